@@ -1,0 +1,12 @@
+// Platform seams: the only place with OS-specific code. Each function has a POSIX and a Win32 implementation
+// (platform_posix.cpp / platform_win32.cpp); CMake compiles the one that applies.
+#pragma once
+
+#include <filesystem>
+
+namespace ft::platform {
+
+// Per-user data folder before FT_DATA_DIR is considered: XDG on Linux, %LOCALAPPDATA%\FreeToken on Windows.
+std::filesystem::path default_data_dir();
+
+}  // namespace ft::platform

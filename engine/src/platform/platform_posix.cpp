@@ -1,0 +1,19 @@
+#include <cstdlib>
+#include <pwd.h>
+#include <unistd.h>
+
+#include "platform/platform.h"
+
+namespace ft::platform {
+
+std::filesystem::path default_data_dir() {
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "freetoken";
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+        if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
+    }
+    if (!home || !*home) return std::filesystem::temp_directory_path() / "freetoken";
+    return std::filesystem::path(home) / ".local" / "share" / "freetoken";
+}
+
+}  // namespace ft::platform

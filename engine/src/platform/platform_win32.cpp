@@ -1,0 +1,18 @@
+// Win32 implementation of platform.h. Not compiled on Linux CI: keep it small and reviewed.
+#include <windows.h>
+#include <shlobj.h>
+
+#include "platform/platform.h"
+
+namespace ft::platform {
+
+std::filesystem::path default_data_dir() {
+    PWSTR raw = nullptr;
+    std::filesystem::path base;
+    if (SUCCEEDED(SHGetKnownFolderPath(FOLDERID_LocalAppData, KF_FLAG_CREATE, nullptr, &raw))) base = raw;
+    CoTaskMemFree(raw);
+    if (base.empty()) base = std::filesystem::temp_directory_path();
+    return base / L"FreeToken";
+}
+
+}  // namespace ft::platform

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the README's test command, and exactly what .ci/run calls.
+#   scripts/test.sh                 install missing packages, configure (preset "ci"), build, run all tests but perf
+#   FT_TEST_PRESET=headless scripts/test.sh   the same for another preset
+# CTest prints its summary line ("100% tests passed, 0 tests failed out of N"); GPU tests show as skipped without
+# a GPU. Exit status: non-zero if anything failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${FT_TEST_PRESET:-ci}
+start=$(date +%s)
+
+mode=--gui
+[[ "$preset" == headless || "$preset" == gpu-sm90 ]] && mode=--headless
+bash scripts/install-deps.sh "$mode"
+
+# Reference implementations for the differential tests (npm, pinned by package-lock.json).
+if [[ -f tests/reference/package-lock.json ]]; then
+  (cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+jobs=$(nproc)
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$jobs"
+ctest --test-dir "build/$preset" --output-on-failure -j "$jobs" -LE perf --timeout 900
+echo "scripts/test.sh: preset $preset done in $(( $(date +%s) - start )) s"
