@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the headless CUDA configuration for sm_90 here (Debian 12) and packs what the GPU machine needs to run its
+# tests and benchmarks into .gpu/bundle.tar.xz: the build tree without object files, plus every shared library the
+# binaries need that the GPU machine (Ubuntu 24.04 + CUDA 13, no Qt) lacks — Qt Core/Test and their ICU, spdlog,
+# fmt, hwloc, Highway, PCRE2, SQLite. glibc, libstdc++ and the CUDA libraries are taken from the GPU machine.
+# Then, on the GPU machine (device tool), from the repo root:  bash scripts/gpu/run.sh
+#   device run: command "bash scripts/gpu/run.sh", carry [".gpu"]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+preset=gpu-sm90
+build=$root/build/$preset
+
+bash scripts/install-deps.sh --headless >/dev/null
+cmake --preset $preset >/dev/null
+cmake --build --preset $preset -j "$(nproc)"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/build" "$stage/lib"
+# The build tree minus objects and CMake internals: executables, CTestTestfile.cmake files, test data.
+(cd "$build" && find . -type f \( -name '*.o' -o -name '*.a' -o -path '*/CMakeFiles/*' -o -name '*.ninja*' \
+   -o -name '.ninja_*' -o -path '*_autogen/*' \) -prune -o -type f -print) |
+  while read -r f; do mkdir -p "$stage/build/$(dirname "$f")"; cp -p "$build/$f" "$stage/build/$f"; done
+
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libstdc\+\+|libgcc_s|libcuda|libcublas|libcudart|libnvidia)'
+find "$build" -type f -perm -u+x ! -name '*.so*' ! -path '*/CMakeFiles/*' | while read -r exe; do
+  ldd "$exe" 2>/dev/null | awk '$3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  [[ "$name" =~ $skip ]] && continue
+  cp -L "$path" "$stage/lib/$name"
+done
+echo "$build" > "$stage/BUILD_DIR"
+echo "$root" > "$stage/SOURCE_DIR"
+mkdir -p "$root/.gpu"
+tar -C "$stage" -cJf "$root/.gpu/bundle.tar.xz" .
+ls -l "$root/.gpu/bundle.tar.xz"
+echo "libs bundled: $(ls "$stage/lib" | tr '\n' ' ')"
