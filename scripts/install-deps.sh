@@ -15,7 +15,7 @@ pkgs=(
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 if [[ "$mode" == "--gui" ]]; then
   pkgs+=(
-    qt6-declarative-dev qt6-declarative-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-tools-dev qt6-tools-dev-tools
+    qt6-declarative-dev qt6-declarative-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-websockets-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-shadertools-dev libqt6sql6-sqlite libqt6svg6
     qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
     qml6-module-qtquick-templates qml6-module-qtquick-dialogs qml6-module-qtqml-workerscript qml6-module-qtcharts

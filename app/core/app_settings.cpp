@@ -1,0 +1,56 @@
+#include "app_settings.h"
+
+#include <QLocale>
+
+#include "ft/paths.h"
+
+namespace ft {
+
+AppSettings::AppSettings(const QString& file, QObject* parent) : QObject(parent) {
+    const QString path = file.isEmpty()
+        ? QString::fromStdString((ft::data_dir() / "freetoken.ini").string())
+        : file;
+    m_settings = std::make_unique<QSettings>(path, QSettings::IniFormat);
+    const QString theme = m_settings->value("ui/theme").toString();
+    m_theme = themes().contains(theme) ? theme : QStringLiteral("dark");  // the product look by default
+    const QString language = m_settings->value("ui/language").toString();
+    m_language = languages().contains(language) ? language : systemLanguage();
+    bool ok = false;
+    const int port = m_settings->value("server/port", 1919).toInt(&ok);
+    m_apiPort = ok && port > 0 && port < 65536 ? port : 1919;
+}
+
+AppSettings::~AppSettings() { sync(); }
+
+QStringList AppSettings::themes() { return {"system", "dark", "light"}; }
+QStringList AppSettings::languages() { return {"en", "ko", "zh_CN"}; }
+
+QString AppSettings::systemLanguage() {
+    const QLocale locale = QLocale::system();
+    if (locale.language() == QLocale::Korean) return "ko";
+    if (locale.language() == QLocale::Chinese) return "zh_CN";
+    return "en";
+}
+
+bool AppSettings::setTheme(const QString& theme) {
+    if (!themes().contains(theme)) return false;
+    if (theme == m_theme) return true;
+    m_theme = theme;
+    m_settings->setValue("ui/theme", theme);
+    emit themeChanged();
+    return true;
+}
+
+bool AppSettings::setLanguage(const QString& language) {
+    if (!languages().contains(language)) return false;
+    if (language == m_language) return true;
+    m_language = language;
+    m_settings->setValue("ui/language", language);
+    emit languageChanged();
+    return true;
+}
+
+QString AppSettings::filePath() const { return m_settings->fileName(); }
+void AppSettings::sync() { m_settings->sync(); }
+
+}  // namespace ft

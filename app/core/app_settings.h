@@ -1,0 +1,50 @@
+// AppSettings: the desktop app's user preferences (theme, language, API port), persisted with QSettings in an INI
+// file inside the data folder (ft::data_dir()/freetoken.ini by default), so a portable install or a test with
+// FT_DATA_DIR never touches the user's real settings. Unknown values are refused (the setter returns false and
+// nothing changes). Main-thread object.
+#pragma once
+
+#include <QObject>
+#include <QSettings>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace ft {
+
+class AppSettings : public QObject {
+    Q_OBJECT
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+    Q_PROPERTY(int apiPort READ apiPort CONSTANT)
+public:
+    // `file` empty: ft::data_dir()/freetoken.ini.
+    explicit AppSettings(const QString& file = {}, QObject* parent = nullptr);
+    ~AppSettings() override;
+
+    static QStringList themes();      // "system", "dark", "light"
+    static QStringList languages();   // "en", "ko", "zh_CN"
+    static QString systemLanguage();  // the supported language closest to the OS locale ("en" if none)
+
+    QString theme() const { return m_theme; }
+    bool setTheme(const QString& theme);
+    QString language() const { return m_language; }
+    bool setLanguage(const QString& language);
+    int apiPort() const { return m_apiPort; }
+
+    QString filePath() const;
+    void sync();
+
+signals:
+    void themeChanged();
+    void languageChanged();
+
+private:
+    std::unique_ptr<QSettings> m_settings;
+    QString m_theme;
+    QString m_language;
+    int m_apiPort = 1919;
+};
+
+}  // namespace ft

@@ -1,0 +1,81 @@
+#include "app_harness.h"
+
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+#include "qml_setup.h"
+
+Q_IMPORT_QML_PLUGIN(FreeToken_UiPlugin)
+
+namespace ft::test {
+
+UiHarness::UiHarness(ft::LogHub* hub) : m_hub(hub) {}
+
+bool UiHarness::load() {
+    ft::ui::prepare_engine(m_engine, m_hub);
+    m_engine.load(ft::ui::main_qml_url());
+    if (m_engine.rootObjects().isEmpty()) return false;
+    m_root = m_engine.rootObjects().first();
+    m_window = qobject_cast<QQuickWindow*>(m_root);
+    if (!m_window) return false;
+    m_window->show();
+    if (!QTest::qWaitForWindowExposed(m_window)) return false;
+    settle();
+    return true;
+}
+
+QObject* UiHarness::object(const QString& objectName) const {
+    return m_root ? m_root->findChild<QObject*>(objectName) : nullptr;
+}
+
+namespace {
+// Walks the visual tree (Repeater delegates are visual children, not always QObject children).
+void collect(QQuickItem* item, const QString& name, QList<QQuickItem*>& out) {
+    if (item->objectName() == name) out.append(item);
+    for (QQuickItem* child : item->childItems()) collect(child, name, out);
+}
+}  // namespace
+
+QList<QQuickItem*> UiHarness::items(const QString& objectName) const {
+    QList<QQuickItem*> out;
+    if (m_window) collect(m_window->contentItem(), objectName, out);
+    return out;
+}
+
+QQuickItem* UiHarness::item(const QString& objectName) const {
+    const QList<QQuickItem*> all = items(objectName);
+    for (QQuickItem* i : all)
+        if (i->isVisible()) return i;
+    return all.isEmpty() ? nullptr : all.first();
+}
+
+bool UiHarness::click(const QString& objectName) {
+    QQuickItem* target = item(objectName);
+    if (!target || !target->isVisible() || !target->isEnabled()) return false;
+    const QPointF center = target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
+    QTest::mouseClick(m_window, Qt::LeftButton, Qt::NoModifier, center.toPoint());
+    settle(50);
+    return true;
+}
+
+bool UiHarness::showPage(const QString& page) {
+    if (!click("nav_" + page)) return false;
+    settle();
+    return m_root->property("currentPage").toString() == page;
+}
+
+void UiHarness::settle(int ms) {
+    QTest::qWait(ms);
+    if (m_window) m_window->requestUpdate();
+    QTest::qWait(20);
+}
+
+void UiHarness::resize(int w, int h) {
+    if (m_window->size() == QSize(w, h)) return;  // keep the first layout pass, as a user's first start sees it
+    m_window->resize(w, h);
+    settle(200);
+}
+
+QImage UiHarness::grab() { return m_window ? m_window->grabWindow() : QImage(); }
+
+}  // namespace ft::test

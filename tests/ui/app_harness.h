@@ -1,0 +1,40 @@
+// Loads the real Main.qml exactly as the freetoken executable does (ft::ui::prepare_engine) and drives it like a
+// user: items are found by objectName and clicked with synthesized mouse events. Shared by the UI smoke test and
+// the screenshot tool.
+#pragma once
+
+#include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QString>
+
+namespace ft {
+class LogHub;
+}
+
+namespace ft::test {
+
+class UiHarness {
+public:
+    explicit UiHarness(ft::LogHub* hub);
+    bool load();                                   // false if Main.qml failed to load or never got exposed
+    QQuickWindow* window() const { return m_window; }
+    QObject* root() const { return m_root; }
+    QObject* object(const QString& objectName) const;
+    QList<QQuickItem*> items(const QString& objectName) const;
+    QQuickItem* item(const QString& objectName) const;   // the first *visible* item of that name, else any
+    bool click(const QString& objectName);         // a left click in the middle of the item
+    bool showPage(const QString& page);             // clicks the sidebar entry "nav_<page>"
+    void settle(int ms = 150);                     // lets bindings, layouts, animations and painting finish
+    void resize(int w, int h);
+    QImage grab();
+
+private:
+    ft::LogHub* m_hub;
+    QQmlApplicationEngine m_engine;
+    QQuickWindow* m_window = nullptr;
+    QObject* m_root = nullptr;
+};
+
+}  // namespace ft::test

@@ -1,0 +1,51 @@
+// SettingsModel: AppSettings for QML, plus what the Settings page shows (folders, version, API port) and live
+// language switching (translator swap + QQmlEngine::retranslate(), no restart).
+#pragma once
+
+#include <QObject>
+#include <QQmlEngine>
+
+#include "app_settings.h"
+
+namespace ft::ui {
+
+class SettingsModel : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
+    Q_PROPERTY(bool dark READ dark NOTIFY themeChanged)
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+    Q_PROPERTY(int apiPort READ apiPort CONSTANT)
+    Q_PROPERTY(QString version READ version CONSTANT)
+    Q_PROPERTY(QString buildDescription READ buildDescription CONSTANT)
+    Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
+    Q_PROPERTY(QString logDir READ logDir CONSTANT)
+    Q_PROPERTY(QString modelsDir READ modelsDir CONSTANT)
+    Q_PROPERTY(QString settingsFile READ settingsFile CONSTANT)
+public:
+    explicit SettingsModel(QObject* parent = nullptr);
+
+    QString theme() const { return m_settings.theme(); }
+    void setTheme(const QString& theme);
+    bool dark() const;
+    QString language() const { return m_settings.language(); }
+    void setLanguage(const QString& language);
+    int apiPort() const { return m_settings.apiPort(); }
+    QString version() const;
+    QString buildDescription() const;
+    QString dataDir() const;
+    QString logDir() const;
+    QString modelsDir() const;
+    QString settingsFile() const { return m_settings.filePath(); }
+
+    Q_INVOKABLE void openFolder(const QString& path) const;
+
+signals:
+    void themeChanged();
+    void languageChanged();
+
+private:
+    AppSettings m_settings;
+};
+
+}  // namespace ft::ui

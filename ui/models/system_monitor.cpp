@@ -1,0 +1,71 @@
+#include "system_monitor.h"
+
+#include <QVariantMap>
+
+#include <algorithm>
+
+namespace ft::ui {
+
+SystemMonitor::SystemMonitor(QObject* parent) : QObject(parent) {
+    m_timer.setInterval(1000);
+    connect(&m_timer, &QTimer::timeout, this, &SystemMonitor::refresh);
+    refresh();
+    m_timer.start();
+}
+
+void SystemMonitor::setRunning(bool running) {
+    if (running == m_timer.isActive()) return;
+    running ? m_timer.start() : m_timer.stop();
+    emit runningChanged();
+}
+
+void SystemMonitor::setInterval(int ms) {
+    ms = std::max(100, ms);
+    if (ms == m_timer.interval()) return;
+    m_timer.setInterval(ms);
+    emit intervalChanged();
+}
+
+QVariantList SystemMonitor::gpus() const {
+    QVariantList out;
+    for (const auto& g : m_status.gpus) {
+        out.append(QVariantMap{{"index", g.index},
+                               {"name", g.name},
+                               {"total", static_cast<double>(g.totalBytes)},
+                               {"free", static_cast<double>(g.freeBytes)},
+                               {"used", static_cast<double>(g.totalBytes - std::min(g.freeBytes, g.totalBytes))}});
+    }
+    return out;
+}
+
+double SystemMonitor::vramTotal() const {
+    double t = 0;
+    for (const auto& g : m_status.gpus) t += static_cast<double>(g.totalBytes);
+    return t;
+}
+
+double SystemMonitor::vramUsed() const {
+    double u = 0;
+    for (const auto& g : m_status.gpus) u += static_cast<double>(g.totalBytes - std::min(g.freeBytes, g.totalBytes));
+    return u;
+}
+
+double SystemMonitor::ramUsed() const {
+    const auto& r = m_status.ram;
+    return static_cast<double>(r.totalBytes - std::min(r.availableBytes, r.totalBytes));
+}
+
+void SystemMonitor::refresh() {
+    m_status = ft::read_system_status();
+    auto push = [this](QVariantList& history, double used, double total) {
+        if (total <= 0) return;
+        history.append(used / total);
+        while (history.size() > historyLength()) history.removeFirst();
+    };
+    push(m_vramHistory, vramUsed(), vramTotal());
+    push(m_ramHistory, ramUsed(), ramTotal());
+    ++m_samples;
+    emit updated();
+}
+
+}  // namespace ft::ui

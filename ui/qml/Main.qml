@@ -1,0 +1,72 @@
+import QtQuick
+import QtQuick.Controls.Basic
+import QtQuick.Layouts
+import FreeToken.Ui
+
+// The FreeToken window: sidebar + one page at a time. showPage() is what the sidebar calls.
+ApplicationWindow {
+    id: root
+    property QtObject logHub: null          // set by the executable (ft::ui::prepare_engine)
+    property string monoFamily: "monospace"
+    property string currentPage: "models"
+    readonly property var pages: ["models", "console", "chat", "logs", "settings"]
+
+    function showPage(name) {
+        if (pages.indexOf(name) >= 0) currentPage = name
+    }
+
+    width: 1280
+    height: 800
+    minimumWidth: 960
+    minimumHeight: 600
+    visible: true
+    title: qsTr("FreeToken Desktop")
+    color: Theme.bg
+
+    SettingsModel { id: settingsModel; objectName: "settingsModel" }
+    SystemMonitor { id: systemMonitor; objectName: "systemMonitor" }
+    ModelListModel { id: libraryModel; objectName: "libraryModel" }
+    LogListModel { id: logListModel; objectName: "logListModel"; hub: root.logHub }
+    Binding { target: Theme; property: "dark"; value: settingsModel.dark }
+    Binding { target: Theme; property: "monoFamily"; value: root.monoFamily }
+
+    // Ctrl+1 … Ctrl+5 open the pages in sidebar order.
+    Repeater {
+        model: root.pages
+        delegate: Item {
+            required property string modelData
+            required property int index
+            Shortcut {
+                sequence: "Ctrl+" + (index + 1)
+                onActivated: root.showPage(modelData)
+            }
+        }
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        Sidebar {
+            objectName: "sidebar"
+            Layout.fillHeight: true
+            currentPage: root.currentPage
+            monitor: systemMonitor
+            settings: settingsModel
+            modelCount: libraryModel.count
+            onNavigate: (page) => root.showPage(page)
+        }
+
+        StackLayout {
+            objectName: "pages"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            currentIndex: root.pages.indexOf(root.currentPage)
+            ModelsPage { objectName: "page_models"; library: libraryModel }
+            ConsolePage { objectName: "page_console"; monitor: systemMonitor; onGoToModels: root.showPage("models") }
+            ChatPage { objectName: "page_chat"; onGoToModels: root.showPage("models") }
+            LogsPage { objectName: "page_logs"; logModel: logListModel }
+            SettingsPage { objectName: "page_settings"; settings: settingsModel }
+        }
+    }
+}

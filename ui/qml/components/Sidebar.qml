@@ -1,0 +1,90 @@
+import QtQuick
+import QtQuick.Layouts
+import FreeToken.Ui
+
+// Navigation, the live system box, the theme toggle and the version. Emits navigate(page) like a user click;
+// each entry's objectName is "nav_<page>".
+Rectangle {
+    id: side
+    property string currentPage
+    property SystemMonitor monitor
+    property SettingsModel settings
+    property int modelCount: 0
+    signal navigate(string page)
+    implicitWidth: 236
+    color: Theme.sidebar
+
+    Rectangle { anchors.right: parent.right; width: 1; height: parent.height; color: Theme.border }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: Theme.s4
+        anchors.rightMargin: Theme.s4 + 1
+        spacing: 2
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.bottomMargin: Theme.s5
+            Layout.leftMargin: Theme.s1
+            spacing: Theme.s3
+            Image {
+                source: "qrc:/icons/freetoken.svg"
+                sourceSize: Qt.size(64, 64)
+                Layout.preferredWidth: 30
+                Layout.preferredHeight: 30
+                smooth: true
+            }
+            Column {
+                Layout.fillWidth: true
+                Text { text: "FreeToken"; color: Theme.text; font.pixelSize: 15; font.weight: Font.DemiBold }
+                Text { text: qsTr("Desktop"); color: Theme.textFaint; font.pixelSize: Theme.fontCaption }
+            }
+        }
+
+        Repeater {
+            model: [
+                { page: "models", icon: "models", label: qsTr("Models") },
+                { page: "console", icon: "console", label: qsTr("Console") },
+                { page: "chat", icon: "chat", label: qsTr("Chat") },
+                { page: "logs", icon: "logs", label: qsTr("Logs") },
+                { page: "settings", icon: "settings", label: qsTr("Settings") }
+            ]
+            delegate: NavItem {
+                required property var modelData
+                objectName: "nav_" + modelData.page
+                Layout.fillWidth: true
+                text: modelData.label
+                iconName: modelData.icon
+                current: side.currentPage === modelData.page
+                badge: modelData.page === "models" ? side.modelCount : -1
+                onClicked: side.navigate(modelData.page)
+            }
+        }
+
+        Item { Layout.fillHeight: true; Layout.minimumHeight: Theme.s4 }
+
+        SystemBox {
+            Layout.fillWidth: true
+            monitor: side.monitor
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.topMargin: Theme.s3
+            AppButton {
+                objectName: "themeToggle"
+                kind: "secondary"
+                iconName: Theme.dark ? "sun" : "moon"
+                tip: Theme.dark ? qsTr("Switch to the light theme") : qsTr("Switch to the dark theme")
+                onClicked: side.settings.theme = Theme.dark ? "light" : "dark"
+            }
+            Item { Layout.fillWidth: true }
+            Text {
+                text: side.settings ? "v" + side.settings.version : ""
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontCaption
+                font.family: Theme.monoFamily
+            }
+        }
+    }
+}
