@@ -1,0 +1,37 @@
+// A read-only memory mapping of a whole file: the model readers hand out tensors as views into it (no copy).
+// POSIX mmap (mapped_file_posix.cpp) or Win32 CreateFileMapping (mapped_file_win32.cpp), chosen by the preprocessor.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <span>
+
+namespace ft {
+
+class MappedFile {
+public:
+    // Maps `path` read-only. Throws ft::Error: not_found (no such file), io (cannot open / map it, or it is a
+    // folder). An empty file gives an empty span. Thread-safe to read from any thread once opened.
+    static std::shared_ptr<const MappedFile> open(const std::filesystem::path& path);
+
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+    std::size_t size() const noexcept { return size_; }
+    const std::filesystem::path& path() const noexcept { return path_; }
+
+    // Hint that the whole file will be read front to back soon (readahead); a no-op where unsupported.
+    void advise_sequential() const noexcept;
+
+private:
+    MappedFile() = default;
+    std::filesystem::path path_;
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+    void* handle_ = nullptr;  // Win32 mapping handle; unused on POSIX
+};
+
+}  // namespace ft

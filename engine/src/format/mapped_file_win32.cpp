@@ -1,0 +1,71 @@
+// Win32 implementation of MappedFile (CreateFileMapping + MapViewOfFile). POSIX: mapped_file_posix.cpp.
+#if defined(_WIN32)
+
+#include "format/mapped_file.h"
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+
+#include <string>
+
+#include "ft/error.h"
+
+namespace ft {
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
+    HANDLE file = ::CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
+                                FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (file == INVALID_HANDLE_VALUE) {
+        const DWORD err = ::GetLastError();
+        if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
+            throw Error(ErrorCode::not_found, path.string() + ": no such file", "check the path");
+        throw Error(ErrorCode::io, path.string() + ": cannot open (Windows error " + std::to_string(err) + ")");
+    }
+    LARGE_INTEGER size{};
+    if (!::GetFileSizeEx(file, &size)) {
+        ::CloseHandle(file);
+        throw Error(ErrorCode::io, path.string() + ": cannot read the file size");
+    }
+    std::shared_ptr<MappedFile> m(new MappedFile());
+    m->path_ = path;
+    m->size_ = static_cast<std::size_t>(size.QuadPart);
+    if (m->size_ > 0) {
+        HANDLE mapping = ::CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
+        if (!mapping) {
+            const DWORD err = ::GetLastError();
+            ::CloseHandle(file);
+            throw Error(ErrorCode::io, path.string() + ": cannot map the file (Windows error " +
+                                           std::to_string(err) + ")");
+        }
+        void* p = ::MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+        if (!p) {
+            const DWORD err = ::GetLastError();
+            ::CloseHandle(mapping);
+            ::CloseHandle(file);
+            throw Error(ErrorCode::io, path.string() + ": cannot map the file (Windows error " +
+                                           std::to_string(err) + ")");
+        }
+        m->data_ = static_cast<const std::byte*>(p);
+        m->handle_ = mapping;
+    }
+    ::CloseHandle(file);  // the mapping keeps the file open
+    return m;
+}
+
+MappedFile::~MappedFile() {
+    if (data_) ::UnmapViewOfFile(data_);
+    if (handle_) ::CloseHandle(static_cast<HANDLE>(handle_));
+}
+
+// PrefetchVirtualMemory needs _WIN32_WINNT >= Windows 8, which MinGW does not define by default: left out.
+void MappedFile::advise_sequential() const noexcept {
+}
+
+}  // namespace ft
+
+#endif
