@@ -1,4 +1,8 @@
+#include <cstdio>
+
 #include "commands.h"
+#include "ft/error.h"
+#include "model/convert_hf.h"
 
 namespace ft::cli {
 
@@ -7,16 +11,39 @@ const CommandSpec& spec_convert() {
         "convert",
         "HF_DIR --out FILE.gguf --type f32|bf16|q8_0|q4_k",
         "convert a Hugging Face safetensors folder to GGUF",
-        "Writes a GGUF file with llama.cpp-compatible tensor names, metadata keys and tokenizer.",
+        "Writes a GGUF file with llama.cpp-compatible tensor names, metadata keys and tokenizer. Norms and the router "
+        "stay F32; a row that is not a whole number of quant blocks falls back to q8_0, then f32.",
         {
             {"out", "FILE", "output GGUF file", ""},
-            {"type", "TYPE", "tensor type: f32, bf16, q8_0, q4_k", "bf16"},
+            {"type", "TYPE", "tensor type: f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k", "bf16"},
+            {"quiet", "", "no progress on stderr", ""},
         },
-        "HF_DIR  a Hugging Face model folder (config.json + *.safetensors)",
+        "HF_DIR  a Hugging Face model folder (config.json + *.safetensors + tokenizer.json)",
     };
     return spec;
 }
 
-int run_convert(const Args&) { return command_unavailable(spec_convert(), "the model-files issue"); }
+int run_convert(const Args& args) {
+    if (args.positionals().size() != 1)
+        throw Error(ErrorCode::invalid_argument, "convert: expected one HF_DIR", "usage: ft convert HF_DIR --out FILE.gguf");
+    const auto out = args.get("out");
+    if (!out || out->empty()) throw Error(ErrorCode::invalid_argument, "convert: --out FILE.gguf is required");
+    const std::string type_name = args.get_or("type", "bf16");
+    const auto type = kernels::dtype_from_name(type_name);
+    if (!type) throw Error(ErrorCode::invalid_argument, "convert: unknown type \"" + type_name + "\" (--type)");
+    model::ConvertOptions opt;
+    opt.out = *out;
+    opt.type = *type;
+    if (!args.has("quiet"))
+        opt.progress = [last = -1](std::uint64_t done, std::uint64_t total) mutable {
+            const int pct = total ? static_cast<int>(100 * done / total) : 100;
+            if (pct / 5 != last / 5) std::fprintf(stderr, "\rconverting: %3d%%", pct), std::fflush(stderr);
+            last = pct;
+        };
+    const auto r = model::convert_hf_to_gguf(args.positionals()[0], opt);
+    if (!args.has("quiet")) std::fprintf(stderr, "\n");
+    std::printf("wrote %s: %zu tensors, %.1f MiB in %.1f s\n", out->c_str(), r.tensors, r.file_bytes / 1048576.0, r.seconds);
+    return 0;
+}
 
 }  // namespace ft::cli

@@ -1,4 +1,8 @@
+#include <cstdio>
+
 #include "commands.h"
+#include "ft/error.h"
+#include "model/model_inspect.h"
 
 namespace ft::cli {
 
@@ -16,6 +20,13 @@ const CommandSpec& spec_inspect() {
     return spec;
 }
 
-int run_inspect(const Args&) { return command_unavailable(spec_inspect(), "the model-files issue"); }
+int run_inspect(const Args& args) {
+    if (args.positionals().size() != 1)
+        throw Error(ErrorCode::invalid_argument, "inspect: expected one PATH", "usage: ft inspect PATH [--json]");
+    const auto report = model::inspect_path(args.positionals()[0]);
+    const std::string text = args.has("json") ? report.dump(2) + "\n" : model::inspect_text(report);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+}
 
 }  // namespace ft::cli

@@ -1,4 +1,15 @@
+#include <cstdio>
+#include <filesystem>
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#endif
+
 #include "commands.h"
+#include "ft/error.h"
+#include "synth/synth_model.h"
 
 namespace ft::cli {
 
@@ -7,19 +18,118 @@ const CommandSpec& spec_synth() {
         "synth",
         "--arch ARCH --preset NAME --weights TYPE --out FILE.gguf",
         "write a synthetic model of a real architecture",
-        "Writes a complete, loadable GGUF of a real architecture with random weights of sane scale, for tests and benchmarks.",
+        "Writes a complete, loadable GGUF of a real architecture with random weights of sane scale, for tests and "
+        "benchmarks: the real hyper-parameters of the preset (overridable), the real Qwen3 tokenizer and chat template. "
+        "Deterministic for a seed; quantized blocks are generated directly and streamed (bounded RAM).",
         {
             {"arch", "ARCH", "architecture", "qwen3_moe"},
-            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b, ...", "tiny"},
-            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, ...", "q4_k"},
+            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b", "tiny"},
+            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k", "q4_k"},
             {"seed", "S", "random seed", "1"},
             {"out", "FILE", "output GGUF file", ""},
+            {"vocab", "PATH", "tokenizer.json (or its folder, with tokenizer_config.json) to embed", "bundled Qwen3"},
+            {"layers", "N", "override: number of layers", ""},
+            {"experts", "E", "override: routed experts per layer", ""},
+            {"top-k", "K", "override: experts per token", ""},
+            {"hidden", "H", "override: hidden size", ""},
+            {"expert-ff", "F", "override: expert FFN size", ""},
+            {"heads", "N", "override: attention heads", ""},
+            {"kv-heads", "N", "override: KV heads", ""},
+            {"head-dim", "D", "override: head dim", ""},
+            {"context", "N", "override: training context length", ""},
+            {"threads", "N", "generator threads (0: all cores)", "0"},
+            {"quiet", "", "no progress on stderr", ""},
         },
         "",
     };
     return spec;
 }
 
-int run_synth(const Args&) { return command_unavailable(spec_synth(), "the model-files issue"); }
+namespace {
+
+// The bundled Qwen3 tokenizer: installed beside the binary (share/freetoken or resources/), else the source tree.
+std::filesystem::path default_tokenizer_dir() {
+    std::vector<std::filesystem::path> candidates;
+    std::filesystem::path exe;
+#if defined(__linux__)
+    std::error_code ec;
+    exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) exe.clear();
+#elif defined(_WIN32)
+    std::wstring buf(32768, L'\0');
+    const DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    if (n > 0 && n < buf.size()) exe = std::filesystem::path(buf.substr(0, n));
+#endif
+    if (!exe.empty()) {
+        candidates.push_back(exe.parent_path().parent_path() / "share/freetoken/tokenizers/qwen3");
+        candidates.push_back(exe.parent_path() / "resources/tokenizers/qwen3");
+    }
+#ifdef FT_RESOURCES_DIR
+    candidates.push_back(std::filesystem::path(FT_RESOURCES_DIR) / "tokenizers/qwen3");
+#endif
+    for (const auto& c : candidates)
+        if (std::filesystem::exists(c / "tokenizer.json")) return c;
+    throw Error(ErrorCode::not_found, "synth: the bundled Qwen3 tokenizer was not found",
+                "pass --vocab PATH/tokenizer.json (resources/tokenizers/qwen3 in the source tree)");
+}
+
+std::optional<std::uint32_t> opt_u32(const Args& a, const char* name) {
+    if (!a.has(name)) return std::nullopt;
+    const long long v = a.get_int(name, 0);
+    if (v <= 0 || v > (1ll << 24))
+        throw Error(ErrorCode::invalid_argument, std::string("synth: --") + name + " must be a positive size");
+    return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+int run_synth(const Args& args) {
+    const auto out = args.get("out");
+    if (!out || out->empty()) throw Error(ErrorCode::invalid_argument, "synth: --out FILE.gguf is required");
+    const std::string arch_name = args.get_or("arch", "qwen3_moe");
+    const auto arch = model::arch_from_name(arch_name);
+    if (!arch) throw Error(ErrorCode::invalid_argument, "synth: unknown architecture \"" + arch_name + "\" (--arch)");
+    const std::string wname = args.get_or("weights", "q4_k");
+    const auto weights = kernels::dtype_from_name(wname);
+    if (!weights) throw Error(ErrorCode::invalid_argument, "synth: unknown weight type \"" + wname + "\" (--weights)");
+    const long long seed = args.get_int("seed", 1);
+    if (seed < 0) throw Error(ErrorCode::invalid_argument, "synth: --seed must be >= 0");
+
+    synth::SynthOverrides o;
+    o.layers = opt_u32(args, "layers");
+    o.experts = opt_u32(args, "experts");
+    o.top_k = opt_u32(args, "top-k");
+    o.hidden = opt_u32(args, "hidden");
+    o.expert_ff = opt_u32(args, "expert-ff");
+    o.heads = opt_u32(args, "heads");
+    o.kv_heads = opt_u32(args, "kv-heads");
+    o.head_dim = opt_u32(args, "head-dim");
+    o.context = opt_u32(args, "context");
+    const auto desc = synth::synth_desc(*arch, args.get_or("preset", "tiny"), o);
+    const auto plan = synth::synth_plan(desc, *weights, static_cast<std::uint64_t>(seed));
+
+    synth::SynthOptions opt;
+    opt.out = *out;
+    if (auto v = args.get("vocab")) {
+        const std::filesystem::path p(*v);
+        opt.tokenizer_dir = std::filesystem::is_directory(p) ? p : p.parent_path();
+        if (!std::filesystem::is_directory(p) && p.filename() != "tokenizer.json")
+            throw Error(ErrorCode::invalid_argument, "synth: --vocab must name a tokenizer.json or its folder");
+    } else {
+        opt.tokenizer_dir = default_tokenizer_dir();
+    }
+    opt.threads = static_cast<unsigned>(std::max(0ll, args.get_int("threads", 0)));
+    if (!args.has("quiet"))
+        opt.progress = [last = -1](std::uint64_t done, std::uint64_t total) mutable {
+            const int pct = total ? static_cast<int>(100 * done / total) : 100;
+            if (pct != last) std::fprintf(stderr, "\rsynth: %3d%%", pct), std::fflush(stderr);
+            last = pct;
+        };
+    const auto r = synth::synth_write(plan, opt);
+    if (!args.has("quiet")) std::fprintf(stderr, "\n");
+    std::printf("wrote %s: %s %s, %zu tensors, %.1f MiB in %.1f s\n", out->c_str(), std::string(model::arch_name(desc.arch)).c_str(),
+                args.get_or("preset", "tiny").c_str(), plan.tensors.size(), r.file_bytes / 1048576.0, r.seconds);
+    return 0;
+}
 
 }  // namespace ft::cli

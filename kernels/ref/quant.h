@@ -4,6 +4,12 @@
 // Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, MXFP4 (dequantize and quantize).
 // n must be a multiple of the type's block_elems (dtype.h); src/dst hold dtype_bytes(type, n) bytes.
 // Unsupported types return false (callers turn that into an ft::Error naming the tensor).
+//
+// Quantizers: nearest rounding against block scales found by a small search (K-quants: a least-squares refined
+// (scale, min) per sub-block); not bit-identical to llama.cpp's, same layouts. Inputs must be finite. Error bound of
+// dequantize(quantize(x)), per 32 elements, as a fraction of their largest |x| (tests/kernels/test_quant_ref.cpp):
+//   F16 2^-11 (relative)  BF16 2^-8 (relative)  Q8_0 0.5/127  Q4_0 1/8  Q4_K 1.1·2/15  Q5_K 1.1·2/31  Q6_K 1.1/32
+//   MXFP4 1/4;  plus f16-subnormal scale steps for blocks whose values are below ~1e-4.
 #pragma once
 
 #include <cstdint>
@@ -21,5 +27,39 @@ float f16_to_f32(std::uint16_t h);
 std::uint16_t f32_to_f16(float f);
 float bf16_to_f32(std::uint16_t h);
 std::uint16_t f32_to_bf16(float f);
+
+// MXFP4's shared E8M0 exponent as GGUF stores it: the block's E2M1 codes are kept doubled (kMxfp4Values), so the
+// multiplier is 2^(e-127) / 2 = 2^(e-128). e = 255 is treated as a number (ggml does not reserve it for NaN).
+float e8m0_to_f32_half(std::uint8_t e);
+// E2M1 codes doubled, indexed by the 4-bit code: bit 3 is the sign.
+inline constexpr std::int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// The GGUF block layouts, byte for byte (all little-endian, no padding). Element i of a block is decoded as:
+//   Q8_0   x = d * qs[i]
+//   Q4_0   x = d * (nib(i) - 8), nib(i) = low nibble of qs[i] for i < 16, high nibble of qs[i-16] otherwise
+//   MXFP4  x = e8m0_to_f32_half(e) * kMxfp4Values[nib(i)] (same nibble order as Q4_0)
+//   Q4_K   8 sub-blocks of 32 with 6-bit scale sc[j] and min m[j] packed in scales[12] (see quant.cpp);
+//          element i in 64-chunk c = i/64: low nibble of qs[32c + i%32] for i%64 < 32, high nibble otherwise;
+//          x = d * sc[i/32] * q - dmin * m[i/32]
+//   Q5_K   as Q4_K with a fifth bit: bit (2c + (i%64 >= 32)) of qh[i%32]
+//   Q6_K   16 sub-blocks of 16 with int8 scales[i/16]; 6-bit q from ql (low 4) and qh (high 2), minus 32;
+//          x = d * scales[i/16] * (q - 32)
+struct BlockQ8_0 { std::uint16_t d; std::int8_t qs[32]; };
+struct BlockQ4_0 { std::uint16_t d; std::uint8_t qs[16]; };
+struct BlockMxfp4 { std::uint8_t e; std::uint8_t qs[16]; };
+struct BlockQ4_K { std::uint16_t d, dmin; std::uint8_t scales[12]; std::uint8_t qs[128]; };
+struct BlockQ5_K { std::uint16_t d, dmin; std::uint8_t scales[12]; std::uint8_t qh[32]; std::uint8_t qs[128]; };
+struct BlockQ6_K { std::uint8_t ql[128]; std::uint8_t qh[64]; std::int8_t scales[16]; std::uint16_t d; };
+static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4_0) == 18 && sizeof(BlockMxfp4) == 17);
+static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
+
+// The 6-bit (scale, min) pairs of Q4_K/Q5_K: j in [0, 8).
+void k_scale_min_get(const std::uint8_t scales[12], int j, std::uint8_t* sc, std::uint8_t* m);
+void k_scale_min_set(std::uint8_t scales[12], int j, std::uint8_t sc, std::uint8_t m);  // sc, m < 64
+// Bit-level helpers to build K-quant blocks from integer codes directly (used by synthetic weights and tests):
+// q[256] codes in element order, 0..15 for Q4_K, 0..31 for Q5_K, 0..63 for Q6_K (stored value + 32).
+void q4_k_pack(const std::uint8_t q[256], BlockQ4_K* b);
+void q5_k_pack(const std::uint8_t q[256], BlockQ5_K* b);
+void q6_k_pack(const std::uint8_t q[256], BlockQ6_K* b);
 
 }  // namespace ft::kernels::ref

@@ -1,0 +1,203 @@
+#include "model/convert_hf.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "format/gguf.h"
+#include "format/safetensors.h"
+#include "ft/error.h"
+#include "model/model_desc.h"
+#include "model/model_tensors.h"
+#include "model/tokenizer_meta.h"
+#include "ref/quant.h"
+
+namespace ft::model {
+
+namespace {
+
+using kernels::DType;
+namespace ref = kernels::ref;
+
+bool target_supported(DType t) {
+    return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::Q8_0 || t == DType::Q4_0 ||
+           t == DType::Q4_K || t == DType::Q5_K || t == DType::Q6_K;
+}
+
+std::uint32_t file_type(DType t) {
+    switch (t) {
+        case DType::F32: return 0;
+        case DType::F16: return 1;
+        case DType::Q4_0: return 2;
+        case DType::Q8_0: return 7;
+        case DType::Q4_K: return 14;
+        case DType::Q5_K: return 16;
+        case DType::Q6_K: return 18;
+        case DType::BF16: return 32;
+        default: return 0;
+    }
+}
+
+// Source row → f32.
+void to_f32(safetensors::DType st, const std::byte* src, float* dst, std::uint64_t n) {
+    switch (st) {
+        case safetensors::DType::F32: std::memcpy(dst, src, n * 4); break;
+        case safetensors::DType::F16:
+            for (std::uint64_t i = 0; i < n; ++i) {
+                std::uint16_t h;
+                std::memcpy(&h, src + 2 * i, 2);
+                dst[i] = ref::f16_to_f32(h);
+            }
+            break;
+        case safetensors::DType::BF16:
+            for (std::uint64_t i = 0; i < n; ++i) {
+                std::uint16_t h;
+                std::memcpy(&h, src + 2 * i, 2);
+                dst[i] = ref::bf16_to_f32(h);
+            }
+            break;
+        default: break;  // rejected before
+    }
+}
+
+}  // namespace
+
+ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const ConvertOptions& opt) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!target_supported(opt.type))
+        throw Error(ErrorCode::unsupported,
+                    "convert: target type " + std::string(kernels::dtype_info(opt.type).name) + " is not supported (--type)",
+                    "use f32, f16, bf16, q8_0, q4_0, q4_k, q5_k or q6_k");
+    ModelDesc desc = desc_from_hf_dir(dir);
+    nlohmann::json config;
+    {
+        std::ifstream in(dir / "config.json");
+        config = nlohmann::json::parse(in, nullptr, false);
+    }
+    const auto ck = safetensors::Checkpoint::open(dir);
+    // config.json may omit tie_word_embeddings while the checkpoint has no lm_head: tie then.
+    if (!ck.find("lm_head.weight")) desc.tied_embeddings = true;
+    const auto specs = arch_tensors(desc);
+
+    // Check every source before writing anything: presence, dtype and shape.
+    struct Planned {
+        const TensorSpec* spec;
+        DType type;
+        std::vector<const safetensors::Checkpoint::Entry*> src;
+        std::uint64_t n_bytes;
+    };
+    std::vector<Planned> plan;
+    const std::string where = dir.string();
+    for (const auto& s : specs) {
+        Planned p{&s, DType::F32, {}, 0};
+        // Each source is one [out, in] matrix (or a vector): its HF shape is the GGUF dims reversed, without the
+        // expert dim for stacked experts.
+        std::vector<std::uint64_t> want(s.dims.rbegin(), s.dims.rend());
+        if (s.hf_names.size() > 1) want.erase(want.begin());
+        for (const auto& hn : s.hf_names) {
+            const auto* e = ck.find(hn);
+            if (!e)
+                throw Error(ErrorCode::not_found, where + ": missing tensor " + hn + " (for " + s.name + ")",
+                            "the checkpoint does not match config.json");
+            if (e->info->dtype != safetensors::DType::F32 && e->info->dtype != safetensors::DType::F16 &&
+                e->info->dtype != safetensors::DType::BF16)
+                throw Error(ErrorCode::unsupported,
+                            where + ": tensor " + hn + " has dtype " + std::string(safetensors::dtype_name(e->info->dtype)) +
+                                " (dtype)",
+                            "convert reads F32, F16 and BF16 checkpoints");
+            if (e->info->shape != want) {
+                auto str = [](const std::vector<std::uint64_t>& v) {
+                    std::string r = "[";
+                    for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+                    return r + "]";
+                };
+                throw Error(ErrorCode::invalid_file,
+                            where + ": tensor " + hn + " has shape " + str(e->info->shape) + ", config.json implies " + str(want) + " (shape)");
+            }
+            p.src.push_back(e);
+        }
+        if (s.keep_f32()) {
+            p.type = DType::F32;
+        } else {
+            p.type = opt.type;
+            const auto row = s.dims[0];
+            if (row % kernels::dtype_info(p.type).block_elems != 0) p.type = row % 32 == 0 ? DType::Q8_0 : DType::F32;
+        }
+        p.n_bytes = *kernels::dtype_bytes(p.type, s.n_elements());
+        plan.push_back(std::move(p));
+    }
+
+    gguf::Writer w(opt.out);
+    auto& md = w.metadata();
+    md.set("general.architecture", gguf::Value::string(std::string(arch_gguf_name(desc.arch))));
+    md.set("general.type", gguf::Value::string("model"));
+    if (!desc.name.empty()) md.set("general.name", gguf::Value::string(desc.name));
+    md.set("general.file_type", gguf::Value::u32(file_type(opt.type)));
+    md.set("general.quantization_version", gguf::Value::u32(2));
+    desc_to_gguf(desc, md);
+    hf_tokenizer_to_gguf(hf_tokenizer_source(dir), desc.n_vocab, config.is_object() ? &config : nullptr, md);
+
+    std::uint64_t total = 0;
+    for (const auto& p : plan) {
+        w.add_tensor(p.spec->name, p.type, p.spec->dims);
+        total += p.n_bytes;
+    }
+    w.write_header();
+
+    // Rows are converted in blocks of about 4 MiB of f32.
+    const unsigned n_threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<float> f32;
+    std::vector<std::byte> out;
+    std::uint64_t done = 0;
+    for (const auto& p : plan) {
+        w.begin_tensor(p.spec->name);
+        const std::uint64_t row = p.spec->dims[0];
+        const std::uint64_t row_out = *kernels::dtype_bytes(p.type, row);
+        const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, (1u << 20) / row);
+        for (const auto* e : p.src) {
+            const auto data = e->data();
+            const std::uint64_t rows = e->info->n_elements / row;
+            const std::size_t in_elem = safetensors::dtype_size(e->info->dtype);
+            // Same bits in and out: copy.
+            const bool same = (p.type == DType::F32 && e->info->dtype == safetensors::DType::F32) ||
+                              (p.type == DType::BF16 && e->info->dtype == safetensors::DType::BF16) ||
+                              (p.type == DType::F16 && e->info->dtype == safetensors::DType::F16);
+            for (std::uint64_t r0 = 0; r0 < rows; r0 += rows_per_block) {
+                const std::uint64_t nr = std::min(rows_per_block, rows - r0);
+                const std::byte* src = data.data() + r0 * row * in_elem;
+                if (same) {
+                    w.write({src, static_cast<std::size_t>(nr * row * in_elem)});
+                    continue;
+                }
+                f32.resize(nr * row);
+                to_f32(e->info->dtype, src, f32.data(), nr * row);
+                out.resize(nr * row_out);
+                // Rows are independent: split them across the cores (the reference quantizers are scalar).
+                auto quantize = [&](std::uint64_t a, std::uint64_t b) {
+                    for (std::uint64_t r = a; r < b; ++r)
+                        ref::quantize_row(p.type, f32.data() + r * row, out.data() + r * row_out, static_cast<std::int64_t>(row));
+                };
+                const std::uint64_t workers = std::min<std::uint64_t>(n_threads, nr);
+                std::vector<std::thread> pool;
+                for (std::uint64_t i = 1; i < workers; ++i)
+                    pool.emplace_back(quantize, nr * i / workers, nr * (i + 1) / workers);
+                quantize(0, nr / std::max<std::uint64_t>(1, workers));
+                for (auto& th : pool) th.join();
+                w.write(out);
+            }
+            done += rows * row_out;
+            if (opt.progress) opt.progress(done, total);
+        }
+        w.end_tensor();
+    }
+    w.finish();
+    ConvertResult r;
+    r.file_bytes = w.expected_size();
+    r.tensors = plan.size();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+}  // namespace ft::model

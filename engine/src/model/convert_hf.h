@@ -1,0 +1,33 @@
+// `ft convert`: a Hugging Face safetensors folder → one GGUF file with llama.cpp's tensor names, metadata keys and
+// tokenizer keys. Tensor by tensor, row block by row block: memory stays bounded (a few MiB of buffers) whatever the
+// model size. Norms and the router stay F32; the other matrices take the requested type (a row that is not a whole
+// number of blocks falls back to Q8_0, then F32, as llama.cpp's quantizer does).
+//
+// Errors: ft::Error naming the file and tensor/field: not_found (missing config/tokenizer/tensor), invalid_file (a
+// tensor of the wrong shape), unsupported (architecture without a tensor table, a source dtype other than
+// F32/F16/BF16, a target type other than f32/f16/bf16/q8_0/q4_0/q4_k/q5_k/q6_k).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+
+#include "ref/dtype.h"
+
+namespace ft::model {
+
+struct ConvertOptions {
+    std::filesystem::path out;
+    kernels::DType type = kernels::DType::BF16;
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;  // bytes of tensor data written
+};
+
+struct ConvertResult {
+    std::uint64_t file_bytes = 0;
+    std::size_t tensors = 0;
+    double seconds = 0;
+};
+
+ConvertResult convert_hf_to_gguf(const std::filesystem::path& hf_dir, const ConvertOptions& opt);
+
+}  // namespace ft::model

@@ -1,0 +1,252 @@
+// ModelDesc from a Hugging Face config.json (the transformers field names of each supported architecture).
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "ft/error.h"
+#include "model/model_desc.h"
+
+namespace ft::model {
+
+namespace {
+
+using nlohmann::json;
+
+struct HfArch {
+    std::string_view class_name, model_type;
+    ArchId id;
+};
+constexpr HfArch kHfArchs[] = {
+    {"Qwen3MoeForCausalLM", "qwen3_moe", ArchId::qwen3_moe}, {"DeepseekV3ForCausalLM", "deepseek_v3", ArchId::deepseek_v3},
+    {"Glm4MoeForCausalLM", "glm4_moe", ArchId::glm4_moe},    {"GptOssForCausalLM", "gpt_oss", ArchId::gpt_oss},
+    {"MixtralForCausalLM", "mixtral", ArchId::mixtral},      {"OlmoeForCausalLM", "olmoe", ArchId::olmoe},
+};
+
+class Fields {
+public:
+    Fields(const json& j, const std::string& source) : j_(j), source_(source) {}
+
+    bool has(const char* k) const { return j_.contains(k) && !j_[k].is_null(); }
+    std::uint32_t req_u32(const char* k) const {
+        if (!has(k))
+            throw Error(ErrorCode::not_found, source_ + ": missing field (" + k + ")",
+                        "config.json lacks a hyper-parameter this architecture needs");
+        return to_u32(k, j_[k]);
+    }
+    std::uint32_t opt_u32(const char* k, std::uint32_t fallback) const { return has(k) ? to_u32(k, j_[k]) : fallback; }
+    double req_f64(const char* k) const {
+        if (!has(k)) throw Error(ErrorCode::not_found, source_ + ": missing field (" + k + ")");
+        return to_f64(k, j_[k]);
+    }
+    double opt_f64(const char* k, double fallback) const { return has(k) ? to_f64(k, j_[k]) : fallback; }
+    bool opt_bool(const char* k, bool fallback) const {
+        if (!has(k)) return fallback;
+        if (!j_[k].is_boolean()) bad(k, "expected true or false");
+        return j_[k].get<bool>();
+    }
+    [[noreturn]] void bad(const std::string& k, const std::string& what) const {
+        throw Error(ErrorCode::invalid_file, source_ + ": " + what + " (" + k + ")");
+    }
+    std::uint32_t to_u32(const std::string& k, const json& v) const {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > std::numeric_limits<std::uint32_t>::max())
+            bad(k, "expected a non-negative integer, got " + v.dump());
+        return v.get<std::uint32_t>();
+    }
+    double to_f64(const std::string& k, const json& v) const {
+        if (!v.is_number()) bad(k, "expected a number, got " + v.dump());
+        return v.get<double>();
+    }
+
+private:
+    const json& j_;
+    const std::string& source_;
+};
+
+}  // namespace
+
+ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
+    if (!cfg_in.is_object()) throw Error(ErrorCode::invalid_file, source + ": not a JSON object");
+    // Multimodal wrappers keep the language model's fields under text_config.
+    const json& cfg = cfg_in.contains("text_config") && cfg_in["text_config"].is_object() ? cfg_in["text_config"] : cfg_in;
+    Fields f(cfg, source);
+    ModelDesc d;
+    d.source = source;
+    std::optional<ArchId> arch;
+    std::string arch_label;
+    if (cfg_in.contains("architectures") && cfg_in["architectures"].is_array() && !cfg_in["architectures"].empty() &&
+        cfg_in["architectures"][0].is_string()) {
+        arch_label = cfg_in["architectures"][0].get<std::string>();
+        for (const auto& a : kHfArchs)
+            if (a.class_name == arch_label) arch = a.id;
+    } else if (cfg.contains("model_type") && cfg["model_type"].is_string()) {
+        arch_label = cfg["model_type"].get<std::string>();
+        for (const auto& a : kHfArchs)
+            if (a.model_type == arch_label) arch = a.id;
+    } else {
+        throw Error(ErrorCode::not_found, source + ": missing field (architectures)");
+    }
+    if (!arch)
+        throw Error(ErrorCode::unsupported, source + ": architecture \"" + arch_label + "\" is not supported (architectures)",
+                    "supported: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, Glm4MoeForCausalLM, GptOssForCausalLM, "
+                    "MixtralForCausalLM, OlmoeForCausalLM");
+    d.arch = *arch;
+
+    d.n_vocab = f.req_u32("vocab_size");
+    d.n_embd = f.req_u32("hidden_size");
+    d.n_layer = f.req_u32("num_hidden_layers");
+    d.n_ctx_train = f.opt_u32("max_position_embeddings", 0);
+    d.norm_eps = f.req_f64("rms_norm_eps");
+    d.tied_embeddings = f.opt_bool("tie_word_embeddings", false);
+
+    auto& at = d.attn;
+    at.n_head = f.req_u32("num_attention_heads");
+    at.n_head_kv = f.opt_u32("num_key_value_heads", at.n_head);
+    at.head_dim = f.opt_u32("head_dim", at.n_head ? d.n_embd / at.n_head : 0);
+    at.v_head_dim = at.head_dim;
+    at.qkv_bias = f.opt_bool("attention_bias", false);
+
+    auto& r = d.rope;
+    r.theta = f.opt_f64("rope_theta", 10000.0);
+    r.n_rot = at.head_dim;
+    // transformers 5 writes rope_parameters {rope_theta, rope_type, factor, …} in place of rope_theta/rope_scaling.
+    const char* rope_key = cfg.contains("rope_scaling") && cfg["rope_scaling"].is_object() ? "rope_scaling"
+                           : cfg.contains("rope_parameters") && cfg["rope_parameters"].is_object() ? "rope_parameters"
+                                                                                                   : nullptr;
+    if (rope_key && cfg[rope_key].contains("rope_theta")) r.theta = Fields(cfg[rope_key], source).opt_f64("rope_theta", r.theta);
+    if (rope_key) {
+        const json& rs = cfg[rope_key];
+        Fields rf(rs, source);
+        std::string type = rs.contains("rope_type") && rs["rope_type"].is_string() ? rs["rope_type"].get<std::string>()
+                           : rs.contains("type") && rs["type"].is_string()       ? rs["type"].get<std::string>()
+                                                                                 : "";
+        if (type == "yarn") r.scaling = RopeScaling::yarn;
+        else if (type == "linear") r.scaling = RopeScaling::linear;
+        else if (type == "default" || type.empty()) r.scaling = RopeScaling::none;
+        else f.bad("rope_scaling.type", "unsupported rope scaling \"" + type + "\"");
+        r.factor = rf.opt_f64("factor", 1.0);
+        r.original_context = rf.opt_u32("original_max_position_embeddings", 0);
+        r.yarn_beta_fast = rf.opt_f64("beta_fast", 32.0);
+        r.yarn_beta_slow = rf.opt_f64("beta_slow", 1.0);
+        if (rs.contains("mscale_all_dim") && rs["mscale_all_dim"].is_number())
+            r.yarn_log_multiplier = 0.1 * rs["mscale_all_dim"].get<double>();
+    }
+
+    auto& m = d.moe;
+    switch (d.arch) {
+        case ArchId::qwen3_moe: {
+            at.qk_norm = true;
+            d.n_ff = f.opt_u32("intermediate_size", 0);
+            // transformers 5 saves num_local_experts where Qwen's own configs say num_experts.
+            m.n_expert = f.has("num_local_experts") && !f.has("num_experts") ? f.req_u32("num_local_experts") : f.req_u32("num_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("moe_intermediate_size");
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", false);
+            m.moe_every = std::max<std::uint32_t>(1, f.opt_u32("decoder_sparse_step", 1));
+            if (cfg.contains("mlp_only_layers") && cfg["mlp_only_layers"].is_array())
+                for (const auto& v : cfg["mlp_only_layers"]) m.dense_layers.push_back(f.to_u32("mlp_only_layers", v));
+            if (f.opt_bool("use_sliding_window", false)) at.sliding_window = f.opt_u32("sliding_window", 0);
+            break;
+        }
+        case ArchId::deepseek_v3: {
+            r.type = RopeType::norm;
+            d.n_ff = f.req_u32("intermediate_size");
+            m.n_expert = f.req_u32("n_routed_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("moe_intermediate_size");
+            m.n_shared_expert = f.opt_u32("n_shared_experts", 0);
+            m.n_ff_shexp = m.n_ff_exp * m.n_shared_expert;
+            m.first_k_dense = f.opt_u32("first_k_dense_replace", 0);
+            m.moe_every = std::max<std::uint32_t>(1, f.opt_u32("moe_layer_freq", 1));
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", false);
+            m.routed_scaling_factor = f.opt_f64("routed_scaling_factor", 1.0);
+            m.n_group = f.opt_u32("n_group", 0);
+            m.topk_group = f.opt_u32("topk_group", 0);
+            const std::string scoring = cfg.value("scoring_func", std::string("softmax"));
+            m.gating = scoring == "sigmoid" ? Gating::sigmoid : Gating::softmax;
+            m.correction_bias = cfg.value("topk_method", std::string()) == "noaux_tc";
+            at.q_lora_rank = f.opt_u32("q_lora_rank", 0);
+            at.kv_lora_rank = f.req_u32("kv_lora_rank");
+            at.qk_nope_head_dim = f.req_u32("qk_nope_head_dim");
+            at.qk_rope_head_dim = f.req_u32("qk_rope_head_dim");
+            at.v_head_dim = f.req_u32("v_head_dim");
+            at.head_dim = at.qk_nope_head_dim + at.qk_rope_head_dim;
+            r.n_rot = at.qk_rope_head_dim;
+            break;
+        }
+        case ArchId::glm4_moe: {
+            d.n_ff = f.req_u32("intermediate_size");
+            m.n_expert = f.req_u32("n_routed_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("moe_intermediate_size");
+            m.n_shared_expert = f.opt_u32("n_shared_experts", 0);
+            m.n_ff_shexp = m.n_ff_exp * m.n_shared_expert;
+            m.first_k_dense = f.opt_u32("first_k_dense_replace", 0);
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", false);
+            m.routed_scaling_factor = f.opt_f64("routed_scaling_factor", 1.0);
+            m.n_group = f.opt_u32("n_group", 0);
+            m.topk_group = f.opt_u32("topk_group", 0);
+            m.gating = Gating::sigmoid;
+            m.correction_bias = true;
+            at.qk_norm = f.opt_bool("use_qk_norm", false);
+            const double partial = f.opt_f64("partial_rotary_factor", 1.0);
+            r.n_rot = static_cast<std::uint32_t>(std::lround(at.head_dim * partial));
+            d.nextn_predict_layers = f.opt_u32("num_nextn_predict_layers", 0);
+            break;
+        }
+        case ArchId::gpt_oss: {
+            m.n_expert = f.req_u32("num_local_experts");
+            m.n_expert_used = cfg.contains("num_experts_per_tok") ? f.req_u32("num_experts_per_tok") : f.req_u32("experts_per_token");
+            m.n_ff_exp = f.req_u32("intermediate_size");
+            m.gating = Gating::softmax_weight;
+            m.router_bias = true;
+            at.sinks = true;
+            at.qkv_bias = true;
+            d.swiglu_limit = f.opt_f64("swiglu_limit", 7.0);
+            at.sliding_window = f.opt_u32("sliding_window", 0);
+            if (cfg.contains("layer_types") && cfg["layer_types"].is_array()) {
+                for (const auto& t : cfg["layer_types"]) at.swa_layers.push_back(t.is_string() && t.get<std::string>() == "sliding_attention");
+            } else if (at.sliding_window) {
+                at.swa_layers.assign(d.n_layer, false);
+                for (std::uint32_t il = 0; il < d.n_layer; il += 2) at.swa_layers[il] = true;
+            }
+            break;
+        }
+        case ArchId::mixtral: {
+            r.type = RopeType::norm;
+            m.n_expert = f.req_u32("num_local_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("intermediate_size");
+            d.n_ff = m.n_ff_exp;
+            m.norm_topk_prob = true;
+            at.sliding_window = f.opt_u32("sliding_window", 0);
+            break;
+        }
+        case ArchId::olmoe: {
+            at.qk_norm = true;
+            m.n_expert = f.req_u32("num_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("intermediate_size");
+            d.n_ff = m.n_ff_exp;
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", false);
+            break;
+        }
+    }
+    validate(d);
+    return d;
+}
+
+ModelDesc desc_from_hf_dir(const std::filesystem::path& dir) {
+    const auto path = dir / "config.json";
+    std::ifstream in(path);
+    if (!in)
+        throw Error(ErrorCode::not_found, path.string() + ": cannot open", "a Hugging Face model folder needs config.json");
+    json cfg = json::parse(in, nullptr, false);
+    if (cfg.is_discarded()) throw Error(ErrorCode::invalid_file, path.string() + ": not valid JSON");
+    ModelDesc d = desc_from_hf_config(cfg, path.string());
+    d.name = dir.filename().string();
+    if (d.name.empty()) d.name = dir.parent_path().filename().string();
+    return d;
+}
+
+}  // namespace ft::model

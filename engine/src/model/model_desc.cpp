@@ -1,0 +1,196 @@
+#include "model/model_desc.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ft/error.h"
+
+namespace ft::model {
+
+namespace {
+struct ArchNames {
+    ArchId id;
+    std::string_view ours, gguf;
+};
+constexpr ArchNames kArchNames[] = {
+    {ArchId::qwen3_moe, "qwen3_moe", "qwen3moe"}, {ArchId::deepseek_v3, "deepseek_v3", "deepseek2"},
+    {ArchId::glm4_moe, "glm4_moe", "glm4moe"},    {ArchId::gpt_oss, "gpt_oss", "gpt-oss"},
+    {ArchId::mixtral, "mixtral", "llama"},        {ArchId::olmoe, "olmoe", "olmoe"},
+};
+}  // namespace
+
+std::string_view arch_name(ArchId a) {
+    for (const auto& n : kArchNames)
+        if (n.id == a) return n.ours;
+    return "unknown";
+}
+std::string_view arch_gguf_name(ArchId a) {
+    for (const auto& n : kArchNames)
+        if (n.id == a) return n.gguf;
+    return "unknown";
+}
+std::optional<ArchId> arch_from_name(std::string_view s) {
+    for (const auto& n : kArchNames)
+        if (s == n.ours || (s == n.gguf && n.id != ArchId::mixtral)) return n.id;
+    return std::nullopt;
+}
+std::string_view gating_name(Gating g) {
+    switch (g) {
+        case Gating::softmax: return "softmax";
+        case Gating::sigmoid: return "sigmoid";
+        case Gating::softmax_weight: return "softmax_weight";
+    }
+    return "?";
+}
+std::string_view rope_type_name(RopeType t) { return t == RopeType::norm ? "norm" : "neox"; }
+std::string_view rope_scaling_name(RopeScaling s) {
+    switch (s) {
+        case RopeScaling::none: return "none";
+        case RopeScaling::linear: return "linear";
+        case RopeScaling::yarn: return "yarn";
+    }
+    return "?";
+}
+
+bool ModelDesc::layer_is_moe(std::uint32_t il) const {
+    if (moe.n_expert == 0 || il < moe.first_k_dense) return false;
+    if (moe.moe_every > 1 && (il - moe.first_k_dense) % moe.moe_every != 0) return false;
+    return std::find(moe.dense_layers.begin(), moe.dense_layers.end(), il) == moe.dense_layers.end();
+}
+
+std::uint32_t ModelDesc::n_moe_layers() const {
+    std::uint32_t n = 0;
+    for (std::uint32_t il = 0; il < n_layer; ++il) n += layer_is_moe(il) ? 1 : 0;
+    return n;
+}
+
+void validate(const ModelDesc& d) {
+    auto bad = [&](const std::string& field, const std::string& what) {
+        throw Error(ErrorCode::invalid_file, d.source + ": " + what + " (" + field + ")",
+                    "the model's configuration is inconsistent; re-export or re-convert the model");
+    };
+    constexpr std::uint32_t kMax = 1u << 24;  // far above any real model; guards sizes computed from the file
+    auto range = [&](const char* field, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+        if (v < lo || v > hi)
+            bad(field, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    };
+    range("block_count", d.n_layer, 1, 4096);
+    range("embedding_length", d.n_embd, 1, kMax);
+    range("vocab_size", d.n_vocab, 1, 1u << 26);
+    range("attention.head_count", d.attn.n_head, 1, 65536);
+    range("attention.head_count_kv", d.attn.n_head_kv, 1, d.attn.n_head);
+    if (d.attn.n_head % d.attn.n_head_kv != 0) bad("attention.head_count_kv", "does not divide head_count");
+    range("attention.key_length", d.attn.head_dim, 1, 65536);
+    range("attention.value_length", d.attn.v_head_dim, 1, 65536);
+    if (d.rope.n_rot > d.attn.head_dim && !d.attn.is_mla()) bad("rope.dimension_count", "larger than the head dim");
+    if (!(d.norm_eps > 0 && d.norm_eps < 1)) bad("attention.layer_norm_rms_epsilon", "must be in (0, 1)");
+    if (!(d.rope.theta > 0)) bad("rope.freq_base", "must be positive");
+    range("expert_count", d.moe.n_expert, 1, 65536);
+    range("expert_used_count", d.moe.n_expert_used, 1, d.moe.n_expert);
+    range("expert_feed_forward_length", d.moe.n_ff_exp, 1, kMax);
+    range("moe_every_n_layers", d.moe.moe_every, 1, d.n_layer);
+    if (d.moe.n_group != 0) {
+        if (d.moe.n_expert % d.moe.n_group != 0) bad("expert_group_count", "does not divide expert_count");
+        range("expert_group_used_count", d.moe.topk_group, 1, d.moe.n_group);
+    }
+    if (d.moe.n_shared_expert != 0) range("expert_shared_feed_forward_length", d.moe.n_ff_shexp, 1, kMax);
+    if (d.n_moe_layers() < d.n_layer) range("feed_forward_length", d.n_ff, 1, kMax);
+    if (!d.attn.swa_layers.empty() && d.attn.swa_layers.size() != d.n_layer)
+        bad("attention.sliding_window_pattern", "has " + std::to_string(d.attn.swa_layers.size()) + " entries for " +
+                                                     std::to_string(d.n_layer) + " layers");
+}
+
+nlohmann::json desc_to_json(const ModelDesc& d) {
+    using nlohmann::json;
+    json dense = json::array();
+    for (std::uint32_t il = 0; il < d.n_layer; ++il)
+        if (!d.layer_is_moe(il)) dense.push_back(il);
+    json j = {
+        {"architecture", arch_name(d.arch)},
+        {"gguf_architecture", arch_gguf_name(d.arch)},
+        {"name", d.name},
+        {"n_layer", d.n_layer},
+        {"n_embd", d.n_embd},
+        {"n_vocab", d.n_vocab},
+        {"n_ctx_train", d.n_ctx_train},
+        {"n_ff", d.n_ff},
+        {"norm_eps", d.norm_eps},
+        {"tied_embeddings", d.tied_embeddings},
+        {"attention",
+         {{"n_head", d.attn.n_head},
+          {"n_head_kv", d.attn.n_head_kv},
+          {"head_dim", d.attn.head_dim},
+          {"v_head_dim", d.attn.v_head_dim},
+          {"qk_norm", d.attn.qk_norm},
+          {"qkv_bias", d.attn.qkv_bias},
+          {"sinks", d.attn.sinks},
+          {"sliding_window", d.attn.sliding_window}}},
+        {"moe",
+         {{"n_expert", d.moe.n_expert},
+          {"n_expert_used", d.moe.n_expert_used},
+          {"n_ff_exp", d.moe.n_ff_exp},
+          {"n_shared_expert", d.moe.n_shared_expert},
+          {"n_ff_shexp", d.moe.n_ff_shexp},
+          {"gating", gating_name(d.moe.gating)},
+          {"norm_topk_prob", d.moe.norm_topk_prob},
+          {"routed_scaling_factor", d.moe.routed_scaling_factor},
+          {"n_group", d.moe.n_group},
+          {"topk_group", d.moe.topk_group},
+          {"correction_bias", d.moe.correction_bias},
+          {"n_moe_layers", d.n_moe_layers()},
+          {"dense_layers", dense}}},
+        {"rope",
+         {{"type", rope_type_name(d.rope.type)},
+          {"theta", d.rope.theta},
+          {"n_rot", d.rope.n_rot},
+          {"scaling", rope_scaling_name(d.rope.scaling)},
+          {"factor", d.rope.factor},
+          {"original_context", d.rope.original_context}}},
+    };
+    if (d.attn.is_mla())
+        j["attention"]["mla"] = {{"q_lora_rank", d.attn.q_lora_rank},
+                                 {"kv_lora_rank", d.attn.kv_lora_rank},
+                                 {"qk_nope_head_dim", d.attn.qk_nope_head_dim},
+                                 {"qk_rope_head_dim", d.attn.qk_rope_head_dim}};
+    if (d.rope.scaling == RopeScaling::yarn) {
+        j["rope"]["yarn_beta_fast"] = d.rope.yarn_beta_fast;
+        j["rope"]["yarn_beta_slow"] = d.rope.yarn_beta_slow;
+        j["rope"]["yarn_log_multiplier"] = d.rope.yarn_log_multiplier;
+    }
+    if (d.nextn_predict_layers) j["nextn_predict_layers"] = d.nextn_predict_layers;
+    return j;
+}
+
+TensorClass classify_tensor(std::string_view n) {
+    auto has = [&](std::string_view s) { return n.find(s) != std::string_view::npos; };
+    if (has("_shexp") || has("shared_expert")) return TensorClass::shared_expert;
+    if (has("_exps") || has(".experts.")) return TensorClass::routed_expert;
+    return TensorClass::other;
+}
+
+SizeReport measure(const ModelDesc* desc, std::span<const TensorStat> tensors) {
+    SizeReport r;
+    std::uint64_t expert_params = 0;
+    for (const auto& t : tensors) {
+        r.total_params += t.n_elements;
+        if (classify_tensor(t.name) == TensorClass::routed_expert) {
+            r.expert_pool_bytes += t.n_bytes;
+            expert_params += t.n_elements;
+        } else {
+            r.non_expert_bytes += t.n_bytes;
+        }
+    }
+    r.active_params = r.total_params - expert_params;
+    if (desc && desc->moe.n_expert > 0) {
+        // Each token runs n_expert_used of the n_expert routed experts of every MoE layer.
+        r.active_params += static_cast<std::uint64_t>(static_cast<long double>(expert_params) * desc->moe.n_expert_used /
+                                                      desc->moe.n_expert);
+        const std::uint64_t slots = std::uint64_t(desc->n_moe_layers()) * desc->moe.n_expert;
+        if (slots) r.expert_bytes_per_expert = r.expert_pool_bytes / slots;
+    } else {
+        r.active_params += expert_params;
+    }
+    return r;
+}
+
+}  // namespace ft::model

@@ -1,0 +1,166 @@
+// The normalized model description: one value type for every supported MoE architecture, filled from a GGUF file's
+// metadata (gguf_desc.cpp) or a Hugging Face config.json (hf_config.cpp), and written back as GGUF keys for files we
+// produce. Architecture specifics beyond these fields live in the architecture's folder (model/<arch>/).
+//
+// Errors: a missing required key or field, an unknown architecture, or a value of the wrong type or out of range
+// throws ft::Error naming the file and the key (invalid_file / not_found / unsupported). Threading: plain values.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ref/dtype.h"
+
+namespace ft::gguf {
+class Metadata;
+class Reader;
+}
+
+namespace ft::model {
+
+// Canonical architecture ids (our names; GGUF and HF names are mapped in model_arch.cpp).
+enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe };
+
+enum class Gating {
+    softmax,         // softmax over all experts, then top-k (Qwen3-MoE, Mixtral, OLMoE)
+    sigmoid,         // sigmoid scores, top-k on score + correction bias (DeepSeek-V3, GLM-4.5)
+    softmax_weight,  // top-k on logits, softmax over the k selected (gpt-oss)
+};
+
+enum class RopeType {
+    norm,  // rotate adjacent pairs (x[2i], x[2i+1]) — llama/Mixtral
+    neox,  // rotate halves (x[i], x[i + d/2]) — Qwen, DeepSeek, GLM, gpt-oss, OLMoE
+};
+
+enum class RopeScaling { none, linear, yarn };
+
+struct RopeDesc {
+    RopeType type = RopeType::neox;
+    double theta = 10000.0;
+    std::uint32_t n_rot = 0;        // rotated dims per head (partial rotary: < head dim)
+    RopeScaling scaling = RopeScaling::none;
+    double factor = 1.0;
+    std::uint32_t original_context = 0;  // yarn / linear: the pre-training context
+    // YaRN (only meaningful when scaling == yarn)
+    double yarn_beta_fast = 32.0, yarn_beta_slow = 1.0;
+    double yarn_log_multiplier = 0.0;  // DeepSeek's mscale_all_dim * 0.1 (GGUF rope.scaling.yarn_log_multiplier)
+    double attn_factor = 1.0;          // gpt-oss / yarn attention factor (GGUF rope.scaling.attn_factor)
+};
+
+struct AttentionDesc {
+    std::uint32_t n_head = 0;
+    std::uint32_t n_head_kv = 0;
+    std::uint32_t head_dim = 0;   // key length per head (for MLA: qk_nope + qk_rope)
+    std::uint32_t v_head_dim = 0; // value length per head
+    bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, OLMoE uses a full-width q/k norm)
+    bool qkv_bias = false;        // gpt-oss, GLM-4.5 (q/k/v biases)
+    bool sinks = false;           // gpt-oss attention sinks
+    // Sliding window: window size and the layers that use it (empty = none). gpt-oss alternates.
+    std::uint32_t sliding_window = 0;
+    std::vector<bool> swa_layers;
+    // Multi-head latent attention (DeepSeek-V3); zero when not MLA.
+    std::uint32_t q_lora_rank = 0;
+    std::uint32_t kv_lora_rank = 0;
+    std::uint32_t qk_nope_head_dim = 0;
+    std::uint32_t qk_rope_head_dim = 0;
+    bool is_mla() const noexcept { return kv_lora_rank != 0; }
+};
+
+struct MoeDesc {
+    std::uint32_t n_expert = 0;
+    std::uint32_t n_expert_used = 0;     // experts per token (top-k)
+    std::uint32_t n_ff_exp = 0;          // routed expert FFN size
+    std::uint32_t n_shared_expert = 0;   // shared experts (DeepSeek, GLM, Qwen2-MoE style)
+    std::uint32_t n_ff_shexp = 0;        // total shared-expert FFN size (n_shared_expert × per-expert size)
+    Gating gating = Gating::softmax;
+    bool norm_topk_prob = false;         // renormalize the k selected weights to sum 1
+    double routed_scaling_factor = 1.0;
+    std::uint32_t n_group = 0;           // grouped top-k (DeepSeek-V3): groups, and groups kept per token
+    std::uint32_t topk_group = 0;
+    bool correction_bias = false;        // e_score_correction_bias / exp_probs_b
+    bool router_bias = false;            // gpt-oss router bias
+    // Which layers are MoE: layer il is dense when il < first_k_dense, or (il - first_k_dense) % moe_every != 0,
+    // or il is listed in dense_layers.
+    std::uint32_t first_k_dense = 0;
+    std::uint32_t moe_every = 1;
+    std::vector<std::uint32_t> dense_layers;
+};
+
+struct ModelDesc {
+    ArchId arch = ArchId::qwen3_moe;
+    std::string source;  // the file or folder it was read from (for messages)
+    std::string name;    // general.name / folder name
+    std::uint32_t n_layer = 0;
+    std::uint32_t n_embd = 0;
+    std::uint32_t n_vocab = 0;
+    std::uint32_t n_ctx_train = 0;
+    std::uint32_t n_ff = 0;  // dense FFN size (dense layers); 0 when every layer is MoE and none is given
+    double norm_eps = 1e-6;
+    bool tied_embeddings = false;
+    std::uint32_t nextn_predict_layers = 0;  // GLM-4.5 MTP layers appended after n_layer (not run)
+    double swiglu_limit = 0.0;               // gpt-oss clamp; 0 = none
+    AttentionDesc attn;
+    MoeDesc moe;
+    RopeDesc rope;
+
+    bool layer_is_moe(std::uint32_t il) const;
+    std::uint32_t n_moe_layers() const;
+};
+
+// Names.
+std::string_view arch_name(ArchId a);       // "qwen3_moe"
+std::string_view arch_gguf_name(ArchId a);  // "qwen3moe", "deepseek2", "glm4moe", "gpt-oss", "llama", "olmoe"
+std::optional<ArchId> arch_from_name(std::string_view ours);  // "qwen3_moe" (also accepts "qwen3moe")
+std::string_view gating_name(Gating g);
+std::string_view rope_type_name(RopeType t);
+std::string_view rope_scaling_name(RopeScaling s);
+
+// Checks internal consistency (non-zero sizes, k <= n_expert, heads divide, …). Throws invalid_file naming
+// `desc.source` and the field.
+void validate(const ModelDesc& desc);
+
+// From GGUF metadata. `md.source()` names the file in errors. Throws unsupported for an architecture we do not
+// describe (the message names general.architecture), not_found for a missing required key.
+ModelDesc desc_from_gguf(const gguf::Metadata& md);
+// From a GGUF file: the metadata, refined by what only the tensors tell — tied embeddings (no output.weight), dense
+// layers inside the MoE stack (a block without ffn_gate_inp; GGUF has no key for Qwen3's mlp_only_layers), and the
+// routing correction bias (exp_probs_b). A file without tensors (vocab-only) gives the metadata's description.
+ModelDesc desc_from_gguf(const gguf::Reader& file);
+// Writes general.architecture and every `<arch>.*` hyper-parameter key llama.cpp reads for this architecture.
+void desc_to_gguf(const ModelDesc& desc, gguf::Metadata& md);
+
+// From a Hugging Face folder (config.json; generation_config.json is not needed for the description) or from a
+// parsed config.json. `source` names the file in errors.
+ModelDesc desc_from_hf_dir(const std::filesystem::path& dir);
+ModelDesc desc_from_hf_config(const nlohmann::json& config, const std::string& source);
+
+nlohmann::json desc_to_json(const ModelDesc& desc);
+
+// Size accounting from the actual tensors of a file.
+struct TensorStat {
+    std::string name;                     // GGUF or HF name
+    std::vector<std::uint64_t> dims;      // as stored (GGUF: innermost first; HF: outermost first)
+    kernels::DType type = kernels::DType::F32;
+    std::uint64_t n_elements = 0;
+    std::uint64_t n_bytes = 0;
+};
+enum class TensorClass { routed_expert, shared_expert, other };
+// Routed experts: GGUF "*_exps*" tensors; HF "*.experts.*" (not shared_experts). Shared: "*_shexp*", "shared_expert".
+TensorClass classify_tensor(std::string_view name);
+
+struct SizeReport {
+    std::uint64_t total_params = 0;
+    std::uint64_t active_params = 0;      // non-expert + routed expert params × n_expert_used / n_expert
+    std::uint64_t expert_pool_bytes = 0;  // routed experts, all layers
+    std::uint64_t non_expert_bytes = 0;   // everything else (attention, norms, router, shared experts, embeddings)
+    std::uint64_t expert_bytes_per_expert = 0;  // one (layer, expert): pool / (MoE layers × n_expert)
+};
+SizeReport measure(const ModelDesc* desc, std::span<const TensorStat> tensors);
+
+}  // namespace ft::model

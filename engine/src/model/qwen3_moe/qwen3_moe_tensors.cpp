@@ -1,0 +1,53 @@
+// Qwen3-MoE (Qwen3MoeForCausalLM, GGUF "qwen3moe"): pre-norm decoder, GQA attention with per-head RMSNorm on q and
+// k, no biases; every layer MoE unless listed in mlp_only_layers (or off the decoder_sparse_step grid), softmax
+// router over all experts, top-k, optional renormalization; SwiGLU experts.
+#include "model/model_tensors.h"
+
+namespace ft::model {
+
+std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& d) {
+    using R = TensorRole;
+    const std::uint64_t e = d.n_embd, q = std::uint64_t(d.attn.n_head) * d.attn.head_dim,
+                        kv = std::uint64_t(d.attn.n_head_kv) * d.attn.head_dim;
+    const std::uint64_t v_out = std::uint64_t(d.attn.n_head) * d.attn.v_head_dim;
+    const std::uint64_t kv_v = std::uint64_t(d.attn.n_head_kv) * d.attn.v_head_dim;
+    std::vector<TensorSpec> t;
+    t.push_back({"token_embd.weight", {e, d.n_vocab}, R::token_embd, -1, {"model.embed_tokens.weight"}});
+    for (std::uint32_t il = 0; il < d.n_layer; ++il) {
+        const std::string b = "blk." + std::to_string(il) + ".";
+        const std::string h = "model.layers." + std::to_string(il) + ".";
+        const int l = static_cast<int>(il);
+        t.push_back({b + "attn_norm.weight", {e}, R::attn_norm, l, {h + "input_layernorm.weight"}});
+        t.push_back({b + "attn_q.weight", {e, q}, R::attn_q, l, {h + "self_attn.q_proj.weight"}});
+        t.push_back({b + "attn_k.weight", {e, kv}, R::attn_k, l, {h + "self_attn.k_proj.weight"}});
+        t.push_back({b + "attn_v.weight", {e, kv_v}, R::attn_v, l, {h + "self_attn.v_proj.weight"}});
+        t.push_back({b + "attn_output.weight", {v_out, e}, R::attn_output, l, {h + "self_attn.o_proj.weight"}});
+        t.push_back({b + "attn_q_norm.weight", {d.attn.head_dim}, R::attn_q_norm, l, {h + "self_attn.q_norm.weight"}});
+        t.push_back({b + "attn_k_norm.weight", {d.attn.head_dim}, R::attn_k_norm, l, {h + "self_attn.k_norm.weight"}});
+        t.push_back({b + "ffn_norm.weight", {e}, R::ffn_norm, l, {h + "post_attention_layernorm.weight"}});
+        if (d.layer_is_moe(il)) {
+            const std::uint64_t ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
+            t.push_back({b + "ffn_gate_inp.weight", {e, ne}, R::ffn_gate_inp, l, {h + "mlp.gate.weight"}});
+            auto experts = [&](const char* proj) {
+                std::vector<std::string> names;
+                names.reserve(ne);
+                for (std::uint64_t x = 0; x < ne; ++x)
+                    names.push_back(h + "mlp.experts." + std::to_string(x) + "." + proj + ".weight");
+                return names;
+            };
+            t.push_back({b + "ffn_gate_exps.weight", {e, ff, ne}, R::ffn_gate_exps, l, experts("gate_proj")});
+            t.push_back({b + "ffn_up_exps.weight", {e, ff, ne}, R::ffn_up_exps, l, experts("up_proj")});
+            t.push_back({b + "ffn_down_exps.weight", {ff, e, ne}, R::ffn_down_exps, l, experts("down_proj")});
+        } else {
+            const std::uint64_t ff = d.n_ff;
+            t.push_back({b + "ffn_gate.weight", {e, ff}, R::ffn_gate, l, {h + "mlp.gate_proj.weight"}});
+            t.push_back({b + "ffn_up.weight", {e, ff}, R::ffn_up, l, {h + "mlp.up_proj.weight"}});
+            t.push_back({b + "ffn_down.weight", {ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"}});
+        }
+    }
+    t.push_back({"output_norm.weight", {e}, R::output_norm, -1, {"model.norm.weight"}});
+    if (!d.tied_embeddings) t.push_back({"output.weight", {e, d.n_vocab}, R::output, -1, {"lm_head.weight"}});
+    return t;
+}
+
+}  // namespace ft::model

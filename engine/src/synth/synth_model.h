@@ -1,0 +1,74 @@
+// Synthetic models of real architectures (`ft synth`): the real hyper-parameters and tokenizer of a model family with
+// random weights of sane scale, written as a complete GGUF in llama.cpp's conventions.
+//
+// Weights: norms ≈ 1 (F32), the router F32, every other matrix N(0, 1/fan_in)-like (std 1/sqrt(fan_in)). Quantized
+// tensors are generated directly as blocks (random codes under a per-block scale chosen so the dequantized values
+// have the wanted std) — no float intermediate — from a counter-based RNG keyed by (seed, tensor, block): output is
+// deterministic for a seed and independent of the thread count. Tensors stream to the writer in chunks (bounded RAM).
+//
+// Errors: ft::Error(invalid_argument) for a bad preset / override / weight type, the tokenizer's and the writer's
+// errors otherwise. Threading: synth_write uses `threads` workers internally; the functions are reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_desc.h"
+#include "model/model_tensors.h"
+#include "ref/dtype.h"
+
+namespace ft::synth {
+
+struct SynthOverrides {
+    std::optional<std::uint32_t> layers, experts, top_k, hidden, expert_ff, heads, kv_heads, head_dim, context;
+};
+
+// Presets: "tiny" (4 layers, hidden 256, 16 experts top-4, expert FFN 256, 4/2 heads of 64, Qwen3 vocab 151936) and
+// "qwen3-30b-a3b" (48 layers, hidden 2048, 128 experts top-8, expert FFN 768, 32/4 heads of 128).
+std::vector<std::string> synth_presets();
+model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o);
+
+// The weight types `--weights` accepts: f32, bf16, q8_0, q4_k, q5_k, q6_k.
+bool synth_weight_type_supported(kernels::DType t);
+
+struct SynthTensor {
+    model::TensorSpec spec;
+    kernels::DType type = kernels::DType::F32;
+    float std = 0.f;          // target std of the (dequantized) values; norms: 0 (values ≈ 1)
+    std::uint64_t key = 0;    // RNG stream key (from the name)
+    std::uint64_t n_bytes = 0;
+    std::uint64_t n_units = 0;  // generation units: quant blocks, or 256-element groups for F32/BF16
+    std::uint64_t unit_bytes = 0;  // bytes of one full unit (the last F32/BF16 unit may be shorter)
+};
+
+struct SynthPlan {
+    model::ModelDesc desc;
+    std::uint64_t seed = 1;
+    kernels::DType weights = kernels::DType::Q4_K;
+    std::vector<SynthTensor> tensors;
+};
+SynthPlan synth_plan(const model::ModelDesc& desc, kernels::DType weights, std::uint64_t seed);
+
+// Writes units [first, first + count) of tensor `t` into `out` (exactly the bytes the file holds there).
+void synth_fill(const SynthTensor& t, std::uint64_t seed, std::uint64_t first, std::uint64_t count, std::byte* out);
+
+struct SynthOptions {
+    std::filesystem::path out;
+    std::filesystem::path tokenizer_dir;  // holds tokenizer.json (+ tokenizer_config.json)
+    unsigned threads = 0;                 // 0: hardware concurrency
+    std::size_t chunk_bytes = 32u << 20;  // per buffer (two buffers in flight)
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;  // bytes of tensor data
+};
+struct SynthResult {
+    std::uint64_t file_bytes = 0;
+    std::uint64_t tensor_bytes = 0;
+    double seconds = 0;
+};
+SynthResult synth_write(const SynthPlan& plan, const SynthOptions& opt);
+
+}  // namespace ft::synth

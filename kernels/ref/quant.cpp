@@ -1,0 +1,485 @@
+#include "ref/quant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace ft::kernels::ref {
+
+namespace {
+
+std::uint32_t bits_of(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+float float_of(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// Round-half-to-even of a non-negative value to an integer, without the FP environment (std::nearbyint) or a libm
+// call (std::floor without SSE4.1). In double, x + 0.5 is exact for every float below 2^31.
+int round_even(float x) {
+    if (!(x < 2.0e9f)) return x > 0 ? 2000000000 : 0;  // callers clamp; also maps NaN to 0
+    const double xd = x;
+    int r = static_cast<int>(xd + 0.5);
+    if (static_cast<double>(r) - xd == 0.5 && (r & 1)) --r;
+    return r;
+}
+int round_nearest(float x) { return x >= 0 ? round_even(x) : -round_even(-x); }
+
+// The smallest f16 >= v (v >= 0, finite): a block scale rounded down would clip the block's largest value.
+std::uint16_t f16_ceil(float v) {
+    std::uint16_t h = f32_to_f16(v);
+    if (f16_to_f32(h) < v && h < 0x7BFF) ++h;
+    return h;
+}
+
+// ---- plain types ----
+
+void dequant_f16(const std::uint16_t* s, float* d, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) d[i] = f16_to_f32(s[i]);
+}
+void dequant_bf16(const std::uint16_t* s, float* d, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) d[i] = bf16_to_f32(s[i]);
+}
+
+// ---- Q8_0 ----
+
+void dequant_q8_0(const BlockQ8_0* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 32; ++j) y[j] = d * b[i].qs[j];
+    }
+}
+void quant_q8_0(const float* x, BlockQ8_0* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        float amax = 0;
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+        b[i].d = f16_ceil(amax / 127.f);
+        const float d = f16_to_f32(b[i].d);  // quantize against the stored scale
+        const float id = d > 0 ? 1.f / d : 0.f;
+        for (int j = 0; j < 32; ++j) b[i].qs[j] = static_cast<std::int8_t>(std::clamp(round_nearest(x[j] * id), -127, 127));
+    }
+}
+
+// ---- Q4_0 ----
+
+int nib(const std::uint8_t* qs, int i) { return i < 16 ? (qs[i] & 0xF) : (qs[i - 16] >> 4); }
+void set_nib(std::uint8_t* qs, int i, int v) {
+    if (i < 16)
+        qs[i] = static_cast<std::uint8_t>((qs[i] & 0xF0) | (v & 0xF));
+    else
+        qs[i - 16] = static_cast<std::uint8_t>((qs[i - 16] & 0x0F) | ((v & 0xF) << 4));
+}
+
+void dequant_q4_0(const BlockQ4_0* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 32; ++j) y[j] = d * (nib(b[i].qs, j) - 8);
+    }
+}
+void quant_q4_0(const float* x, BlockQ4_0* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        // The value of largest magnitude maps exactly onto code 0 (-8): the grid is [-8d, 7d].
+        float vmax = 0;
+        for (int j = 0; j < 32; ++j)
+            if (std::fabs(x[j]) > std::fabs(vmax)) vmax = x[j];
+        b[i].d = f32_to_f16(vmax / -8.f);
+        const float d = f16_to_f32(b[i].d);
+        const float id = d != 0 ? 1.f / d : 0.f;
+        std::memset(b[i].qs, 0, 16);
+        for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, std::clamp(round_nearest(x[j] * id) + 8, 0, 15));
+    }
+}
+
+// ---- MXFP4 ----
+
+void dequant_mxfp4(const BlockMxfp4* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = e8m0_to_f32_half(b[i].e);
+        for (int j = 0; j < 32; ++j) y[j] = d * kMxfp4Values[nib(b[i].qs, j)];
+    }
+}
+// Nearest code of the doubled E2M1 grid for v (already divided by the block multiplier).
+int mxfp4_code(float v) {
+    int best = 0;
+    float best_err = std::numeric_limits<float>::infinity();
+    for (int c = 0; c < 16; ++c) {
+        const float e = std::fabs(v - kMxfp4Values[c]);
+        if (e < best_err) best_err = e, best = c;
+    }
+    return best;
+}
+void quant_mxfp4(const float* x, BlockMxfp4* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        float amax = 0;
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+        // Smallest exponent that does not clip (amax <= 12 * 2^(e-128)), and one below it (clips the largest values
+        // but resolves the rest twice as finely): keep whichever has the lower squared error.
+        int e_hi = 0;
+        if (!std::isfinite(amax))
+            e_hi = 254;
+        else if (amax > 0) e_hi = std::clamp(static_cast<int>(std::ceil(std::log2(amax / 12.0))) + 128, 0, 254);
+        while (e_hi < 254 && amax > 12.f * e8m0_to_f32_half(static_cast<std::uint8_t>(e_hi))) ++e_hi;
+        int best_e = e_hi;
+        double best_err = std::numeric_limits<double>::infinity();
+        for (int e : {e_hi - 1, e_hi}) {
+            if (e < 0) continue;
+            const float d = e8m0_to_f32_half(static_cast<std::uint8_t>(e));
+            double err = 0;
+            for (int j = 0; j < 32; ++j) {
+                const double diff = x[j] - d * kMxfp4Values[mxfp4_code(x[j] / d)];
+                err += diff * diff;
+            }
+            if (err < best_err) best_err = err, best_e = e;
+        }
+        b[i].e = static_cast<std::uint8_t>(best_e);
+        const float d = e8m0_to_f32_half(b[i].e);
+        std::memset(b[i].qs, 0, 16);
+        for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, mxfp4_code(x[j] / d));
+    }
+}
+
+// ---- K-quants: element <-> storage position ----
+
+// Q4_K/Q5_K: element i lives in 64-chunk c = i/64; low nibble of qs[32c + i%32] for i%64 < 32, high otherwise.
+int q4k_code(const std::uint8_t* qs, int i) {
+    const int c = i / 64, w = i % 64;
+    const std::uint8_t byte = qs[32 * c + (w % 32)];
+    return w < 32 ? (byte & 0xF) : (byte >> 4);
+}
+int q5k_high(const std::uint8_t* qh, int i) {
+    const int c = i / 64, w = i % 64;
+    return (qh[w % 32] >> (2 * c + (w >= 32 ? 1 : 0))) & 1;
+}
+// Q6_K: element i in 128-half h = i/128, w = i%128, quarter k = w/32, l = w%32. Low 4 bits: ql[64h + l + 32*(k&1)],
+// low nibble for k < 2, high for k >= 2. High 2 bits: qh[32h + l] bits 2k..2k+1.
+int q6k_code(const std::uint8_t* ql, const std::uint8_t* qh, int i) {
+    const int h = i / 128, w = i % 128, k = w / 32, l = w % 32;
+    const std::uint8_t lo = ql[64 * h + l + 32 * (k & 1)];
+    const int low = k < 2 ? (lo & 0xF) : (lo >> 4);
+    const int high = (qh[32 * h + l] >> (2 * k)) & 3;
+    return low | (high << 4);
+}
+
+void dequant_q4_k(const BlockQ4_K* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d), dmin = f16_to_f32(b[i].dmin);
+        for (int j = 0; j < 8; ++j) {
+            std::uint8_t sc, m;
+            k_scale_min_get(b[i].scales, j, &sc, &m);
+            const float ds = d * sc, dm = dmin * m;
+            for (int l = 0; l < 32; ++l) y[32 * j + l] = ds * q4k_code(b[i].qs, 32 * j + l) - dm;
+        }
+    }
+}
+void dequant_q5_k(const BlockQ5_K* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d), dmin = f16_to_f32(b[i].dmin);
+        for (int j = 0; j < 8; ++j) {
+            std::uint8_t sc, m;
+            k_scale_min_get(b[i].scales, j, &sc, &m);
+            const float ds = d * sc, dm = dmin * m;
+            for (int l = 0; l < 32; ++l) {
+                const int e = 32 * j + l;
+                y[e] = ds * (q4k_code(b[i].qs, e) | (q5k_high(b[i].qh, e) << 4)) - dm;
+            }
+        }
+    }
+}
+void dequant_q6_k(const BlockQ6_K* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d);
+        for (int e = 0; e < 256; ++e) y[e] = d * b[i].scales[e / 16] * (q6k_code(b[i].ql, b[i].qh, e) - 32);
+    }
+}
+
+// Asymmetric fit of one sub-block onto codes 0..qmax: x ≈ scale * q - min_off with scale >= 0, min_off >= 0 (the
+// grid always contains 0, as the K-quant format requires). Tries a few ranges around [min(x,0), max(x)], keeps the
+// lowest squared error, then refines (scale, min_off) by least squares on the chosen codes while that helps.
+double asym_error(const float* x, int n, int qmax, float s, float m) {
+    const float is = 1.f / s;
+    double err = 0;
+    for (int i = 0; i < n; ++i) {
+        const int q = std::clamp(round_even(std::max(0.f, (x[i] + m) * is)), 0, qmax);
+        const double diff = x[i] - (s * q - m);
+        err += diff * diff;
+    }
+    return err;
+}
+
+void fit_asym(const float* x, int n, int qmax, float* scale, float* min_off) {
+    float lo = 0, hi = 0;
+    for (int i = 0; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+    if (hi <= lo) {
+        *scale = 0, *min_off = -lo;
+        return;
+    }
+    float best_s = (hi - lo) / qmax, best_m = -lo;
+    double best_err = std::numeric_limits<double>::infinity();
+    for (int step = -4; step <= 4; ++step) {
+        const float s = (hi - lo) / (qmax + 0.15f * step);
+        const double err = asym_error(x, n, qmax, s, -lo);
+        if (err < best_err) best_err = err, best_s = s, best_m = -lo;
+    }
+    for (int iter = 0; iter < 3; ++iter) {
+        // Least-squares (s, m) for the current assignment: x ≈ s*q - m.
+        const float is = 1.f / best_s;
+        double sq = 0, sqq = 0, sx = 0, sqx = 0;
+        for (int i = 0; i < n; ++i) {
+            const int q = std::clamp(round_even(std::max(0.f, (x[i] + best_m) * is)), 0, qmax);
+            sq += q, sqq += double(q) * q, sx += x[i], sqx += q * double(x[i]);
+        }
+        const double det = n * sqq - sq * sq;
+        if (det <= 0) break;
+        const double ns = (n * sqx - sq * sx) / det;
+        const double nm = (sq * sqx - sqq * sx) / det;
+        if (ns <= 0 || nm < 0) break;
+        const double err = asym_error(x, n, qmax, static_cast<float>(ns), static_cast<float>(nm));
+        if (err >= best_err) break;
+        best_err = err, best_s = static_cast<float>(ns), best_m = static_cast<float>(nm);
+    }
+    *scale = best_s, *min_off = best_m;
+}
+
+// Quantizes the 8 (scale, min) pairs of a Q4_K/Q5_K block to 6 bits under f16 super-scales; returns the effective
+// per-sub-block scale and offset to quantize the elements against.
+void k_super_scales(const float sc[8], const float mn[8], std::uint16_t* d16, std::uint16_t* dmin16,
+                    std::uint8_t scales[12], float eff_s[8], float eff_m[8]) {
+    float max_s = 0, max_m = 0;
+    for (int j = 0; j < 8; ++j) max_s = std::max(max_s, sc[j]), max_m = std::max(max_m, mn[j]);
+    *d16 = f16_ceil(max_s / 63.f);
+    *dmin16 = f16_ceil(max_m / 63.f);
+    const float d = f16_to_f32(*d16), dmin = f16_to_f32(*dmin16);
+    std::memset(scales, 0, 12);
+    for (int j = 0; j < 8; ++j) {
+        const int qs = d > 0 ? std::clamp(round_even(sc[j] / d), 0, 63) : 0;
+        // Round the offset up so that the sub-block's minimum stays representable.
+        const int qm = dmin > 0 ? std::clamp(static_cast<int>(std::ceil(mn[j] / dmin - 1e-4f)), 0, 63) : 0;
+        k_scale_min_set(scales, j, static_cast<std::uint8_t>(qs), static_cast<std::uint8_t>(qm));
+        eff_s[j] = d * qs;
+        eff_m[j] = dmin * qm;
+    }
+}
+
+void quant_k45(const float* x, std::uint8_t q[256], std::uint16_t* d16, std::uint16_t* dmin16, std::uint8_t scales[12],
+               int qmax) {
+    float sc[8], mn[8], es[8], em[8];
+    for (int j = 0; j < 8; ++j) fit_asym(x + 32 * j, 32, qmax, &sc[j], &mn[j]);
+    k_super_scales(sc, mn, d16, dmin16, scales, es, em);
+    for (int i = 0; i < 256; ++i) {
+        const int j = i / 32;
+        q[i] = es[j] > 0 ? static_cast<std::uint8_t>(std::clamp(round_even(std::max(0.f, (x[i] + em[j]) / es[j])), 0, qmax))
+                         : 0;
+    }
+}
+
+void quant_q4_k(const float* x, BlockQ4_K* b, std::int64_t nb) {
+    std::uint8_t q[256];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        quant_k45(x, q, &b[i].d, &b[i].dmin, b[i].scales, 15);
+        q4_k_pack(q, &b[i]);
+    }
+}
+void quant_q5_k(const float* x, BlockQ5_K* b, std::int64_t nb) {
+    std::uint8_t q[256];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        quant_k45(x, q, &b[i].d, &b[i].dmin, b[i].scales, 31);
+        q5_k_pack(q, &b[i]);
+    }
+}
+void quant_q6_k(const float* x, BlockQ6_K* b, std::int64_t nb) {
+    std::uint8_t q[256];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        // Symmetric per 16: the value of largest magnitude maps onto -32 (grid [-32s, 31s]); s goes to int8 scales
+        // under one f16 super-scale.
+        float sub[16];
+        float max_abs_sub = 0;
+        for (int j = 0; j < 16; ++j) {
+            float vmax = 0;
+            for (int l = 0; l < 16; ++l)
+                if (std::fabs(x[16 * j + l]) > std::fabs(vmax)) vmax = x[16 * j + l];
+            sub[j] = vmax / -32.f;
+            max_abs_sub = std::max(max_abs_sub, std::fabs(sub[j]));
+        }
+        b[i].d = f16_ceil(max_abs_sub / 127.f);
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 16; ++j) {
+            const int s = d > 0 ? std::clamp(round_nearest(sub[j] / d), -127, 127) : 0;
+            b[i].scales[j] = static_cast<std::int8_t>(s);
+            const float es = d * s;
+            for (int l = 0; l < 16; ++l)
+                q[16 * j + l] = es != 0 ? static_cast<std::uint8_t>(std::clamp(round_nearest(x[16 * j + l] / es) + 32, 0, 63))
+                                        : 32;
+        }
+        q6_k_pack(q, &b[i]);
+    }
+}
+
+}  // namespace
+
+// ---- half precision ----
+
+float f16_to_f32(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
+    const std::uint32_t exp = (h >> 10) & 0x1F;
+    std::uint32_t mant = h & 0x3FF;
+    if (exp == 0x1F) return float_of(sign | 0x7F800000u | (mant << 13));  // inf / NaN (payload kept)
+    if (exp != 0) return float_of(sign | ((exp + 112) << 23) | (mant << 13));
+    if (mant == 0) return float_of(sign);
+    // Subnormal: value = mant * 2^-24; normalise.
+    int e = -1;
+    do {
+        mant <<= 1;
+        ++e;
+    } while ((mant & 0x400) == 0);
+    return float_of(sign | static_cast<std::uint32_t>(112 - e) << 23 | ((mant & 0x3FF) << 13));
+}
+
+std::uint16_t f32_to_f16(float f) {
+    const std::uint32_t x = bits_of(f);
+    const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
+    const std::uint32_t ax = x & 0x7FFFFFFF;
+    if (ax > 0x7F800000) return sign | 0x7E00 | static_cast<std::uint16_t>((ax >> 13) & 0x3FF);  // quiet NaN
+    if (ax >= 0x47800000) return sign | 0x7C00;  // >= 65536: inf (65520..65536 reaches inf by rounding below)
+    if (ax < 0x38800000) {                      // below 2^-14: f16 subnormal (or zero)
+        if (ax < 0x33000000) return sign;       // below 2^-25 rounds to zero
+        const int e = static_cast<int>(ax >> 23);
+        const std::uint32_t m = (ax & 0x7FFFFF) | 0x800000;
+        const int shift = 126 - e;  // m * 2^(e-150) / 2^-24
+        std::uint32_t r = m >> shift;
+        const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (r & 1))) ++r;
+        return sign | static_cast<std::uint16_t>(r);
+    }
+    std::uint32_t r = (ax - 0x38000000) >> 13;  // rebias exponent 127 -> 15
+    const std::uint32_t rem = ax & 0x1FFF;
+    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) ++r;  // a carry into the exponent is correct (up to inf)
+    return sign | static_cast<std::uint16_t>(r);
+}
+
+float bf16_to_f32(std::uint16_t h) { return float_of(static_cast<std::uint32_t>(h) << 16); }
+
+std::uint16_t f32_to_bf16(float f) {
+    const std::uint32_t x = bits_of(f);
+    if ((x & 0x7FFFFFFF) > 0x7F800000) return static_cast<std::uint16_t>((x >> 16) | 0x0040);  // quiet NaN
+    return static_cast<std::uint16_t>((x + 0x7FFF + ((x >> 16) & 1)) >> 16);
+}
+
+float e8m0_to_f32_half(std::uint8_t e) {
+    // 2^(e-128): for e < 2 the result is an f32 subnormal.
+    const std::uint32_t bits = e < 2 ? (0x00200000u << e) : (static_cast<std::uint32_t>(e - 1) << 23);
+    return float_of(bits);
+}
+
+// ---- K-quant packing ----
+
+void k_scale_min_get(const std::uint8_t s[12], int j, std::uint8_t* sc, std::uint8_t* m) {
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = static_cast<std::uint8_t>((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
+        *m = static_cast<std::uint8_t>((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+    }
+}
+
+void k_scale_min_set(std::uint8_t s[12], int j, std::uint8_t sc, std::uint8_t m) {
+    if (j < 4) {
+        s[j] = static_cast<std::uint8_t>((s[j] & 0xC0) | (sc & 63));
+        s[j + 4] = static_cast<std::uint8_t>((s[j + 4] & 0xC0) | (m & 63));
+    } else {
+        s[j + 4] = static_cast<std::uint8_t>((sc & 0xF) | ((m & 0xF) << 4));
+        s[j - 4] = static_cast<std::uint8_t>((s[j - 4] & 0x3F) | ((sc >> 4) << 6));
+        s[j] = static_cast<std::uint8_t>((s[j] & 0x3F) | ((m >> 4) << 6));
+    }
+}
+
+void q4_k_pack(const std::uint8_t q[256], BlockQ4_K* b) {
+    for (int c = 0; c < 4; ++c)
+        for (int l = 0; l < 32; ++l)
+            b->qs[32 * c + l] = static_cast<std::uint8_t>((q[64 * c + l] & 0xF) | ((q[64 * c + 32 + l] & 0xF) << 4));
+}
+
+void q5_k_pack(const std::uint8_t q[256], BlockQ5_K* b) {
+    std::memset(b->qh, 0, 32);
+    for (int c = 0; c < 4; ++c)
+        for (int l = 0; l < 32; ++l) {
+            const int lo = q[64 * c + l], hi = q[64 * c + 32 + l];
+            b->qs[32 * c + l] = static_cast<std::uint8_t>((lo & 0xF) | ((hi & 0xF) << 4));
+            b->qh[l] |= static_cast<std::uint8_t>(((lo >> 4) & 1) << (2 * c) | ((hi >> 4) & 1) << (2 * c + 1));
+        }
+}
+
+void q6_k_pack(const std::uint8_t q[256], BlockQ6_K* b) {
+    for (int h = 0; h < 2; ++h)
+        for (int l = 0; l < 32; ++l) {
+            const std::uint8_t* p = q + 128 * h + l;  // p[0], p[32], p[64], p[96]: quarters 0..3
+            b->ql[64 * h + l] = static_cast<std::uint8_t>((p[0] & 0xF) | ((p[64] & 0xF) << 4));
+            b->ql[64 * h + l + 32] = static_cast<std::uint8_t>((p[32] & 0xF) | ((p[96] & 0xF) << 4));
+            b->qh[32 * h + l] = static_cast<std::uint8_t>(((p[0] >> 4) & 3) | (((p[32] >> 4) & 3) << 2) |
+                                                          (((p[64] >> 4) & 3) << 4) | (((p[96] >> 4) & 3) << 6));
+        }
+}
+
+// ---- entry points ----
+
+bool quant_supported(DType type) {
+    switch (type) {
+        case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool dequantize_row(DType type, const void* src, float* dst, std::int64_t n) {
+    if (!quant_supported(type) || n < 0 || n % dtype_info(type).block_elems != 0) return false;
+    const std::int64_t nb = n / dtype_info(type).block_elems;
+    switch (type) {
+        case DType::F32: std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); break;
+        case DType::F16: dequant_f16(static_cast<const std::uint16_t*>(src), dst, n); break;
+        case DType::BF16: dequant_bf16(static_cast<const std::uint16_t*>(src), dst, n); break;
+        case DType::Q8_0: dequant_q8_0(static_cast<const BlockQ8_0*>(src), dst, nb); break;
+        case DType::Q4_0: dequant_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb); break;
+        case DType::Q4_K: dequant_q4_k(static_cast<const BlockQ4_K*>(src), dst, nb); break;
+        case DType::Q5_K: dequant_q5_k(static_cast<const BlockQ5_K*>(src), dst, nb); break;
+        case DType::Q6_K: dequant_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb); break;
+        case DType::MXFP4: dequant_mxfp4(static_cast<const BlockMxfp4*>(src), dst, nb); break;
+        default: return false;
+    }
+    return true;
+}
+
+bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
+    if (!quant_supported(type) || n < 0 || n % dtype_info(type).block_elems != 0) return false;
+    const std::int64_t nb = n / dtype_info(type).block_elems;
+    switch (type) {
+        case DType::F32: std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); break;
+        case DType::F16: {
+            auto* d = static_cast<std::uint16_t*>(dst);
+            for (std::int64_t i = 0; i < n; ++i) d[i] = f32_to_f16(src[i]);
+            break;
+        }
+        case DType::BF16: {
+            auto* d = static_cast<std::uint16_t*>(dst);
+            for (std::int64_t i = 0; i < n; ++i) d[i] = f32_to_bf16(src[i]);
+            break;
+        }
+        case DType::Q8_0: quant_q8_0(src, static_cast<BlockQ8_0*>(dst), nb); break;
+        case DType::Q4_0: quant_q4_0(src, static_cast<BlockQ4_0*>(dst), nb); break;
+        case DType::Q4_K: quant_q4_k(src, static_cast<BlockQ4_K*>(dst), nb); break;
+        case DType::Q5_K: quant_q5_k(src, static_cast<BlockQ5_K*>(dst), nb); break;
+        case DType::Q6_K: quant_q6_k(src, static_cast<BlockQ6_K*>(dst), nb); break;
+        case DType::MXFP4: quant_mxfp4(src, static_cast<BlockMxfp4*>(dst), nb); break;
+        default: return false;
+    }
+    return true;
+}
+
+}  // namespace ft::kernels::ref

@@ -1,0 +1,355 @@
+// `ft synth` and `ft inspect`: a synthetic tiny model reloads bit-exactly against a regeneration with the same seed,
+// is byte-identical for the same seed (whatever the thread count) and differs for another; every weight type has
+// the intended value statistics; its description from GGUF equals the equivalent config.json's; inspect runs on
+// it and on every vocab-only GGUF of the peer test data; bad inputs give clear errors. Runs the real binary.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "format/gguf.h"
+#include "ft/error.h"
+#include "ft_process.h"
+#include "ft_test.h"
+#include "model/model_desc.h"
+#include "model/model_inspect.h"
+#include "ref/quant.h"
+#include "synth/synth_model.h"
+
+using nlohmann::json;
+using ft::kernels::DType;
+
+using ft::test::run_ft;
+
+namespace {
+
+
+QByteArray read_all(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+std::filesystem::path tokenizer_dir() { return std::filesystem::path(FT_SOURCE_DIR) / "resources/tokenizers/qwen3"; }
+
+// Every tensor of the file equals a fresh regeneration from the plan; names, types and shapes match the plan.
+void check_against_plan(const ft::gguf::Reader& r, const ft::synth::SynthPlan& plan) {
+    QCOMPARE(r.tensors().size(), plan.tensors.size());
+    std::vector<std::byte> buf;
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const auto& t = plan.tensors[i];
+        const auto& info = r.tensors()[i];
+        QCOMPARE(QString::fromStdString(info.name), QString::fromStdString(t.spec.name));
+        QCOMPARE(info.type, t.type);
+        QCOMPARE(info.n_dims, std::uint32_t(t.spec.dims.size()));
+        for (size_t d = 0; d < t.spec.dims.size(); ++d) QCOMPARE(info.dims[d], t.spec.dims[d]);
+        buf.assign(t.n_bytes, std::byte{0});
+        ft::synth::synth_fill(t, plan.seed, 0, t.n_units, buf.data());
+        const auto data = r.tensor_data(info);
+        QCOMPARE(data.size(), buf.size());
+        QVERIFY2(std::memcmp(data.data(), buf.data(), buf.size()) == 0, qPrintable(QString::fromStdString(t.spec.name)));
+    }
+}
+
+bool same_desc(const ft::model::ModelDesc& a, const ft::model::ModelDesc& b, QString* why) {
+    json ja = ft::model::desc_to_json(a), jb = ft::model::desc_to_json(b);
+    ja.erase("name"), jb.erase("name");
+    // norm eps travels as f32
+    if (std::fabs(ja["norm_eps"].get<double>() - jb["norm_eps"].get<double>()) > 1e-12) return *why = "norm_eps", false;
+    ja.erase("norm_eps"), jb.erase("norm_eps");
+    if (ja != jb) return *why = QString::fromStdString(ja.dump() + "\n vs \n" + jb.dump()), false;
+    return true;
+}
+
+}  // namespace
+
+class TestSynth : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString path(const char* name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void tinyReloadsBitExact() {
+        const auto r = run_ft({"synth", "--preset", "tiny", "--weights", "q4_k", "--seed", "7", "--quiet", "--out", path("a.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("wrote"));
+        const auto reader = ft::gguf::Reader::open(path("a.gguf").toStdString());
+        const auto desc = ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "tiny", {});
+        const auto plan = ft::synth::synth_plan(desc, DType::Q4_K, 7);
+        check_against_plan(reader, plan);
+        QCOMPARE(reader.metadata().get_u64("freetoken.synth.seed"), 7ull);
+        QCOMPARE(reader.metadata().get_u64("general.file_type"), 14ull);
+        // Qwen3 tokenizer with the vocab padded to the embedding rows, and the chat template.
+        QCOMPARE(reader.metadata().get_strings("tokenizer.ggml.tokens").size(), size_t(151936));
+        QCOMPARE(reader.metadata().get_strings("tokenizer.ggml.merges").size(), size_t(151387));
+        QCOMPARE(reader.get_u64("tokenizer.ggml.eos_token_id"), 151645ull);
+        QVERIFY(reader.get_string("tokenizer.chat_template").find("<|im_start|>") != std::string_view::npos);
+        // Experts really are the K-quant type (the tiny preset's rows are whole super-blocks).
+        QCOMPARE(reader.tensor("blk.0.ffn_down_exps.weight").type, DType::Q4_K);
+        QCOMPARE(reader.tensor("blk.0.ffn_gate_inp.weight").type, DType::F32);
+        QCOMPARE(reader.tensor("blk.0.attn_q_norm.weight").type, DType::F32);
+    }
+
+    void descriptionFromGgufEqualsConfig() {
+        const auto reader = ft::gguf::Reader::open(path("a.gguf").toStdString());
+        const auto from_gguf = ft::model::desc_from_gguf(reader.metadata());
+        // The config.json of the same model, as transformers would write it.
+        const json cfg = {{"architectures", {"Qwen3MoeForCausalLM"}}, {"vocab_size", 151936}, {"hidden_size", 256},
+                          {"intermediate_size", 768}, {"moe_intermediate_size", 256}, {"num_hidden_layers", 4},
+                          {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 64},
+                          {"max_position_embeddings", 4096}, {"rms_norm_eps", 1e-6}, {"rope_theta", 1e6},
+                          {"num_experts", 16}, {"num_experts_per_tok", 4}, {"norm_topk_prob", true},
+                          {"decoder_sparse_step", 1}, {"mlp_only_layers", json::array()}, {"tie_word_embeddings", false}};
+        const auto from_hf = ft::model::desc_from_hf_config(cfg, "config.json");
+        QString why;
+        QVERIFY2(same_desc(from_gguf, from_hf, &why), qPrintable(why));
+        QVERIFY2(same_desc(from_gguf, ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "tiny", {}), &why), qPrintable(why));
+    }
+
+    // One token through every layer of the tiny Q4_K model (position 0: RoPE is the identity and attention returns
+    // v): the residual stream and the logits stay finite and of moderate scale.
+    void activationsStayFinite() {
+        const auto r = ft::gguf::Reader::open(path("a.gguf").toStdString());
+        const auto d = ft::model::desc_from_gguf(r);
+        auto deq = [&](const std::string& name) {
+            const auto& t = r.tensor(name);
+            std::vector<float> v(t.n_elements);
+            if (!ft::kernels::ref::dequantize_row(t.type, r.tensor_data(t).data(), v.data(), static_cast<std::int64_t>(v.size())))
+                qFatal("cannot dequantize %s", name.c_str());
+            return v;
+        };
+        auto matvec = [](const float* w, const std::vector<float>& x, std::size_t out) {  // w: [out][in]
+            std::vector<float> y(out);
+            for (std::size_t o = 0; o < out; ++o) {
+                double s = 0;
+                for (std::size_t i = 0; i < x.size(); ++i) s += double(w[o * x.size() + i]) * x[i];
+                y[o] = static_cast<float>(s);
+            }
+            return y;
+        };
+        auto rmsnorm = [&](const std::vector<float>& x, const std::vector<float>& w) {
+            double ss = 0;
+            for (float v : x) ss += double(v) * v;
+            const float k = static_cast<float>(1.0 / std::sqrt(ss / x.size() + d.norm_eps));
+            std::vector<float> y(x.size());
+            for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] * k * w[i];
+            return y;
+        };
+        auto rms = [](const std::vector<float>& x) {
+            double ss = 0;
+            for (float v : x) ss += double(v) * v;
+            return std::sqrt(ss / x.size());
+        };
+        const std::size_t E = d.n_embd, hd = d.attn.head_dim, nh = d.attn.n_head, nkv = d.attn.n_head_kv;
+        const std::size_t ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
+        // Token 9707 ("Hello"): its embedding row.
+        const auto& emb_t = r.tensor("token_embd.weight");
+        const std::size_t row_bytes = *ft::kernels::dtype_bytes(emb_t.type, E);
+        std::vector<float> x(E);
+        QVERIFY(ft::kernels::ref::dequantize_row(emb_t.type, r.tensor_data(emb_t).data() + 9707 * row_bytes, x.data(), std::int64_t(E)));
+        for (std::uint32_t il = 0; il < d.n_layer; ++il) {
+            const std::string b = "blk." + std::to_string(il) + ".";
+            auto h = rmsnorm(x, deq(b + "attn_norm.weight"));
+            const auto v = matvec(deq(b + "attn_v.weight").data(), h, nkv * hd);
+            std::vector<float> att(nh * hd);
+            for (std::size_t hh = 0; hh < nh; ++hh)
+                for (std::size_t i = 0; i < hd; ++i) att[hh * hd + i] = v[(hh / (nh / nkv)) * hd + i];
+            const auto o = matvec(deq(b + "attn_output.weight").data(), att, E);
+            for (std::size_t i = 0; i < E; ++i) x[i] += o[i];
+            h = rmsnorm(x, deq(b + "ffn_norm.weight"));
+            auto logits = matvec(deq(b + "ffn_gate_inp.weight").data(), h, ne);
+            const float mx = *std::max_element(logits.begin(), logits.end());
+            std::vector<std::pair<float, std::size_t>> p;
+            double z = 0;
+            for (std::size_t e = 0; e < ne; ++e) z += std::exp(logits[e] - mx);
+            for (std::size_t e = 0; e < ne; ++e) p.push_back({float(std::exp(logits[e] - mx) / z), e});
+            std::partial_sort(p.begin(), p.begin() + d.moe.n_expert_used, p.end(), std::greater<>());
+            double wsum = 0;
+            for (std::size_t k = 0; k < d.moe.n_expert_used; ++k) wsum += p[k].first;
+            const auto gate = deq(b + "ffn_gate_exps.weight"), up = deq(b + "ffn_up_exps.weight"), down = deq(b + "ffn_down_exps.weight");
+            for (std::size_t k = 0; k < d.moe.n_expert_used; ++k) {
+                const std::size_t e = p[k].second;
+                const auto g = matvec(gate.data() + e * ff * E, h, ff), u = matvec(up.data() + e * ff * E, h, ff);
+                std::vector<float> a(ff);
+                for (std::size_t i = 0; i < ff; ++i) a[i] = g[i] / (1.f + std::exp(-g[i])) * u[i];
+                const auto y = matvec(down.data() + e * E * ff, a, E);
+                for (std::size_t i = 0; i < E; ++i) x[i] += static_cast<float>(p[k].first / wsum) * y[i];
+            }
+            const double s = rms(x);
+            QVERIFY2(std::isfinite(s) && s > 1e-3 && s < 100, qPrintable(QString("layer %1: residual rms %2").arg(il).arg(s)));
+        }
+        const auto h = rmsnorm(x, deq("output_norm.weight"));
+        const auto& out_t = r.tensor("output.weight");
+        std::vector<float> w(E);
+        double ss = 0;
+        for (std::size_t o = 0; o < d.n_vocab; ++o) {
+            QVERIFY(ft::kernels::ref::dequantize_row(out_t.type, r.tensor_data(out_t).data() + o * row_bytes, w.data(), std::int64_t(E)));
+            double s = 0;
+            for (std::size_t i = 0; i < E; ++i) s += double(w[i]) * h[i];
+            QVERIFY(std::isfinite(s));
+            ss += s * s;
+        }
+        const double logit_rms = std::sqrt(ss / d.n_vocab);
+        qInfo("residual rms after %u layers %.3f, logit rms %.3f", d.n_layer, rms(x), logit_rms);
+        QVERIFY2(logit_rms > 0.1 && logit_rms < 20, qPrintable(QString::number(logit_rms)));
+    }
+
+    void deterministicForSeed() {
+        // Same seed with one generator thread: identical bytes (output does not depend on threading).
+        auto r = run_ft({"synth", "--preset", "tiny", "--weights", "q4_k", "--seed", "7", "--threads", "1", "--quiet", "--out", path("b.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QByteArray a = read_all(path("a.gguf")), b = read_all(path("b.gguf"));
+        QVERIFY(!a.isEmpty());
+        QVERIFY(a == b);
+        r = run_ft({"synth", "--preset", "tiny", "--weights", "q4_k", "--seed", "8", "--quiet", "--out", path("c.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto ra = ft::gguf::Reader::open(path("a.gguf").toStdString());
+        const auto rc = ft::gguf::Reader::open(path("c.gguf").toStdString());
+        for (const auto& t : ra.tensors()) {
+            const auto x = ra.tensor_data(t), y = rc.tensor_data(rc.tensor(t.name));
+            QVERIFY2(std::memcmp(x.data(), y.data(), x.size()) != 0, qPrintable(QString::fromStdString(t.name)));
+        }
+    }
+
+    void weightTypes_data() {
+        QTest::addColumn<QString>("type");
+        for (const char* t : {"f32", "bf16", "q8_0", "q4_k", "q5_k", "q6_k"}) QTest::newRow(t) << t;
+    }
+    void weightTypes() {
+        QFETCH(QString, type);
+        const DType dt = *ft::kernels::dtype_from_name(type.toStdString());
+        ft::synth::SynthOverrides o;
+        o.layers = 1, o.experts = 4, o.top_k = 2;
+        if (dt == DType::F32 || dt == DType::BF16) o.hidden = 64, o.heads = 2, o.kv_heads = 1, o.head_dim = 32, o.expert_ff = 64;
+        const auto plan = ft::synth::synth_plan(ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "tiny", o), dt, 99);
+        ft::synth::SynthOptions opt;
+        opt.out = (path("w_") + type + ".gguf").toStdString();
+        opt.tokenizer_dir = tokenizer_dir();
+        opt.chunk_bytes = 1 << 20;  // many chunks per tensor
+        ft::synth::synth_write(plan, opt);
+        const auto reader = ft::gguf::Reader::open(opt.out);
+        check_against_plan(reader, plan);
+        // Value statistics of the dequantized weights: mean ≈ 0 and std ≈ 1/sqrt(fan_in); norms ≈ 1.
+        for (size_t i = 0; i < plan.tensors.size(); ++i) {
+            const auto& t = plan.tensors[i];
+            const auto data = reader.tensor_data(reader.tensors()[i]);
+            std::vector<float> v(t.spec.n_elements());
+            QVERIFY(ft::kernels::ref::dequantize_row(t.type, data.data(), v.data(), static_cast<std::int64_t>(v.size())));
+            double s = 0, s2 = 0, lo = 1e30, hi = -1e30;
+            for (float x : v) {
+                QVERIFY(std::isfinite(x));
+                s += x, s2 += double(x) * x, lo = std::min(lo, double(x)), hi = std::max(hi, double(x));
+            }
+            const double mean = s / v.size(), sd = std::sqrt(std::max(0.0, s2 / v.size() - mean * mean));
+            const QString what = QString::fromStdString(t.spec.name) + QString(" mean %1 std %2 want %3").arg(mean).arg(sd).arg(t.std);
+            if (t.spec.is_norm()) {
+                QVERIFY2(lo >= 0.9 && hi <= 1.1, qPrintable(what));
+            } else if (v.size() >= 4096) {
+                QVERIFY2(std::fabs(sd - t.std) < 0.08 * t.std, qPrintable(what));
+                QVERIFY2(std::fabs(mean) < 0.05 * t.std, qPrintable(what));
+            }
+        }
+    }
+
+    void inspectSynthFile() {
+        auto r = run_ft({"inspect", path("a.gguf"), "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["architecture"].get<std::string>(), std::string("qwen3moe"));
+        QCOMPARE(j["description"]["n_layer"].get<int>(), 4);
+        QCOMPARE(j["description"]["moe"]["n_expert"].get<int>(), 16);
+        QCOMPARE(j["tensor_count"].get<int>(), 51);
+        std::uint64_t params = 0, bytes = 0, expert_bytes = 0;
+        for (const auto& t : j["tensors"]) {
+            std::uint64_t n = 1;
+            for (const auto& d : t["shape"]) n *= d.get<std::uint64_t>();
+            params += n;
+            bytes += t["bytes"].get<std::uint64_t>();
+            if (t["name"].get<std::string>().find("_exps") != std::string::npos) expert_bytes += t["bytes"].get<std::uint64_t>();
+        }
+        QCOMPARE(j["sizes"]["total_params"].get<std::uint64_t>(), params);
+        QCOMPARE(j["sizes"]["expert_pool_bytes"].get<std::uint64_t>(), expert_bytes);
+        QCOMPARE(j["sizes"]["expert_pool_bytes"].get<std::uint64_t>() + j["sizes"]["non_expert_bytes"].get<std::uint64_t>(), bytes);
+        // active = non-expert params + experts × 4/16
+        const std::uint64_t expert_params = 4ull * 3 * 256 * 256 * 16;
+        QCOMPARE(j["sizes"]["active_params"].get<std::uint64_t>(), params - expert_params + expert_params / 4);
+        QCOMPARE(j["tokenizer"]["vocab_size"].get<int>(), 151936);
+        QCOMPARE(j["tokenizer"]["pre"].get<std::string>(), std::string("qwen2"));
+        QVERIFY(j["tokenizer"]["chat_template"].get<bool>());
+        r = run_ft({"inspect", path("a.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("expert pool"));
+        QVERIFY(r.out.contains("blk.3.ffn_down_exps.weight"));
+        QVERIFY(r.out.contains("chat template         yes"));
+    }
+
+    void inspectVocabOnlyFiles() {
+        const QDir d(QStringLiteral(FT_TESTDATA_DIR "/llama.cpp-vocab"));
+        if (!d.exists()) QSKIP("no ../shared/testdata/llama.cpp-vocab (peer conformance data) beside the checkout");
+        const auto files = d.entryList({"*.gguf"}, QDir::Files);
+        QVERIFY(!files.isEmpty());
+        for (const auto& f : files) {
+            const auto r = run_ft({"inspect", d.filePath(f), "--json"});
+            QVERIFY2(r.code == 0, qPrintable(f + ": " + r.err));
+            const json j = json::parse(r.out.toStdString());
+            QCOMPARE(j["tensor_count"].get<int>(), 0);
+            QVERIFY2(j["tokenizer"]["present"].get<bool>(), qPrintable(f));
+            QVERIFY2(j["tokenizer"]["vocab_size"].get<int>() > 1000, qPrintable(f));
+            QVERIFY2(!j["architecture"].get<std::string>().empty(), qPrintable(f));
+            QVERIFY2(j.contains("description_error"), qPrintable(f));  // none of them is a MoE model we run
+            const auto t = run_ft({"inspect", d.filePath(f)});
+            QVERIFY2(t.code == 0 && t.out.contains("Tokenizer"), qPrintable(f));
+        }
+    }
+
+    void badInputs() {
+        auto r = run_ft({"synth", "--preset", "huge", "--out", path("x.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--preset"), qPrintable(r.err));
+        r = run_ft({"synth", "--weights", "q2_k", "--out", path("x.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--weights"), qPrintable(r.err));
+        r = run_ft({"synth", "--preset", "tiny"});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--out"), qPrintable(r.err));
+        r = run_ft({"synth", "--arch", "mamba", "--out", path("x.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--arch"), qPrintable(r.err));
+        r = run_ft({"synth", "--top-k", "17", "--out", path("x.gguf")});  // more than 16 experts
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("expert_used_count"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(path("x.gguf")));
+        r = run_ft({"inspect", path("does-not-exist.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("does-not-exist.gguf"), qPrintable(r.err));
+        // A truncated file: the reader's clear error, no crash.
+        {
+            QFile in(path("a.gguf")), out(path("trunc.gguf"));
+            QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+            out.write(in.read(4096));
+        }
+        r = run_ft({"inspect", path("trunc.gguf")});
+        QVERIFY(r.code != 0 && r.code != -2);
+        QVERIFY2(r.err.contains("trunc.gguf"), qPrintable(r.err));
+        // A qwen3moe file that misses a required key still inspects, and says which key.
+        {
+            ft::gguf::Writer w(path("nokey.gguf").toStdString());
+            ft::model::desc_to_gguf(ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "tiny", {}), w.metadata());
+            w.metadata().erase("qwen3moe.embedding_length");
+            w.write_header();
+            w.finish();
+        }
+        const json j = ft::model::inspect_path(path("nokey.gguf").toStdString());
+        QVERIFY2(j["description_error"].get<std::string>().find("qwen3moe.embedding_length") != std::string::npos,
+                 j.dump().c_str());
+    }
+};
+
+FT_TEST_MAIN(TestSynth)
+#include "test_synth.moc"
