@@ -1,26 +1,93 @@
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 #include "commands.h"
+#include "ft/chat_template.h"
+#include "ft/error.h"
 
 namespace ft::cli {
 
 const CommandSpec& spec_template() {
     static const CommandSpec spec{
         "template",
-        "MODEL --messages FILE.json | --template FILE.jinja --context FILE.json",
+        "MODEL --messages FILE.json [--tools FILE.json] [--no-generation-prompt] [--enable-thinking true|false] | "
+        "--template FILE.jinja (--context FILE.json | --messages FILE.json …)",
         "render a chat template",
-        "Renders the model's chat template for a conversation, or a template file with a JSON object of variables.",
+        "Renders the model's chat template for a conversation (OpenAI-style messages, tools), or a template file with "
+        "a JSON object of variables (exactly those variables are defined). The prompt is printed as is, with no "
+        "newline added. Rendering follows Hugging Face transformers' apply_chat_template.",
         {
             {"messages", "FILE", "OpenAI-style message array (JSON)", ""},
             {"tools", "FILE", "tool definitions (JSON array)", ""},
             {"no-generation-prompt", "", "do not append the assistant prompt", ""},
-            {"enable-thinking", "true|false", "value of enable_thinking", ""},
-            {"template", "FILE", "a Jinja template file", ""},
-            {"context", "FILE", "JSON object of template variables", ""},
+            {"enable-thinking", "true|false", "value of enable_thinking (unset: undefined)", ""},
+            {"extra", "FILE", "JSON object of further template variables", ""},
+            {"template", "FILE", "a Jinja template file (instead of the model's)", ""},
+            {"context", "FILE", "JSON object of template variables (with --template or MODEL)", ""},
+            {"name", "NAME", "which of several named templates (e.g. tool_use)", "default"},
+            {"now", "\"YYYY-MM-DD HH:MM:SS\"", "pin the clock strftime_now reads", ""},
         },
         "MODEL  a GGUF file, a Hugging Face folder or a tokenizer_config.json",
     };
     return spec;
 }
 
-int run_template(const Args&) { return command_unavailable(spec_template(), "the tokenizer issue"); }
+namespace {
+
+std::string read_text(const std::string& path, const char* what) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error(ErrorCode::not_found, std::string("cannot open ") + what + " file " + path);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+int run_template(const Args& args) {
+    const auto& pos = args.positionals();
+    if (pos.size() > 1) throw Error(ErrorCode::invalid_argument, "template takes at most one MODEL");
+    if (pos.empty() && !args.has("template"))
+        throw Error(ErrorCode::invalid_argument, "give a MODEL or --template FILE.jinja",
+                    "ft template MODEL --messages m.json, or ft template --template t.jinja --context c.json");
+    if (args.has("context") == args.has("messages"))
+        throw Error(ErrorCode::invalid_argument, "give exactly one of --messages and --context");
+    if (args.has("context") && (args.has("tools") || args.has("no-generation-prompt") ||
+                                args.has("enable-thinking") || args.has("extra")))
+        throw Error(ErrorCode::invalid_argument,
+                    "--context sets every variable itself; --tools, --no-generation-prompt, --enable-thinking and "
+                    "--extra go with --messages");
+
+    ChatTemplateSource src;
+    // With --template, MODEL only supplies bos_token/eos_token, so it need not have a template of its own.
+    if (!pos.empty()) src = load_chat_template(pos[0], args.get_or("name", ""), !args.has("template"));
+    if (auto t = args.get("template")) {
+        src.text = read_text(*t, "template");
+        src.origin = *t;
+    }
+    ChatTemplate tpl(std::move(src));
+
+    std::string out;
+    if (auto c = args.get("context")) {
+        out = tpl.render_context(read_text(*c, "context"), args.get("now"));
+    } else {
+        ChatRenderRequest req;
+        req.messages_json = read_text(*args.get("messages"), "messages");
+        if (auto t = args.get("tools")) req.tools_json = read_text(*t, "tools");
+        if (auto e = args.get("extra")) req.extra_json = read_text(*e, "extra");
+        req.add_generation_prompt = !args.has("no-generation-prompt");
+        if (auto t = args.get("enable-thinking")) {
+            if (*t != "true" && *t != "false")
+                throw Error(ErrorCode::invalid_argument, "--enable-thinking takes true or false, not '" + *t + "'");
+            req.enable_thinking = *t == "true";
+        }
+        req.now = args.get("now");
+        out = tpl.apply(req);
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    return 0;
+}
 
 }  // namespace ft::cli
