@@ -1,8 +1,9 @@
 # ft_add_qtest(NAME <name> SOURCES <files…> LABELS <unit|gpu|model|ui|perf…> [LIBS <targets…>] [TIMEOUT s]
-#              [ARGS <args…>] [ENVIRONMENT <VAR=value…>])
+#              [ARGS <args…>] [ENVIRONMENT <VAR=value…>] [USES_FT])
+# USES_FT: the test runs the `ft` binary (tests/support/ft_process.h): FT_EXE is defined and ft is built first.
 # One Qt Test executable = one CTest test. Tests labelled `gpu` report "skipped" (exit 77) without a GPU.
 function(ft_add_qtest)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LABELS;LIBS;ARGS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(T "USES_FT" "NAME;TIMEOUT" "SOURCES;LABELS;LIBS;ARGS;ENVIRONMENT" ${ARGN})
   if(NOT T_NAME OR NOT T_SOURCES OR NOT T_LABELS)
     message(FATAL_ERROR "ft_add_qtest needs NAME, SOURCES and LABELS")
   endif()
@@ -12,6 +13,10 @@ function(ft_add_qtest)
   target_link_libraries(${T_NAME} PRIVATE Qt6::Core Qt6::Test ft_engine ${T_LIBS})
   target_compile_definitions(${T_NAME} PRIVATE FT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                              FT_TESTDATA_DIR="${FT_TESTDATA_DIR}" FT_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  if(T_USES_FT)
+    target_compile_definitions(${T_NAME} PRIVATE FT_EXE="$<TARGET_FILE:ft>")
+    add_dependencies(${T_NAME} ft)
+  endif()
   ft_set_warnings(${T_NAME})
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
   if(NOT T_TIMEOUT)

@@ -5,20 +5,12 @@
 
 #include "args.h"
 #include "ft/error.h"
+#include "ft_process.h"
 #include "ft_test.h"
 
+using ft::test::run_ft;
+
 namespace {
-struct Result {
-    int code;
-    QString out, err;
-};
-Result run_ft(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(FT_EXE), args);
-    if (!p.waitForFinished(60000)) return {-1, {}, "timeout"};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 const QStringList kCommands = {"serve", "chat", "run", "ctl", "bench", "inspect", "convert", "synth",
                                "tokenize", "detokenize", "template", "info"};
 ft::cli::CommandSpec spec() {

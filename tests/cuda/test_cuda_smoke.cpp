@@ -106,6 +106,9 @@ private slots:
         QTest::addRow("64x1000x333 (odd)") << 64 << 1000 << 333;
     }
     void cublasGemmBf16MatchesReference() {
+        // racecheck runs (scripts/gpu/run.sh) check our kernels only: cuBLAS's own sm90 kernels report benign
+        // shared-memory hazards there, and excluding them by name crashes the sanitizer.
+        if (std::getenv("FT_SANITIZER_SKIP_VENDOR")) QSKIP("vendor kernel under racecheck");
         QFETCH(int, m);
         QFETCH(int, n);
         QFETCH(int, k);

@@ -38,6 +38,12 @@ WorkerPool::WorkerPool(const Options& options) : options_(options) {
     spdlog::debug("worker pool: {} threads ({} physical cores, pinning {})", n, cores, options.pin ? "on" : "off");
 }
 
+bool WorkerPool::pin_caller() {
+    if (!options_.pin) return false;
+    const auto& topo = cpu_topology();
+    return !topo.cores.empty() && pin_current_thread(topo.cores.front().pus.front());
+}
+
 WorkerPool::~WorkerPool() {
     try {
         if (active_.load()) wait();

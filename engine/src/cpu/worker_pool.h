@@ -40,6 +40,10 @@ public:
 
     // Number of threads that run tasks in parallel_for (the workers plus the caller).
     int size() const { return static_cast<int>(threads_.size()) + 1; }
+    // Pins the calling thread to the one physical core the workers leave free (core 0 of the pool's cores). The
+    // thread that calls parallel_for should do this once: unpinned, the OS may run it on a core where a worker is
+    // spinning, and every serial step between jobs then waits for a time slice. False where pinning is refused.
+    bool pin_caller();
     int pinned_workers() const { return pinned_.load(); }
 
     void parallel_for(std::int64_t n_tasks, const TaskFn& fn);

@@ -1,0 +1,90 @@
+#include "engine_options.h"
+
+#include <chrono>
+#include <future>
+
+#include "ft/error.h"
+
+namespace ft::cli {
+
+std::vector<OptionSpec> load_option_specs() {
+    return {
+        {"model", "PATH", "model: a .gguf file or a Hugging Face folder", ""},
+        {"device", "cpu|cuda|auto", "where to run the model", "auto"},
+        {"threads", "N", "CPU worker threads", "one per physical core"},
+        {"ctx", "N", "context size (positions per sequence)", "4096"},
+        {"parallel", "N", "requests decoded together", "4"},
+        {"prefill-chunk", "N", "prompt tokens per forward pass", "8192"},
+    };
+}
+
+std::vector<OptionSpec> sampling_option_specs() {
+    return {
+        {"temperature", "T", "sampling temperature (0: greedy)", "0.8"},
+        {"top-k", "K", "keep the K most likely tokens (0: off)", "0"},
+        {"top-p", "P", "nucleus sampling (1: off)", "1"},
+        {"min-p", "P", "drop tokens below P x the top probability (0: off)", "0"},
+        {"repeat-penalty", "R", "repetition penalty (1: off)", "1"},
+        {"presence-penalty", "P", "presence penalty", "0"},
+        {"frequency-penalty", "P", "frequency penalty", "0"},
+        {"seed", "S", "random seed (0: random)", "0"},
+    };
+}
+
+std::vector<OptionSpec> concat(std::vector<OptionSpec> base, const std::vector<OptionSpec>& more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+}
+
+LoadOptions load_options_from(const Args& args) {
+    LoadOptions o;
+    const auto model = args.get("model");
+    if (!model) throw Error(ErrorCode::invalid_argument, "--model is required", "give a .gguf file or a Hugging Face folder");
+    o.model = *model;
+    const std::string dev = args.get_or("device", "auto");
+    if (dev == "cpu") o.device = Device::cpu;
+    else if (dev == "cuda" || dev == "gpu") o.device = Device::cuda;
+    else if (dev == "auto") o.device = Device::automatic;
+    else throw Error(ErrorCode::invalid_argument, "--device must be cpu, cuda or auto, not '" + dev + "'");
+    o.threads = int(args.get_int("threads", 0));
+    if (o.threads < 0 || o.threads > 1024) throw Error(ErrorCode::invalid_argument, "--threads must be in [0, 1024]");
+    o.n_ctx = int(args.get_int("ctx", o.n_ctx));
+    o.max_sequences = int(args.get_int("parallel", o.max_sequences));
+    o.prefill_chunk = int(args.get_int("prefill-chunk", o.prefill_chunk));
+    return o;
+}
+
+SamplingParams sampling_from(const Args& args, SamplingParams p) {
+    p.temperature = float(args.get_double("temperature", p.temperature));
+    p.top_k = int(args.get_int("top-k", p.top_k));
+    p.top_p = float(args.get_double("top-p", p.top_p));
+    p.min_p = float(args.get_double("min-p", p.min_p));
+    p.repetition_penalty = float(args.get_double("repeat-penalty", p.repetition_penalty));
+    p.presence_penalty = float(args.get_double("presence-penalty", p.presence_penalty));
+    p.frequency_penalty = float(args.get_double("frequency-penalty", p.frequency_penalty));
+    const long long seed = args.get_int("seed", 0);
+    if (seed < 0) throw Error(ErrorCode::invalid_argument, "--seed must be >= 0");
+    p.seed = std::uint64_t(seed);
+    return p;
+}
+
+FinishEvent generate(Engine& engine, GenerationRequest request, std::function<void(const TokenEvent&)> on_token,
+                     const std::function<bool()>& interrupted) {
+    std::promise<std::optional<Error>> done;
+    FinishEvent fin;
+    request.on_token = std::move(on_token);
+    request.on_finish = [&](const FinishEvent& ev) {
+        fin = ev;
+        done.set_value(std::nullopt);
+    };
+    request.on_error = [&](const Error& e) { done.set_value(e); };
+    const auto id = engine.submit(std::move(request));
+    auto fut = done.get_future();
+    while (fut.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+        if (interrupted && interrupted()) engine.cancel(id);
+    }
+    if (auto e = fut.get()) throw *e;
+    return fin;
+}
+
+}  // namespace ft::cli

@@ -1,0 +1,143 @@
+// ft::Engine — the inference engine behind the CLI, the desktop app and the API server.
+//
+// Threading: an Engine owns one engine thread. Every command (load, unload, submit, cancel) is non-blocking: it is
+// queued to that thread and returns at once. Callbacks (load progress/done, token, finish, error) run ON THE ENGINE
+// THREAD: keep them short and never call back into the engine synchronously from them (queueing another command is
+// fine). stats() and model_info() may be called from any thread at any time (a snapshot under a short lock).
+// The synchronous helpers at the end block the caller until the engine thread has done the work.
+//
+// Errors: a failed load reports an ft::Error through its done callback and leaves the previously loaded model (if
+// any) unloaded; a request that cannot run (no model, prompt longer than the context, bad sampling parameters)
+// gets on_error and nothing else. Exactly one of on_finish / on_error is called for every submitted request.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ft/error.h"
+#include "ft/sampling.h"
+
+namespace ft {
+
+class Tokenizer;
+
+enum class Device { automatic, cpu, cuda };
+
+struct LoadOptions {
+    std::filesystem::path model;   // a .gguf file or a Hugging Face folder
+    Device device = Device::automatic;
+    int threads = 0;               // CPU worker threads (0: one per physical core)
+    int n_ctx = 4096;              // context (positions) per sequence
+    int max_sequences = 4;         // requests decoded together
+    int prefill_chunk = 8192;      // prompt tokens per forward pass
+};
+
+struct LoadProgress {
+    float fraction = 0.f;  // 0..1
+    std::string stage;     // "opening", "tokenizer", "weights", "kv cache", "ready"
+};
+
+struct ModelInfo {
+    std::string name;
+    std::string architecture;      // "qwen3_moe"
+    std::filesystem::path path;
+    std::string device;            // "cpu (16 threads)", "NVIDIA H200"
+    std::uint32_t n_layer = 0, n_embd = 0, n_vocab = 0, n_expert = 0, n_expert_used = 0;
+    std::uint64_t expert_bytes = 0, other_bytes = 0;
+    int n_ctx = 0, max_sequences = 0;
+    bool has_chat_template = false;
+    double load_seconds = 0;
+};
+
+struct TokenEvent {
+    std::uint64_t request = 0;
+    std::int32_t token = 0;
+    std::string text;              // text completed by this token (may be empty: a partial UTF-8 character)
+    float logprob = 0.f;
+    std::vector<std::pair<std::int32_t, float>> top_logprobs;
+};
+
+enum class FinishReason { stop, length, cancelled };
+
+struct FinishEvent {
+    std::uint64_t request = 0;
+    FinishReason reason = FinishReason::stop;
+    std::string stop_text;         // the stop string or end-of-generation token that ended it (if any)
+    int prompt_tokens = 0;
+    int completion_tokens = 0;
+    double ttft_ms = 0;            // submit → first token
+    double prefill_tok_s = 0;
+    double decode_tok_s = 0;
+};
+
+struct GenerationRequest {
+    std::vector<std::int32_t> prompt;  // token ids; if empty, prompt_text is tokenized (no template applied)
+    std::string prompt_text;
+    bool parse_special = true;         // match special-token text in prompt_text (<|im_start|> …)
+    SamplingParams sampling;
+    int max_tokens = 256;
+    std::vector<std::string> stop;     // stop strings: generation ends before them (they are not emitted)
+    bool ignore_eos = false;           // keep going through end-of-generation tokens
+    std::function<void(const TokenEvent&)> on_token;
+    std::function<void(const FinishEvent&)> on_finish;
+    std::function<void(const Error&)> on_error;
+};
+
+struct EngineStats {
+    bool loaded = false;
+    std::string model;
+    std::string device;
+    int running = 0, queued = 0;
+    double decode_tok_s = 0;        // over the last few seconds, all sequences together
+    double prefill_tok_s = 0;       // of the last prefill
+    double last_ttft_ms = 0;
+    std::uint64_t prompt_tokens_total = 0, generated_tokens_total = 0, requests_total = 0;
+    std::int64_t kv_pages_used = 0, kv_pages_total = 0;
+    int kv_page_size = 0;
+    std::uint64_t expert_calls_total = 0;     // (token, expert) pairs computed
+    std::uint64_t cpu_expert_bytes_total = 0;  // expert weight bytes read by the CPU executor
+};
+
+class Engine {
+public:
+    Engine();
+    ~Engine();  // cancels everything, unloads, joins the engine thread
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Loads a model (unloading the current one first). progress may be empty.
+    void load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
+              std::function<void(const std::optional<Error>&)> done);
+    void unload(std::function<void()> done = {});
+    // Returns the request id (> 0).
+    std::uint64_t submit(GenerationRequest request);
+    void cancel(std::uint64_t request);
+
+    EngineStats stats() const;
+    std::optional<ModelInfo> model_info() const;
+
+    // --- Synchronous helpers (block until the engine thread has done it) ---
+    // Loads and waits; throws the load's ft::Error.
+    ModelInfo load_sync(const LoadOptions& options, const std::function<void(const LoadProgress&)>& progress = {});
+    // Teacher-forced logits of every position of `tokens` (a fresh sequence): [tokens.size() × n_vocab].
+    // Throws ft::Error (no model; too long for the context).
+    std::vector<float> evaluate_logits(std::span<const std::int32_t> tokens);
+    // The loaded model's tokenizer (a cheap shared copy); throws when no model is loaded.
+    Tokenizer tokenizer() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+std::string_view finish_reason_name(FinishReason r);  // "stop", "length", "cancelled"
+
+}  // namespace ft

@@ -1,0 +1,87 @@
+#include "bench/cpu_moe_bench.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "bench/host_bandwidth.h"
+#include "cpu/isa.h"
+#include "cpu/worker_pool.h"
+#include "model/weights.h"
+#include "moe/moe_layer.h"
+
+namespace ft::bench {
+
+CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
+    auto weights = model::Weights::open(o.model);
+    const auto& d = weights->desc();
+    cpu::WorkerPool::Options po;
+    po.threads = o.threads;
+    cpu::WorkerPool pool(po);
+    pool.pin_caller();
+    moe::MoeLayer moe(pool, *weights);
+
+    CpuMoeBenchResult r;
+    r.model = d.name.empty() ? o.model.filename().string() : d.name;
+    r.isa = kernels::cpu::isa_selected();
+    r.threads = pool.size();
+    r.tokens = o.tokens;
+    r.host_read_gbs = measure_host_read(pool).read_gbs;
+
+    std::vector<int> layers;
+    for (std::uint32_t il = 0; il < d.n_layer; ++il)
+        if (d.layer_is_moe(il)) layers.push_back(int(il));
+    r.moe_layers = int(layers.size());
+    const std::int64_t E = d.n_embd;
+    std::vector<float> x(std::size_t(o.tokens * E)), out(x.size());
+    std::mt19937 rng(std::uint32_t(o.seed));
+    std::normal_distribution<float> nd(0.f, 1.f);
+    // Per-layer expert bytes of the experts a call uses, from the executor's counter.
+    for (int il : layers) {  // warm-up: pages of the experts touched come into memory
+        for (auto& v : x) v = nd(rng);
+        moe.forward(il, x.data(), o.tokens, out.data());
+    }
+    const std::uint64_t b0 = moe.cpu_expert_bytes();
+    const moe::MoeStats s0 = moe.stats();
+    // A fresh token per call (fresh experts, no reuse between calls), drawn before timing starts.
+    std::vector<float> inputs(std::size_t(o.rounds) * layers.size() * x.size());
+    for (auto& v : inputs) v = nd(rng);
+    double seconds = 0;
+    std::size_t call = 0;
+    for (int round = 0; round < o.rounds; ++round) {
+        for (int il : layers) {
+            std::copy_n(inputs.data() + call++ * x.size(), x.size(), x.data());
+            const auto t0 = std::chrono::steady_clock::now();
+            moe.forward(il, x.data(), o.tokens, out.data());
+            seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            ++r.calls;
+        }
+    }
+    r.seconds = seconds;
+    const moe::MoeStats& s1 = moe.stats();
+    const double per = r.calls ? 1e-3 / r.calls : 0;
+    r.us_router = double(s1.ns_router - s0.ns_router) * per;
+    r.us_gather = double(s1.ns_gather - s0.ns_gather) * per;
+    r.us_experts = double(s1.ns_experts - s0.ns_experts) * per;
+    r.us_combine = double(s1.ns_combine - s0.ns_combine) * per;
+    r.expert_bytes = moe.cpu_expert_bytes() - b0;
+    r.expert_gbs = seconds > 0 ? double(r.expert_bytes) / seconds / 1e9 : 0;
+    r.fraction_of_host = r.host_read_gbs > 0 ? r.expert_gbs / r.host_read_gbs : 0;
+    r.us_per_layer = r.calls ? seconds / r.calls * 1e6 : 0;
+    r.moe_tok_s = r.us_per_layer > 0 ? double(o.tokens) / (r.us_per_layer * 1e-6 * r.moe_layers) : 0;
+    return r;
+}
+
+nlohmann::json to_json(const CpuMoeBenchResult& r) {
+    return {{"bench", "cpu-moe"}, {"model", r.model}, {"isa", r.isa}, {"threads", r.threads}, {"tokens_per_call", r.tokens},
+            {"moe_layers", r.moe_layers}, {"calls", r.calls}, {"host_read_gbs", r.host_read_gbs}, {"seconds", r.seconds},
+            {"expert_bytes", r.expert_bytes}, {"expert_gbs", r.expert_gbs}, {"fraction_of_host_read", r.fraction_of_host},
+            {"us_per_layer", r.us_per_layer}, {"moe_only_tok_s", r.moe_tok_s},
+            {"us_router", r.us_router}, {"us_gather", r.us_gather}, {"us_experts", r.us_experts}, {"us_combine", r.us_combine}};
+}
+
+}  // namespace ft::bench

@@ -1,0 +1,38 @@
+// `ft bench cpu-moe`: how fast the CPU expert executor computes single-token (decode) MoE layers of a real model,
+// in expert bytes read per second and as a fraction of the machine's measured host read bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ft::bench {
+
+struct CpuMoeBenchOptions {
+    std::filesystem::path model;
+    int threads = 0;     // 0: one per physical core
+    int tokens = 1;      // tokens per MoE call (1 = decode)
+    int rounds = 3;      // passes over all MoE layers (after one warm-up pass)
+    std::uint64_t seed = 1;
+};
+
+struct CpuMoeBenchResult {
+    std::string model, isa;
+    int threads = 0, tokens = 0, moe_layers = 0, calls = 0;
+    double host_read_gbs = 0;
+    double seconds = 0;              // timed calls only
+    std::uint64_t expert_bytes = 0;  // expert weights read by the timed calls
+    double expert_gbs = 0;
+    double fraction_of_host = 0;
+    double us_per_layer = 0;
+    double moe_tok_s = 0;            // tokens/s if a step were MoE layers only
+    // Per call, microseconds: router, gathering rows, expert FFNs, weighted sum.
+    double us_router = 0, us_gather = 0, us_experts = 0, us_combine = 0;
+};
+
+CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o);
+nlohmann::json to_json(const CpuMoeBenchResult& r);
+
+}  // namespace ft::bench

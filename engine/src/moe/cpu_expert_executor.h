@@ -1,0 +1,40 @@
+// The CPU expert executor: computes routed experts (SwiGLU FFNs) for groups of token rows on the worker pool,
+// reading each expert's weights in their stored (quantized) layout. Work is split by (expert, row block) so that
+// all cores finish together whatever the number of experts or tokens; each weight row is read once per call.
+// Used for every expert on the CPU path and for the misses the hybrid split assigns to the CPU.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cpu/worker_pool.h"
+#include "model/weights.h"
+
+namespace ft::moe {
+
+struct ExpertJob {
+    const model::ExpertView* expert = nullptr;
+    const float* x = nullptr;   // [m, n_embd] token rows routed to this expert
+    std::int64_t m = 0;
+    float* out = nullptr;       // [m, n_embd] expert output (unweighted)
+};
+
+class CpuExpertExecutor {
+public:
+    explicit CpuExpertExecutor(cpu::WorkerPool& pool) : pool_(pool) {}
+
+    // Runs every job; blocks until done. swiglu_limit: gpt-oss clamp (0: plain SwiGLU).
+    void run(std::span<const ExpertJob> jobs, float swiglu_limit = 0.f);
+
+    // Bytes of expert weights read so far (for bandwidth figures).
+    std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
+
+private:
+    cpu::WorkerPool& pool_;
+    std::vector<float> h_;  // scratch: [sum m, n_ff] activations between the two phases
+    std::atomic<std::uint64_t> bytes_read_{0};
+};
+
+}  // namespace ft::moe

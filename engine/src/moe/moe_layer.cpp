@@ -1,0 +1,107 @@
+#include "moe/moe_layer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ft/error.h"
+#include "model/cpu_ops.h"
+
+namespace ft::moe {
+
+MoeLayer::MoeLayer(cpu::WorkerPool& pool, const model::Weights& weights)
+    : pool_(pool), w_(weights), executor_(pool) {
+    const model::ModelDesc& d = weights.desc();
+    route_.n_expert = int(d.moe.n_expert);
+    route_.k = int(d.moe.n_expert_used);
+    route_.norm_topk = d.moe.norm_topk_prob;
+    route_.scale = float(d.moe.routed_scaling_factor);
+    route_.n_group = int(d.moe.n_group);
+    route_.topk_group = int(d.moe.topk_group);
+    switch (d.moe.gating) {
+        case model::Gating::softmax: route_.gating = kernels::RouterGating::softmax; break;
+        case model::Gating::sigmoid: route_.gating = kernels::RouterGating::sigmoid; break;
+        case model::Gating::softmax_weight: route_.gating = kernels::RouterGating::softmax_weight; break;
+    }
+    swiglu_limit_ = float(d.swiglu_limit);
+    bias_.resize(d.n_layer);
+    for (std::uint32_t il = 0; il < d.n_layer; ++il)
+        if (const model::TensorView* b = weights.find_layer(int(il), "exp_probs_b.bias")) bias_[il] = model::vector_f32(*b);
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
+    return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+}  // namespace
+
+void MoeLayer::forward(int layer, const float* x, std::int64_t n_tokens, float* out) {
+    const auto t0 = Clock::now();
+    const std::int64_t n_embd = w_.desc().n_embd;
+    const int n_exp = route_.n_expert, k = route_.k;
+    // Router logits [T, n_expert] and the top-k of every token.
+    logits_.resize(std::size_t(n_tokens * n_exp));
+    model::linear(pool_, w_.layer(layer, "ffn_gate_inp.weight"), x, n_tokens, logits_.data());
+    ids_.resize(std::size_t(n_tokens * k));
+    weights_.resize(std::size_t(n_tokens * k));
+    kernels::RouterParams p = route_;
+    p.bias = bias_[std::size_t(layer)].empty() ? nullptr : bias_[std::size_t(layer)].data();
+    for (std::int64_t t = 0; t < n_tokens; ++t)
+        kernels::ref::moe_route(p, logits_.data() + t * n_exp, ids_.data() + t * k, weights_.data() + t * k);
+
+    const auto t1 = Clock::now();
+    // Group token rows by expert: a job per distinct expert, its rows gathered contiguously.
+    auto& rows_of = rows_of_;
+    rows_of.resize(std::size_t(n_exp));
+    for (auto& r : rows_of) r.clear();
+    for (std::int64_t i = 0; i < n_tokens * k; ++i) {
+        const std::int32_t e = ids_[std::size_t(i)];
+        if (e < 0 || e >= n_exp) throw Error(ErrorCode::internal, "router chose expert " + std::to_string(e));
+        rows_of[std::size_t(e)].push_back(i);
+    }
+    xs_.resize(std::size_t(n_tokens * k * n_embd));
+    ys_.resize(std::size_t(n_tokens * k * n_embd));
+    auto& jobs = jobs_;
+    jobs.clear();
+    std::int64_t row = 0;
+    for (int e = 0; e < n_exp; ++e) {
+        const auto& r = rows_of[std::size_t(e)];
+        if (r.empty()) continue;
+        ExpertJob job;
+        job.expert = &w_.expert(layer, e);
+        job.x = xs_.data() + row * n_embd;
+        job.out = ys_.data() + row * n_embd;
+        job.m = std::int64_t(r.size());
+        for (std::size_t i = 0; i < r.size(); ++i)
+            std::copy_n(x + (r[i] / k) * n_embd, n_embd, xs_.data() + (row + std::int64_t(i)) * n_embd);
+        row += job.m;
+        jobs.push_back(job);
+    }
+    const auto t2 = Clock::now();
+    executor_.run(jobs, swiglu_limit_);
+    const auto t3 = Clock::now();
+
+    // Weighted sum back into token order (fixed order: experts ascending, as gathered).
+    std::fill(out, out + n_tokens * n_embd, 0.f);
+    row = 0;
+    for (int e = 0; e < n_exp; ++e) {
+        for (std::int64_t i : rows_of[std::size_t(e)]) {
+            const float wgt = weights_[std::size_t(i)];
+            float* o = out + (i / k) * n_embd;
+            const float* y = ys_.data() + row * n_embd;
+            for (std::int64_t c = 0; c < n_embd; ++c) o[c] += wgt * y[c];
+            ++row;
+        }
+    }
+    const auto t4 = Clock::now();
+    stats_.calls += 1;
+    stats_.ns_router += ns_between(t0, t1);
+    stats_.ns_gather += ns_between(t1, t2);
+    stats_.ns_experts += ns_between(t2, t3);
+    stats_.ns_combine += ns_between(t3, t4);
+    stats_.tokens += std::uint64_t(n_tokens);
+    stats_.expert_calls += std::uint64_t(n_tokens * k);
+    stats_.unique_experts += jobs.size();
+}
+
+}  // namespace ft::moe

@@ -1,0 +1,53 @@
+// The MoE entry point: every architecture's forward pass calls MoeLayer::forward for its routed-expert FFN, and
+// only this layer knows where experts run. Today: router on the CPU, experts on the CPU expert executor. The GPU
+// expert cache and the hybrid q* split plug in here without touching model code.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu/worker_pool.h"
+#include "model/weights.h"
+#include "moe/cpu_expert_executor.h"
+#include "ref/moe_router.h"
+
+namespace ft::moe {
+
+struct MoeStats {
+    std::uint64_t calls = 0;           // forward() calls
+    std::uint64_t tokens = 0;          // token-layer routings
+    std::uint64_t expert_calls = 0;    // (token, expert) pairs computed
+    std::uint64_t unique_experts = 0;  // distinct experts per layer call, summed
+    // Where the time goes (nanoseconds, summed over calls): router matvec + top-k, gathering token rows,
+    // the expert FFNs (executor), the weighted sum.
+    std::uint64_t ns_router = 0, ns_gather = 0, ns_experts = 0, ns_combine = 0;
+};
+
+class MoeLayer {
+public:
+    MoeLayer(cpu::WorkerPool& pool, const model::Weights& weights);
+
+    // out[T, n_embd] = Σ_k weight_k · expert_k(x[t]) for the routed experts of each token of x[T, n_embd]
+    // (x already normalized). Deterministic for a given input.
+    void forward(int layer, const float* x, std::int64_t n_tokens, float* out);
+
+    const kernels::RouterParams& router_params() const { return route_; }
+    const MoeStats& stats() const { return stats_; }
+    std::uint64_t cpu_expert_bytes() const { return executor_.bytes_read(); }
+
+private:
+    cpu::WorkerPool& pool_;
+    const model::Weights& w_;
+    kernels::RouterParams route_;
+    std::vector<std::vector<float>> bias_;  // per layer: selection bias (exp_probs_b), empty if none
+    float swiglu_limit_ = 0.f;
+    CpuExpertExecutor executor_;
+    MoeStats stats_;
+    // scratch
+    std::vector<float> logits_, xs_, ys_, weights_;
+    std::vector<std::int32_t> ids_;
+    std::vector<std::vector<std::int64_t>> rows_of_;  // per expert: (token·k + slot) indices routed to it
+    std::vector<ExpertJob> jobs_;
+};
+
+}  // namespace ft::moe

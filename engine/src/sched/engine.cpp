@@ -1,0 +1,544 @@
+// The engine thread: a command queue, the loaded model, and the scheduler that batches prefill chunks and decode
+// steps of up to max_sequences requests.
+#include "ft/engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "cpu/cpu_topology.h"
+#include "cpu/worker_pool.h"
+#include "ft/tokenizer.h"
+#include "kv/kv_cache.h"
+#include "model/runner.h"
+#include "model/weights.h"
+#include "moe/moe_layer.h"
+#include "sched/sampler.h"
+#include "sched/stop_matcher.h"
+
+namespace ft {
+
+std::string_view finish_reason_name(FinishReason r) {
+    switch (r) {
+        case FinishReason::stop: return "stop";
+        case FinishReason::length: return "length";
+        case FinishReason::cancelled: return "cancelled";
+    }
+    return "stop";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct LoadedModel {
+    std::unique_ptr<model::Weights> weights;
+    std::optional<Tokenizer> tokenizer;
+    std::unique_ptr<cpu::WorkerPool> pool;
+    std::unique_ptr<moe::MoeLayer> moe;
+    std::unique_ptr<model::Runner> runner;
+    std::unique_ptr<kv::KvCache> kv;
+    LoadOptions options;
+    ModelInfo info;
+    std::vector<std::int32_t> eog;
+};
+
+struct Sequence {
+    std::uint64_t id = 0;
+    GenerationRequest req;
+    int kv_seq = -1;
+    std::vector<std::int32_t> tokens;  // prompt + generated
+    std::size_t n_prompt = 0;
+    std::size_t n_done = 0;             // positions already in the KV cache
+    bool cancelled = false;
+    std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<StreamDecoder> decoder;
+    StopMatcher stops;
+    Clock::time_point submitted, prefill_start, first_token;
+    double prefill_ms = 0;
+    int generated = 0;
+};
+
+}  // namespace
+
+struct Engine::Impl {
+    std::thread thread;
+    mutable std::mutex mutex;           // guards commands, stop, stats_, info_
+    std::condition_variable cv;
+    std::deque<std::function<void()>> commands;
+    bool stop = false;
+    std::uint64_t next_id = 1;
+
+    // Engine-thread state.
+    std::unique_ptr<LoadedModel> model;
+    std::deque<std::shared_ptr<Sequence>> queued;
+    std::vector<std::shared_ptr<Sequence>> running;
+    std::vector<float> logits;
+
+    // Snapshots for other threads.
+    EngineStats stats_;
+    std::optional<ModelInfo> info_;
+    double decode_rate = 0;  // EWMA tokens/s
+
+    void post(std::function<void()> fn) {
+        {
+            std::lock_guard lock(mutex);
+            commands.push_back(std::move(fn));
+        }
+        cv.notify_one();
+    }
+
+    void loop() {
+        for (;;) {
+            std::function<void()> cmd;
+            {
+                std::unique_lock lock(mutex);
+                cv.wait(lock, [&] { return stop || !commands.empty() || !queued.empty() || !running.empty(); });
+                if (stop && commands.empty()) break;
+                if (!commands.empty()) {
+                    cmd = std::move(commands.front());
+                    commands.pop_front();
+                }
+            }
+            // Nothing may escape the engine thread: a bug in a step fails the requests in flight, not the process.
+            try {
+                if (cmd) cmd();
+                else step();
+            } catch (const std::exception& e) {
+                const Error err = dynamic_cast<const Error*>(&e) ? *dynamic_cast<const Error*>(&e)
+                                                                 : Error(ErrorCode::internal, e.what());
+                spdlog::error("engine: {}", err.what());
+                for (auto& s : running) fail(*s, err);
+                running.clear();
+            }
+        }
+        abort_all(FinishReason::cancelled);
+        model.reset();
+    }
+
+    // ---- loading ----
+
+    void do_load(const LoadOptions& o, const std::function<void(const LoadProgress&)>& progress,
+                 const std::function<void(const std::optional<Error>&)>& done) {
+        abort_all(FinishReason::cancelled);
+        model.reset();
+        publish();
+        const auto t0 = Clock::now();
+        auto report = [&](float f, const char* stage) {
+            if (progress) progress({f, stage});
+        };
+        try {
+            if (o.n_ctx < 16 || o.n_ctx > (1 << 22)) throw Error(ErrorCode::invalid_argument, "context size must be in [16, 4194304]");
+            if (o.max_sequences < 1 || o.max_sequences > 256) throw Error(ErrorCode::invalid_argument, "max sequences must be in [1, 256]");
+            if (o.prefill_chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill chunk must be positive");
+            if (o.device == Device::cuda) {
+                throw Error(ErrorCode::unsupported, "GPU execution is not available in this version: models run on the CPU",
+                            "use --device cpu");
+            }
+            auto m = std::make_unique<LoadedModel>();
+            m->options = o;
+            report(0.05f, "opening");
+            m->weights = model::Weights::open(o.model);
+            report(0.4f, "tokenizer");
+            try {
+                m->tokenizer = Tokenizer::load(o.model);
+            } catch (const Error& e) {
+                spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", o.model.string(), e.what());
+            }
+            report(0.6f, "weights");
+            cpu::WorkerPool::Options po;
+            po.threads = o.threads;
+            m->pool = std::make_unique<cpu::WorkerPool>(po);
+            m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
+            m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
+            m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
+            report(0.85f, "kv cache");
+            constexpr int kPage = 16;
+            const std::int64_t pages_per_seq = (o.n_ctx + kPage - 1) / kPage;
+            m->kv = std::make_unique<kv::KvCache>(m->runner->kv_geometry(kPage, pages_per_seq * o.max_sequences));
+            if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
+            const model::ModelDesc& d = m->weights->desc();
+            ModelInfo& info = m->info;
+            info.name = d.name.empty() ? o.model.filename().string() : d.name;
+            info.architecture = std::string(model::arch_name(d.arch));
+            info.path = o.model;
+            info.device = "cpu (" + std::to_string(m->pool->size()) + " threads)";
+            info.n_layer = d.n_layer;
+            info.n_embd = d.n_embd;
+            info.n_vocab = d.n_vocab;
+            info.n_expert = d.moe.n_expert;
+            info.n_expert_used = d.moe.n_expert_used;
+            info.expert_bytes = m->weights->expert_bytes();
+            info.other_bytes = m->weights->other_bytes();
+            info.n_ctx = o.n_ctx;
+            info.max_sequences = o.max_sequences;
+            info.has_chat_template = m->tokenizer && !m->tokenizer->chat_template().empty();
+            info.load_seconds = ms_since(t0) / 1000.0;
+            model = std::move(m);
+            spdlog::info("loaded {} ({}, {} layers, {} experts top-{}) on {} in {:.2f} s", info.name, info.architecture,
+                         info.n_layer, info.n_expert, info.n_expert_used, info.device, info.load_seconds);
+            publish();
+            report(1.f, "ready");
+            if (done) done(std::nullopt);
+        } catch (const Error& e) {
+            model.reset();
+            publish();
+            spdlog::error("load failed: {}", e.what());
+            if (done) done(e);
+        } catch (const std::exception& e) {
+            model.reset();
+            publish();
+            const Error err(ErrorCode::internal, std::string("load failed: ") + e.what());
+            spdlog::error("{}", err.what());
+            if (done) done(err);
+        }
+    }
+
+    // ---- requests ----
+
+    void fail(Sequence& s, const Error& e) {
+        if (s.kv_seq >= 0 && model) model->kv->release(s.kv_seq);
+        s.kv_seq = -1;
+        if (s.req.on_error) s.req.on_error(e);
+    }
+
+    void finish(Sequence& s, FinishReason reason, std::string stop_text = {}) {
+        if (s.decoder && reason != FinishReason::stop) {
+            // Flush what the stop matcher held back (nothing can match any more) and any partial character.
+            std::string tail = s.stops.flush(s.decoder->finish());
+            if (!tail.empty() && s.req.on_token) s.req.on_token({s.id, -1, std::move(tail), 0.f, {}});
+        }
+        FinishEvent ev;
+        ev.request = s.id;
+        ev.reason = reason;
+        ev.stop_text = std::move(stop_text);
+        ev.prompt_tokens = int(s.n_prompt);
+        ev.completion_tokens = s.generated;
+        ev.ttft_ms = s.generated > 0 ? std::chrono::duration<double, std::milli>(s.first_token - s.submitted).count() : 0;
+        ev.prefill_tok_s = s.prefill_ms > 0 ? double(s.n_prompt) / (s.prefill_ms / 1000.0) : 0;
+        if (s.generated > 1) {
+            const double dec_ms = std::chrono::duration<double, std::milli>(Clock::now() - s.first_token).count();
+            ev.decode_tok_s = dec_ms > 0 ? (s.generated - 1) / (dec_ms / 1000.0) : 0;
+        }
+        if (s.kv_seq >= 0 && model) model->kv->release(s.kv_seq);
+        s.kv_seq = -1;
+        {
+            std::lock_guard lock(mutex);
+            stats_.generated_tokens_total += std::uint64_t(s.generated);
+            if (ev.ttft_ms > 0) stats_.last_ttft_ms = ev.ttft_ms;
+            if (ev.prefill_tok_s > 0) stats_.prefill_tok_s = ev.prefill_tok_s;
+        }
+        if (s.req.on_finish) s.req.on_finish(ev);
+    }
+
+    void abort_all(FinishReason reason) {
+        for (auto& s : running) finish(*s, reason);
+        running.clear();
+        for (auto& s : queued) finish(*s, reason);
+        queued.clear();
+    }
+
+    // Validates and prepares a queued request; false (after on_error) when it cannot run.
+    bool admit(Sequence& s) {
+        try {
+            if (!model) throw Error(ErrorCode::invalid_argument, "no model is loaded", "load a model first");
+            validate_sampling(s.req.sampling);
+            if (s.req.max_tokens < 0) throw Error(ErrorCode::invalid_argument, "max_tokens must be >= 0");
+            if (s.req.prompt.empty()) {
+                if (!model->tokenizer) throw Error(ErrorCode::invalid_argument, "this model has no tokenizer: give the prompt as token ids");
+                EncodeOptions eo;
+                eo.add_special = true;
+                eo.parse_special = s.req.parse_special;
+                s.req.prompt = model->tokenizer->encode(s.req.prompt_text, eo);
+            }
+            if (s.req.prompt.empty()) throw Error(ErrorCode::invalid_argument, "the prompt is empty");
+            const std::int32_t n_vocab = std::int32_t(model->info.n_vocab);
+            for (std::int32_t t : s.req.prompt)
+                if (t < 0 || t >= n_vocab)
+                    throw Error(ErrorCode::invalid_argument, "prompt token id " + std::to_string(t) + " is outside the vocabulary [0, " +
+                                                                 std::to_string(n_vocab) + ")");
+            if (std::int64_t(s.req.prompt.size()) >= model->options.n_ctx) {
+                throw Error(ErrorCode::invalid_argument,
+                            "the prompt has " + std::to_string(s.req.prompt.size()) + " tokens; the context holds " +
+                                std::to_string(model->options.n_ctx),
+                            "shorten the prompt or load the model with a larger context");
+            }
+            s.tokens = s.req.prompt;
+            s.n_prompt = s.tokens.size();
+            s.sampler = std::make_unique<Sampler>(s.req.sampling);
+            if (model->tokenizer) s.decoder = std::make_unique<StreamDecoder>(*model->tokenizer, false);
+            s.stops = StopMatcher(s.req.stop);
+            s.kv_seq = model->kv->create();
+            s.prefill_start = Clock::now();
+            std::lock_guard lock(mutex);
+            stats_.prompt_tokens_total += s.n_prompt;
+            stats_.requests_total += 1;
+            return true;
+        } catch (const Error& e) {
+            fail(s, e);
+            return false;
+        }
+    }
+
+    // One scheduler step: admit, build a batch (decode tokens first, then one prefill chunk), forward, sample.
+    void step() {
+        while (!queued.empty() && (!model || int(running.size()) < model->options.max_sequences)) {
+            auto s = std::move(queued.front());
+            queued.pop_front();
+            if (s->cancelled) {
+                finish(*s, FinishReason::cancelled);
+                continue;
+            }
+            if (admit(*s)) running.push_back(std::move(s));
+        }
+        // Cancelled and finished-by-length requests leave before the batch is built.
+        for (auto it = running.begin(); it != running.end();) {
+            if ((*it)->cancelled) {
+                finish(**it, FinishReason::cancelled);
+                it = running.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        publish();
+        if (running.empty() || !model) return;
+
+        std::vector<model::BatchToken> batch;
+        std::vector<Sequence*> wants;  // sequences that get logits, in batch order
+        std::int64_t budget = model->options.prefill_chunk;
+        for (auto& sp : running) {
+            Sequence& s = *sp;
+            if (s.n_done + 1 == s.tokens.size() && s.n_done >= s.n_prompt) {  // decoding: one token
+                batch.push_back({s.tokens.back(), std::int32_t(s.n_done), s.kv_seq, true});
+                wants.push_back(&s);
+            }
+        }
+        const std::size_t n_decode = batch.size();
+        for (auto& sp : running) {
+            Sequence& s = *sp;
+            if (s.n_done >= s.n_prompt || budget <= 0) continue;
+            const std::size_t n = std::min<std::size_t>(std::size_t(budget), s.n_prompt - s.n_done);
+            for (std::size_t i = 0; i < n; ++i) {
+                const bool last = s.n_done + i + 1 == s.n_prompt;
+                batch.push_back({s.tokens[s.n_done + i], std::int32_t(s.n_done + i), s.kv_seq, last});
+                if (last) wants.push_back(&s);
+            }
+            budget -= std::int64_t(n);
+        }
+        if (batch.empty()) return;
+        try {
+            for (const auto& b : batch) model->kv->reserve(b.seq, b.pos + 1);
+            logits.resize(wants.size() * model->info.n_vocab);
+            const auto t0 = Clock::now();
+            model->runner->forward(batch, *model->kv, logits.data());
+            const double ms = ms_since(t0);
+            // Advance positions.
+            for (auto& sp : running) {
+                Sequence& s = *sp;
+                std::size_t n = 0;
+                for (const auto& b : batch) n += b.seq == s.kv_seq;
+                if (s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt) s.prefill_ms = ms_since(s.prefill_start);
+                s.n_done += n;
+            }
+            if (n_decode > 0 && ms > 0) {
+                const double rate = double(n_decode) / (ms / 1000);
+                decode_rate = decode_rate == 0 ? rate : 0.8 * decode_rate + 0.2 * rate;
+            }
+        } catch (const Error& e) {
+            for (auto& sp : running) fail(*sp, e);
+            running.clear();
+            return;
+        }
+        const std::int64_t n_vocab = model->info.n_vocab;
+        for (std::size_t i = 0; i < wants.size(); ++i) emit(*wants[i], std::span<float>(logits.data() + i * n_vocab, n_vocab));
+        for (auto it = running.begin(); it != running.end();) {
+            if ((*it)->kv_seq < 0) it = running.erase(it);  // finished inside emit()
+            else ++it;
+        }
+        publish();
+    }
+
+    // Samples the next token of s from its logits and streams it; finishes s when it ends.
+    void emit(Sequence& s, std::span<float> row) {
+        if (s.req.max_tokens == 0) {
+            finish(s, FinishReason::length);
+            return;
+        }
+        // Padding rows of the embedding (a vocabulary padded past the tokenizer's size, as Qwen's is) are not tokens.
+        if (model->tokenizer && std::int64_t(model->tokenizer->vocab_size()) < std::int64_t(row.size()))
+            std::fill(row.begin() + model->tokenizer->vocab_size(), row.end(), -std::numeric_limits<float>::infinity());
+        const SampledToken st = s.sampler->sample(row, s.tokens);
+        if (s.generated == 0) s.first_token = Clock::now();
+        s.generated += 1;
+        const bool eog = std::find(model->eog.begin(), model->eog.end(), st.token) != model->eog.end();
+        if (eog && !s.req.ignore_eos) {
+            finish(s, FinishReason::stop, model->tokenizer ? std::string(model->tokenizer->token_text(st.token)) : std::string());
+            return;
+        }
+        s.tokens.push_back(st.token);
+        TokenEvent ev{s.id, st.token, {}, st.logprob, st.top};
+        bool stopped = false;
+        std::string stop_text;
+        if (s.decoder) {
+            auto r = s.stops.push(s.decoder->push(st.token));
+            ev.text = std::move(r.text);
+            stopped = r.stopped;
+            stop_text = std::move(r.stop);
+        }
+        if (s.req.on_token) s.req.on_token(ev);
+        if (stopped) {
+            finish(s, FinishReason::stop, stop_text);
+        } else if (s.generated >= s.req.max_tokens) {
+            finish(s, FinishReason::length);
+        } else if (std::int64_t(s.tokens.size()) >= model->options.n_ctx) {
+            finish(s, FinishReason::length);
+        }
+    }
+
+    void publish() {
+        std::lock_guard lock(mutex);
+        stats_.loaded = model != nullptr;
+        stats_.model = model ? model->info.name : std::string();
+        stats_.device = model ? model->info.device : std::string();
+        stats_.running = int(running.size());
+        stats_.queued = int(queued.size());
+        stats_.decode_tok_s = running.empty() ? 0 : decode_rate;
+        if (model) {
+            stats_.kv_pages_used = model->kv->pages_used();
+            stats_.kv_pages_total = model->kv->pages_total();
+            stats_.kv_page_size = model->kv->geometry().page_size;
+            stats_.expert_calls_total = model->moe->stats().expert_calls;
+            stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
+        } else {
+            stats_.kv_pages_used = stats_.kv_pages_total = 0;
+        }
+        info_ = model ? std::optional<ModelInfo>(model->info) : std::nullopt;
+    }
+};
+
+Engine::Engine() : impl_(std::make_unique<Impl>()) {
+    impl_->thread = std::thread([this] { impl_->loop(); });
+}
+
+Engine::~Engine() {
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->stop = true;
+    }
+    impl_->cv.notify_one();
+    impl_->thread.join();
+}
+
+void Engine::load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
+                  std::function<void(const std::optional<Error>&)> done) {
+    impl_->post([this, o = std::move(options), p = std::move(progress), d = std::move(done)] { impl_->do_load(o, p, d); });
+}
+
+void Engine::unload(std::function<void()> done) {
+    impl_->post([this, d = std::move(done)] {
+        impl_->abort_all(FinishReason::cancelled);
+        impl_->model.reset();
+        impl_->publish();
+        if (d) d();
+    });
+}
+
+std::uint64_t Engine::submit(GenerationRequest request) {
+    auto s = std::make_shared<Sequence>();
+    s->req = std::move(request);
+    s->submitted = Clock::now();
+    std::uint64_t id;
+    {
+        std::lock_guard lock(impl_->mutex);
+        id = impl_->next_id++;
+    }
+    s->id = id;
+    impl_->post([this, s] { impl_->queued.push_back(s); });
+    return id;
+}
+
+void Engine::cancel(std::uint64_t request) {
+    impl_->post([this, request] {
+        for (auto& s : impl_->queued)
+            if (s->id == request) s->cancelled = true;
+        for (auto& s : impl_->running)
+            if (s->id == request) s->cancelled = true;
+    });
+}
+
+EngineStats Engine::stats() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->stats_;
+}
+
+std::optional<ModelInfo> Engine::model_info() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->info_;
+}
+
+ModelInfo Engine::load_sync(const LoadOptions& options, const std::function<void(const LoadProgress&)>& progress) {
+    std::promise<std::optional<Error>> done;
+    auto fut = done.get_future();
+    load(options, progress, [&](const std::optional<Error>& e) { done.set_value(e); });
+    if (auto e = fut.get()) throw *e;
+    auto info = model_info();
+    if (!info) throw Error(ErrorCode::internal, "model loaded but no model info");
+    return *info;
+}
+
+std::vector<float> Engine::evaluate_logits(std::span<const std::int32_t> tokens) {
+    std::promise<std::vector<float>> result;
+    auto fut = result.get_future();
+    std::vector<std::int32_t> toks(tokens.begin(), tokens.end());
+    impl_->post([this, &result, toks] {
+        try {
+            auto& m = impl_->model;
+            if (!m) throw Error(ErrorCode::invalid_argument, "no model is loaded");
+            if (toks.empty() || std::int64_t(toks.size()) > m->options.n_ctx)
+                throw Error(ErrorCode::invalid_argument, "evaluate: " + std::to_string(toks.size()) +
+                                                             " tokens do not fit the context of " + std::to_string(m->options.n_ctx));
+            const std::int64_t n_vocab = m->info.n_vocab;
+            for (std::int32_t t : toks)
+                if (t < 0 || t >= n_vocab) throw Error(ErrorCode::invalid_argument, "token id " + std::to_string(t) + " is outside the vocabulary");
+            const int seq = m->kv->create();
+            std::vector<float> out(toks.size() * std::size_t(n_vocab));
+            try {
+                m->kv->reserve(seq, std::int64_t(toks.size()));
+                for (std::size_t s0 = 0; s0 < toks.size(); s0 += std::size_t(m->options.prefill_chunk)) {
+                    const std::size_t s1 = std::min(toks.size(), s0 + std::size_t(m->options.prefill_chunk));
+                    std::vector<model::BatchToken> batch;
+                    for (std::size_t i = s0; i < s1; ++i) batch.push_back({toks[i], std::int32_t(i), seq, true});
+                    m->runner->forward(batch, *m->kv, out.data() + s0 * std::size_t(n_vocab));
+                }
+            } catch (...) {
+                m->kv->release(seq);
+                throw;
+            }
+            m->kv->release(seq);
+            result.set_value(std::move(out));
+        } catch (...) {
+            result.set_exception(std::current_exception());
+        }
+    });
+    return fut.get();
+}
+
+Tokenizer Engine::tokenizer() const {
+    std::promise<Tokenizer> result;
+    auto fut = result.get_future();
+    impl_->post([this, &result] {
+        if (impl_->model && impl_->model->tokenizer) result.set_value(*impl_->model->tokenizer);
+        else result.set_exception(std::make_exception_ptr(Error(ErrorCode::invalid_argument, "no model with a tokenizer is loaded")));
+    });
+    return fut.get();
+}
+
+}  // namespace ft

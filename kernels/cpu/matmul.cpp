@@ -1,0 +1,428 @@
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/matmul.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cpu/matmul.h"
+#include "ref/quant.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ft::kernels::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// At most 16 f32 lanes: the block decoders step through 16-element sub-blocks (Q6_K) and 32-element halves.
+using DF = hn::CappedTag<float, 16>;
+using VF = hn::Vec<DF>;
+using DI = hn::Rebind<std::int32_t, DF>;
+using DU8 = hn::Rebind<std::uint8_t, DF>;
+using DI8 = hn::Rebind<std::int8_t, DF>;
+
+inline float h2f(std::uint16_t h) { return ref::f16_to_f32(h); }
+
+inline void k_scale_min(const std::uint8_t* s, int j, float* sc, float* m) {
+    if (j < 4) {
+        *sc = float(s[j] & 63);
+        *m = float(s[j + 4] & 63);
+    } else {
+        *sc = float((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
+        *m = float((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+    }
+}
+
+// Each decoder calls sink(element_offset, weights) with N dequantized weights at a time, in increasing offsets
+// within the block. The sink either dots them with activations (matvec) or stores them (dequantize).
+
+template <class Sink>
+HWY_INLINE void decode_q8_0(const ref::BlockQ8_0* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DI8 di8;
+    const size_t N = hn::Lanes(df);
+    const auto d = hn::Set(df, h2f(b->d));
+    for (size_t g = 0; g < 32; g += N) sink(g, hn::Mul(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(di8, b->qs + g))), d));
+}
+
+template <class Sink>
+HWY_INLINE void decode_q4_0(const ref::BlockQ4_0* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const auto d = hn::Set(df, h2f(b->d));
+    const auto d8 = hn::Set(df, 8.f * h2f(b->d));
+    for (size_t g = 0; g < 16; g += N) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
+        sink(g, hn::MulSub(hn::ConvertTo(df, hn::And(q, hn::Set(di, 15))), d, d8));
+    }
+    for (size_t g = 0; g < 16; g += N) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
+        sink(16 + g, hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), d, d8));
+    }
+}
+
+template <class Sink>
+HWY_INLINE void decode_mxfp4(const ref::BlockMxfp4* b, Sink&& sink) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    const float scale = ref::e8m0_to_f32_half(b->e);
+    HWY_ALIGN float tmp[32];
+    for (int i = 0; i < 16; ++i) {
+        tmp[i] = scale * ref::kMxfp4Values[b->qs[i] & 0xF];
+        tmp[16 + i] = scale * ref::kMxfp4Values[b->qs[i] >> 4];
+    }
+    for (size_t g = 0; g < 32; g += N) sink(g, hn::Load(df, tmp + g));
+}
+
+template <class Sink>
+HWY_INLINE void decode_q4_k(const ref::BlockQ4_K* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const float d = h2f(b->d), dmin = h2f(b->dmin);
+    for (int c = 0; c < 4; ++c) {
+        float sc0, m0, sc1, m1;
+        k_scale_min(b->scales, 2 * c, &sc0, &m0);
+        k_scale_min(b->scales, 2 * c + 1, &sc1, &m1);
+        const auto ds0 = hn::Set(df, d * sc0), dm0 = hn::Set(df, dmin * m0);
+        const auto ds1 = hn::Set(df, d * sc1), dm1 = hn::Set(df, dmin * m1);
+        const std::uint8_t* qs = b->qs + 32 * c;
+        for (size_t g = 0; g < 32; g += N) {
+            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
+            sink(64 * c + g, hn::MulSub(hn::ConvertTo(df, hn::And(q, hn::Set(di, 15))), ds0, dm0));
+        }
+        for (size_t g = 0; g < 32; g += N) {
+            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
+            sink(64 * c + 32 + g, hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), ds1, dm1));
+        }
+    }
+}
+
+template <class Sink>
+HWY_INLINE void decode_q5_k(const ref::BlockQ5_K* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const float d = h2f(b->d), dmin = h2f(b->dmin);
+    const auto one = hn::Set(di, 1);
+    for (int c = 0; c < 4; ++c) {
+        float sc0, m0, sc1, m1;
+        k_scale_min(b->scales, 2 * c, &sc0, &m0);
+        k_scale_min(b->scales, 2 * c + 1, &sc1, &m1);
+        const auto ds0 = hn::Set(df, d * sc0), dm0 = hn::Set(df, dmin * m0);
+        const auto ds1 = hn::Set(df, d * sc1), dm1 = hn::Set(df, dmin * m1);
+        const std::uint8_t* qs = b->qs + 32 * c;
+        for (size_t g = 0; g < 32; g += N) {
+            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
+            const auto h = hn::PromoteTo(di, hn::LoadU(du8, b->qh + g));
+            const auto hb = hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(h, 2 * c), one));
+            sink(64 * c + g, hn::MulSub(hn::ConvertTo(df, hn::Or(hn::And(q, hn::Set(di, 15)), hb)), ds0, dm0));
+        }
+        for (size_t g = 0; g < 32; g += N) {
+            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
+            const auto h = hn::PromoteTo(di, hn::LoadU(du8, b->qh + g));
+            const auto hb = hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(h, 2 * c + 1), one));
+            sink(64 * c + 32 + g, hn::MulSub(hn::ConvertTo(df, hn::Or(hn::ShiftRight<4>(q), hb)), ds1, dm1));
+        }
+    }
+}
+
+template <class Sink>
+HWY_INLINE void decode_q6_k(const ref::BlockQ6_K* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const float d = h2f(b->d);
+    const auto three = hn::Set(di, 3), fifteen = hn::Set(di, 15), thirty_two = hn::Set(di, 32);
+    for (int h = 0; h < 2; ++h) {
+        for (int k = 0; k < 4; ++k) {
+            const std::uint8_t* ql = b->ql + 64 * h + 32 * (k & 1);
+            const std::uint8_t* qh = b->qh + 32 * h;
+            for (size_t g = 0; g < 32; g += N) {
+                const auto lo8 = hn::PromoteTo(di, hn::LoadU(du8, ql + g));
+                const auto lo = k < 2 ? hn::And(lo8, fifteen) : hn::ShiftRight<4>(lo8);
+                const auto hi = hn::And(hn::ShiftRightSame(hn::PromoteTo(di, hn::LoadU(du8, qh + g)), 2 * k), three);
+                const auto q = hn::Sub(hn::Or(lo, hn::ShiftLeft<4>(hi)), thirty_two);
+                const size_t e = 128 * h + 32 * k + g;
+                sink(e, hn::Mul(hn::ConvertTo(df, q), hn::Set(df, d * b->scales[e / 16])));
+            }
+        }
+    }
+}
+
+// Calls decode for every block of a row: off = element offset of the block within the row.
+template <class Sink>
+HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sink) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    // Plain types: N elements per vector; a tail shorter than a vector is zero-padded (the sink reads no further).
+    auto plain = [&](auto load_vec, auto load_one) {
+        std::int64_t i = 0;
+        for (; i + std::int64_t(N) <= k; i += N) sink(i, load_vec(i));
+        if (i < k) {
+            HWY_ALIGN float tmp[16] = {};
+            for (std::int64_t j = i; j < k; ++j) tmp[j - i] = load_one(j);
+            sink(i, hn::Load(df, tmp));
+        }
+    };
+    const auto* u16 = static_cast<const std::uint16_t*>(src);
+    switch (wt) {
+        case DType::F32: {
+            const float* p = static_cast<const float*>(src);
+            plain([&](std::int64_t i) { return hn::LoadU(df, p + i); }, [&](std::int64_t j) { return p[j]; });
+            return;
+        }
+        case DType::F16: {
+            const hn::Rebind<hwy::float16_t, DF> dh;
+            const auto* p = static_cast<const hwy::float16_t*>(src);
+            plain([&](std::int64_t i) { return hn::PromoteTo(df, hn::LoadU(dh, p + i)); },
+                  [&](std::int64_t j) { return ref::f16_to_f32(u16[j]); });
+            return;
+        }
+        case DType::BF16: {
+            const hn::Rebind<hwy::bfloat16_t, DF> db;
+            const auto* p = static_cast<const hwy::bfloat16_t*>(src);
+            plain([&](std::int64_t i) { return hn::PromoteTo(df, hn::LoadU(db, p + i)); },
+                  [&](std::int64_t j) { return ref::bf16_to_f32(u16[j]); });
+            return;
+        }
+        default: break;
+    }
+#define FT_BLOCKS(Block, elems, decoder)                                                         \
+    {                                                                                            \
+        const auto* blocks = static_cast<const ref::Block*>(src);                                \
+        for (std::int64_t bi = 0; bi < k / (elems); ++bi)                                        \
+            decoder(blocks + bi, [&](size_t off, VF v) { sink(bi * (elems) + off, v); });       \
+        return;                                                                                  \
+    }
+    switch (wt) {
+        case DType::Q8_0: FT_BLOCKS(BlockQ8_0, 32, decode_q8_0)
+        case DType::Q4_0: FT_BLOCKS(BlockQ4_0, 32, decode_q4_0)
+        case DType::MXFP4: FT_BLOCKS(BlockMxfp4, 32, decode_mxfp4)
+        case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q4_k)
+        case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q5_k)
+        case DType::Q6_K: FT_BLOCKS(BlockQ6_K, 256, decode_q6_k)
+        default: return;
+    }
+#undef FT_BLOCKS
+}
+
+#undef FT_INT16_DOT  // this file is compiled once per SIMD target: decide afresh each time
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#define FT_INT16_DOT 1
+// Integer dot products for decode (one activation row): the activations are quantized once per call to int16 per
+// 32-element sub-block (scale amax/32767: ~1.5e-5 relative error), so a sub-block's dot product with 4- to
+// 8-bit weight codes is exact in int32 (pairwise multiply-add, vpmaddwd) and only the block scales are applied in
+// float. Several times fewer instructions per weight byte than decoding weights to float.
+struct QuantizedX {
+    std::vector<std::int16_t> q;  // [k]
+    std::vector<float> scale;     // [k / 32]: x ≈ q · scale
+    std::vector<float> sum;       // [k / 32]: Σ x over the sub-block (the K-quants' min term)
+};
+
+void quantize_x(const float* x, std::int64_t k, QuantizedX& out) {
+    const hn::CappedTag<float, 16> df;
+    const hn::Rebind<std::int16_t, decltype(df)> di16;
+    const size_t N = hn::Lanes(df);
+    const std::int64_t n_sub = k / 32;
+    out.q.resize(std::size_t(k));
+    out.scale.resize(std::size_t(n_sub));
+    out.sum.resize(std::size_t(n_sub));
+    for (std::int64_t j = 0; j < n_sub; ++j) {
+        const float* xs = x + 32 * j;
+        auto vmax = hn::Zero(df), vsum = hn::Zero(df);
+        for (size_t g = 0; g < 32; g += N) {
+            const auto v = hn::LoadU(df, xs + g);
+            vmax = hn::Max(vmax, hn::Abs(v));
+            vsum = hn::Add(vsum, v);
+        }
+        const float amax = hn::GetLane(hn::MaxOfLanes(df, vmax));
+        const auto inv = hn::Set(df, amax > 0.f ? 32767.f / amax : 0.f);
+        for (size_t g = 0; g < 32; g += N)
+            hn::StoreU(hn::DemoteTo(di16, hn::NearestInt(hn::Mul(hn::LoadU(df, xs + g), inv))), di16,
+                       out.q.data() + 32 * j + g);
+        out.scale[std::size_t(j)] = amax / 32767.f;
+        out.sum[std::size_t(j)] = hn::GetLane(hn::SumOfLanes(df, vsum));
+    }
+}
+
+// Σ over the row of Q4_K weights · x.
+float dot_q4_k(const ref::BlockQ4_K* b, std::int64_t nb, const QuantizedX& x) {
+    const hn::ScalableTag<std::int16_t> d16;
+    const hn::Repartition<std::int32_t, decltype(d16)> d32;
+    const hn::Repartition<float, decltype(d16)> df32;
+    const hn::Rebind<std::uint8_t, decltype(d16)> du8;
+    const size_t N16 = hn::Lanes(d16);
+    const auto low4 = hn::Set(d16, 15);
+    auto acc = hn::Zero(df32);
+    float min_sum = 0.f;
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = h2f(b[i].d), dmin = h2f(b[i].dmin);
+        const std::int16_t* xq = x.q.data() + i * 256;
+        const float* xscale = x.scale.data() + i * 8;
+        const float* xsum = x.sum.data() + i * 8;
+        for (int c = 0; c < 4; ++c) {
+            float sc0, m0, sc1, m1;
+            k_scale_min(b[i].scales, 2 * c, &sc0, &m0);
+            k_scale_min(b[i].scales, 2 * c + 1, &sc1, &m1);
+            auto s0 = hn::Zero(d32), s1 = hn::Zero(d32), unused = hn::Zero(d32);
+            const std::uint8_t* qs = b[i].qs + 32 * c;
+            for (size_t g = 0; g < 32; g += N16) {
+                const auto q = hn::PromoteTo(d16, hn::LoadU(du8, qs + g));
+                s0 = hn::ReorderWidenMulAccumulate(d32, hn::And(q, low4), hn::LoadU(d16, xq + 64 * c + g), s0, unused);
+                s1 = hn::ReorderWidenMulAccumulate(d32, hn::ShiftRight<4>(q), hn::LoadU(d16, xq + 64 * c + 32 + g), s1, unused);
+            }
+            acc = hn::MulAdd(hn::ConvertTo(df32, s0), hn::Set(df32, d * sc0 * xscale[2 * c]), acc);
+            acc = hn::MulAdd(hn::ConvertTo(df32, s1), hn::Set(df32, d * sc1 * xscale[2 * c + 1]), acc);
+            min_sum += dmin * (m0 * xsum[2 * c] + m1 * xsum[2 * c + 1]);
+        }
+    }
+    return hn::GetLane(hn::SumOfLanes(df32, acc)) - min_sum;
+}
+
+// Σ over the row of Q8_0 weights · x (x quantized as for Q4_K; Q8_0 blocks are the same 32 elements).
+float dot_q8_0(const ref::BlockQ8_0* b, std::int64_t nb, const QuantizedX& x) {
+    const hn::ScalableTag<std::int16_t> d16;
+    const hn::Repartition<std::int32_t, decltype(d16)> d32;
+    const hn::Repartition<float, decltype(d16)> df32;
+    const hn::Rebind<std::int8_t, decltype(d16)> di8;
+    const size_t N16 = hn::Lanes(d16);
+    auto acc = hn::Zero(df32);
+    for (std::int64_t i = 0; i < nb; ++i) {
+        auto s = hn::Zero(d32), unused = hn::Zero(d32);
+        for (size_t g = 0; g < 32; g += N16)
+            s = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(di8, b[i].qs + g)),
+                                              hn::LoadU(d16, x.q.data() + i * 32 + g), s, unused);
+        acc = hn::MulAdd(hn::ConvertTo(df32, s), hn::Set(df32, h2f(b[i].d) * x.scale[std::size_t(i)]), acc);
+    }
+    return hn::GetLane(hn::SumOfLanes(df32, acc));
+}
+#endif
+
+void MatvecRows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, float* y,
+                std::int64_t row_begin, std::int64_t row_end) {
+#ifdef FT_INT16_DOT
+    if (wt == DType::Q4_K || wt == DType::Q8_0) {
+        thread_local QuantizedX xq;
+        quantize_x(x, k, xq);
+        const auto* base = static_cast<const std::uint8_t*>(w);
+        for (std::int64_t r = row_begin; r < row_end; ++r) {
+            const void* row = base + std::size_t(r) * row_bytes;
+            y[r] = wt == DType::Q4_K ? dot_q4_k(static_cast<const ref::BlockQ4_K*>(row), k / 256, xq)
+                                     : dot_q8_0(static_cast<const ref::BlockQ8_0*>(row), k / 32, xq);
+        }
+        return;
+    }
+#endif
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    // A zero-padded copy of x's tail so F32/F16/BF16 rows whose k is not a multiple of N read no garbage.
+    const bool ragged = k % std::int64_t(N) != 0;
+    HWY_ALIGN float xtail[16] = {};
+    const std::int64_t tail_at = k - k % std::int64_t(N);
+    if (ragged) std::memcpy(xtail, x + tail_at, size_t(k - tail_at) * 4);
+    for (std::int64_t r = row_begin; r < row_end; ++r) {
+        const void* row = static_cast<const std::uint8_t*>(w) + std::size_t(r) * row_bytes;
+        auto acc0 = hn::Zero(df), acc1 = hn::Zero(df);
+        bool odd = false;
+        decode_row(wt, row, k, [&](std::int64_t off, VF v) {
+            const auto xv = (ragged && off == tail_at) ? hn::Load(df, xtail) : hn::LoadU(df, x + off);
+            // Two accumulators hide the FMA latency.
+            if (odd) acc1 = hn::MulAdd(v, xv, acc1);
+            else acc0 = hn::MulAdd(v, xv, acc0);
+            odd = !odd;
+        });
+        y[r] = hn::GetLane(hn::SumOfLanes(df, hn::Add(acc0, acc1)));
+    }
+}
+
+void DequantizeRow(DType wt, const void* src, float* dst, std::int64_t k) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    decode_row(wt, src, k, [&](std::int64_t off, VF v) {
+        if (off + std::int64_t(N) <= k) {
+            hn::StoreU(v, df, dst + off);
+        } else {
+            HWY_ALIGN float tmp[16];
+            hn::Store(v, df, tmp);
+            std::memcpy(dst + off, tmp, size_t(k - off) * 4);
+        }
+    });
+}
+
+// Rows are decoded into an L1/L2-resident f32 tile (kTile rows), then each activation row is dotted with all
+// rows of the tile, so an activation vector is loaded once per kTile weight rows.
+void MatmulRows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, std::int64_t ldx,
+                std::int64_t m, float* y, std::int64_t ldy, std::int64_t row_begin, std::int64_t row_end) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    constexpr int kTile = 4;
+    const std::int64_t kp = (k + std::int64_t(N) - 1) / std::int64_t(N) * std::int64_t(N);  // padded row length
+    thread_local std::vector<float> tile;
+    thread_local std::vector<float> xpad;
+    if (tile.size() < size_t(kTile * kp)) tile.assign(size_t(kTile * kp), 0.f);
+    const bool ragged = kp != k;
+    if (ragged && xpad.size() < size_t(kp)) xpad.assign(size_t(kp), 0.f);
+    for (std::int64_t r0 = row_begin; r0 < row_end; r0 += kTile) {
+        const int nr = int(std::min<std::int64_t>(kTile, row_end - r0));
+        for (int t = 0; t < nr; ++t) {
+            float* dst = tile.data() + t * kp;
+            DequantizeRow(wt, static_cast<const std::uint8_t*>(w) + std::size_t(r0 + t) * row_bytes, dst, k);
+            for (std::int64_t j = k; j < kp; ++j) dst[j] = 0.f;
+        }
+        for (std::int64_t i = 0; i < m; ++i) {
+            const float* xi = x + i * ldx;
+            if (ragged) {
+                std::memcpy(xpad.data(), xi, size_t(k) * 4);
+                xi = xpad.data();
+            }
+            VF acc[kTile];
+            for (int t = 0; t < kTile; ++t) acc[t] = hn::Zero(df);
+            for (std::int64_t j = 0; j < kp; j += std::int64_t(N)) {
+                const auto xv = hn::LoadU(df, xi + j);
+                for (int t = 0; t < nr; ++t) acc[t] = hn::MulAdd(hn::LoadU(df, tile.data() + t * kp + j), xv, acc[t]);
+            }
+            for (int t = 0; t < nr; ++t) y[i * ldy + r0 + t] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
+        }
+    }
+}
+
+}  // namespace ft::kernels::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ft::kernels::cpu {
+HWY_EXPORT(MatvecRows);
+HWY_EXPORT(MatmulRows);
+HWY_EXPORT(DequantizeRow);
+
+bool matmul_supported(DType wt) {
+    switch (wt) {
+        case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: return true;
+        default: return false;
+    }
+}
+
+void matvec_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, float* y,
+                 std::int64_t row_begin, std::int64_t row_end) {
+    HWY_DYNAMIC_DISPATCH(MatvecRows)(wt, w, row_bytes, k, x, y, row_begin, row_end);
+}
+
+void matmul_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, std::int64_t ldx,
+                 std::int64_t m, float* y, std::int64_t ldy, std::int64_t row_begin, std::int64_t row_end) {
+    HWY_DYNAMIC_DISPATCH(MatmulRows)(wt, w, row_bytes, k, x, ldx, m, y, ldy, row_begin, row_end);
+}
+
+void dequantize_row(DType wt, const void* src, float* dst, std::int64_t k) {
+    HWY_DYNAMIC_DISPATCH(DequantizeRow)(wt, src, dst, k);
+}
+}  // namespace ft::kernels::cpu
+#endif

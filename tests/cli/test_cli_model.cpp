@@ -1,0 +1,101 @@
+// The model-running commands end to end through the real `ft` binary on the tiny golden model:
+// ft run (text, ids, --logits-out), ft chat (a scripted conversation), ft bench cpu-moe.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <fstream>
+
+#include "ft_process.h"
+#include "ft_test.h"
+
+using ft::test::run_ft;
+
+namespace {
+const QString kModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+}  // namespace
+
+class TestCliModel : public QObject {
+    Q_OBJECT
+private slots:
+    void runGreedyIdsMatchesTransformers() {
+        QFile f(kModel + "/golden.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto g = QJsonDocument::fromJson(f.readAll()).object();
+        QStringList prompt, want;
+        for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
+        for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+        const auto r = run_ft({"run", "--model", kModel, "--device", "cpu", "--ids", prompt.join(','), "--max-tokens",
+                               "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.trimmed().endsWith(want.join(',')), qPrintable(r.out));
+        QVERIFY(r.err.contains("decode") && r.err.contains("tok/s"));
+    }
+
+    void runLogitsOutWritesEveryPosition() {
+        QTemporaryDir tmp;
+        const QString out = tmp.path() + "/l.bin";
+        const auto r = run_ft({"run", "--model", kModel, "--ids", "785,3974,293", "--logits-out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(QFileInfo(out).size(), qint64(3) * 4160 * 4);
+        // Position 0 of golden sequence 0 starts with token 785: its logits are the first row of logits.bin.
+        std::ifstream a(out.toStdString(), std::ios::binary), b((kModel + "/logits.bin").toStdString(), std::ios::binary);
+        std::vector<float> x(4160), y(4160);
+        a.read(reinterpret_cast<char*>(x.data()), 4160 * 4);
+        b.read(reinterpret_cast<char*>(y.data()), 4160 * 4);
+        double maxd = 0;
+        for (int i = 0; i < 4160; ++i) maxd = std::max(maxd, std::fabs(double(x[i]) - y[i]));
+        QVERIFY2(maxd < 1e-4, qPrintable(QString::number(maxd)));
+    }
+
+    void runTextPromptStreams() {
+        const auto r = run_ft({"run", "--model", kModel, "--prompt", "Hello", "--max-tokens", "5", "--seed", "4"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(!r.out.trimmed().isEmpty());
+        QVERIFY(r.err.contains(QRegularExpression("prompt [1-9][0-9]* tokens, generated 5")));
+    }
+
+    void runBadInputsAreClearErrors() {
+        auto r = run_ft({"run", "--model", kModel, "--ids", "1,x"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("not a token id"));
+        r = run_ft({"run", "--model", "/nonexistent/model.gguf", "--prompt", "x"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("model not found: /nonexistent/model.gguf"), qPrintable(r.err));
+        r = run_ft({"run", "--model", kModel, "--prompt", "x", "--temperature", "-1"});
+        QVERIFY(r.code != 0 && r.err.contains("temperature"));
+        r = run_ft({"run", "--model", kModel, "--prompt", "x", "--ids", "1"});
+        QCOMPARE(r.code, 2);
+    }
+
+    void chatHoldsAConversation() {
+        const auto r = run_ft({"chat", "--model", kModel, "--temperature", "0", "--max-tokens", "6"},
+                              "Hello there!\nAnd again?\n/reset\n/bogus\n/system Be brief.\nThird.\n/quit\n");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(r.err.count(QStringLiteral("[6 tokens")), 3);
+        QVERIFY(r.err.contains("(conversation reset)"));
+        QVERIFY(r.err.contains("unknown command /bogus"));
+        QVERIFY(r.err.contains("(system message set"));
+    }
+
+    void benchCpuMoeWritesJson() {
+        QTemporaryDir tmp;
+        const QString json = tmp.path() + "/b.json";
+        const auto r = run_ft({"bench", "cpu-moe", "--model", kModel, "--rounds", "1", "--json", json});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("of host read"));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto o = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(o["moe_layers"].toInt(), 4);
+        QVERIFY(o["host_read_gbs"].toDouble() > 0.1);
+        QVERIFY(o["expert_bytes"].toDouble() > 0);
+    }
+};
+
+FT_TEST_MAIN(TestCliModel)
+#include "test_cli_model.moc"
