@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/matmul.h"
@@ -78,57 +79,32 @@ HWY_INLINE void decode_mxfp4(const ref::BlockMxfp4* b, Sink&& sink) {
     for (size_t g = 0; g < 32; g += N) sink(g, hn::Load(df, tmp + g));
 }
 
-template <class Sink>
-HWY_INLINE void decode_q4_k(const ref::BlockQ4_K* b, Sink&& sink) {
+// Q4_K and Q5_K share the layout but for Q5_K's fifth bit (qh).
+template <class Block, class Sink>
+HWY_INLINE void decode_q45_k(const Block* b, Sink&& sink) {
+    constexpr bool kFive = std::is_same_v<Block, ref::BlockQ5_K>;
     const DF df;
     const DI di;
     const DU8 du8;
     const size_t N = hn::Lanes(df);
     const float d = h2f(b->d), dmin = h2f(b->dmin);
+    const auto one = hn::Set(di, 1), low4 = hn::Set(di, 15);
     for (int c = 0; c < 4; ++c) {
-        float sc0, m0, sc1, m1;
-        k_scale_min(b->scales, 2 * c, &sc0, &m0);
-        k_scale_min(b->scales, 2 * c + 1, &sc1, &m1);
-        const auto ds0 = hn::Set(df, d * sc0), dm0 = hn::Set(df, dmin * m0);
-        const auto ds1 = hn::Set(df, d * sc1), dm1 = hn::Set(df, dmin * m1);
+        float sc[2], m[2];
+        k_scale_min(b->scales, 2 * c, &sc[0], &m[0]);
+        k_scale_min(b->scales, 2 * c + 1, &sc[1], &m[1]);
         const std::uint8_t* qs = b->qs + 32 * c;
-        for (size_t g = 0; g < 32; g += N) {
-            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
-            sink(64 * c + g, hn::MulSub(hn::ConvertTo(df, hn::And(q, hn::Set(di, 15))), ds0, dm0));
-        }
-        for (size_t g = 0; g < 32; g += N) {
-            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
-            sink(64 * c + 32 + g, hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), ds1, dm1));
-        }
-    }
-}
-
-template <class Sink>
-HWY_INLINE void decode_q5_k(const ref::BlockQ5_K* b, Sink&& sink) {
-    const DF df;
-    const DI di;
-    const DU8 du8;
-    const size_t N = hn::Lanes(df);
-    const float d = h2f(b->d), dmin = h2f(b->dmin);
-    const auto one = hn::Set(di, 1);
-    for (int c = 0; c < 4; ++c) {
-        float sc0, m0, sc1, m1;
-        k_scale_min(b->scales, 2 * c, &sc0, &m0);
-        k_scale_min(b->scales, 2 * c + 1, &sc1, &m1);
-        const auto ds0 = hn::Set(df, d * sc0), dm0 = hn::Set(df, dmin * m0);
-        const auto ds1 = hn::Set(df, d * sc1), dm1 = hn::Set(df, dmin * m1);
-        const std::uint8_t* qs = b->qs + 32 * c;
-        for (size_t g = 0; g < 32; g += N) {
-            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
-            const auto h = hn::PromoteTo(di, hn::LoadU(du8, b->qh + g));
-            const auto hb = hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(h, 2 * c), one));
-            sink(64 * c + g, hn::MulSub(hn::ConvertTo(df, hn::Or(hn::And(q, hn::Set(di, 15)), hb)), ds0, dm0));
-        }
-        for (size_t g = 0; g < 32; g += N) {
-            const auto q = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
-            const auto h = hn::PromoteTo(di, hn::LoadU(du8, b->qh + g));
-            const auto hb = hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(h, 2 * c + 1), one));
-            sink(64 * c + 32 + g, hn::MulSub(hn::ConvertTo(df, hn::Or(hn::ShiftRight<4>(q), hb)), ds1, dm1));
+        for (int half = 0; half < 2; ++half) {
+            const auto ds = hn::Set(df, d * sc[half]), dm = hn::Set(df, dmin * m[half]);
+            for (size_t g = 0; g < 32; g += N) {
+                const auto q8 = hn::PromoteTo(di, hn::LoadU(du8, qs + g));
+                auto q = half == 0 ? hn::And(q8, low4) : hn::ShiftRight<4>(q8);
+                if constexpr (kFive) {
+                    const auto h = hn::PromoteTo(di, hn::LoadU(du8, b->qh + g));
+                    q = hn::Or(q, hn::ShiftLeft<4>(hn::And(hn::ShiftRightSame(h, 2 * c + half), one)));
+                }
+                sink(64 * c + 32 * half + g, hn::MulSub(hn::ConvertTo(df, q), ds, dm));
+            }
         }
     }
 }
@@ -206,8 +182,8 @@ HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sin
         case DType::Q8_0: FT_BLOCKS(BlockQ8_0, 32, decode_q8_0)
         case DType::Q4_0: FT_BLOCKS(BlockQ4_0, 32, decode_q4_0)
         case DType::MXFP4: FT_BLOCKS(BlockMxfp4, 32, decode_mxfp4)
-        case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q4_k)
-        case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q5_k)
+        case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q45_k)
+        case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q45_k)
         case DType::Q6_K: FT_BLOCKS(BlockQ6_K, 256, decode_q6_k)
         default: return;
     }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ft/error.h"
+#include "tokenizer/tokenizer_unicode.h"
 
 namespace ft::jinja {
 
@@ -275,21 +276,7 @@ private:
 
     void append_utf8(std::string& out, unsigned long cp, std::size_t pos) const {
         if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) fail(pos, "invalid code point in string escape");
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
+        tok::utf8_append(out, static_cast<char32_t>(cp));
     }
 
     std::size_t lex_number(Piece& p, std::size_t i) {
