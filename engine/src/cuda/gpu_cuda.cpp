@@ -1,51 +1,80 @@
-// gpu.h with the CUDA runtime.
+// gpu.h with the CUDA runtime. Static properties are read once per process; free memory is read at every call
+// (the desktop app polls it every second).
 #include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
 
 #include "ft/gpu.h"
 
 namespace ft {
 
+namespace {
+
+struct Probe {
+    cudaError_t error = cudaSuccess;
+    std::vector<GpuInfo> devices;  // without free_bytes
+};
+
+const Probe& probe() {
+    static std::once_flag once;
+    static Probe p;
+    std::call_once(once, [] {
+        int count = 0;
+        p.error = cudaGetDeviceCount(&count);
+        if (p.error != cudaSuccess) {
+            cudaGetLastError();  // clear the sticky "no driver" error
+            return;
+        }
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        for (int i = 0; i < count; ++i) {
+            cudaDeviceProp prop{};
+            if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+            GpuInfo g;
+            g.index = i;
+            g.name = prop.name;
+            g.cc_major = prop.major;
+            g.cc_minor = prop.minor;
+            g.multiprocessors = prop.multiProcessorCount;
+            g.total_bytes = prop.totalGlobalMem;
+            g.pci_bus = prop.pciBusID;
+            g.driver_version = driver;
+            g.runtime_version = runtime;
+            p.devices.push_back(std::move(g));
+        }
+    });
+    return p;
+}
+
+}  // namespace
+
 std::vector<GpuInfo> gpu_devices() {
-    std::vector<GpuInfo> out;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky "no driver" error
-        return out;
-    }
-    int driver = 0, runtime = 0;
-    cudaDriverGetVersion(&driver);
-    cudaRuntimeGetVersion(&runtime);
-    for (int i = 0; i < count; ++i) {
-        cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-        GpuInfo g;
-        g.index = i;
-        g.name = prop.name;
-        g.cc_major = prop.major;
-        g.cc_minor = prop.minor;
-        g.multiprocessors = prop.multiProcessorCount;
-        g.total_bytes = prop.totalGlobalMem;
-        g.pci_bus = prop.pciBusID;
-        g.driver_version = driver;
-        g.runtime_version = runtime;
-        int prev = 0;
-        cudaGetDevice(&prev);
+    std::vector<GpuInfo> out = probe().devices;
+    int prev = 0;
+    if (!out.empty()) cudaGetDevice(&prev);
+    for (GpuInfo& g : out) {
         size_t free_b = 0, total_b = 0;
-        if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) g.free_bytes = free_b;
-        cudaSetDevice(prev);
-        out.push_back(std::move(g));
+        if (cudaSetDevice(g.index) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) g.free_bytes = free_b;
     }
+    if (!out.empty()) cudaSetDevice(prev);
     return out;
 }
 
 std::string gpu_unavailable_reason() {
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err == cudaSuccess && count > 0) return {};
-    cudaGetLastError();
-    if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) return "no CUDA device found";
-    if (err == cudaErrorInsufficientDriver) return "the NVIDIA driver is older than this build's CUDA runtime";
-    return std::string("CUDA is not usable: ") + cudaGetErrorString(err);
+    const Probe& p = probe();
+    if (p.error == cudaSuccess && !p.devices.empty()) return {};
+    if (p.error == cudaErrorNoDevice || (p.error == cudaSuccess && p.devices.empty())) return "no CUDA device found";
+    if (p.error == cudaErrorInsufficientDriver) {
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);  // 0 when no driver is installed at all
+        cudaRuntimeGetVersion(&runtime);
+        if (driver == 0) return "no NVIDIA driver found";
+        return "the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
+               ", older than this build's CUDA " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+    }
+    return std::string("CUDA is not usable: ") + cudaGetErrorString(p.error);
 }
 
 }  // namespace ft
