@@ -13,10 +13,10 @@ mode=--gui
 [[ "$preset" == headless || "$preset" == gpu-sm90 ]] && mode=--headless
 bash scripts/install-deps.sh "$mode"
 
-# Reference implementations for the differential tests (npm, pinned by package-lock.json).
-if [[ -f tests/reference/package-lock.json ]]; then
-  (cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# Reference implementations for the differential tests (npm, pinned by package-lock.json). With them installed,
+# a differential test that cannot find them fails instead of skipping.
+(cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
+export FT_REQUIRE_REFERENCE=1
 
 jobs=$(nproc)
 cmake --preset "$preset"

@@ -228,11 +228,18 @@ class TestTokenizerDiff : public QObject {
 private slots:
     void initTestCase() {
         if (!fs::exists(fs::path(FT_TESTDATA_DIR) / "hf-tokenizers")) QSKIP("testdata/hf-tokenizers is absent");
+        // scripts/test.sh sets FT_REQUIRE_REFERENCE: there a missing reference is a failure, not a skip.
+        const bool required = qEnvironmentVariableIsSet("FT_REQUIRE_REFERENCE");
         node_ = QStandardPaths::findExecutable("node");
-        if (node_.isEmpty()) QSKIP("node is not on PATH (scripts/test.sh installs it; the reference is npm)");
+        if (node_.isEmpty()) {
+            if (required) QFAIL("FT_REQUIRE_REFERENCE is set but node is not on PATH");
+            QSKIP("node is not on PATH (scripts/test.sh installs it; the reference is npm)");
+        }
         ref_dir_ = fs::path(FT_SOURCE_DIR) / "tests" / "reference";
-        if (!fs::exists(ref_dir_ / "node_modules" / "@huggingface" / "tokenizers" / "package.json"))
+        if (!fs::exists(ref_dir_ / "node_modules" / "@huggingface" / "tokenizers" / "package.json")) {
+            if (required) QFAIL("FT_REQUIRE_REFERENCE is set but tests/reference/node_modules is missing");
             QSKIP("tests/reference/node_modules lacks @huggingface/tokenizers (run: cd tests/reference && npm ci)");
+        }
     }
 
     void diff_data() {
