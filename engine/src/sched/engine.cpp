@@ -204,14 +204,18 @@ struct Engine::Impl {
 
     // ---- requests ----
 
+    // Both end a request: its KV pages are released and the stats snapshot updated before the client hears of it.
     void fail(Sequence& s, const Error& e) {
         if (s.kv_seq >= 0 && model) model->kv->release(s.kv_seq);
         s.kv_seq = -1;
+        publish();
         if (s.req.on_error) s.req.on_error(e);
     }
 
-    void finish(Sequence& s, FinishReason reason, std::string stop_text = {}) {
-        if (s.decoder && reason != FinishReason::stop) {
+    // matched_stop: a stop string ended the request (what was held back for it is dropped); otherwise any text the
+    // stop matcher held back is still owed to the client.
+    void finish(Sequence& s, FinishReason reason, std::string stop_text = {}, bool matched_stop = false) {
+        if (s.decoder && !matched_stop) {
             // Flush what the stop matcher held back (nothing can match any more) and any partial character.
             std::string tail = s.stops.flush(s.decoder->finish());
             if (!tail.empty() && s.req.on_token) s.req.on_token({s.id, -1, std::move(tail), 0.f, {}});
@@ -236,6 +240,7 @@ struct Engine::Impl {
             if (ev.ttft_ms > 0) stats_.last_ttft_ms = ev.ttft_ms;
             if (ev.prefill_tok_s > 0) stats_.prefill_tok_s = ev.prefill_tok_s;
         }
+        publish();
         if (s.req.on_finish) s.req.on_finish(ev);
     }
 
@@ -395,7 +400,7 @@ struct Engine::Impl {
         }
         if (s.req.on_token) s.req.on_token(ev);
         if (stopped) {
-            finish(s, FinishReason::stop, stop_text);
+            finish(s, FinishReason::stop, stop_text, true);
         } else if (s.generated >= s.req.max_tokens) {
             finish(s, FinishReason::length);
         } else if (std::int64_t(s.tokens.size()) >= model->options.n_ctx) {
@@ -408,7 +413,7 @@ struct Engine::Impl {
         stats_.loaded = model != nullptr;
         stats_.model = model ? model->info.name : std::string();
         stats_.device = model ? model->info.device : std::string();
-        stats_.running = int(running.size());
+        stats_.running = int(std::count_if(running.begin(), running.end(), [](const auto& r) { return r->kv_seq >= 0; }));
         stats_.queued = int(queued.size());
         stats_.decode_tok_s = running.empty() ? 0 : decode_rate;
         if (model) {
