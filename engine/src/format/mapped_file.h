@@ -25,6 +25,11 @@ public:
 
     // Hint that the whole file will be read front to back soon (readahead); a no-op where unsupported.
     void advise_sequential() const noexcept;
+    // Maps every page of [offset, offset + length) into this process now (reading it from disk if it is not in the
+    // page cache), so later reads take no page faults. Without it, each first touch of a 4 KiB page faults: decode
+    // touches fresh experts every step, and many threads faulting at once serialise on the kernel's memory lock.
+    // Uses MADV_POPULATE_READ where the kernel has it (Linux 5.14+), else reads one byte per page. Never throws.
+    void populate(std::size_t offset, std::size_t length) const noexcept;
 
 private:
     MappedFile() = default;

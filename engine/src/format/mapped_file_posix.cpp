@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "ft/error.h"
@@ -50,6 +52,20 @@ MappedFile::~MappedFile() {
 
 void MappedFile::advise_sequential() const noexcept {
     if (data_) ::madvise(const_cast<std::byte*>(data_), size_, MADV_SEQUENTIAL);
+}
+
+void MappedFile::populate(std::size_t offset, std::size_t length) const noexcept {
+    if (!data_ || offset >= size_) return;
+    length = std::min(length, size_ - offset);
+    const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(data_ + offset) & ~(std::uintptr_t(page) - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(data_ + offset + length);
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older kernels answer EINVAL and we touch the pages instead
+#endif
+    if (::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ) == 0) return;
+    volatile std::uint8_t sink = 0;
+    for (std::uintptr_t p = begin; p < end; p += page) sink = sink + *reinterpret_cast<const volatile std::uint8_t*>(p);
 }
 
 }  // namespace ft

@@ -11,6 +11,8 @@
 #endif
 #include <windows.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "ft/error.h"
@@ -64,6 +66,13 @@ MappedFile::~MappedFile() {
 
 // PrefetchVirtualMemory needs _WIN32_WINNT >= Windows 8, which MinGW does not define by default: left out.
 void MappedFile::advise_sequential() const noexcept {
+}
+
+void MappedFile::populate(std::size_t offset, std::size_t length) const noexcept {
+    if (!data_ || offset >= size_) return;
+    length = (std::min)(length, size_ - offset);
+    volatile unsigned char sink = 0;
+    for (std::size_t p = offset; p < offset + length; p += 4096) sink = sink + *reinterpret_cast<const volatile unsigned char*>(data_ + p);
 }
 
 }  // namespace ft

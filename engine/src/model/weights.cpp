@@ -1,10 +1,16 @@
 #include "model/weights.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "cpu/matmul.h"
 #include "format/gguf.h"
+#include "format/mapped_file.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
 
@@ -52,7 +58,35 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path) {
     }
     validate(w->desc_);
     w->index(arch_tensors(w->desc_));
+    w->populate();
     return w;
+}
+
+void Weights::populate() const {
+    std::vector<const MappedFile*> maps;
+    if (gguf_ && gguf_->mapping()) maps.push_back(gguf_->mapping().get());
+    if (hf_)
+        for (const auto& f : hf_->files())
+            if (f.mapping()) maps.push_back(f.mapping().get());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    // Split into chunks over a few threads: page-table setup, or the disk read of a cold file, goes faster.
+    constexpr std::size_t kChunk = std::size_t(256) << 20;
+    std::vector<std::pair<const MappedFile*, std::size_t>> chunks;
+    for (const MappedFile* m : maps) {
+        total += m->size();
+        for (std::size_t off = 0; off < m->size(); off += kChunk) chunks.emplace_back(m, off);
+    }
+    std::atomic<std::size_t> next{0};
+    const unsigned n_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < n_threads; ++t)
+        threads.emplace_back([&] {
+            for (std::size_t i; (i = next.fetch_add(1)) < chunks.size();) chunks[i].first->populate(chunks[i].second, kChunk);
+        });
+    for (auto& t : threads) t.join();
+    spdlog::debug("{}: mapped {:.2f} GiB into memory in {:.2f} s", path_.string(), double(total) / (1u << 30),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 TensorView Weights::view_of(const std::string& name, const std::vector<std::uint64_t>& want, bool expert_slice,

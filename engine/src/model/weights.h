@@ -2,6 +2,7 @@
 // Hugging Face safetensors folder, behind one interface keyed by GGUF tensor names. Every tensor the architecture
 // table (model_tensors.h) lists is checked at open — present, right shape, a type the kernels read — so a bad
 // file fails at load with its name and the tensor, never in the middle of a forward pass.
+// open() maps the files and brings every page into the process (from the page cache, or the disk when cold).
 // Threading: immutable after open(); safe to read from many threads.
 #pragma once
 
@@ -70,6 +71,9 @@ public:
 
 private:
     Weights() = default;
+    // Maps every page of the files into the process up front (MappedFile::populate): decode then takes no page
+    // faults, which otherwise dominate — each step touches experts not used before.
+    void populate() const;
     void index(const std::vector<TensorSpec>& specs);
     TensorView view_of(const std::string& name, const std::vector<std::uint64_t>& want_dims, bool expert_slice,
                        std::uint64_t slice) const;
