@@ -16,10 +16,10 @@ step "$ft" synth --arch qwen3_moe --preset qwen3-30b-a3b --weights q4_k --seed 1
 echo "synth: $((SECONDS - t0)) s, $(du -h "$model" | cut -f1)"
 step "$ft" inspect "$model"
 for t in 16 8 4 1; do
-  step "$ft" bench cpu-moe --model "$model" --threads $t --rounds 3 --json "$out/cpu-moe-${t}t.json"
+  step "$ft" --log-level debug bench cpu-moe --model "$model" --threads $t --rounds 3 --json "$out/cpu-moe-${t}t.json"
 done
 prompt=$(python3 -c "print(' '.join(['The quick brown fox jumps over the lazy dog.'] * 50))")
-step "$ft" run --model "$model" --device cpu --threads 16 --ctx 2048 --prompt "$prompt" --max-tokens 64 --temperature 0 --ignore-eos
+step "$ft" --log-level debug run --model "$model" --device cpu --threads 16 --ctx 2048 --prompt "$prompt" --max-tokens 64 --temperature 0 --ignore-eos
 step "$ft" run --model "$model" --device cpu --threads 8 --ctx 2048 --prompt "Hello" --max-tokens 64 --temperature 0 --ignore-eos
 rm -f "$model"
 echo; echo "bench-cpu-engine: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
