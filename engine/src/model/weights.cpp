@@ -11,6 +11,7 @@
 #include "cpu/matmul.h"
 #include "format/gguf.h"
 #include "format/mapped_file.h"
+#include "platform/platform.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
 
@@ -76,6 +77,14 @@ void Weights::populate() const {
     for (const MappedFile* m : maps) {
         total += m->size();
         for (std::size_t off = 0; off < m->size(); off += kChunk) chunks.emplace_back(m, off);
+    }
+    // A model that does not fit comfortably in RAM is left to map on demand: reading it all now would only evict
+    // itself from the page cache.
+    const std::uint64_t ram = platform::physical_memory_bytes();
+    if (ram != 0 && double(total) > 0.8 * double(ram)) {
+        spdlog::info("{}: {:.1f} GiB of weights on {:.1f} GiB of RAM: pages are mapped on demand", path_.string(),
+                     double(total) / (1u << 30), double(ram) / (1u << 30));
+        return;
     }
     std::atomic<std::size_t> next{0};
     const unsigned n_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));

@@ -2,11 +2,15 @@
 // (platform_posix.cpp / platform_win32.cpp); CMake compiles the one that applies.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 
 namespace ft::platform {
 
 // Per-user data folder before FT_DATA_DIR is considered: XDG on Linux, %LOCALAPPDATA%\FreeToken on Windows.
 std::filesystem::path default_data_dir();
+
+// Installed physical memory in bytes (0 if unknown).
+std::uint64_t physical_memory_bytes();
 
 }  // namespace ft::platform

@@ -16,4 +16,9 @@ std::filesystem::path default_data_dir() {
     return std::filesystem::path(home) / ".local" / "share" / "freetoken";
 }
 
+std::uint64_t physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
 }  // namespace ft::platform

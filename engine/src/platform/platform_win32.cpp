@@ -15,4 +15,10 @@ std::filesystem::path default_data_dir() {
     return base / L"FreeToken";
 }
 
+std::uint64_t physical_memory_bytes() {
+    MEMORYSTATUSEX st{};
+    st.dwLength = sizeof(st);
+    return GlobalMemoryStatusEx(&st) ? std::uint64_t(st.ullTotalPhys) : 0;
+}
+
 }  // namespace ft::platform
