@@ -1,162 +1,837 @@
+// Decode GEMV: weights streamed once from HBM in their stored layout, dequantized in registers, x (f32) staged in
+// shared memory. See gemv.cuh for the contract.
+//
+// Fast path (one kernel template for gemv / expert_gemv / expert_gate_up):
+// - CTA = 4 warps. Each warp owns R weight rows (R "virtual" rows: for gate_up, gate and up of R/2 output rows) and
+//   sweeps k; x, loaded once per CTA, is reused from registers for the R rows, and each weight load feeds M vectors.
+// - A lane's work item ("unit") is a fixed slice of a row: F32 4 elements (one float4), F16/BF16 8 (one uint4),
+//   Q8_0 8 (a quarter of a 34-byte block), Q6_K 8 (one 32-bit word of ql, 32 lanes per 210-byte block), Q4_K/Q5_K
+//   32 (one 16-byte uint4 of qs, 8 lanes per block). Lane l takes units l, l + 32, … so a warp's loads of one unit
+//   step are contiguous in memory (128-bit for F32/F16/BF16/Q4_K/Q5_K; Q8_0 and Q6_K blocks are only 2-byte aligned
+//   in GGUF, so they use aligned 32-bit loads and a byte permute).
+// - x sits in shared memory as float4 slots, XOR-swizzled per type so that the 8 lanes of each quarter-warp phase of
+//   an LDS.128 hit 8 different bank groups (conflict-free). Q4_K/Q5_K also stage the sum of x over each 32-element
+//   sub-block (the "min" term needs it), computed once while staging.
+// - Integer codes become floats through the exponent trick (byte b → bits 0x4B0000bb = 2^23 + b, minus 2^23: exact,
+//   full-rate FP32 pipe instead of the quarter-rate I2F). Dot products accumulate q·x per sub-block and apply the
+//   block/sub-block scale once, so the per-element cost is PRMT + FADD + M FFMA.
+// - The R·M partial sums are reduced across the warp with a halving butterfly (N-1 shuffles for N values).
+// - Grid: row groups (4·R rows) in x, pairs in y. Big matrices launch at most one wave of CTAs (occupancy query), which
+//   loop over row groups, so x is staged once per CTA. x larger than the shared-memory tile is processed in k tiles.
+// Fallback (misaligned pointers/strides, k not a multiple of the unit): one warp per output row, scalar byte loads.
 #include "cuda/gemv.cuh"
 
-#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <algorithm>
 
 namespace ft::kernels::cuda {
 
 namespace {
 
-constexpr int kWarpsPerBlock = 8;
-constexpr std::int64_t kMaxK = 16384;
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kSmemBudget = 46 * 1024;  // below the 48 KiB default: no opt-in attribute, several CTAs per SM
 
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
+enum Mode : int { kPlain = 0, kExpert = 1, kGateUp = 2 };
+
+struct KArgs {
+    const std::uint8_t* w0;  // matrix (gate for kGateUp)
+    const std::uint8_t* w1;  // up (kGateUp)
+    std::size_t row_bytes;
+    std::size_t stride0, stride1;  // slot strides (expert modes)
+    std::int64_t rows, k;
+    int m;
+    const float* x;
+    std::int64_t ldx;
+    float* y;
+    std::int64_t ldy;
+    int accumulate;
+    const std::int32_t* ids;
+    const std::int32_t* slot_map;
+    int x_div;
+    float limit;
+    int kt;            // k tile (elements), multiple of 256 unless it is the whole k
+    std::int64_t n_rg; // row groups
+};
+
+// ---------------------------------------------------------------- small device helpers
+
+__device__ __forceinline__ std::uint32_t ldg32(const std::uint8_t* p) {
+    return __ldg(reinterpret_cast<const unsigned int*>(p));
+}
+__device__ __forceinline__ std::uint32_t ldg16(const std::uint8_t* p) {
+    return __ldg(reinterpret_cast<const unsigned short*>(p));
+}
+__device__ __forceinline__ uint4 ldg128(const std::uint8_t* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+__device__ __forceinline__ float h2f(std::uint32_t bits16) { return __half2float(__ushort_as_half((unsigned short)bits16)); }
+
+// Byte `sel` (0..3, may be a run-time value) of w as the float 2^23 + byte (exact).
+__device__ __forceinline__ float magic_byte(std::uint32_t w, std::uint32_t sel) {
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u | sel));
+}
+constexpr float kMagic = 8388608.f;        // 2^23
+constexpr float kMagicS8 = 8388608.f + 128.f;  // int8 stored as byte ^ 0x80
+constexpr float kMagicQ6 = 8388608.f + 32.f;   // Q6_K codes are stored + 32
+
+// A 32-bit word at a 2-byte aligned address: shift = address & 2, sel = shift ? 0x5432 : 0x3210. Reads no byte
+// beyond p + 5 (callers keep that inside the block).
+__device__ __forceinline__ std::uint32_t ldg32_a2(const std::uint8_t* p, std::uint32_t shift, std::uint32_t sel) {
+    const std::uint8_t* b = p - shift;
+    const std::uint32_t lo = ldg32(b);
+    const std::uint32_t hi = shift ? ldg32(b + 4) : 0u;
+    return __byte_perm(lo, hi, sel);
 }
 
-__device__ __forceinline__ float h2f(std::uint16_t h) { return __half2float(__ushort_as_half(h)); }
-
-// ---- per-type row dot products: every lane of the warp takes part, the caller reduces ----
-
-__device__ float dot_f32(const std::uint8_t* row, const float* x, std::int64_t k, int lane) {
-    const float* w = reinterpret_cast<const float*>(row);
-    float acc = 0.f;
-    for (std::int64_t i = lane; i < k; i += 32) acc += w[i] * x[i];
-    return acc;
+__device__ __forceinline__ float dot4(float a0, float a1, float a2, float a3, float4 x, float acc) {
+    acc = fmaf(a0, x.x, acc);
+    acc = fmaf(a1, x.y, acc);
+    acc = fmaf(a2, x.z, acc);
+    return fmaf(a3, x.w, acc);
 }
 
-__device__ float dot_bf16(const std::uint8_t* row, const float* x, std::int64_t k, int lane) {
-    const __nv_bfloat162* w = reinterpret_cast<const __nv_bfloat162*>(row);
-    float acc = 0.f;
-    for (std::int64_t i = lane; i < k / 2; i += 32) {
-        const float2 f = __bfloat1622float2(w[i]);
-        acc += f.x * x[2 * i] + f.y * x[2 * i + 1];
-    }
-    return acc;
-}
-
-__device__ float dot_f16(const std::uint8_t* row, const float* x, std::int64_t k, int lane) {
-    const __half2* w = reinterpret_cast<const __half2*>(row);
-    float acc = 0.f;
-    for (std::int64_t i = lane; i < k / 2; i += 32) {
-        const float2 f = __half22float2(w[i]);
-        acc += f.x * x[2 * i] + f.y * x[2 * i + 1];
-    }
-    return acc;
-}
-
-// Q8_0: 34-byte blocks {f16 d; int8 qs[32]} (2-byte aligned). A lane per block.
-__device__ float dot_q8_0(const std::uint8_t* row, const float* x, std::int64_t k, int lane) {
-    const std::int64_t nb = k / 32;
-    float acc = 0.f;
-    for (std::int64_t b = lane; b < nb; b += 32) {
-        const std::uint8_t* blk = row + b * 34;
-        const float d = h2f(*reinterpret_cast<const std::uint16_t*>(blk));
-        const std::int8_t* qs = reinterpret_cast<const std::int8_t*>(blk + 2);
-        const float* xb = x + b * 32;
-        float s = 0.f;
+// Halving butterfly over the warp: on return lane l holds, in v[0], the warp total of value l / (32 / N).
+template <int N, int Off>
+__device__ __forceinline__ void warp_reduce(float* v, int lane) {
+    if constexpr (Off > 0) {
+        if constexpr (N > 1) {
+            constexpr int H = N / 2;
+            const bool up = (lane & Off) != 0;
 #pragma unroll
-        for (int i = 0; i < 32; ++i) s += float(qs[i]) * xb[i];
-        acc += d * s;
-    }
-    return acc;
-}
-
-// Q4_K: 144-byte blocks {f16 d, dmin; u8 scales[12]; u8 qs[128]}. Eight lanes per block, a lane per 32-element
-// sub-block: lane j takes chunk j/2 (32 bytes of qs), low nibbles for even j, high for odd j.
-__device__ __forceinline__ void q4k_scale_min(const std::uint8_t* s, int j, float& sc, float& m) {
-    if (j < 4) {
-        sc = float(s[j] & 63);
-        m = float(s[j + 4] & 63);
-    } else {
-        sc = float((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
-        m = float((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+            for (int i = 0; i < H; ++i) {
+                const float send = up ? v[i] : v[i + H];
+                const float keep = up ? v[i + H] : v[i];
+                v[i] = keep + __shfl_xor_sync(kFull, send, Off);
+            }
+            warp_reduce<H, Off / 2>(v, lane);
+        } else {
+            v[0] += __shfl_xor_sync(kFull, v[0], Off);
+            warp_reduce<1, Off / 2>(v, lane);
+        }
     }
 }
 
-__device__ float dot_q4_k(const std::uint8_t* row, const float* x, std::int64_t k, int lane) {
-    const std::int64_t nb = k / 256;
-    const int j = lane & 7;          // sub-block
-    const int sub = lane >> 3;       // which of the 4 blocks this warp step covers
-    float acc = 0.f;
-    for (std::int64_t b = sub; b < nb; b += 4) {
-        const std::uint8_t* blk = row + b * 144;
-        const float d = h2f(*reinterpret_cast<const std::uint16_t*>(blk));
-        const float dmin = h2f(*reinterpret_cast<const std::uint16_t*>(blk + 2));
-        float sc, m;
-        q4k_scale_min(blk + 4, j, sc, m);
-        const uint4* qs4 = reinterpret_cast<const uint4*>(blk + 16 + 32 * (j >> 1));  // 16-byte aligned
-        const uint4 q0 = qs4[0], q1 = qs4[1];
-        const std::uint32_t words[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
-        const int shift = (j & 1) * 4;
-        const float* xb = x + b * 256 + 32 * j;
-        float s = 0.f, xs = 0.f;
+__device__ __forceinline__ float swiglu(float g, float u, float limit) {
+    if (limit > 0.f) {
+        g = fminf(g, limit);
+        u = fminf(fmaxf(u, -limit), limit);
+        return g / (1.f + expf(-1.702f * g)) * (u + 1.f);
+    }
+    return g / (1.f + expf(-g)) * u;
+}
+
+// Q4_K/Q5_K (scale, min) of sub-blocks 2c and 2c+1 from the block header words s0 = scales[0..3], s1 = [4..7],
+// s2 = [8..11]: 6-bit values as floats.
+__device__ __forceinline__ void k_scales(std::uint32_t s0, std::uint32_t s1, std::uint32_t s2, int c, float& sc0,
+                                         float& sc1, float& m0, float& m1) {
+    const bool low = c < 2;
+    const std::uint32_t scw = low ? (s0 & 0x3F3F3F3Fu) : ((s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u));
+    const std::uint32_t mw = low ? (s1 & 0x3F3F3F3Fu) : (((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u));
+    const std::uint32_t i0 = std::uint32_t(2 * (c & 1));
+    sc0 = magic_byte(scw, i0) - kMagic;
+    sc1 = magic_byte(scw, i0 + 1) - kMagic;
+    m0 = magic_byte(mw, i0) - kMagic;
+    m1 = magic_byte(mw, i0 + 1) - kMagic;
+}
+
+// ---------------------------------------------------------------- per-type units
+// Each trait: kUnit (elements per unit), kXsum (stages sub-block sums), swz(f) (shared-memory float4 slot of x
+// float4 f, tile-relative), row_off(k0) (bytes of a row before element k0, k0 a multiple of 256 or 0), and
+// dot<M, R>(rp, u, xs, xsum, kt, lane, acc): adds unit u (tile-relative) of the R rows rp to acc[j * R + r].
+
+template <DType T>
+struct Unit;
+
+template <>
+struct Unit<DType::F32> {
+    static constexpr int kUnit = 4;
+    static constexpr bool kXsum = false;
+    __device__ static int swz(int f) { return f; }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0) * 4; }
+    template <int M, int R>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int,
+                               float* acc) {
+        float4 w[R];
 #pragma unroll
-        for (int w = 0; w < 8; ++w) {
+        for (int r = 0; r < R; ++r) w[r] = __ldg(reinterpret_cast<const float4*>(rp[r]) + u);
 #pragma unroll
-            for (int byte = 0; byte < 4; ++byte) {
-                const float q = float((words[w] >> (8 * byte + shift)) & 0xF);
-                const float xv = xb[4 * w + byte];
-                s += q * xv;
-                xs += xv;
+        for (int j = 0; j < M; ++j) {
+            const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[u];
+#pragma unroll
+            for (int r = 0; r < R; ++r) acc[j * R + r] = dot4(w[r].x, w[r].y, w[r].z, w[r].w, xv, acc[j * R + r]);
+        }
+    }
+};
+
+// F16/BF16: unit = one uint4 (8 elements); x float4 f = 2u + s. Slot f ^ ((f >> 3) & 1) spreads the 8 lanes of a
+// phase (f = 2l + s, l = 0..7) over 8 bank groups.
+template <DType T>
+struct UnitHalf {
+    static constexpr int kUnit = 8;
+    static constexpr bool kXsum = false;
+    __device__ static int swz(int f) { return f ^ ((f >> 3) & 1); }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0) * 2; }
+    __device__ static void cvt(std::uint32_t w, float& a, float& b) {
+        if constexpr (T == DType::BF16) {
+            a = __uint_as_float(w << 16);
+            b = __uint_as_float(w & 0xFFFF0000u);
+        } else {
+            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w));
+            a = f.x;
+            b = f.y;
+        }
+    }
+    template <int M, int R>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int,
+                               float* acc) {
+        uint4 w[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) w[r] = ldg128(rp[r] + std::size_t(u) * 16);
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            float f[R][4];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const std::uint32_t a = s ? w[r].z : w[r].x, b = s ? w[r].w : w[r].y;
+                cvt(a, f[r][0], f[r][1]);
+                cvt(b, f[r][2], f[r][3]);
+            }
+            const int slot = swz(2 * u + s);
+#pragma unroll
+            for (int j = 0; j < M; ++j) {
+                const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[slot];
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    acc[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, acc[j * R + r]);
             }
         }
-        acc += d * sc * s - dmin * m * xs;
     }
-    return acc;
+};
+template <>
+struct Unit<DType::F16> : UnitHalf<DType::F16> {};
+template <>
+struct Unit<DType::BF16> : UnitHalf<DType::BF16> {};
+
+// Q8_0: 34-byte blocks {f16 d; int8 qs[32]}, 2-byte aligned. Unit u = block u/4, bytes qs[8q .. 8q+8), q = u & 3
+// (= lane & 3). x float4 f = 2u + s: same swizzle as F16.
+template <>
+struct Unit<DType::Q8_0> {
+    static constexpr int kUnit = 8;
+    static constexpr bool kXsum = false;
+    __device__ static int swz(int f) { return f ^ ((f >> 3) & 1); }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 32) * 34; }
+    template <int M, int R>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int lane,
+                               float* acc) {
+        const int q = lane & 3;
+        float d[R];
+        std::uint32_t w[R][2];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::uint8_t* blk = rp[r] + std::size_t(u >> 2) * 34;
+            d[r] = h2f(ldg16(blk));
+            const std::uint8_t* a = blk + 2 + 8 * q;
+            const std::uint32_t shift = std::uint32_t(reinterpret_cast<std::uintptr_t>(a)) & 2u;
+            const std::uint8_t* b = a - shift;
+            const std::uint32_t w0 = ldg32(b), w1 = ldg32(b + 4), w2 = shift ? ldg16(b + 8) : 0u;
+            const std::uint32_t sel = shift ? 0x5432u : 0x3210u;
+            w[r][0] = __byte_perm(w0, w1, sel) ^ 0x80808080u;
+            w[r][1] = __byte_perm(w1, w2, sel) ^ 0x80808080u;
+        }
+        float s[M * R];
+#pragma unroll
+        for (int i = 0; i < M * R; ++i) s[i] = 0.f;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float f[R][4];
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int b = 0; b < 4; ++b) f[r][b] = magic_byte(w[r][h], b) - kMagicS8;
+            const int slot = swz(2 * u + h);
+#pragma unroll
+            for (int j = 0; j < M; ++j) {
+                const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[slot];
+#pragma unroll
+                for (int r = 0; r < R; ++r) s[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, s[j * R + r]);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < M; ++j)
+#pragma unroll
+            for (int r = 0; r < R; ++r) acc[j * R + r] = fmaf(d[r], s[j * R + r], acc[j * R + r]);
+    }
+};
+
+// Q4_K / Q5_K: unit u = block u/8, v = u & 7 (= lane & 7): qs bytes [16v, 16v+16) = chunk c = v/2, half h = v&1:
+// low nibbles are elements 64c + 16h + [0,16) (sub-block 2c), high nibbles the same + 32 (sub-block 2c+1).
+// x float4 f = 64b + 16c + 4h + word (+8 for high). Slot f ^ ((f >> 4) & 3): the 8 lanes of a phase (c, h) land in
+// bank groups 4h + (word ^ c), all different.
+template <DType T>
+struct UnitK45 {
+    static constexpr bool kQ5 = T == DType::Q5_K;
+    static constexpr int kUnit = 32;
+    static constexpr bool kXsum = true;
+    static constexpr int kBlockBytes = kQ5 ? 176 : 144;
+    static constexpr int kQsOff = kQ5 ? 48 : 16;
+    __device__ static int swz(int f) { return f ^ ((f >> 4) & 3); }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 256) * kBlockBytes; }
+    template <int M, int R>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float* xsum, int kt,
+                               int lane, float* acc) {
+        const int v = lane & 7, c = v >> 1, h = v & 1;
+        const int b = u >> 3;
+        uint4 hdr[R], q[R], qh[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::uint8_t* blk = rp[r] + std::size_t(b) * kBlockBytes;
+            hdr[r] = ldg128(blk);
+            q[r] = ldg128(blk + kQsOff + 16 * v);
+            if constexpr (kQ5) qh[r] = ldg128(blk + 16 + 16 * h);
+        }
+        float dl[R], dh[R], ml[R], mh[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const float2 dd = __half22float2(*reinterpret_cast<const __half2*>(&hdr[r].x));
+            float sc0, sc1, m0, m1;
+            k_scales(hdr[r].y, hdr[r].z, hdr[r].w, c, sc0, sc1, m0, m1);
+            dl[r] = dd.x * sc0;
+            // Q4_K high nibbles are used in place (16·q): fold the 1/16 into the scale (exact).
+            dh[r] = kQ5 ? dd.x * sc1 : dd.x * sc1 * 0.0625f;
+            // A sub-block's 32 elements are split over lanes h = 0 and 1; the min term uses the sum of x over all 32,
+            // so only the h = 0 lane applies it.
+            ml[r] = h ? 0.f : dd.y * m0;
+            mh[r] = h ? 0.f : dd.y * m1;
+        }
+        const float4* x4 = reinterpret_cast<const float4*>(xs);
+        const int base_lo = 64 * b + 16 * c + 4 * h;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float s[M * R];
+#pragma unroll
+            for (int i = 0; i < M * R; ++i) s[i] = 0.f;
+#pragma unroll
+            for (int wi = 0; wi < 4; ++wi) {
+                float f[R][4];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const std::uint32_t qw = wi == 0 ? q[r].x : wi == 1 ? q[r].y : wi == 2 ? q[r].z : q[r].w;
+                    std::uint32_t code;
+                    if constexpr (kQ5) {
+                        const std::uint32_t hw = wi == 0 ? qh[r].x : wi == 1 ? qh[r].y : wi == 2 ? qh[r].z : qh[r].w;
+                        const int bit = 2 * c + half;
+                        const std::uint32_t lo4 = half ? ((qw >> 4) & 0x0F0F0F0Fu) : (qw & 0x0F0F0F0Fu);
+                        code = lo4 | (((hw >> bit) & 0x01010101u) << 4);
+                    } else {
+                        code = half ? (qw & 0xF0F0F0F0u) : (qw & 0x0F0F0F0Fu);
+                    }
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) f[r][e] = magic_byte(code, e) - kMagic;
+                }
+                const int slot = (base_lo + 8 * half + wi) ^ c;  // = swz(f): (f >> 4) & 3 == c
+#pragma unroll
+                for (int j = 0; j < M; ++j) {
+                    const float4 xv = x4[j * (kt / 4) + slot];
+#pragma unroll
+                    for (int r = 0; r < R; ++r)
+                        s[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, s[j * R + r]);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < M; ++j) {
+                const float xsb = xsum[j * (kt / 32) + 8 * b + 2 * c + half];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float ds = half ? dh[r] : dl[r], dm = half ? mh[r] : ml[r];
+                    acc[j * R + r] = fmaf(ds, s[j * R + r], fmaf(-dm, xsb, acc[j * R + r]));
+                }
+            }
+        }
+    }
+};
+template <>
+struct Unit<DType::Q4_K> : UnitK45<DType::Q4_K> {};
+template <>
+struct Unit<DType::Q5_K> : UnitK45<DType::Q5_K> {};
+
+// Q6_K: 210-byte blocks {ql[128], qh[64], int8 scales[16], f16 d}, 2-byte aligned. 32 lanes per block: lane
+// (hq = lane/16, ab = (lane/8)&1, v = lane&7) takes ql word 64hq + 32ab + 4v: low nibbles are quarter kq = ab,
+// high nibbles kq = ab + 2, elements 128hq + 32kq + 4v + [0,4), with high bits from qh word 32hq + 4v (bits 2kq).
+// x float4 f = 64b + 32hq + 8kq + v: consecutive lanes read consecutive float4, no swizzle needed.
+template <>
+struct Unit<DType::Q6_K> {
+    static constexpr int kUnit = 8;
+    static constexpr bool kXsum = false;
+    __device__ static int swz(int f) { return f; }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 256) * 210; }
+    template <int M, int R>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int lane,
+                               float* acc) {
+        const int hq = lane >> 4, ab = (lane >> 3) & 1, v = lane & 7;
+        const int b = u >> 5;
+        std::uint32_t ql[R], qh[R];
+        float s0[R], s1[R];  // d * scale of the two sub-blocks
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::uint8_t* blk = rp[r] + std::size_t(b) * 210;
+            const std::uint32_t shift = std::uint32_t(reinterpret_cast<std::uintptr_t>(blk)) & 2u;
+            const std::uint32_t sel = shift ? 0x5432u : 0x3210u;
+            ql[r] = ldg32_a2(blk + 64 * hq + 32 * ab + 4 * v, shift, sel);
+            qh[r] = ldg32_a2(blk + 128 + 32 * hq + 4 * v, shift, sel);
+            // Scales of sub-blocks 8hq + 2kq + (v >= 4), kq = ab and ab + 2: bytes of two 16-bit words.
+            const std::uint32_t sw0 = ldg16(blk + 192 + 8 * hq + 2 * ab);
+            const std::uint32_t sw1 = ldg16(blk + 196 + 8 * hq + 2 * ab);
+            const std::uint32_t bsel = v >= 4 ? 1u : 0u;
+            const float d = h2f(ldg16(blk + 208));
+            s0[r] = d * (magic_byte(sw0 ^ 0x8080u, bsel) - kMagicS8);
+            s1[r] = d * (magic_byte(sw1 ^ 0x8080u, bsel) - kMagicS8);
+        }
+        const float4* x4 = reinterpret_cast<const float4*>(xs);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int kq = ab + 2 * half;
+            float f[R][4];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const std::uint32_t lo4 = half ? ((ql[r] >> 4) & 0x0F0F0F0Fu) : (ql[r] & 0x0F0F0F0Fu);
+                const std::uint32_t code = lo4 | (((qh[r] >> (2 * kq)) & 0x03030303u) << 4);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) f[r][e] = magic_byte(code, e) - kMagicQ6;
+            }
+            const int slot = 64 * b + 32 * hq + 8 * kq + v;
+#pragma unroll
+            for (int j = 0; j < M; ++j) {
+                const float4 xv = x4[j * (kt / 4) + slot];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float t = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, 0.f);
+                    acc[j * R + r] = fmaf(half ? s1[r] : s0[r], t, acc[j * R + r]);
+                }
+            }
+        }
+    }
+};
+
+// ---------------------------------------------------------------- the fast kernel
+
+// Stages x[j, k0 .. k0 + klen) for j < M (zeros for j >= m) into swizzled float4 slots, plus 32-element sums.
+template <DType T, int M>
+__device__ void stage_x(float* xs, float* xsum, const float* x, std::int64_t ldx, int m, std::int64_t k0, int klen,
+                        int kt, bool vec) {
+    using U = Unit<T>;
+    const int n4 = klen / 4;
+#pragma unroll
+    for (int j = 0; j < M; ++j) {
+        float4* dst = reinterpret_cast<float4*>(xs + j * kt);
+        for (int f = threadIdx.x; f < n4; f += kThreads) {
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (j < m) {
+                const float* src = x + j * ldx + k0 + 4 * f;
+                if (vec) {
+                    v = __ldg(reinterpret_cast<const float4*>(src));
+                } else {
+                    v.x = __ldg(src);
+                    v.y = __ldg(src + 1);
+                    v.z = __ldg(src + 2);
+                    v.w = __ldg(src + 3);
+                }
+            }
+            dst[U::swz(f)] = v;
+            if constexpr (U::kXsum) {
+                // n4 is a multiple of 64 here: whole warps take part.
+                float s = (v.x + v.y) + (v.z + v.w);
+                s += __shfl_xor_sync(kFull, s, 1);
+                s += __shfl_xor_sync(kFull, s, 2);
+                s += __shfl_xor_sync(kFull, s, 4);
+                if ((f & 7) == 0) xsum[j * (kt / 32) + (f >> 3)] = s;
+            }
+        }
+    }
 }
 
-template <DType T>
-__global__ void gemv_kernel(GemvParams p) {
-    extern __shared__ float xs[];
-    for (std::int64_t i = threadIdx.x; i < p.k; i += blockDim.x) xs[i] = p.x[i];
-    __syncthreads();
-    const int lane = threadIdx.x & 31;
-    const std::int64_t r = std::int64_t(blockIdx.x) * kWarpsPerBlock + (threadIdx.x >> 5);
-    if (r >= p.rows) return;
-    const std::uint8_t* row = static_cast<const std::uint8_t*>(p.w) + r * std::int64_t(p.row_bytes);
-    float v;
-    if constexpr (T == DType::F32) v = dot_f32(row, xs, p.k, lane);
-    else if constexpr (T == DType::BF16) v = dot_bf16(row, xs, p.k, lane);
-    else if constexpr (T == DType::F16) v = dot_f16(row, xs, p.k, lane);
-    else if constexpr (T == DType::Q8_0) v = dot_q8_0(row, xs, p.k, lane);
-    else v = dot_q4_k(row, xs, p.k, lane);
-    v = warp_sum(v);
-    if (lane == 0) p.y[r] = v;
+template <DType T, int M, int R, int kMode>
+__global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
+    using U = Unit<T>;
+    constexpr int kOutR = kMode == kGateUp ? R / 2 : R;  // output rows per warp
+    extern __shared__ float4 smem4[];
+    float* xs = reinterpret_cast<float*>(smem4);
+    float* xsum = xs + M * a.kt;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+    const std::uint8_t* w0 = a.w0;
+    const std::uint8_t* w1 = a.w1;
+    const float* x = a.x;
+    float* y = a.y;
+    if constexpr (kMode != kPlain) {
+        const int p = blockIdx.y;
+        const int e = a.ids[p];
+        const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
+        y += std::int64_t(p) * a.ldy;
+        if (slot < 0) {  // computed elsewhere: zeros (uniform per CTA, before any barrier)
+            for (std::int64_t rg = blockIdx.x; rg < a.n_rg; rg += gridDim.x)
+                for (int i = threadIdx.x; i < kWarps * kOutR; i += kThreads) {
+                    const std::int64_t row = rg * (kWarps * kOutR) + i;
+                    if (row < a.rows) y[row] = 0.f;
+                }
+            return;
+        }
+        w0 += std::size_t(slot) * a.stride0;
+        if constexpr (kMode == kGateUp) w1 += std::size_t(slot) * a.stride1;
+        x += std::int64_t(p / a.x_div) * a.ldx;
+    }
+
+    const bool vec = ((reinterpret_cast<std::uintptr_t>(x) & 15) == 0) && (a.ldx % 4 == 0);
+    const int n_tiles = int((a.k + a.kt - 1) / a.kt);
+    if (n_tiles == 1) {
+        stage_x<T, M>(xs, xsum, x, a.ldx, a.m, 0, int(a.k), a.kt, vec);
+        __syncthreads();
+    }
+    for (std::int64_t rg = blockIdx.x; rg < a.n_rg; rg += gridDim.x) {
+        const std::int64_t out0 = rg * (kWarps * kOutR) + std::int64_t(warp) * kOutR;
+        const std::uint8_t* rp[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::int64_t orow = std::min(out0 + (kMode == kGateUp ? r / 2 : r), a.rows - 1);
+            const std::uint8_t* base = (kMode == kGateUp && (r & 1)) ? w1 : w0;
+            rp[r] = base + std::size_t(orow) * a.row_bytes;
+        }
+        float acc[M * R];
+#pragma unroll
+        for (int i = 0; i < M * R; ++i) acc[i] = 0.f;
+        for (int t = 0; t < n_tiles; ++t) {
+            const std::int64_t k0 = std::int64_t(t) * a.kt;
+            const int klen = int(std::min<std::int64_t>(a.kt, a.k - k0));
+            if (n_tiles > 1) {
+                __syncthreads();
+                stage_x<T, M>(xs, xsum, x, a.ldx, a.m, k0, klen, a.kt, vec);
+                __syncthreads();
+            }
+            const std::uint8_t* tp[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) tp[r] = rp[r] + U::row_off(k0);
+            const int n_units = klen / U::kUnit;
+            // Two units per trip for small R: both units' weight loads can be in flight (small matrices are
+            // latency-bound).
+#pragma unroll(R <= 2 && M <= 4 ? 2 : 1)
+            for (int u = lane; u < n_units; u += 32) U::template dot<M, R>(tp, u, xs, xsum, a.kt, lane, acc);
+        }
+        warp_reduce<M * R, 16>(acc, lane);
+        constexpr int kLanesPer = 32 / (M * R);
+        const int idx = lane / kLanesPer;
+        if constexpr (kMode == kGateUp) {
+            const float other = __shfl_xor_sync(kFull, acc[0], kLanesPer);  // idx ^ 1: up of a gate, gate of an up
+            if (lane % kLanesPer == 0 && (idx & 1) == 0) {
+                const std::int64_t row = out0 + idx / 2;
+                if (row < a.rows) y[row] = swiglu(acc[0], other, a.limit);
+            }
+        } else {
+            if (lane % kLanesPer == 0) {
+                const int j = idx / R, r = idx % R;
+                const std::int64_t row = out0 + r;
+                if (j < a.m && row < a.rows) {
+                    float* py = y + std::int64_t(j) * a.ldy + row;
+                    *py = a.accumulate ? *py + acc[0] : acc[0];
+                }
+            }
+        }
+    }
 }
 
+// ---------------------------------------------------------------- generic fallback (any alignment)
+
+__device__ __forceinline__ std::uint32_t lb(const std::uint8_t* p) { return __ldg(p); }
+__device__ __forceinline__ std::uint32_t lu16(const std::uint8_t* p) { return lb(p) | (lb(p + 1) << 8); }
+
 template <DType T>
-cudaError_t launch(const GemvParams& p, cudaStream_t stream) {
-    const unsigned blocks = unsigned((p.rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    const std::size_t smem = std::size_t(p.k) * sizeof(float);
-    if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(gemv_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+__device__ float elem(const std::uint8_t* row, std::int64_t i) {
+    if constexpr (T == DType::F32) {
+        const std::uint8_t* p = row + 4 * i;
+        return __uint_as_float(lu16(p) | (lu16(p + 2) << 16));
+    } else if constexpr (T == DType::F16) {
+        return h2f(lu16(row + 2 * i));
+    } else if constexpr (T == DType::BF16) {
+        return __uint_as_float(lu16(row + 2 * i) << 16);
+    } else if constexpr (T == DType::Q8_0) {
+        const std::uint8_t* blk = row + (i / 32) * 34;
+        return h2f(lu16(blk)) * float(std::int8_t(lb(blk + 2 + i % 32)));
+    } else if constexpr (T == DType::Q4_K || T == DType::Q5_K) {
+        constexpr bool q5 = T == DType::Q5_K;
+        const std::uint8_t* blk = row + (i / 256) * (q5 ? 176 : 144);
+        const int e = int(i % 256), j = e / 32, c = e / 64, w = e % 64;
+        const std::uint8_t* s = blk + 4;
+        std::uint32_t sc, mn;
+        if (j < 4) {
+            sc = lb(s + j) & 63;
+            mn = lb(s + j + 4) & 63;
+        } else {
+            sc = (lb(s + j + 4) & 0xF) | ((lb(s + j - 4) >> 6) << 4);
+            mn = (lb(s + j + 4) >> 4) | ((lb(s + j) >> 6) << 4);
+        }
+        const std::uint32_t byte = lb(blk + (q5 ? 48 : 16) + 32 * c + w % 32);
+        std::uint32_t q = w < 32 ? (byte & 0xF) : (byte >> 4);
+        if constexpr (q5) q |= ((lb(blk + 16 + w % 32) >> (2 * c + (w >= 32 ? 1 : 0))) & 1) << 4;
+        return h2f(lu16(blk)) * float(sc) * float(q) - h2f(lu16(blk + 2)) * float(mn);
+    } else {  // Q6_K
+        const std::uint8_t* blk = row + (i / 256) * 210;
+        const int e = int(i % 256), hq = e / 128, w = e % 128, kq = w / 32, l = w % 32;
+        const std::uint32_t lo = lb(blk + 64 * hq + l + 32 * (kq & 1));
+        const int q = int((kq < 2 ? (lo & 0xF) : (lo >> 4)) | (((lb(blk + 128 + 32 * hq + l) >> (2 * kq)) & 3) << 4));
+        return h2f(lu16(blk + 208)) * float(std::int8_t(lb(blk + 192 + e / 16))) * float(q - 32);
+    }
+}
+
+template <DType T, int kMode>
+__global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const std::int64_t row = std::int64_t(blockIdx.x) * kWarps + warp;
+    const std::uint8_t* w0 = a.w0;
+    const std::uint8_t* w1 = a.w1;
+    const float* x = a.x;
+    float* y = a.y;
+    if constexpr (kMode != kPlain) {
+        const int p = blockIdx.y;
+        const int e = a.ids[p];
+        const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
+        y += std::int64_t(p) * a.ldy;
+        if (slot < 0) {
+            if (lane == 0 && row < a.rows) y[row] = 0.f;
+            return;
+        }
+        w0 += std::size_t(slot) * a.stride0;
+        if constexpr (kMode == kGateUp) w1 += std::size_t(slot) * a.stride1;
+        x += std::int64_t(p / a.x_div) * a.ldx;
+    }
+    if (row >= a.rows) return;  // no barriers in this kernel
+    const std::uint8_t* r0 = w0 + std::size_t(row) * a.row_bytes;
+    const std::uint8_t* r1 = kMode == kGateUp ? w1 + std::size_t(row) * a.row_bytes : r0;
+    float acc[kGemvMaxM], acc_up = 0.f;
+#pragma unroll
+    for (int j = 0; j < kGemvMaxM; ++j) acc[j] = 0.f;
+    for (std::int64_t i = lane; i < a.k; i += 32) {
+        const float w = elem<T>(r0, i);
+        if constexpr (kMode == kGateUp) {
+            const float xv = x[i];
+            acc[0] = fmaf(w, xv, acc[0]);
+            acc_up = fmaf(elem<T>(r1, i), xv, acc_up);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kGemvMaxM; ++j)
+                if (j < a.m) acc[j] = fmaf(w, x[j * a.ldx + i], acc[j]);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < kGemvMaxM; ++j) warp_reduce<1, 16>(&acc[j], lane);
+    warp_reduce<1, 16>(&acc_up, lane);
+    if (lane != 0) return;
+    if constexpr (kMode == kGateUp) {
+        y[row] = swiglu(acc[0], acc_up, a.limit);
+    } else {
+        for (int j = 0; j < a.m; ++j) {
+            float* py = y + std::int64_t(j) * a.ldy + row;
+            *py = a.accumulate ? *py + acc[j] : acc[j];
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host side
+
+int unit_elems(DType t) {
+    switch (t) {
+        case DType::F32: return 4;
+        case DType::Q4_K: case DType::Q5_K: return 32;
+        default: return 8;
+    }
+}
+
+// Byte alignment the fast path needs of row starts (base, row_bytes, slot strides).
+std::size_t fast_align(DType t) { return (t == DType::Q8_0 || t == DType::Q6_K) ? 2 : 16; }
+
+// k tile for M vectors: the whole k when it fits the shared-memory budget, else a multiple of 256.
+int tile_k(std::int64_t k, int M, bool xsum) {
+    const std::int64_t per = std::int64_t(M) * 4 + (xsum ? (std::int64_t(M) * 4 + 31) / 32 : 0);
+    std::int64_t cap = kSmemBudget / per;
+    if (k <= cap) return int(k);
+    return int(std::max<std::int64_t>(256, cap / 256 * 256));
+}
+
+std::size_t smem_bytes(int kt, int M, bool xsum) {
+    return std::size_t(M) * std::size_t(kt) * 4 + (xsum ? std::size_t(M) * std::size_t((kt + 31) / 32) * 4 : 0);
+}
+
+template <DType T, int M, int R, int kMode>
+cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
+    constexpr bool xsum = Unit<T>::kXsum;
+    constexpr int out_r = kMode == kGateUp ? R / 2 : R;
+    a.kt = tile_k(a.k, M, xsum);
+    a.n_rg = (a.rows + kWarps * out_r - 1) / (kWarps * out_r);
+    const std::size_t smem = smem_bytes(a.kt, M, xsum);
+    auto* kernel = gemv_fast_kernel<T, M, R, kMode>;
+    std::int64_t grid_x = a.n_rg;
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return e;
+    if (grid_x * grid_y > std::int64_t(sms) * 4) {
+        // One resident wave, looping over row groups: x is staged once per CTA.
+        int occ = 0;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, smem);
         if (e != cudaSuccess) return e;
+        const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t(sms) * std::max(occ, 1) / grid_y);
+        grid_x = std::min(grid_x, cap);
     }
-    gemv_kernel<T><<<blocks, kWarpsPerBlock * 32, smem, stream>>>(p);
+    grid_x = std::min<std::int64_t>(grid_x, 0x7fffffff);
+    kernel<<<dim3(unsigned(grid_x), grid_y), kThreads, smem, stream>>>(a);
     return cudaGetLastError();
+}
+
+template <DType T, int kMode>
+cudaError_t launch_generic(const KArgs& a, unsigned grid_y, cudaStream_t stream) {
+    const std::int64_t grid_x = (a.rows + kWarps - 1) / kWarps;
+    if (grid_x > 0x7fffffff) return cudaErrorInvalidValue;
+    gemv_generic_kernel<T, kMode><<<dim3(unsigned(grid_x), grid_y), kThreads, 0, stream>>>(a);
+    return cudaGetLastError();
+}
+
+template <int kMode>
+cudaError_t dispatch_generic(DType t, const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    switch (t) {
+        case DType::F32: return launch_generic<DType::F32, kMode>(a, grid_y, s);
+        case DType::F16: return launch_generic<DType::F16, kMode>(a, grid_y, s);
+        case DType::BF16: return launch_generic<DType::BF16, kMode>(a, grid_y, s);
+        case DType::Q8_0: return launch_generic<DType::Q8_0, kMode>(a, grid_y, s);
+        case DType::Q4_K: return launch_generic<DType::Q4_K, kMode>(a, grid_y, s);
+        case DType::Q5_K: return launch_generic<DType::Q5_K, kMode>(a, grid_y, s);
+        case DType::Q6_K: return launch_generic<DType::Q6_K, kMode>(a, grid_y, s);
+        default: return cudaErrorInvalidValue;
+    }
+}
+
+template <DType T>
+cudaError_t dispatch_plain_m(const KArgs& a, cudaStream_t s) {
+    const bool big = a.rows >= 4096;
+    if (a.m == 1) return big ? launch_fast<T, 1, 4, kPlain>(a, 1, s) : launch_fast<T, 1, 2, kPlain>(a, 1, s);
+    if (a.m == 2) return big ? launch_fast<T, 2, 4, kPlain>(a, 1, s) : launch_fast<T, 2, 2, kPlain>(a, 1, s);
+    if (a.m <= 4) return launch_fast<T, 4, 2, kPlain>(a, 1, s);  // R = 4 spills for the K-quants
+    return launch_fast<T, 8, 2, kPlain>(a, 1, s);
+}
+
+template <int kMode>
+cudaError_t dispatch_fast(DType t, const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    if constexpr (kMode == kPlain) {
+        switch (t) {
+            case DType::F32: return dispatch_plain_m<DType::F32>(a, s);
+            case DType::F16: return dispatch_plain_m<DType::F16>(a, s);
+            case DType::BF16: return dispatch_plain_m<DType::BF16>(a, s);
+            case DType::Q8_0: return dispatch_plain_m<DType::Q8_0>(a, s);
+            case DType::Q4_K: return dispatch_plain_m<DType::Q4_K>(a, s);
+            case DType::Q5_K: return dispatch_plain_m<DType::Q5_K>(a, s);
+            case DType::Q6_K: return dispatch_plain_m<DType::Q6_K>(a, s);
+            default: return cudaErrorInvalidValue;
+        }
+    } else {
+        switch (t) {
+            case DType::F32: return launch_fast<DType::F32, 1, 4, kMode>(a, grid_y, s);
+            case DType::F16: return launch_fast<DType::F16, 1, 4, kMode>(a, grid_y, s);
+            case DType::BF16: return launch_fast<DType::BF16, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q8_0: return launch_fast<DType::Q8_0, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q4_K: return launch_fast<DType::Q4_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q5_K: return launch_fast<DType::Q5_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q6_K: return launch_fast<DType::Q6_K, 1, 4, kMode>(a, grid_y, s);
+            default: return cudaErrorInvalidValue;
+        }
+    }
+}
+
+bool aligned(const void* p, std::size_t n) { return reinterpret_cast<std::uintptr_t>(p) % n == 0; }
+
+// Shape checks shared by all entry points; returns the type's minimum row bytes in *need.
+bool valid_shape(DType t, std::int64_t rows, std::int64_t k, std::size_t row_bytes) {
+    if (!gemv_supported(t) || rows < 0 || k <= 0 || k > kGemvMaxK) return false;
+    const auto need = dtype_bytes(t, std::uint64_t(k));
+    return need && row_bytes >= *need;
 }
 
 }  // namespace
 
 bool gemv_supported(DType type) {
-    return type == DType::F32 || type == DType::F16 || type == DType::BF16 || type == DType::Q8_0 || type == DType::Q4_K;
+    switch (type) {
+        case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
+            return true;
+        default:
+            return false;
+    }
 }
 
 cudaError_t gemv(const GemvParams& p, cudaStream_t stream) {
-    if (!gemv_supported(p.type) || p.k <= 0 || p.k > kMaxK || p.rows < 0 || p.k % dtype_info(p.type).block_elems != 0 ||
-        (p.type == DType::F16 || p.type == DType::BF16) && p.k % 2 != 0)
-        return cudaErrorInvalidValue;
+    if (!valid_shape(p.type, p.rows, p.k, p.row_bytes) || p.m < 1 || p.m > kGemvMaxM) return cudaErrorInvalidValue;
+    const std::int64_t ldx = p.ldx ? p.ldx : p.k, ldy = p.ldy ? p.ldy : p.rows;
+    if (ldx < p.k || ldy < p.rows) return cudaErrorInvalidValue;
     if (p.rows == 0) return cudaSuccess;
-    switch (p.type) {
-        case DType::F32: return launch<DType::F32>(p, stream);
-        case DType::F16: return launch<DType::F16>(p, stream);
-        case DType::BF16: return launch<DType::BF16>(p, stream);
-        case DType::Q8_0: return launch<DType::Q8_0>(p, stream);
-        case DType::Q4_K: return launch<DType::Q4_K>(p, stream);
-        default: return cudaErrorInvalidValue;
-    }
+    if (!p.w || !p.x || !p.y) return cudaErrorInvalidValue;
+    KArgs a{};
+    a.w0 = static_cast<const std::uint8_t*>(p.w);
+    a.w1 = a.w0;
+    a.row_bytes = p.row_bytes;
+    a.rows = p.rows;
+    a.k = p.k;
+    a.m = p.m;
+    a.x = p.x;
+    a.ldx = ldx;
+    a.y = p.y;
+    a.ldy = ldy;
+    a.accumulate = p.accumulate ? 1 : 0;
+    a.x_div = 1;
+    const std::size_t al = fast_align(p.type);
+    const bool fast = p.k % unit_elems(p.type) == 0 && aligned(p.w, al) && p.row_bytes % al == 0;
+    return fast ? dispatch_fast<kPlain>(p.type, a, 1, stream) : dispatch_generic<kPlain>(p.type, a, 1, stream);
+}
+
+namespace {
+
+cudaError_t expert_launch(const ExpertGemvParams& p, const ExpertMatrix* up, float limit, cudaStream_t stream) {
+    const ExpertMatrix& g = p.w;
+    if (!valid_shape(g.type, g.rows, g.k, g.row_bytes) || p.n_pairs < 0 || p.n_pairs > 65535 || p.x_div < 1)
+        return cudaErrorInvalidValue;
+    if (up && (up->type != g.type || up->rows != g.rows || up->k != g.k || up->row_bytes != g.row_bytes))
+        return cudaErrorInvalidValue;
+    const std::int64_t ldx = p.ldx ? p.ldx : g.k, ldy = p.ldy ? p.ldy : g.rows;
+    if (ldx < g.k || ldy < g.rows) return cudaErrorInvalidValue;
+    if (p.n_pairs == 0 || g.rows == 0) return cudaSuccess;
+    if (!g.base || !p.ids || !p.x || !p.y || (up && !up->base)) return cudaErrorInvalidValue;
+    KArgs a{};
+    a.w0 = static_cast<const std::uint8_t*>(g.base);
+    a.w1 = up ? static_cast<const std::uint8_t*>(up->base) : a.w0;
+    a.row_bytes = g.row_bytes;
+    a.stride0 = g.slot_stride;
+    a.stride1 = up ? up->slot_stride : g.slot_stride;
+    a.rows = g.rows;
+    a.k = g.k;
+    a.m = 1;
+    a.x = p.x;
+    a.ldx = ldx;
+    a.y = p.y;
+    a.ldy = ldy;
+    a.ids = p.ids;
+    a.slot_map = p.slot_map;
+    a.x_div = p.x_div;
+    a.limit = limit;
+    const std::size_t al = fast_align(g.type);
+    const bool fast = g.k % unit_elems(g.type) == 0 && aligned(a.w0, al) && aligned(a.w1, al) &&
+                      g.row_bytes % al == 0 && a.stride0 % al == 0 && a.stride1 % al == 0;
+    const unsigned grid_y = unsigned(p.n_pairs);
+    if (up) return fast ? dispatch_fast<kGateUp>(g.type, a, grid_y, stream)
+                        : dispatch_generic<kGateUp>(g.type, a, grid_y, stream);
+    return fast ? dispatch_fast<kExpert>(g.type, a, grid_y, stream) : dispatch_generic<kExpert>(g.type, a, grid_y, stream);
+}
+
+}  // namespace
+
+cudaError_t expert_gemv(const ExpertGemvParams& p, cudaStream_t stream) { return expert_launch(p, nullptr, 0.f, stream); }
+
+cudaError_t expert_gate_up(const ExpertGemvParams& p, const ExpertMatrix& up, float swiglu_limit, cudaStream_t stream) {
+    return expert_launch(p, &up, swiglu_limit, stream);
 }
 
 }  // namespace ft::kernels::cuda

@@ -1,7 +1,23 @@
-// CUDA matrix-vector product for decode, reading weights in their stored (quantized) layout and dequantizing in
-// registers: y[r] = dot(W[r, :], x) for r < rows. Same contract as kernels/cpu/matmul.h's matvec_rows (W rows of
-// k elements at `w + r * row_bytes`, k a multiple of the type's block size). Pure launcher: no state.
-// Supported: F32, F16, BF16, Q8_0, Q4_K. One warp per row; x (f32, k ≤ 16384) is staged in shared memory.
+// CUDA matrix-vector products for decode, reading weights in their stored (quantized) layout and dequantizing in
+// registers. Pure launchers: pointers, sizes, a params struct, a stream; no state, no allocation.
+//
+// gemv:        y[j, r] = dot(W[r, :], x[j, :]) for r < rows, j < m (m ≤ kGemvMaxM input vectors share one read
+//              of W). W rows of k elements at `w + r * row_bytes` (k a whole number of the type's blocks).
+// expert_gemv: the grouped form for routed experts, read through a slot table — the interface the VRAM expert
+//              cache uses. For pair p < n_pairs: e = ids[p]; e < 0 → y[p, :] = 0 (an entry another device computes);
+//              slot = slot_map ? slot_map[e] : e; W_p = base + slot * slot_stride; x row = p / x_div.
+//              Resident weights: base = the stacked [n_expert, rows, k] tensor, slot_stride = one expert's bytes,
+//              slot_map = nullptr. Cache: base = pool + the matrix's offset in a slot, slot_stride = slot bytes,
+//              slot_map = the layer's residency row (flat id → slot).
+// expert_gate_up: the same for gate and up of one expert at once, fused with SwiGLU:
+//              h[p, :] = swiglu(W_gate_p · x, W_up_p · x) (see ref/swiglu.h for `limit`).
+// Supported types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K. k ≤ kGemvMaxK.
+// Fast path: rows (base, row_bytes, slot_stride) 16-byte aligned for F32/F16/BF16/Q4_K/Q5_K, 2-byte aligned for Q8_0
+// and Q6_K (GGUF's own alignment), and k a multiple of 4 (F32) / 8 (F16, BF16); anything else takes a slow but
+// correct per-element path. x and y need only float alignment. A slot_map entry < 0 is treated like id < 0.
+// Launches are capture-safe (fixed grid for fixed shapes; ids and slot_map are read on the device).
+// Errors: cudaErrorInvalidValue for an unsupported type, k too large or not whole blocks, m out of range,
+// row_bytes shorter than a row, ldx < k or ldy < rows (when non-zero), x_div < 1, up not shaped like the gate.
 #pragma once
 
 #include <cstddef>
@@ -13,18 +29,49 @@
 
 namespace ft::kernels::cuda {
 
+constexpr int kGemvMaxM = 8;
+constexpr std::int64_t kGemvMaxK = 16384;
+
 struct GemvParams {
     DType type = DType::F32;
     const void* w = nullptr;
     std::size_t row_bytes = 0;
     std::int64_t rows = 0;
     std::int64_t k = 0;
-    const float* x = nullptr;  // [k]
-    float* y = nullptr;        // [rows]
+    int m = 1;                 // input vectors
+    const float* x = nullptr;  // [m, ldx]
+    std::int64_t ldx = 0;      // 0: k
+    float* y = nullptr;        // [m, ldy]
+    std::int64_t ldy = 0;      // 0: rows
+    bool accumulate = false;   // y += W·x instead of y = W·x (residual adds for free)
 };
 
 bool gemv_supported(DType type);
-// cudaErrorInvalidValue for an unsupported type, k over 16384 or not a whole number of blocks.
 cudaError_t gemv(const GemvParams& p, cudaStream_t stream);
+
+struct ExpertMatrix {
+    DType type = DType::F32;
+    const void* base = nullptr;
+    std::size_t slot_stride = 0;  // bytes between consecutive slots / experts
+    std::size_t row_bytes = 0;
+    std::int64_t rows = 0;        // output size
+    std::int64_t k = 0;           // input size
+};
+
+struct ExpertGemvParams {
+    ExpertMatrix w;
+    const std::int32_t* ids = nullptr;       // [n_pairs] expert id in the layer, or -1
+    const std::int32_t* slot_map = nullptr;  // [n_expert] or nullptr (slot = id)
+    int n_pairs = 0;
+    const float* x = nullptr;
+    std::int64_t ldx = 0;  // 0: k
+    int x_div = 1;         // pair p reads x row p / x_div
+    float* y = nullptr;    // [n_pairs, ldy]
+    std::int64_t ldy = 0;  // 0: rows
+};
+
+cudaError_t expert_gemv(const ExpertGemvParams& p, cudaStream_t stream);
+// p.w is the gate matrix; up has the same type and shape at up.base / up.slot_stride. y = h [n_pairs, rows].
+cudaError_t expert_gate_up(const ExpertGemvParams& p, const ExpertMatrix& up, float swiglu_limit, cudaStream_t stream);
 
 }  // namespace ft::kernels::cuda

@@ -1,0 +1,53 @@
+// CUDA causal attention (GQA) over the paged KV cache, layout and semantics exactly ref/attention.h
+// (k/v f32, page p holds page_size positions × n_head_kv heads × dim). Pure launchers: no allocation, no sync.
+// Row strides (ldq) are in floats; out is packed [n_tokens, n_head, v_head_dim]. Errors: cudaErrorInvalidValue for
+// shapes the kernels cannot take (n_head not a multiple of n_head_kv, a head dim over 256, ldq < n_head·head_dim,
+// decode: head_dim not a multiple of 16, v_head_dim not a multiple of 4, more than 64 query heads per KV head,
+// no or misaligned workspace); otherwise the launch error, if any. p.sinks, when set, is a DEVICE pointer.
+//
+// attention_prefill: the tokens of ONE sequence at consecutive positions pos0 .. pos0 + n_tokens − 1, whose K/V are
+//   already in the cache (page-table row seq_row); q [n_tokens, n_head, head_dim] (row stride ldq),
+//   out [n_tokens, n_head, v_head_dim].
+//   Fast path when head_dim == v_head_dim ∈ {32, 64, 128, 256} and q, out are 16-byte aligned with ldq % 4 == 0:
+//   flash-attention-2 tiles on tensor cores (Q, K, V, P rounded to BF16, f32 accumulation and softmax): a block of
+//   4 warps takes 64 queries of one query head and walks key tiles of 64 (32 for 256) up to its last query.
+//   Otherwise, or with FT_ATTN_SIMPLE=1 in the environment (read at each call; a switch for diagnosing the fast
+//   path), a plain f32 kernel: one warp per (query, head), keys one at a time with an online softmax.
+//   Neither reads page-table entries of positions outside a query tile's [window start, last position].
+// attention_decode: one query token per sequence (n_tokens sequences), positions pos[t] and page-table rows seq[t]
+//   read from DEVICE memory (so a CUDA graph replays it as the context grows); requires 0 ≤ pos[t] < max_ctx.
+//   Split-K, all f32: the context is cut into chunks of kDecodeChunk positions; block (t, kv head, chunk) reads the
+//   chunk's K and V rows once for all query heads of that KV head and writes a partial (max, sum, unnormalized
+//   output) to the workspace; the grid is sized for max_ctx (fixed at capture) and blocks whose chunk lies outside
+//   [max(0, pos[t] − window + 1), pos[t]] write an empty partial and exit. A second kernel merges the partials
+//   (+ the sink) into out. workspace: attention_decode_workspace() bytes, 16-byte aligned, no initialization.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "ref/attention.h"
+
+namespace ft::kernels::cuda {
+
+constexpr int kDecodeChunk = 256;
+
+struct DevicePagedKv {
+    const float* k = nullptr;
+    const float* v = nullptr;
+    const std::int32_t* page_tables = nullptr;  // [n_seq_rows, pages_stride]
+    int pages_stride = 0;
+};
+
+// head_dim, v_head_dim ≤ 256 (multiples of 16 for the fast paths); n_head a multiple of n_head_kv.
+cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
+                              std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out, cudaStream_t stream);
+
+std::size_t attention_decode_workspace(const AttentionParams& p, std::int64_t n_tokens, std::int64_t max_ctx);
+cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
+                             const std::int32_t* pos, const std::int32_t* seq, std::int64_t max_ctx,
+                             const DevicePagedKv& kv, float* out, void* workspace, cudaStream_t stream);
+
+}  // namespace ft::kernels::cuda

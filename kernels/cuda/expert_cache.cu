@@ -1,0 +1,240 @@
+#include "cuda/expert_cache.cuh"
+
+namespace ft::kernels::cuda {
+
+namespace {
+
+// One thread per expert and per pair; the victim search strides over the slots.
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kCand = 4;  // victim candidates each thread keeps between rescans of its slots
+constexpr unsigned long long kNone = ~0ull;
+static_assert(kThreads >= kExpertCacheMaxExperts && kThreads >= kExpertCacheMaxPairs && kWarps <= 32);
+
+__device__ int qstar_device(int m, std::uint32_t frac_q16, int max_fetch) {
+    if (m <= 0) return 0;
+    const long long frac = frac_q16 > 65536u ? 65536ll : (long long)frac_q16;
+    const long long lo = ((long long)m * frac) >> 16;
+    const long long hi = lo + 1 < m ? lo + 1 : (long long)m;
+    const long long lo_pcie = lo * (65536 - frac), lo_cpu = (m - lo) * frac;
+    const long long hi_pcie = hi * (65536 - frac), hi_cpu = (m - hi) * frac;
+    const long long cost_lo = lo_pcie > lo_cpu ? lo_pcie : lo_cpu;
+    const long long cost_hi = hi_pcie > hi_cpu ? hi_pcie : hi_cpu;
+    long long f = cost_lo <= cost_hi ? lo : hi;
+    if (max_fetch >= 0 && f > max_fetch) f = max_fetch;
+    return int(f);
+}
+
+__global__ void qstar_fetch_count_kernel(const std::int32_t* m, const std::uint32_t* frac_q16,
+                                         const std::int32_t* max_fetch, std::int32_t* out, int n) {
+    const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+    if (i < n) out[i] = qstar_device(m[i], frac_q16[i], max_fetch[i]);
+}
+
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
+    for (int off = 16; off > 0; off >>= 1) {
+        const unsigned long long o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = o < v ? o : v;
+    }
+    return v;
+}
+
+// Exclusive count of the threads before this one (in index order) whose flag is set; *total gets the count over the
+// block. Every thread must call it (two barriers).
+__device__ __forceinline__ int block_prefix_count(bool flag, int* warp_counts, int* total) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned bits = __ballot_sync(0xffffffffu, flag);
+    if (lane == 0) warp_counts[warp] = __popc(bits);
+    __syncthreads();
+    int before = 0, all = 0;
+    for (int w = 0; w < kWarps; ++w) {
+        const int c = warp_counts[w];
+        if (w < warp) before += c;
+        all += c;
+    }
+    __syncthreads();  // warp_counts is reused by the next call
+    *total = all;
+    return before + __popc(bits & ((1u << lane) - 1u));
+}
+
+// Victim keys: (usage << 32) | slot, so the smallest key is the least recently used slot, ties to the lowest index.
+// cand[] keeps, ascending, the kCand smallest keys >= lo among this thread's eligible slots (usage != now);
+// *more tells whether it has further ones beyond them.
+__device__ __forceinline__ void scan_victims(const std::uint32_t* usage, int n_slots, std::uint32_t now, unsigned long long lo,
+                             unsigned long long (&cand)[kCand], bool* more) {
+#pragma unroll
+    for (int i = 0; i < kCand; ++i) cand[i] = kNone;
+    int count = 0;
+    for (int slot = threadIdx.x; slot < n_slots; slot += kThreads) {
+        const std::uint32_t u = usage[slot];
+        if (u == now) continue;
+        const unsigned long long key = ((unsigned long long)u << 32) | (unsigned)slot;
+        if (key < lo) continue;
+        ++count;
+        if (key >= cand[kCand - 1]) continue;
+        cand[kCand - 1] = key;
+#pragma unroll
+        for (int i = kCand - 1; i > 0; --i)
+            if (cand[i] < cand[i - 1]) {
+                const unsigned long long x = cand[i];
+                cand[i] = cand[i - 1];
+                cand[i - 1] = x;
+            }
+    }
+    *more = count > kCand;
+}
+
+__global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCachePlanParams p) {
+    __shared__ ExpertCacheControl s_ctl;
+    __shared__ unsigned char s_active[kExpertCacheMaxExperts];
+    __shared__ std::int32_t s_slot_of_expert[kExpertCacheMaxExperts];  // after the call; -1: CPU or inactive
+    __shared__ std::int32_t s_miss[kExpertCacheMaxPairs];               // misses, ascending id
+    __shared__ std::uint32_t s_miss_recency[kExpertCacheMaxPairs];
+    __shared__ std::int32_t s_order[kExpertCacheMaxPairs];              // misses in fetch priority order
+    __shared__ std::int32_t s_victim[kExpertCacheMaxPairs];
+    __shared__ int s_warp_counts[kWarps];
+    __shared__ unsigned long long s_warp_min[kWarps];
+    __shared__ unsigned long long s_winner[2];
+
+    const ExpertCacheState& s = p.state;
+    const int t = int(threadIdx.x), lane = t & 31, warp = t >> 5;
+    const int n_expert = s.n_expert;
+    const int base = p.layer * n_expert;
+
+    if (t == 0) {
+        ExpertCacheControl c = *p.control;
+        if (p.advance_clock) p.control->now = ++c.now;
+        s_ctl = c;
+    }
+    if (t < n_expert) s_active[t] = 0;
+    __syncthreads();
+    if (t < p.n_pairs) {
+        const std::int32_t e = p.ids[t];
+        if (e >= 0 && e < n_expert) s_active[e] = 1;
+    }
+    __syncthreads();
+    const std::uint32_t now = s_ctl.now;
+    const auto mode = ExpertCacheMode(s_ctl.mode);
+    const bool active = t < n_expert && s_active[t] != 0;
+    int n_active = 0;
+    block_prefix_count(active, s_warp_counts, &n_active);
+
+    int m = 0, n_fetch = 0;
+    if (mode == ExpertCacheMode::resident) {
+        if (t < n_expert) s_slot_of_expert[t] = active ? t : -1;
+    } else {
+        const std::int32_t slot = active ? s.residency[base + t] : -1;
+        const bool miss = active && slot < 0;
+        if (active && slot >= 0) s.usage[slot] = now;
+        if (t < n_expert) s_slot_of_expert[t] = slot;
+        // The barriers inside also make the hits' usage stamps visible to the victim scan below.
+        const int pos = block_prefix_count(miss, s_warp_counts, &m);
+        if (miss) {
+            s_miss[pos] = t;
+            s_miss_recency[pos] = s.recency[base + t];
+        }
+        __syncthreads();
+        if (t < m) {  // priority rank: more recent first, ties to the lower id (s_miss is in id order)
+            const std::uint32_t r = s_miss_recency[t];
+            int rank = 0;
+            for (int j = 0; j < m; ++j) {
+                const std::uint32_t rj = s_miss_recency[j];
+                rank += (rj > r || (rj == r && j < t)) ? 1 : 0;
+            }
+            s_order[rank] = s_miss[t];
+        }
+        __syncthreads();
+
+        int want = 0;
+        if (mode == ExpertCacheMode::offload) want = m;
+        else if (mode == ExpertCacheMode::cpu) want = 0;
+        else want = qstar_device(m, s_ctl.frac_q16, s_ctl.max_fetch);
+
+        // Victims: the `want` smallest eligible keys in ascending order (the same as `want` successive argmins, each
+        // taking its slot out of the running). Each round is one block min over the threads' smallest candidates.
+        if (want > 0) {
+            unsigned long long cand[kCand];
+            bool more = false;
+            scan_victims(s.usage, s.n_slots, now, 0, cand, &more);
+            for (int r = 0; r < want; ++r) {
+                const unsigned long long head = cand[0];
+                const unsigned long long wmin = warp_min(head);
+                if (lane == 0) s_warp_min[warp] = wmin;
+                __syncthreads();
+                if (warp == 0) {
+                    const unsigned long long v = warp_min(lane < kWarps ? s_warp_min[lane] : kNone);
+                    if (lane == 0) s_winner[r & 1] = v;
+                }
+                __syncthreads();
+                const unsigned long long win = s_winner[r & 1];
+                if (win == kNone) break;  // no slot left: the remaining fetches go to the CPU
+                if (t == 0) s_victim[r] = int(win & 0xffffffffu);
+                n_fetch = r + 1;
+                if (head == win) {  // keys are unique: exactly one thread owns the winner
+#pragma unroll
+                    for (int i = 0; i < kCand - 1; ++i) cand[i] = cand[i + 1];
+                    cand[kCand - 1] = kNone;
+                    if (cand[0] == kNone && more) scan_victims(s.usage, s.n_slots, now, win + 1, cand, &more);
+                }
+            }
+        }
+        __syncthreads();
+        if (t < n_fetch) {
+            // Distinct victims, and no victim is owned by a miss (misses own no slot): no two threads touch one entry.
+            const std::int32_t e = s_order[t], flat = base + e, victim = s_victim[t];
+            const std::int32_t old = s.slot_owner[victim];
+            if (old >= 0) s.residency[old] = -1;
+            s.slot_owner[victim] = flat;
+            s.residency[flat] = victim;
+            s.usage[victim] = now;
+            s_slot_of_expert[e] = victim;
+        }
+    }
+    __syncthreads();
+    const int n_cpu = m - n_fetch;
+
+    if (t < p.n_pairs) {
+        const std::int32_t e = p.ids[t];
+        p.slot_of_pair[t] = (e >= 0 && e < n_expert) ? s_slot_of_expert[e] : -1;
+        p.fetch[t] = t < n_fetch ? ExpertFetch{base + s_order[t], s_victim[t]} : ExpertFetch{};
+    }
+    if (active) s.recency[base + t] = now;
+    if (t == 0) {
+        *p.fetch_count = n_fetch;
+        if (s.counters) {
+            ExpertCacheCounters& c = s.counters[p.layer];
+            c.calls += 1;
+            c.hits += std::uint64_t(n_active - m);
+            c.misses += std::uint64_t(m);
+            c.fetched += std::uint64_t(n_fetch);
+            c.cpu += std::uint64_t(n_cpu);
+        }
+    }
+    // The CPU list last: it may live in host-mapped memory that a CPU thread reads once the count is there.
+    if (t < p.n_pairs) p.cpu_ids[t] = t < n_cpu ? s_order[n_fetch + t] : -1;
+    __threadfence_system();
+    __syncthreads();
+    if (t == 0) {
+        *p.cpu_count = n_cpu;
+        __threadfence_system();
+    }
+}
+
+}  // namespace
+
+cudaError_t expert_cache_plan(const ExpertCachePlanParams& p, cudaStream_t stream) {
+    if (!expert_cache_plan_valid(p)) return cudaErrorInvalidValue;
+    expert_cache_plan_kernel<<<1, kThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+cudaError_t qstar_fetch_counts(const std::int32_t* m, const std::uint32_t* frac_q16, const std::int32_t* max_fetch,
+                               std::int32_t* out, int n, cudaStream_t stream) {
+    if (n < 0 || (n > 0 && (!m || !frac_q16 || !max_fetch || !out))) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    constexpr int kBlock = 256;
+    qstar_fetch_count_kernel<<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(m, frac_q16, max_fetch, out, n);
+    return cudaGetLastError();
+}
+
+}  // namespace ft::kernels::cuda

@@ -1,0 +1,114 @@
+#include "cuda/expert_copy.cuh"
+
+namespace ft::kernels::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBlocksPerCopy = 24;  // blocks sharing one (fetch, bank): enough loads in flight to fill PCIe
+
+__global__ void expert_copy_kernel(ExpertCopyParams p) {
+    const int f = blockIdx.y, b = blockIdx.z;
+    if (f >= *p.fetch_count) return;
+    const ExpertFetch e = p.fetch[f];
+    if (e.flat_id < 0 || e.slot < 0) return;
+    const ExpertCopyBank bank = p.banks[b];
+    const std::uint8_t* src = bank.src[e.flat_id];
+    std::uint8_t* dst = bank.dst + std::size_t(e.slot) * bank.stride;
+    const std::size_t n = bank.bytes;
+    const std::size_t tid = std::size_t(blockIdx.x) * kThreads + threadIdx.x;
+    const std::size_t stride = std::size_t(gridDim.x) * kThreads;
+    if (((reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst) | n) & 15) == 0) {
+        const uint4* s = reinterpret_cast<const uint4*>(src);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        const std::size_t n16 = n / 16;
+        // Four independent loads per thread per round keep PCIe reads in flight.
+        std::size_t i = tid;
+        for (; i + 3 * stride < n16; i += 4 * stride) {
+            const uint4 a = s[i], b2 = s[i + stride], c = s[i + 2 * stride], d2 = s[i + 3 * stride];
+            d[i] = a;
+            d[i + stride] = b2;
+            d[i + 2 * stride] = c;
+            d[i + 3 * stride] = d2;
+        }
+        for (; i < n16; i += stride) d[i] = s[i];
+    } else {
+        for (std::size_t i = tid; i < n; i += stride) dst[i] = src[i];
+    }
+}
+
+__global__ void stage_kernel(StageParams p) {
+    const int s = blockIdx.y;
+    const StageSegment seg = p.seg[s];
+    const std::size_t n = seg.bytes / 4;
+    const std::uint32_t* src = static_cast<const std::uint32_t*>(seg.src);
+    std::uint32_t* dst = static_cast<std::uint32_t*>(seg.dst);
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+        dst[i] = src[i];
+    if (s == 0 && blockIdx.x == 0 && threadIdx.x == 0 && p.word) *p.word = p.value;
+    __threadfence_system();
+}
+
+__global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, std::uint32_t stamp) {
+    const int E = s.n_expert;
+    const int base = layer * E;
+    // 1. Slots elsewhere that still hold one of this layer's experts are freed.
+    for (int e = threadIdx.x; e < E; e += blockDim.x) {
+        const int old = s.residency[base + e];
+        if (old >= 0 && (old < first || old >= first + E)) {
+            s.slot_owner[old] = -1;
+            s.usage[old] = 0;
+        }
+    }
+    __syncthreads();
+    // 2. The bound slots' previous owners lose residency.
+    for (int i = threadIdx.x; i < E; i += blockDim.x) {
+        const int owner = s.slot_owner[first + i];
+        if (owner >= 0) s.residency[owner] = -1;
+    }
+    __syncthreads();
+    // 3. Bind.
+    for (int e = threadIdx.x; e < E; e += blockDim.x) {
+        s.residency[base + e] = first + e;
+        s.slot_owner[first + e] = base + e;
+        s.usage[first + e] = stamp;
+    }
+}
+
+}  // namespace
+
+cudaError_t stage_to_host(const StageParams& p, cudaStream_t stream) {
+    if (p.n_seg < 0 || p.n_seg > 4) return cudaErrorInvalidValue;
+    for (int i = 0; i < p.n_seg; ++i)
+        if (p.seg[i].bytes % 4 || (p.seg[i].bytes && (!p.seg[i].src || !p.seg[i].dst))) return cudaErrorInvalidValue;
+    if (p.n_seg == 0 && !p.word) return cudaSuccess;
+    StageParams q = p;
+    if (q.n_seg == 0) {  // only the word
+        q.n_seg = 1;
+        q.seg[0] = StageSegment{};
+    }
+    stage_kernel<<<dim3(8, unsigned(q.n_seg)), 256, 0, stream>>>(q);
+    return cudaGetLastError();
+}
+
+cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, std::uint32_t stamp,
+                                    cudaStream_t stream) {
+    if (!s.residency || !s.slot_owner || !s.usage || layer < 0 || layer >= s.n_layer || first_slot < 0 ||
+        first_slot + s.n_expert > s.n_slots)
+        return cudaErrorInvalidValue;
+    bind_layer_kernel<<<1, 512, 0, stream>>>(s, layer, first_slot, stamp);
+    return cudaGetLastError();
+}
+
+cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream) {
+    if (p.n_banks < 0 || p.n_banks > kExpertCopyMaxBanks || p.max_fetch < 0 || (p.max_fetch > 0 && (!p.fetch || !p.fetch_count)))
+        return cudaErrorInvalidValue;
+    for (int b = 0; b < p.n_banks; ++b)
+        if (p.banks[b].stride < p.banks[b].bytes || !p.banks[b].src || !p.banks[b].dst) return cudaErrorInvalidValue;
+    if (p.max_fetch == 0 || p.n_banks == 0) return cudaSuccess;
+    const dim3 grid(kBlocksPerCopy, unsigned(p.max_fetch), unsigned(p.n_banks));
+    expert_copy_kernel<<<grid, kThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+}  // namespace ft::kernels::cuda

@@ -1,0 +1,462 @@
+// The expert cache planning kernel (cuda/expert_cache.cuh) against the scalar reference (ref/expert_cache.h): q*
+// bit-exact over a grid, and the planning step over random decode traces — every output of every call and the final
+// state identical — including a host-mapped CPU list and replays of a captured graph with the control block changed
+// between them.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ft_test.h"
+#include "ref/expert_cache.h"
+
+#ifdef FT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda/expert_cache.cuh"
+
+using ft::kernels::ExpertCacheControl;
+using ft::kernels::ExpertCacheCounters;
+using ft::kernels::ExpertCacheMode;
+using ft::kernels::ExpertCachePlanParams;
+using ft::kernels::ExpertFetch;
+
+#define CHECK_CUDA(expr)                                                                                     \
+    do {                                                                                                     \
+        const cudaError_t e_ = (expr);                                                                       \
+        QVERIFY2(e_ == cudaSuccess, (std::string(#expr) + ": " + cudaGetErrorString(e_)).c_str());          \
+    } while (0)
+
+namespace {
+
+struct Dev {
+    void* p = nullptr;
+    explicit Dev(std::size_t bytes) {
+        if (cudaMalloc(&p, std::max<std::size_t>(bytes, 1)) != cudaSuccess) p = nullptr;
+    }
+    ~Dev() { cudaFree(p); }
+    Dev(const Dev&) = delete;
+    Dev& operator=(const Dev&) = delete;
+    template <class T>
+    T* as() const { return static_cast<T*>(p); }
+};
+
+// Host-mapped pinned memory (what the CPU list lives in when a CPU thread reads it).
+struct Mapped {
+    void* h = nullptr;
+    void* d = nullptr;
+    explicit Mapped(std::size_t bytes) {
+        if (cudaHostAlloc(&h, bytes, cudaHostAllocMapped) != cudaSuccess) h = nullptr;
+        else if (cudaHostGetDevicePointer(&d, h, 0) != cudaSuccess) d = nullptr;
+    }
+    ~Mapped() { cudaFreeHost(h); }
+    Mapped(const Mapped&) = delete;
+    Mapped& operator=(const Mapped&) = delete;
+};
+
+constexpr int kGuard = 16;                    // sentinel entries after each call's per-pair outputs
+constexpr std::int32_t kSentinel = 0x5eed5eed;
+
+struct HostState {
+    int n_layer, n_expert, n_slots;
+    std::vector<std::int32_t> residency, slot_owner;
+    std::vector<std::uint32_t> usage, recency;
+    std::vector<ExpertCacheCounters> counters;
+    HostState(int l, int e, int s)
+        : n_layer(l), n_expert(e), n_slots(s), residency(std::size_t(l) * std::size_t(e), -1),
+          slot_owner(std::size_t(s), -1), usage(std::size_t(s), 0), recency(std::size_t(l) * std::size_t(e), 0),
+          counters(std::size_t(l)) {}
+    ft::kernels::ExpertCacheState view() {
+        return {residency.data(), slot_owner.data(), usage.data(), recency.data(), counters.data(), n_layer, n_expert,
+                n_slots};
+    }
+};
+
+struct DevState {
+    Dev residency, slot_owner, usage, recency, counters;
+    explicit DevState(const HostState& h)
+        : residency(h.residency.size() * 4), slot_owner(h.slot_owner.size() * 4), usage(h.usage.size() * 4),
+          recency(h.recency.size() * 4), counters(h.counters.size() * sizeof(ExpertCacheCounters)) {}
+    bool ok() const { return residency.p && slot_owner.p && usage.p && recency.p && counters.p; }
+    ft::kernels::ExpertCacheState view(const HostState& h) const {
+        return {residency.as<std::int32_t>(), slot_owner.as<std::int32_t>(), usage.as<std::uint32_t>(),
+                recency.as<std::uint32_t>(), counters.as<ExpertCacheCounters>(), h.n_layer, h.n_expert, h.n_slots};
+    }
+};
+
+template <class T>
+cudaError_t upload(const Dev& d, const std::vector<T>& v) {
+    return v.empty() ? cudaSuccess : cudaMemcpy(d.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
+}
+template <class T>
+cudaError_t download(std::vector<T>& v, const Dev& d) {
+    return v.empty() ? cudaSuccess : cudaMemcpy(v.data(), d.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost);
+}
+
+bool same_counters(const std::vector<ExpertCacheCounters>& a, const std::vector<ExpertCacheCounters>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].calls != b[i].calls || a[i].hits != b[i].hits || a[i].misses != b[i].misses ||
+            a[i].fetched != b[i].fetched || a[i].cpu != b[i].cpu)
+            return false;
+    return true;
+}
+
+// Routing of one layer for one step: `tokens` tokens, each `top_k` distinct experts from a skewed per-layer
+// popularity (so the cache sees reuse), a few pairs unused (-1).
+std::vector<std::int32_t> route(std::mt19937& rng, const std::vector<int>& popularity, int tokens, int top_k) {
+    std::uniform_real_distribution<double> u(0, 1);
+    const int n_expert = int(popularity.size());
+    std::vector<std::int32_t> ids;
+    for (int t = 0; t < tokens; ++t) {
+        std::vector<int> chosen;
+        while (int(chosen.size()) < std::min(top_k, n_expert)) {
+            const double x = u(rng);
+            const int e = popularity[std::size_t(std::min(n_expert - 1, int(x * x * x * n_expert)))];
+            if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
+        }
+        for (int i = 0; i < top_k; ++i) ids.push_back(i < int(chosen.size()) && u(rng) > 0.03 ? chosen[std::size_t(i)] : -1);
+    }
+    return ids;
+}
+
+void random_control(std::mt19937& rng, ExpertCacheControl& c) {
+    const int r = int(rng() % 20);
+    c.mode = std::int32_t(r < 15 ? ExpertCacheMode::hybrid : r < 17 ? ExpertCacheMode::offload
+                                   : r < 19 ? ExpertCacheMode::cpu : ExpertCacheMode::resident);
+    const std::uint32_t fracs[] = {0, 1, 65535, 65536, 32768, 27197};
+    c.frac_q16 = rng() % 3 == 0 ? fracs[rng() % 6] : std::uint32_t(rng() % 65537);
+    c.max_fetch = rng() % 4 == 0 ? std::int32_t(rng() % 9) : -1;
+}
+
+}  // namespace
+#endif
+
+class TestExpertCache : public QObject {
+    Q_OBJECT
+private slots:
+#ifdef FT_HAVE_CUDA
+    void qstarBitExact() {
+        std::vector<std::uint32_t> fracs = {0, 1, 2, 32767, 32768, 65535, 65536};
+        std::mt19937 rng(7);
+        for (int i = 0; i < 200; ++i) fracs.push_back(std::uint32_t(rng() % 65537));
+        std::vector<std::int32_t> m, cap;
+        std::vector<std::uint32_t> frac;
+        for (int mm = 0; mm <= 64; ++mm)
+            for (std::uint32_t f : fracs)
+                for (int c : {-1, 0, 1, 3, 64}) {
+                    m.push_back(mm);
+                    frac.push_back(f);
+                    cap.push_back(c);
+                }
+        const int n = int(m.size());
+        Dev dm(m.size() * 4), df(frac.size() * 4), dc(cap.size() * 4), dout(m.size() * 4);
+        QVERIFY(dm.p && df.p && dc.p && dout.p);
+        CHECK_CUDA(upload(dm, m));
+        CHECK_CUDA(upload(df, frac));
+        CHECK_CUDA(upload(dc, cap));
+        CHECK_CUDA(cudaMemset(dout.p, 0xff, m.size() * 4));
+        CHECK_CUDA(ft::kernels::cuda::qstar_fetch_counts(dm.as<std::int32_t>(), df.as<std::uint32_t>(),
+                                                         dc.as<std::int32_t>(), dout.as<std::int32_t>(), n, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<std::int32_t> got(m.size());
+        CHECK_CUDA(download(got, dout));
+        for (int i = 0; i < n; ++i) {
+            const int want = ft::kernels::ref::qstar_fetch_count(m[std::size_t(i)], frac[std::size_t(i)], cap[std::size_t(i)]);
+            if (got[std::size_t(i)] != want)
+                QFAIL(qPrintable(QString("m=%1 frac=%2 cap=%3: device %4, host %5")
+                                     .arg(m[std::size_t(i)]).arg(frac[std::size_t(i)]).arg(cap[std::size_t(i)])
+                                     .arg(got[std::size_t(i)]).arg(want)));
+        }
+    }
+
+    void planMatchesReference_data() {
+        QTest::addColumn<int>("n_layer");
+        QTest::addColumn<int>("n_expert");
+        QTest::addColumn<int>("n_slots");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("top_k");
+        QTest::addColumn<int>("steps");
+        QTest::addColumn<bool>("advance_clock");
+        QTest::addColumn<bool>("mapped_cpu_list");
+        // Qwen3-30B-A3B-shaped: 48 layers × 128 experts, top-8; caches from none to every expert.
+        for (int tokens : {1, 4})
+            for (int cache : {0, 1, 8, 64, 384, 1000, 3000, 48 * 128, 48 * 128 + 100}) {
+                const bool advance = (cache / 8 + tokens) % 2 == 0;
+                QTest::addRow("48x128 top8 b%d slots %d%s", tokens, cache, advance ? " tick" : "")
+                    << 48 << 128 << cache << tokens << 8 << 200 << advance << (cache == 1000);
+            }
+        QTest::addRow("4x512 256 pairs 20000 slots") << 4 << 512 << 20000 << 32 << 8 << 40 << true << true;
+        QTest::addRow("4x512 256 pairs 700 slots") << 4 << 512 << 700 << 32 << 8 << 40 << false << false;
+        QTest::addRow("58x256 b4 top8 15000 slots") << 58 << 256 << 15000 << 4 << 8 << 20 << false << false;
+        QTest::addRow("3x4 top2 5 slots") << 3 << 4 << 5 << 4 << 2 << 300 << true << false;
+        QTest::addRow("2x1 top1 1 slot") << 2 << 1 << 1 << 3 << 1 << 100 << false << false;
+        QTest::addRow("1x64 top8 600 slots") << 1 << 64 << 600 << 2 << 8 << 300 << true << false;
+    }
+    void planMatchesReference() {
+        QFETCH(int, n_layer);
+        QFETCH(int, n_expert);
+        QFETCH(int, n_slots);
+        QFETCH(int, tokens);
+        QFETCH(int, top_k);
+        QFETCH(int, steps);
+        QFETCH(bool, advance_clock);
+        QFETCH(bool, mapped_cpu_list);
+        const int n_pairs = tokens * top_k;
+        const int stride = n_pairs + kGuard;  // per-layer output row: n_pairs entries, then guards
+
+        HostState ref(n_layer, n_expert, n_slots);
+        DevState dev(ref);
+        QVERIFY(dev.ok());
+        CHECK_CUDA(upload(dev.residency, ref.residency));
+        CHECK_CUDA(upload(dev.slot_owner, ref.slot_owner));
+        CHECK_CUDA(upload(dev.usage, ref.usage));
+        CHECK_CUDA(upload(dev.recency, ref.recency));
+        CHECK_CUDA(upload(dev.counters, ref.counters));
+
+        const std::size_t rows = std::size_t(n_layer) * std::size_t(stride);
+        Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
+            d_counts(std::size_t(n_layer) * 2 * 4), d_ctl(sizeof(ExpertCacheControl));
+        Mapped m_cpu(rows * 4), m_cpu_count(std::size_t(n_layer) * 4);
+        QVERIFY(d_ids.p && d_slot.p && d_fetch.p && d_cpu.p && d_counts.p && d_ctl.p);
+        QVERIFY(!mapped_cpu_list || (m_cpu.d && m_cpu_count.d));
+        std::vector<std::int32_t> sentinel(rows, kSentinel);
+        std::vector<ExpertFetch> fetch_sentinel(rows, ExpertFetch{kSentinel, kSentinel});
+        CHECK_CUDA(upload(d_slot, sentinel));
+        CHECK_CUDA(upload(d_cpu, sentinel));
+        CHECK_CUDA(upload(d_fetch, fetch_sentinel));
+        if (mapped_cpu_list) std::memcpy(m_cpu.h, sentinel.data(), rows * 4);
+
+        std::mt19937 rng(std::uint32_t(1 + n_layer * 7919 + n_expert * 31 + n_slots * 3 + tokens));
+        std::vector<std::vector<int>> popularity(static_cast<std::size_t>(n_layer));
+        for (auto& pop : popularity) {
+            pop.resize(std::size_t(n_expert));
+            for (int e = 0; e < n_expert; ++e) pop[std::size_t(e)] = e;
+            std::shuffle(pop.begin(), pop.end(), rng);
+        }
+        ExpertCacheControl ctl;  // the host's copy: with advance_clock the reference ticks it like the device
+        ctl.now = advance_clock ? 0 : 1;
+
+        std::vector<std::int32_t> ids(rows, -1), want_slot(rows, kSentinel), want_cpu(rows, kSentinel);
+        std::vector<ExpertFetch> want_fetch(rows, ExpertFetch{kSentinel, kSentinel});
+        std::vector<std::int32_t> want_counts(std::size_t(n_layer) * 2), got_counts(want_counts.size());
+        std::vector<std::int32_t> got_slot(rows), got_cpu(rows);
+        std::vector<ExpertFetch> got_fetch(rows);
+        for (int step = 0; step < steps; ++step) {
+            if (!advance_clock) ctl.now = std::uint32_t(step + 1);
+            random_control(rng, ctl);
+            CHECK_CUDA(cudaMemcpy(d_ctl.p, &ctl, sizeof ctl, cudaMemcpyHostToDevice));
+            for (int l = 0; l < n_layer; ++l) {
+                const auto r = route(rng, popularity[std::size_t(l)], tokens, top_k);
+                std::copy(r.begin(), r.end(), ids.begin() + std::ptrdiff_t(l) * stride);
+            }
+            CHECK_CUDA(upload(d_ids, ids));
+            for (int l = 0; l < n_layer; ++l) {
+                const std::size_t off = std::size_t(l) * std::size_t(stride);
+                ExpertCachePlanParams p;
+                p.state = ref.view();
+                p.control = &ctl;
+                p.advance_clock = advance_clock;
+                p.layer = l;
+                p.ids = ids.data() + off;
+                p.n_pairs = n_pairs;
+                p.slot_of_pair = want_slot.data() + off;
+                p.fetch = want_fetch.data() + off;
+                p.fetch_count = &want_counts[std::size_t(2 * l)];
+                p.cpu_ids = want_cpu.data() + off;
+                p.cpu_count = &want_counts[std::size_t(2 * l + 1)];
+                QVERIFY(ft::kernels::ref::expert_cache_plan(p));
+
+                ExpertCachePlanParams d = p;
+                d.state = dev.view(ref);
+                d.control = d_ctl.as<ExpertCacheControl>();
+                d.ids = d_ids.as<std::int32_t>() + off;
+                d.slot_of_pair = d_slot.as<std::int32_t>() + off;
+                d.fetch = d_fetch.as<ExpertFetch>() + off;
+                d.fetch_count = d_counts.as<std::int32_t>() + 2 * l;
+                d.cpu_ids = mapped_cpu_list ? static_cast<std::int32_t*>(m_cpu.d) + off : d_cpu.as<std::int32_t>() + off;
+                d.cpu_count = mapped_cpu_list ? static_cast<std::int32_t*>(m_cpu_count.d) + l
+                                              : d_counts.as<std::int32_t>() + 2 * l + 1;
+                CHECK_CUDA(ft::kernels::cuda::expert_cache_plan(d, nullptr));
+            }
+            CHECK_CUDA(cudaDeviceSynchronize());
+            CHECK_CUDA(download(got_slot, d_slot));
+            CHECK_CUDA(download(got_fetch, d_fetch));
+            CHECK_CUDA(download(got_counts, d_counts));
+            if (mapped_cpu_list) {
+                std::memcpy(got_cpu.data(), m_cpu.h, rows * 4);
+                for (int l = 0; l < n_layer; ++l) got_counts[std::size_t(2 * l + 1)] = static_cast<std::int32_t*>(m_cpu_count.h)[l];
+            } else {
+                CHECK_CUDA(download(got_cpu, d_cpu));
+            }
+            for (int l = 0; l < n_layer; ++l) {
+                const std::size_t off = std::size_t(l) * std::size_t(stride);
+                const QString where = QString("step %1 layer %2 mode %3").arg(step).arg(l).arg(ctl.mode);
+                bool same = got_counts[std::size_t(2 * l)] == want_counts[std::size_t(2 * l)] &&
+                            got_counts[std::size_t(2 * l + 1)] == want_counts[std::size_t(2 * l + 1)];
+                for (std::size_t i = off; i < off + std::size_t(stride); ++i)  // guards included: both stay sentinel
+                    same = same && got_slot[i] == want_slot[i] && got_cpu[i] == want_cpu[i] &&
+                           got_fetch[i].flat_id == want_fetch[i].flat_id && got_fetch[i].slot == want_fetch[i].slot;
+                QVERIFY2(same, qPrintable(where + ": outputs differ"));
+            }
+            if (step % 25 == 24 || step == steps - 1) {
+                HostState got(n_layer, n_expert, n_slots);
+                CHECK_CUDA(download(got.residency, dev.residency));
+                CHECK_CUDA(download(got.slot_owner, dev.slot_owner));
+                CHECK_CUDA(download(got.usage, dev.usage));
+                CHECK_CUDA(download(got.recency, dev.recency));
+                CHECK_CUDA(download(got.counters, dev.counters));
+                ExpertCacheControl got_ctl;
+                CHECK_CUDA(cudaMemcpy(&got_ctl, d_ctl.p, sizeof got_ctl, cudaMemcpyDeviceToHost));
+                const QString where = QString("state after step %1").arg(step);
+                QVERIFY2(got.residency == ref.residency, qPrintable(where + ": residency"));
+                QVERIFY2(got.slot_owner == ref.slot_owner, qPrintable(where + ": slot_owner"));
+                QVERIFY2(got.usage == ref.usage, qPrintable(where + ": usage"));
+                QVERIFY2(got.recency == ref.recency, qPrintable(where + ": recency"));
+                QVERIFY2(same_counters(got.counters, ref.counters), qPrintable(where + ": counters"));
+                QCOMPARE(got_ctl.now, ctl.now);
+            }
+        }
+        // The traces must have exercised the interesting paths.
+        std::uint64_t hits = 0, fetched = 0, cpu = 0;
+        for (const auto& c : ref.counters) {
+            hits += c.hits;
+            fetched += c.fetched;
+            cpu += c.cpu;
+        }
+        qInfo("hits %llu fetched %llu cpu %llu", (unsigned long long)hits, (unsigned long long)fetched,
+              (unsigned long long)cpu);
+        QVERIFY(cpu > 0);
+        if (n_slots > 0) QVERIFY(fetched > 0);
+    }
+
+    // A captured graph of three layers' planning calls, replayed with new routing and a new control block each time.
+    void graphReplaysFollowTheControlBlock() {
+        const int n_layer = 3, n_expert = 32, n_slots = 24, n_pairs = 16;
+        HostState ref(n_layer, n_expert, n_slots);
+        DevState dev(ref);
+        QVERIFY(dev.ok());
+        CHECK_CUDA(upload(dev.residency, ref.residency));
+        CHECK_CUDA(upload(dev.slot_owner, ref.slot_owner));
+        CHECK_CUDA(upload(dev.usage, ref.usage));
+        CHECK_CUDA(upload(dev.recency, ref.recency));
+        CHECK_CUDA(upload(dev.counters, ref.counters));
+        const std::size_t rows = std::size_t(n_layer * n_pairs);
+        Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
+            d_counts(std::size_t(n_layer) * 2 * 4), d_ctl(sizeof(ExpertCacheControl));
+        QVERIFY(d_ids.p && d_slot.p && d_fetch.p && d_cpu.p && d_counts.p && d_ctl.p);
+        ExpertCacheControl ctl;
+        ctl.now = 0;
+        CHECK_CUDA(cudaMemcpy(d_ctl.p, &ctl, sizeof ctl, cudaMemcpyHostToDevice));
+
+        cudaStream_t stream = nullptr;
+        CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        cudaError_t launch = cudaSuccess;
+        for (int l = 0; l < n_layer && launch == cudaSuccess; ++l) {
+            ExpertCachePlanParams d;
+            d.state = dev.view(ref);
+            d.control = d_ctl.as<ExpertCacheControl>();
+            d.advance_clock = true;
+            d.layer = l;
+            d.ids = d_ids.as<std::int32_t>() + l * n_pairs;
+            d.n_pairs = n_pairs;
+            d.slot_of_pair = d_slot.as<std::int32_t>() + l * n_pairs;
+            d.fetch = d_fetch.as<ExpertFetch>() + l * n_pairs;
+            d.fetch_count = d_counts.as<std::int32_t>() + 2 * l;
+            d.cpu_ids = d_cpu.as<std::int32_t>() + l * n_pairs;
+            d.cpu_count = d_counts.as<std::int32_t>() + 2 * l + 1;
+            launch = ft::kernels::cuda::expert_cache_plan(d, stream);
+        }
+        const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+        CHECK_CUDA(launch);
+        CHECK_CUDA(end);
+        CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+
+        std::mt19937 rng(99);
+        std::vector<int> pop(static_cast<std::size_t>(n_expert));
+        for (int e = 0; e < n_expert; ++e) pop[std::size_t(e)] = e;
+        std::vector<std::int32_t> ids(rows), want_slot(rows), want_cpu(rows), got_slot(rows), got_cpu(rows);
+        std::vector<ExpertFetch> want_fetch(rows), got_fetch(rows);
+        std::vector<std::int32_t> want_counts(std::size_t(n_layer) * 2), got_counts(want_counts.size());
+        bool ok = true;
+        for (int replay = 0; replay < 60 && ok; ++replay) {
+            random_control(rng, ctl);  // ctl.now is the reference's: the graph ticks the device's copy the same way
+            CHECK_CUDA(cudaMemcpy(d_ctl.p, &ctl, sizeof ctl, cudaMemcpyHostToDevice));
+            for (int l = 0; l < n_layer; ++l) {
+                const auto r = route(rng, pop, 4, 4);
+                std::copy(r.begin(), r.end(), ids.begin() + l * n_pairs);
+            }
+            CHECK_CUDA(upload(d_ids, ids));
+            CHECK_CUDA(cudaGraphLaunch(exec, stream));
+            for (int l = 0; l < n_layer; ++l) {
+                ExpertCachePlanParams p;
+                p.state = ref.view();
+                p.control = &ctl;
+                p.advance_clock = true;
+                p.layer = l;
+                p.ids = ids.data() + l * n_pairs;
+                p.n_pairs = n_pairs;
+                p.slot_of_pair = want_slot.data() + l * n_pairs;
+                p.fetch = want_fetch.data() + l * n_pairs;
+                p.fetch_count = &want_counts[std::size_t(2 * l)];
+                p.cpu_ids = want_cpu.data() + l * n_pairs;
+                p.cpu_count = &want_counts[std::size_t(2 * l + 1)];
+                QVERIFY(ft::kernels::ref::expert_cache_plan(p));
+            }
+            CHECK_CUDA(cudaStreamSynchronize(stream));
+            CHECK_CUDA(download(got_slot, d_slot));
+            CHECK_CUDA(download(got_cpu, d_cpu));
+            CHECK_CUDA(download(got_fetch, d_fetch));
+            CHECK_CUDA(download(got_counts, d_counts));
+            ok = got_slot == want_slot && got_cpu == want_cpu && got_counts == want_counts;
+            for (std::size_t i = 0; i < rows; ++i)
+                ok = ok && got_fetch[i].flat_id == want_fetch[i].flat_id && got_fetch[i].slot == want_fetch[i].slot;
+            if (!ok) qWarning("replay %d differs", replay);
+        }
+        HostState got(n_layer, n_expert, n_slots);
+        CHECK_CUDA(download(got.residency, dev.residency));
+        CHECK_CUDA(download(got.usage, dev.usage));
+        CHECK_CUDA(download(got.recency, dev.recency));
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+        QVERIFY(ok);
+        QVERIFY(got.residency == ref.residency && got.usage == ref.usage && got.recency == ref.recency);
+    }
+
+    void rejectsBadParams() {
+        HostState h(2, 8, 4);
+        DevState dev(h);
+        Dev buf(4096);
+        QVERIFY(dev.ok() && buf.p);
+        ExpertCachePlanParams p;
+        p.state = dev.view(h);
+        p.control = buf.as<ExpertCacheControl>();
+        p.ids = p.slot_of_pair = p.cpu_ids = p.fetch_count = p.cpu_count = buf.as<std::int32_t>() + 64;
+        p.fetch = buf.as<ExpertFetch>() + 256;
+        p.n_pairs = 257;
+        QCOMPARE(ft::kernels::cuda::expert_cache_plan(p, nullptr), cudaErrorInvalidValue);
+        p.n_pairs = 8;
+        p.layer = 2;
+        QCOMPARE(ft::kernels::cuda::expert_cache_plan(p, nullptr), cudaErrorInvalidValue);
+        p.layer = 0;
+        p.state.n_expert = 513;
+        QCOMPARE(ft::kernels::cuda::expert_cache_plan(p, nullptr), cudaErrorInvalidValue);
+        p.state.n_expert = 8;
+        p.control = nullptr;
+        QCOMPARE(ft::kernels::cuda::expert_cache_plan(p, nullptr), cudaErrorInvalidValue);
+        QCOMPARE(ft::kernels::cuda::qstar_fetch_counts(nullptr, nullptr, nullptr, nullptr, -1, nullptr),
+                 cudaErrorInvalidValue);
+        cudaGetLastError();
+    }
+#else
+    void builtWithoutCuda() { QSKIP("built without CUDA"); }
+#endif
+};
+
+FT_GPU_TEST_MAIN(TestExpertCache)
+#include "test_expert_cache.moc"
