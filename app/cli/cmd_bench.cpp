@@ -3,8 +3,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bw_profile.h"
 #include "bench/cpu_moe_bench.h"
+#include "bench/decode_bench.h"
 #include "commands.h"
+#include "engine_options.h"
 #include "ft/error.h"
 
 namespace ft::cli {
@@ -12,32 +15,77 @@ namespace ft::cli {
 const CommandSpec& spec_bench() {
     static const CommandSpec spec{
         "bench",
-        "cpu-moe --model PATH [--threads N] [--tokens T] [--rounds R] [--json FILE]",
+        "bw|cpu-moe|decode|prefill --model PATH [options] [--json FILE]",
         "benchmarks that print figures and write JSON",
-        "Benchmarks of the product. Available: cpu-moe — the CPU expert executor on a real model's MoE layers "
-        "(random tokens through the model's own router): expert bytes read per second, as a fraction of the host "
-        "read bandwidth measured in the same run with the same threads. Coming with the GPU issues: bw, decode, "
-        "prefill.",
+        "Benchmarks of the product.\n"
+        "  bw       B_P (expert fetches over PCIe as decode issues them) and B_C (the CPU expert kernel), each alone\n"
+        "           and both at once, on the model's real experts; stores the profile (GPU, expert format, threads)\n"
+        "           in <data dir>/bandwidth.sqlite, where the hybrid backend reads its fraction B_P/(B_P+B_C).\n"
+        "  cpu-moe  the CPU expert executor on a real model's MoE layers (random tokens through the model's own\n"
+        "           router): expert bytes read per second, as a fraction of the host read bandwidth measured in the\n"
+        "           same run with the same threads.\n"
+        "  decode   prefill a random prompt per sequence, then decode --gen steps of --batch tokens (greedy) on\n"
+        "           --device: tok/s, ms per step, kernels per step, the step's phases timed inside the CUDA graph,\n"
+        "           and at batch 1 the fraction of the GPU copy bandwidth (measured in the same run) reached.\n"
+        "  prefill  one random prompt of --prompt-len tokens in --chunk chunks: tok/s and model TFLOP/s.",
         {
             {"model", "PATH", "model to benchmark (.gguf or Hugging Face folder)", ""},
+            {"device", "cpu|cuda|auto", "decode/prefill: where to run", "auto"},
             {"threads", "N", "CPU worker threads", "one per physical core"},
-            {"tokens", "T", "tokens per MoE call (1 = decode)", "1"},
-            {"rounds", "R", "timed passes over all MoE layers", "3"},
-            {"seed", "S", "random seed of the hidden states", "1"},
+            {"gpu", "N", "CUDA device index", "0"},
+            {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G", "the free VRAM"},
+            {"gpu-f32-gemm", "", "prefill matrix products in f32 instead of BF16 tensor cores", ""},
+            {"no-graphs", "", "decode without CUDA graphs", ""},
+            {"prompt-len", "N", "decode/prefill: prompt tokens", "512 (decode), 8192 (prefill)"},
+            {"gen", "N", "decode: steps", "128"},
+            {"batch", "N", "decode: sequences decoded together", "1"},
+            {"chunk", "N", "prefill chunk", "8192"},
+            {"backend", "LIST", "decode: MoE backends to run one after the other: all or a comma list of "
+                                "resident,offload,cpu,hybrid,static,auto", "--moe-backend's value"},
+            {"routing", "SPEC", "decode: model | trace:FILE | synthetic[:zipf=Z,reuse=R,seed=S] (replaces the router's "
+                                "expert choice in decode steps)", "model"},
+            {"moe-backend", "NAME", "where routed experts live (auto|resident|offload|cpu|hybrid|static)", "auto"},
+            {"hybrid-fraction", "F", "hybrid: share of misses fetched over PCIe", "from ft bench bw, else 0.5"},
+            {"max-fetch", "N", "hybrid: fetches per layer and step at most", "no cap"},
+            {"expert-slots", "N", "expert cache slots", "what --vram-budget leaves"},
+            {"tokens", "T", "cpu-moe: tokens per MoE call (1 = decode)", "1"},
+            {"rounds", "R", "cpu-moe: timed passes over all MoE layers", "3"},
+            {"seconds", "S", "bw: seconds per measurement", "2"},
+            {"seed", "S", "random seed", "1"},
             {"json", "FILE", "also write the results as JSON", ""},
         },
-        "SUITE  cpu-moe",
+        "SUITE  bw | cpu-moe | decode | prefill",
     };
     return spec;
 }
 
 int run_bench(const Args& args) {
     if (args.positionals().size() != 1) {
-        throw Error(ErrorCode::invalid_argument, "ft bench: name one benchmark", "available: cpu-moe");
+        throw Error(ErrorCode::invalid_argument, "ft bench: name one benchmark", "available: bw, cpu-moe, decode, prefill");
     }
     const std::string suite = args.positionals()[0];
     nlohmann::json out;
-    if (suite == "cpu-moe") {
+    if (suite == "bw") {
+        bench::BwBenchOptions o;
+        const auto model = args.get("model");
+        if (!model) throw Error(ErrorCode::invalid_argument, "--model is required");
+        o.model = *model;
+        o.threads = int(args.get_int("threads", 0));
+        o.gpu = int(args.get_int("gpu", 0));
+        o.seconds = args.get_double("seconds", 2.0);
+        if (o.seconds <= 0 || o.seconds > 600) throw Error(ErrorCode::invalid_argument, "--seconds must be in (0, 600]");
+        const auto p = bench::run_bw_bench(o);
+        bench::store_profile(p);
+        std::printf("bw  %s  experts %s  %d CPU threads\n", p.gpu.c_str(), p.format.c_str(), p.threads);
+        std::printf("  B_P expert fetches over PCIe   alone %7.1f GB/s   with the CPU busy %7.1f GB/s\n", p.pcie_gbs,
+                    p.pcie_both_gbs);
+        std::printf("  B_C CPU expert kernel          alone %7.1f GB/s   with PCIe busy    %7.1f GB/s\n", p.cpu_gbs,
+                    p.cpu_both_gbs);
+        std::printf("  whole-layer DMA (prefill)      %7.1f GB/s\n", p.dma_gbs);
+        std::printf("  hybrid fraction B_P/(B_P+B_C)  %7.3f   (stored for this GPU, format and thread count)\n", p.fraction);
+        out = bench::to_json(p);
+        out["bench"] = "bw";
+    } else if (suite == "cpu-moe") {
         bench::CpuMoeBenchOptions o;
         const auto model = args.get("model");
         if (!model) throw Error(ErrorCode::invalid_argument, "--model is required");
@@ -57,9 +105,83 @@ int run_bench(const Args& args) {
                     r.us_experts, r.us_combine);
         std::printf("  MoE layers only          %8.1f tok/s\n", r.moe_tok_s);
         out = bench::to_json(r);
+    } else if (suite == "decode" || suite == "prefill") {
+        const bool decode = suite == "decode";
+        bench::ForwardBenchOptions o;
+        o.load = load_options_from(args);
+        o.prompt_len = int(args.get_int("prompt-len", decode ? 512 : 8192));
+        o.gen = int(args.get_int("gen", 128));
+        o.batch = int(args.get_int("batch", 1));
+        o.chunk = int(args.get_int("chunk", 8192));
+        o.seed = std::uint64_t(args.get_int("seed", 1));
+        if (o.prompt_len < 1 || o.prompt_len > (1 << 20)) throw Error(ErrorCode::invalid_argument, "--prompt-len must be in [1, 1048576]");
+        if (o.gen < 2 || o.gen > 100000) throw Error(ErrorCode::invalid_argument, "--gen must be in [2, 100000]");
+        if (o.batch < 1 || o.batch > 64) throw Error(ErrorCode::invalid_argument, "--batch must be in [1, 64]");
+        if (o.chunk < 1) throw Error(ErrorCode::invalid_argument, "--chunk must be positive");
+        o.routing = args.get_or("routing", "model");
+        if (!decode) {
+            const auto r = bench::run_prefill_bench(o);
+            bench::print(r, false);
+            out = bench::to_json(r);
+            out["bench"] = suite;
+        } else {
+            std::vector<std::string> backends;
+            std::string list = args.get_or("backend", o.load.moe_backend);
+            if (list == "all") list = "resident,offload,cpu,hybrid,static";
+            for (std::size_t at = 0; at <= list.size();) {
+                const auto comma = list.find(',', at);
+                const std::string b = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+                if (!b.empty()) backends.push_back(b);
+                if (comma == std::string::npos) break;
+                at = comma + 1;
+            }
+            o.measure_host = true;
+            std::vector<bench::ForwardBenchResult> results;
+            out["bench"] = "decode";
+            out["runs"] = nlohmann::json::array();
+            for (const auto& b : backends) {
+                o.load.moe_backend = b;
+                try {
+                    results.push_back(bench::run_decode_bench(o));
+                    bench::print(results.back(), true);
+                    out["runs"].push_back(bench::to_json(results.back()));
+                } catch (const Error& e) {
+                    // One backend that cannot run here (resident on a small budget) does not stop the others.
+                    if (backends.size() == 1) throw;
+                    std::printf("decode  backend %s: not run: %s\n", b.c_str(), e.what());
+                    out["runs"].push_back({{"backend", b}, {"error", e.what()}});
+                }
+                std::fflush(stdout);
+            }
+            if (results.size() > 1) {
+                double t_static = 0, t_best_other = 0, t_resident = 0;
+                for (const auto& r : results) {
+                    if (r.backend == "static") t_static = r.decode_tok_s;
+                    if (r.backend == "offload" || r.backend == "cpu") t_best_other = std::max(t_best_other, r.decode_tok_s);
+                    if (r.backend == "resident") t_resident = r.decode_tok_s;
+                }
+                std::printf("\nsummary (batch %d, %s)\n", o.batch, results[0].routing.c_str());
+                std::printf("  %-9s %9s %8s %9s %8s %8s %10s %9s\n", "backend", "tok/s", "hit %", "miss MB", "fetched",
+                            "on CPU", "floor ms", "ms/tok");
+                for (const auto& r : results)
+                    std::printf("  %-9s %9.1f %8.1f %9.1f %8.2f %8.2f %10.3f %9.3f\n", r.backend.c_str(), r.decode_tok_s,
+                                100 * r.hit_rate, r.miss_bytes_per_token / 1e6, r.fetched_per_token, r.cpu_per_token, r.floor_ms,
+                                r.step_ms / o.batch);
+                for (const auto& r : results) {
+                    if (r.backend != "hybrid") continue;
+                    if (t_static > 0) std::printf("  hybrid / static                 %.2f×\n", r.decode_tok_s / t_static);
+                    if (t_best_other > 0) std::printf("  hybrid / best of offload, cpu   %.2f×\n", r.decode_tok_s / t_best_other);
+                    if (t_resident > 0 && r.floor_ms > 0) {
+                        // Miss service: what the step costs beyond the same step with every expert resident.
+                        const double service = r.step_ms / o.batch - 1e3 / t_resident;
+                        std::printf("  hybrid miss service             %.3f ms/token = %.2f× its floor\n", service, service / r.floor_ms);
+                    }
+                }
+            }
+        }
     } else {
         throw Error(ErrorCode::invalid_argument, "ft bench: unknown benchmark '" + suite + "'",
-                    "available: cpu-moe (bw, decode and prefill arrive with the GPU engine)");
+                    "available: bw, cpu-moe, decode, prefill");
     }
     if (auto path = args.get("json")) {
         std::ofstream f(*path);

@@ -15,6 +15,16 @@ std::vector<OptionSpec> load_option_specs() {
         {"ctx", "N", "context size (positions per sequence)", "4096"},
         {"parallel", "N", "requests decoded together", "4"},
         {"prefill-chunk", "N", "prompt tokens per forward pass", "8192"},
+        {"gpu", "N", "CUDA device index", "0"},
+        {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G (weights, KV cache, scratch)", "the free VRAM"},
+        {"gpu-f32-gemm", "", "prefill matrix products in f32 instead of BF16 tensor cores (exact, slower)", ""},
+        {"no-graphs", "", "launch the decode step's kernels one by one instead of replaying a CUDA graph", ""},
+        {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static", "auto"},
+        {"hybrid-fraction", "F", "hybrid: share of expert misses fetched over PCIe (the rest on the CPU)",
+         "from `ft bench bw`, else 0.5"},
+        {"max-fetch", "N", "hybrid: at most N expert fetches per layer and step", "no cap"},
+        {"expert-slots", "N", "expert cache slots in VRAM (offload/cpu/hybrid)", "what --vram-budget leaves"},
+        {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},
     };
 }
 
@@ -51,6 +61,19 @@ LoadOptions load_options_from(const Args& args) {
     o.n_ctx = int(args.get_int("ctx", o.n_ctx));
     o.max_sequences = int(args.get_int("parallel", o.max_sequences));
     o.prefill_chunk = int(args.get_int("prefill-chunk", o.prefill_chunk));
+    o.gpu = int(args.get_int("gpu", 0));
+    if (o.gpu < 0) throw Error(ErrorCode::invalid_argument, "--gpu must be >= 0");
+    if (const auto b = args.get("vram-budget")) o.vram_budget = parse_bytes(*b);
+    o.gpu_f32_gemm = args.has("gpu-f32-gemm");
+    o.gpu_graphs = !args.has("no-graphs");
+    o.moe_backend = args.get_or("moe-backend", "auto");
+    o.hybrid_fraction = args.get_double("hybrid-fraction", -1);
+    if (args.has("hybrid-fraction") && (o.hybrid_fraction < 0 || o.hybrid_fraction > 1))
+        throw Error(ErrorCode::invalid_argument, "--hybrid-fraction must be in [0, 1]");
+    o.max_fetch = int(args.get_int("max-fetch", -1));
+    o.expert_slots = int(args.get_int("expert-slots", 0));
+    if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
+    if (const auto f = args.get("record-routing")) o.record_routing = *f;
     return o;
 }
 

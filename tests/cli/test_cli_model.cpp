@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "ft/gpu.h"
 #include "ft_process.h"
 #include "ft_test.h"
 
@@ -34,6 +35,26 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.trimmed().endsWith(want.join(',')), qPrintable(r.out));
         QVERIFY(r.err.contains("decode") && r.err.contains("tok/s"));
+    }
+
+    // --device cuda: the golden greedy continuation on a machine with a GPU; elsewhere a clear error that says to
+    // use the CPU (no GPU, or a build without CUDA).
+    void runOnCudaOrClearError() {
+        QFile f(kModel + "/golden.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto g = QJsonDocument::fromJson(f.readAll()).object();
+        QStringList prompt, want;
+        for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
+        for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+        const auto r = run_ft({"run", "--model", kModel, "--device", "cuda", "--ids", prompt.join(','), "--max-tokens",
+                               "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
+        if (ft::gpu_devices().empty()) {
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains("error:") && r.err.contains("--device cpu"), qPrintable(r.err));
+        } else {
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(r.out.trimmed().endsWith(want.join(',')), qPrintable(r.out));
+        }
     }
 
     void runLogitsOutWritesEveryPosition() {

@@ -1,7 +1,10 @@
-// End-to-end correctness of the CPU engine against PyTorch + transformers (tests/data/qwen3-moe-tiny, made by
+// End-to-end correctness of the engine against PyTorch + transformers (tests/data/qwen3-moe-tiny, made by
 // scripts/golden/make_qwen3_moe_golden.py): teacher-forced logits of every position and a 64-token greedy
 // continuation, from the Hugging Face folder and from its GGUF conversions (F32, BF16); Q8_0 and Q4_K conversions
 // against the engine's own run on the same weights dequantized to F32.
+// Built twice: test_golden_qwen3_moe (CPU) and, with FT_GOLDEN_GPU, test_golden_qwen3_moe_gpu — the same checks and
+// thresholds on the GPU runner (FT_GPU_F32_GEMM=1 selects the f32 prefill GEMMs), plus greedy output identical to
+// the CPU path's.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 
@@ -105,10 +109,22 @@ std::vector<std::int32_t> greedy(ft::Engine& e, const std::vector<std::int32_t>&
     return out;
 }
 
-ft::LoadOptions cpu_load(const std::filesystem::path& p) {
+#ifdef FT_GOLDEN_GPU
+constexpr ft::Device kDevice = ft::Device::cuda;
+#else
+constexpr ft::Device kDevice = ft::Device::cpu;
+#endif
+
+bool f32_gemm() {
+    const char* v = std::getenv("FT_GPU_F32_GEMM");
+    return v && *v == '1';
+}
+
+ft::LoadOptions cpu_load(const std::filesystem::path& p, ft::Device device = kDevice) {
     ft::LoadOptions o;
     o.model = p;
-    o.device = ft::Device::cpu;
+    o.device = device;
+    o.gpu_f32_gemm = f32_gemm();
     o.n_ctx = 512;
     o.max_sequences = 2;
     return o;
@@ -169,6 +185,29 @@ private slots:
         QCOMPARE(g.logits.size(), std::size_t(positions) * std::size_t(g.vocab));
         QVERIFY(tmp.isValid());
     }
+
+#ifdef FT_GOLDEN_GPU
+    // The GPU gives the CPU path's greedy continuation of every golden prompt, and teacher-forced logits that agree
+    // closely (the GPU sums in another order; with BF16 GEMMs prefill also rounds activations to BF16).
+    void gpuMatchesCpu() {
+        ft::Engine cpu, gpu;
+        cpu.load_sync(cpu_load(kDir.toStdString(), ft::Device::cpu));
+        const ft::ModelInfo info = gpu.load_sync(cpu_load(kDir.toStdString(), ft::Device::cuda));
+        qInfo("GPU runner: %s (%s prefill GEMMs)", info.device.c_str(), f32_gemm() ? "f32" : "BF16");
+        const auto a = engine_logits(gpu, g), b = engine_logits(cpu, g);
+        const auto c = compare(a.data(), b.data(), positions, g.vocab);
+        qInfo("GPU vs CPU: min cosine %.9f, top-1 same %d/%d, max |Δlogit| %.3g", c.min_cos, c.top1_same, c.positions,
+              c.max_abs);
+        QVERIFY(c.min_cos >= (f32_gemm() ? 0.999999 : 0.9999));
+        QCOMPARE(c.top1_same, c.positions);
+        for (const auto& s : g.seqs) QCOMPARE(greedy(gpu, s, 64), greedy(cpu, s, 64));
+        const auto st = gpu.stats();
+        double replays = 0;
+        for (const auto& [k, v] : st.backend)
+            if (k == "graph_replays") replays = v;
+        QVERIFY2(replays > 0, "decode did not replay a CUDA graph");
+    }
+#endif
 
     void huggingFaceFolderMatchesTransformers() { checkAgainstReference(kDir.toStdString(), 0.9999, "HF folder (BF16)"); }
 
@@ -312,5 +351,9 @@ private slots:
     }
 };
 
+#ifdef FT_GOLDEN_GPU
+FT_GPU_TEST_MAIN(TestGoldenQwen3Moe)
+#else
 FT_TEST_MAIN(TestGoldenQwen3Moe)
+#endif
 #include "test_golden_qwen3_moe.moc"

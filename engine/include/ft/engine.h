@@ -37,6 +37,18 @@ struct LoadOptions {
     int n_ctx = 4096;              // context (positions) per sequence
     int max_sequences = 4;         // requests decoded together
     int prefill_chunk = 8192;      // prompt tokens per forward pass
+    // GPU (device cuda, or automatic with a usable GPU):
+    int gpu = 0;                   // CUDA device index
+    std::uint64_t vram_budget = 0; // bytes all GPU allocations must fit in (0: the free VRAM)
+    bool gpu_f32_gemm = false;     // prefill matrix products in f32 instead of BF16 tensor cores (exact; slower)
+    bool gpu_graphs = true;        // replay the decode step as a CUDA graph
+    // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
+    // "resident", "offload", "cpu", "hybrid", "static".
+    std::string moe_backend = "auto";
+    double hybrid_fraction = -1;   // hybrid: PCIe share of the misses; < 0: from `ft bench bw`'s profile, else 0.5
+    int max_fetch = -1;            // hybrid: at most this many fetches per layer and step (< 0: no cap)
+    int expert_slots = 0;          // expert cache slots (0: what the VRAM budget leaves)
+    std::filesystem::path record_routing;  // GPU: write every decode step's expert choice to this trace file
 };
 
 struct LoadProgress {
@@ -103,6 +115,8 @@ struct EngineStats {
     int kv_page_size = 0;
     std::uint64_t expert_calls_total = 0;     // (token, expert) pairs computed
     std::uint64_t cpu_expert_bytes_total = 0;  // expert weight bytes read by the CPU executor
+    // The backend's own counters (GPU: graph replays, kernel count, VRAM by category, …), name → value.
+    std::vector<std::pair<std::string, double>> backend;
 };
 
 class Engine {

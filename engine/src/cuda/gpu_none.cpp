@@ -1,5 +1,8 @@
 // gpu.h for builds without CUDA (FT_CUDA=OFF).
+#include "bench/device_bandwidth.h"
+#include "ft/error.h"
 #include "ft/gpu.h"
+#include "model/runner.h"
 
 namespace ft {
 
@@ -7,3 +10,27 @@ std::vector<GpuInfo> gpu_devices() { return {}; }
 std::string gpu_unavailable_reason() { return "this build has no CUDA support (FT_CUDA=OFF)"; }
 
 }  // namespace ft
+
+namespace ft::model {
+
+std::unique_ptr<Runner> make_gpu_runner(const Weights&, const GpuRunnerOptions&) {
+    throw Error(ErrorCode::unsupported, "this build has no CUDA support (FT_CUDA=OFF): models run on the CPU",
+                "use --device cpu, or build with CUDA");
+}
+
+}  // namespace ft::model
+
+namespace ft::bench {
+
+double device_copy_gbs(int, std::size_t, int) { return 0; }
+
+struct FetchBench::Impl {};
+FetchBench::FetchBench(const model::Weights&, int) {
+    throw Error(ErrorCode::unsupported, "this build has no CUDA support (FT_CUDA=OFF): no PCIe to measure");
+}
+FetchBench::~FetchBench() = default;
+std::string FetchBench::gpu_name() const { return {}; }
+std::pair<std::uint64_t, double> FetchBench::fetch(double, const std::atomic<bool>*) { return {0, 0}; }
+double FetchBench::dma_gbs(double) { return 0; }
+
+}  // namespace ft::bench

@@ -7,16 +7,21 @@
 
 namespace ft::kv {
 
-KvCache::KvCache(const KvGeometry& g) : g_(g) {
+KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g) {
     if (g.n_layer <= 0 || g.n_head_kv <= 0 || g.head_dim <= 0 || g.v_head_dim <= 0 || g.page_size <= 0 || g.n_pages <= 0)
         throw Error(ErrorCode::internal, "KV cache: invalid geometry");
     const std::size_t per_layer_k = std::size_t(g.n_pages) * std::size_t(g.page_size) * std::size_t(g.n_head_kv) * std::size_t(g.head_dim);
     const std::size_t per_layer_v = per_layer_k / std::size_t(g.head_dim) * std::size_t(g.v_head_dim);
-    try {
+    if (alloc) {
+        for (int l = 0; l < g.n_layer; ++l) {
+            k_.push_back(alloc(per_layer_k));
+            v_.push_back(alloc(per_layer_v));
+        }
+    } else try {
         for (int l = 0; l < g.n_layer; ++l) {
             // new float[] leaves the memory untouched: the OS commits pages only as positions are written.
-            k_.emplace_back(new float[per_layer_k]);
-            v_.emplace_back(new float[per_layer_v]);
+            k_.emplace_back(new float[per_layer_k], std::default_delete<float[]>());
+            v_.emplace_back(new float[per_layer_v], std::default_delete<float[]>());
         }
     } catch (const std::bad_alloc&) {
         throw Error(ErrorCode::out_of_memory,

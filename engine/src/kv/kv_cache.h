@@ -1,10 +1,13 @@
-// Paged KV cache (host memory, f32): a pool of pages per layer shared by all sequences. A page holds page_size
-// consecutive positions of one sequence (all KV heads). Each sequence has a page table (position / page_size →
-// page). Memory is reserved up front but only touched (committed by the OS) as pages are used.
+// Paged KV cache (f32): a pool of pages per layer shared by all sequences. A page holds page_size consecutive
+// positions of one sequence (all KV heads). Each sequence has a page table (position / page_size → page).
+// Storage is host memory by default (reserved up front, committed by the OS only as pages are used) or whatever a
+// runner's allocator hands out (device memory for the GPU runner: then k()/v()/k_at()/v_at() are device pointers
+// that only kernels may dereference). The page bookkeeping is the same either way and stays on the host.
 // Not thread-safe: the engine thread owns it; kernels read it while the engine thread waits for them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,10 +26,14 @@ struct KvGeometry {
     }
 };
 
+// Allocates `floats` floats of storage (one layer's K or V); the shared_ptr's deleter frees it. Throws ft::Error
+// (out_of_memory) when it cannot.
+using KvAllocator = std::function<std::shared_ptr<float>(std::size_t floats)>;
+
 class KvCache {
 public:
-    // Throws ft::Error(out_of_memory) when the pool cannot be reserved.
-    explicit KvCache(const KvGeometry& g);
+    // Throws ft::Error(out_of_memory) when the pool cannot be reserved. alloc empty: host memory.
+    explicit KvCache(const KvGeometry& g, const KvAllocator& alloc = {});
 
     const KvGeometry& geometry() const { return g_; }
     float* k(int layer) { return k_[std::size_t(layer)].get(); }
@@ -56,7 +63,7 @@ private:
         std::vector<std::int32_t> pages;
     };
     KvGeometry g_;
-    std::vector<std::unique_ptr<float[]>> k_, v_;
+    std::vector<std::shared_ptr<float>> k_, v_;
     std::vector<std::int32_t> free_;  // free pages (a stack: lowest ids are handed out first)
     std::vector<Seq> seqs_;
 };

@@ -9,6 +9,7 @@
 #include "cpu/rope.h"
 #include "ft/error.h"
 #include "model/cpu_ops.h"
+#include "model/layer_params.h"
 
 namespace ft::model {
 
@@ -19,19 +20,7 @@ CpuAttention::CpuAttention(const Weights& w, cpu::WorkerPool& pool) : w_(w), poo
     head_dim_ = int(d.attn.head_dim);
     v_head_dim_ = int(d.attn.v_head_dim ? d.attn.v_head_dim : d.attn.head_dim);
     eps_ = float(d.norm_eps);
-    rope_.head_dim = head_dim_;
-    rope_.n_rot = int(d.rope.n_rot ? d.rope.n_rot : d.attn.head_dim);
-    rope_.neox = d.rope.type == RopeType::neox;
-    rope_.theta = float(d.rope.theta);
-    rope_.attn_factor = float(d.rope.attn_factor);
-    if (d.rope.scaling == RopeScaling::linear) rope_.freq_scale = float(1.0 / d.rope.factor);
-    if (d.rope.scaling == RopeScaling::yarn) {
-        rope_.freq_scale = float(1.0 / d.rope.factor);
-        rope_.ext_factor = 1.f;
-        rope_.beta_fast = float(d.rope.yarn_beta_fast);
-        rope_.beta_slow = float(d.rope.yarn_beta_slow);
-        rope_.orig_ctx = int(d.rope.original_context);
-    }
+    rope_ = rope_params(d);
     if (head_dim_ > 512 || v_head_dim_ > 512)
         throw Error(ErrorCode::unsupported, "attention head size " + std::to_string(head_dim_) + " is over 512");
     q_norm_.resize(d.n_layer);

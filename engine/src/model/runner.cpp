@@ -16,4 +16,26 @@ std::unique_ptr<Runner> make_cpu_runner(const Weights& weights, cpu::WorkerPool&
                 "supported for inference: qwen3_moe");
 }
 
+const char* moe_backend_name(MoeBackend b) {
+    switch (b) {
+        case MoeBackend::resident: return "resident";
+        case MoeBackend::offload: return "offload";
+        case MoeBackend::cpu: return "cpu";
+        case MoeBackend::hybrid: return "hybrid";
+        case MoeBackend::static_layers: return "static";
+        case MoeBackend::automatic: return "auto";
+    }
+    return "?";
+}
+
+bool parse_moe_backend(const std::string& s, MoeBackend& out) {
+    for (MoeBackend b : {MoeBackend::resident, MoeBackend::offload, MoeBackend::cpu, MoeBackend::hybrid,
+                         MoeBackend::static_layers, MoeBackend::automatic})
+        if (s == moe_backend_name(b)) {
+            out = b;
+            return true;
+        }
+    return false;
+}
+
 }  // namespace ft::model

@@ -5,11 +5,15 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cpu/worker_pool.h"
 #include "kv/kv_cache.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
+#include "moe/routing_trace.h"
 
 namespace ft::model {
 
@@ -29,10 +33,64 @@ public:
     virtual void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) = 0;
     // The KV layout this runner needs.
     virtual kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const = 0;
+    // A KV cache in the memory this runner reads (host by default). Throws ft::Error(out_of_memory).
+    virtual std::unique_ptr<kv::KvCache> make_kv_cache(int page_size, std::int64_t n_pages) {
+        return std::make_unique<kv::KvCache>(kv_geometry(page_size, n_pages));
+    }
+    // One line for logs and stats: where and how it runs ("cpu (16 threads)", "NVIDIA H200 (resident)").
+    virtual std::string device_name() const = 0;
+    // Backend statistics as "key value" lines (timings, launches, VRAM use); empty when the backend has none.
+    virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
+    // Runs one decode step of `batch` (as forward() would, writing its K/V) timed phase by phase: phase name →
+    // milliseconds summed over layers, plus "total". Empty when the backend cannot time phases.
+    virtual std::vector<std::pair<std::string, double>> profile_step(std::span<const BatchToken> batch, kv::KvCache& kv) {
+        (void)batch;
+        (void)kv;
+        return {};
+    }
 };
 
 // The CPU runner for the model's architecture. Throws ft::Error(unsupported) for an architecture with no forward
 // pass yet (the message names it).
 std::unique_ptr<Runner> make_cpu_runner(const Weights& weights, cpu::WorkerPool& pool, moe::MoeLayer& moe);
+
+enum class GemmPrecision {
+    bf16,  // prefill matrix products on BF16 tensor cores (weights and activations rounded to BF16, f32 sums)
+    f32,   // prefill matrix products in f32 (no tensor cores): the exact path, for checking
+};
+
+// Where the routed experts of a GPU runner live (ARCHITECTURE §3.2).
+enum class MoeBackend {
+    resident,       // all in VRAM
+    offload,        // VRAM cache; every miss fetched over PCIe
+    cpu,            // VRAM cache of the prefill buffers; every miss computed on the CPU
+    hybrid,         // VRAM cache; misses split between PCIe and the CPU by q*
+    static_layers,  // whole layers resident as the budget allows, the rest on the CPU (llama.cpp --n-cpu-moe)
+    automatic,      // resident when everything fits the budget, else hybrid
+};
+const char* moe_backend_name(MoeBackend b);
+bool parse_moe_backend(const std::string& s, MoeBackend& out);
+
+struct GpuRunnerOptions {
+    int device = 0;
+    int n_ctx = 4096;             // positions per sequence (sizes page tables and the decode attention grid)
+    int max_sequences = 4;        // sequences decoded together (a CUDA graph per batch size up to this)
+    int max_batch_tokens = 8192;  // tokens in one forward pass (the prefill chunk plus decode tokens)
+    std::uint64_t vram_budget = 0;  // bytes every allocation of the runner must fit in (0: the free VRAM)
+    GemmPrecision gemm = GemmPrecision::bf16;
+    bool graphs = true;           // capture and replay the decode step as a CUDA graph
+    MoeBackend moe = MoeBackend::automatic;
+    double hybrid_fraction = -1;  // q*'s fetched share B_P / (B_P + B_C); < 0: from the bandwidth profile or 0.5
+    int max_fetch = -1;           // hybrid: fetches per layer and step at most (< 0: no cap)
+    int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
+    int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
+    // Decode steps: replace the router's expert choice by this source (measuring cache policy), and/or record it.
+    std::shared_ptr<moe::RoutingSource> routing;
+    std::shared_ptr<moe::RoutingRecorder> record_routing;
+};
+
+// The GPU runner (all weights resident in VRAM). Throws ft::Error(unsupported) in a build without CUDA or for an
+// architecture with no GPU forward pass, ft::Error(device / out_of_memory) when the GPU cannot hold the model.
+std::unique_ptr<Runner> make_gpu_runner(const Weights& weights, const GpuRunnerOptions& options);
 
 }  // namespace ft::model

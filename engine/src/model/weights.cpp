@@ -63,6 +63,15 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path) {
     return w;
 }
 
+std::vector<std::pair<const std::byte*, std::size_t>> Weights::mapped_files() const {
+    std::vector<std::pair<const std::byte*, std::size_t>> out;
+    if (gguf_ && gguf_->mapping()) out.emplace_back(gguf_->mapping()->bytes().data(), gguf_->mapping()->size());
+    if (hf_)
+        for (const auto& f : hf_->files())
+            if (f.mapping()) out.emplace_back(f.mapping()->bytes().data(), f.mapping()->size());
+    return out;
+}
+
 void Weights::populate() const {
     std::vector<const MappedFile*> maps;
     if (gguf_ && gguf_->mapping()) maps.push_back(gguf_->mapping().get());

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_desc.h"
@@ -65,6 +66,9 @@ public:
     // Routed expert e of MoE layer il (views into the stacked GGUF tensors or the per-expert safetensors).
     const ExpertView& expert(int il, int e) const { return experts_[std::size_t(il)][std::size_t(e)]; }
     bool layer_has_experts(int il) const { return !experts_[std::size_t(il)].empty(); }
+
+    // The memory-mapped files the views point into (base, size): what the GPU path registers as pinned host memory.
+    std::vector<std::pair<const std::byte*, std::size_t>> mapped_files() const;
 
     std::uint64_t expert_bytes() const { return expert_bytes_; }  // the routed expert pool
     std::uint64_t other_bytes() const { return other_bytes_; }    // everything else

@@ -5,23 +5,14 @@
 
 #include "ft/error.h"
 #include "model/cpu_ops.h"
+#include "model/layer_params.h"
 
 namespace ft::moe {
 
 MoeLayer::MoeLayer(cpu::WorkerPool& pool, const model::Weights& weights)
     : pool_(pool), w_(weights), executor_(pool) {
     const model::ModelDesc& d = weights.desc();
-    route_.n_expert = int(d.moe.n_expert);
-    route_.k = int(d.moe.n_expert_used);
-    route_.norm_topk = d.moe.norm_topk_prob;
-    route_.scale = float(d.moe.routed_scaling_factor);
-    route_.n_group = int(d.moe.n_group);
-    route_.topk_group = int(d.moe.topk_group);
-    switch (d.moe.gating) {
-        case model::Gating::softmax: route_.gating = kernels::RouterGating::softmax; break;
-        case model::Gating::sigmoid: route_.gating = kernels::RouterGating::sigmoid; break;
-        case model::Gating::softmax_weight: route_.gating = kernels::RouterGating::softmax_weight; break;
-    }
+    route_ = model::router_params(d);
     swiglu_limit_ = float(d.swiglu_limit);
     bias_.resize(d.n_layer);
     for (std::uint32_t il = 0; il < d.n_layer; ++il)

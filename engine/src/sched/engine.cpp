@@ -13,8 +13,10 @@
 #include <mutex>
 #include <thread>
 
+#include "bench/bw_profile.h"
 #include "cpu/cpu_topology.h"
 #include "cpu/worker_pool.h"
+#include "ft/gpu.h"
 #include "ft/tokenizer.h"
 #include "kv/kv_cache.h"
 #include "model/runner.h"
@@ -139,10 +141,6 @@ struct Engine::Impl {
             if (o.n_ctx < 16 || o.n_ctx > (1 << 22)) throw Error(ErrorCode::invalid_argument, "context size must be in [16, 4194304]");
             if (o.max_sequences < 1 || o.max_sequences > 256) throw Error(ErrorCode::invalid_argument, "max sequences must be in [1, 256]");
             if (o.prefill_chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill chunk must be positive");
-            if (o.device == Device::cuda) {
-                throw Error(ErrorCode::unsupported, "GPU execution is not available in this version: models run on the CPU",
-                            "use --device cpu");
-            }
             auto m = std::make_unique<LoadedModel>();
             m->options = o;
             report(0.05f, "opening");
@@ -154,23 +152,62 @@ struct Engine::Impl {
                 spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", o.model.string(), e.what());
             }
             report(0.6f, "weights");
-            cpu::WorkerPool::Options po;
-            po.threads = o.threads;
-            m->pool = std::make_unique<cpu::WorkerPool>(po);
-            m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
-            m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
-            m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
-            report(0.85f, "kv cache");
             constexpr int kPage = 16;
             const std::int64_t pages_per_seq = (o.n_ctx + kPage - 1) / kPage;
-            m->kv = std::make_unique<kv::KvCache>(m->runner->kv_geometry(kPage, pages_per_seq * o.max_sequences));
+            bool use_gpu = o.device == Device::cuda;
+            if (o.device == Device::automatic) {
+                use_gpu = !gpu_devices().empty();
+                if (!use_gpu) spdlog::info("no usable GPU ({}): running on the CPU", gpu_unavailable_reason());
+            }
+            if (use_gpu) {
+                try {
+                    model::GpuRunnerOptions go;
+                    go.device = o.gpu;
+                    go.n_ctx = o.n_ctx;
+                    go.max_sequences = o.max_sequences;
+                    go.max_batch_tokens = o.prefill_chunk + o.max_sequences;
+                    go.vram_budget = o.vram_budget;
+                    go.gemm = o.gpu_f32_gemm ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+                    go.graphs = o.gpu_graphs;
+                    if (!model::parse_moe_backend(o.moe_backend, go.moe))
+                        throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.moe_backend + "'",
+                                    "use auto, resident, offload, cpu, hybrid or static");
+                    go.hybrid_fraction = o.hybrid_fraction >= 0 ? o.hybrid_fraction : bench::stored_hybrid_fraction(*m->weights, o.threads);
+                    go.max_fetch = o.max_fetch;
+                    go.cpu_threads = o.threads;
+                    go.expert_slots = o.expert_slots;
+                    if (!o.record_routing.empty())
+                        go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
+                                                                                   int(m->weights->desc().moe.n_expert_used));
+                    m->runner = model::make_gpu_runner(*m->weights, go);
+                    report(0.85f, "kv cache");
+                    m->kv = m->runner->make_kv_cache(kPage, pages_per_seq * o.max_sequences);
+                } catch (const Error& e) {
+                    if (o.device == Device::cuda) throw;
+                    spdlog::warn("the model does not run on the GPU ({}): running on the CPU", e.what());
+                    m->kv.reset();
+                    m->runner.reset();
+                }
+            }
+            if (!m->runner) {
+                if (!o.record_routing.empty())
+                    throw Error(ErrorCode::unsupported, "recording the routing needs the GPU path", "use --device cuda");
+                cpu::WorkerPool::Options po;
+                po.threads = o.threads;
+                m->pool = std::make_unique<cpu::WorkerPool>(po);
+                m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
+                m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
+                m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
+                report(0.85f, "kv cache");
+                m->kv = m->runner->make_kv_cache(kPage, pages_per_seq * o.max_sequences);
+            }
             if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
             const model::ModelDesc& d = m->weights->desc();
             ModelInfo& info = m->info;
             info.name = d.name.empty() ? o.model.filename().string() : d.name;
             info.architecture = std::string(model::arch_name(d.arch));
             info.path = o.model;
-            info.device = "cpu (" + std::to_string(m->pool->size()) + " threads)";
+            info.device = m->runner->device_name();
             info.n_layer = d.n_layer;
             info.n_embd = d.n_embd;
             info.n_vocab = d.n_vocab;
@@ -420,9 +457,13 @@ struct Engine::Impl {
             stats_.kv_pages_used = model->kv->pages_used();
             stats_.kv_pages_total = model->kv->pages_total();
             stats_.kv_page_size = model->kv->geometry().page_size;
-            stats_.expert_calls_total = model->moe->stats().expert_calls;
-            stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
+            if (model->moe) {
+                stats_.expert_calls_total = model->moe->stats().expert_calls;
+                stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
+            }
+            stats_.backend = model->runner->counters();
         } else {
+            stats_.backend.clear();
             stats_.kv_pages_used = stats_.kv_pages_total = 0;
         }
         info_ = model ? std::optional<ModelInfo>(model->info) : std::nullopt;

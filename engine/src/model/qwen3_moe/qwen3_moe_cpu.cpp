@@ -27,6 +27,7 @@ public:
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
         return attn_.kv_geometry(page_size, n_pages);
     }
+    std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
 
     void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
         const std::int64_t T = std::int64_t(batch.size()), E = d_.n_embd;

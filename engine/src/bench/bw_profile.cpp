@@ -1,0 +1,243 @@
+#include "bench/bw_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+
+#include "bench/device_bandwidth.h"
+#include "cpu/cpu_topology.h"
+#include "cpu/worker_pool.h"
+#include "ft/error.h"
+#include "ft/gpu.h"
+#include "ft/paths.h"
+#include "model/weights.h"
+#include "moe/cpu_expert_executor.h"
+
+namespace ft::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Single-token expert FFNs of random experts (8 per call, like one decode MoE layer) on the CPU executor.
+class CpuLoop {
+public:
+    CpuLoop(const model::Weights& w, int threads) : w_(w) {
+        cpu::WorkerPool::Options po;
+        po.threads = threads;
+        pool_ = std::make_unique<cpu::WorkerPool>(po);
+        exec_ = std::make_unique<moe::CpuExpertExecutor>(*pool_);
+        for (int il = 0; il < int(w.desc().n_layer); ++il)
+            if (w.layer_has_experts(il)) layers_.push_back(il);
+        const std::int64_t E = w.desc().n_embd;
+        x_.resize(std::size_t(E));
+        std::mt19937 rng(7);
+        std::normal_distribution<float> nd(0.f, 1.f);
+        for (auto& v : x_) v = nd(rng);
+        out_.resize(8 * std::size_t(E));
+    }
+    int threads() const { return pool_->size(); }
+    void pin_caller() { pool_->pin_caller(); }
+
+    std::pair<std::uint64_t, double> run(double seconds) {
+        std::mt19937_64 rng(11);
+        const int n_exp = int(w_.desc().moe.n_expert);
+        const std::int64_t E = w_.desc().n_embd;
+        const std::uint64_t b0 = exec_->bytes_read();
+        const auto t0 = Clock::now();
+        std::vector<moe::ExpertJob> jobs(8);
+        for (;;) {
+            const int il = layers_[rng() % layers_.size()];
+            for (int j = 0; j < 8; ++j) {
+                jobs[std::size_t(j)].expert = &w_.expert(il, int(rng() % std::uint64_t(n_exp)));
+                jobs[std::size_t(j)].x = x_.data();
+                jobs[std::size_t(j)].m = 1;
+                jobs[std::size_t(j)].out = out_.data() + std::int64_t(j) * E;
+            }
+            exec_->run(jobs, float(w_.desc().swiglu_limit));
+            const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+            if (s >= seconds) return {exec_->bytes_read() - b0, s};
+        }
+    }
+
+private:
+    const model::Weights& w_;
+    std::unique_ptr<cpu::WorkerPool> pool_;
+    std::unique_ptr<moe::CpuExpertExecutor> exec_;
+    std::vector<int> layers_;
+    std::vector<float> x_, out_;
+};
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+#ifdef _WIN32
+    gmtime_s(&tm, &t);
+#else
+    gmtime_r(&t, &tm);
+#endif
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// ---- SQLite ----
+
+struct Db {
+    sqlite3* db = nullptr;
+    Db() {
+        const auto path = data_dir() / "bandwidth.sqlite";
+        if (sqlite3_open(path.string().c_str(), &db) != SQLITE_OK) {
+            const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+            sqlite3_close(db);
+            db = nullptr;
+            throw Error(ErrorCode::io, "cannot open " + path.string() + ": " + msg);
+        }
+        exec("CREATE TABLE IF NOT EXISTS profiles (gpu TEXT NOT NULL, format TEXT NOT NULL, threads INTEGER NOT NULL, "
+             "pcie_gbs REAL, cpu_gbs REAL, pcie_both_gbs REAL, cpu_both_gbs REAL, dma_gbs REAL, fraction REAL, "
+             "measured_at TEXT, PRIMARY KEY (gpu, format, threads))");
+    }
+    ~Db() { sqlite3_close(db); }
+    void exec(const char* sql) {
+        char* err = nullptr;
+        if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            const std::string msg = err ? err : "?";
+            sqlite3_free(err);
+            throw Error(ErrorCode::io, "bandwidth profile database: " + msg);
+        }
+    }
+};
+
+struct Stmt {
+    sqlite3_stmt* s = nullptr;
+    Stmt(sqlite3* db, const char* sql) {
+        if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
+            throw Error(ErrorCode::io, std::string("bandwidth profile database: ") + sqlite3_errmsg(db));
+    }
+    ~Stmt() { sqlite3_finalize(s); }
+};
+
+}  // namespace
+
+std::string expert_format(const model::Weights& w) {
+    for (int il = 0; il < int(w.desc().n_layer); ++il) {
+        if (!w.layer_has_experts(il)) continue;
+        const auto& e = w.expert(il, 0);
+        const std::string g(kernels::dtype_info(e.gate.type).name), u(kernels::dtype_info(e.up.type).name),
+            dn(kernels::dtype_info(e.down.type).name);
+        return g == u && u == dn ? g : g + "/" + u + "/" + dn;
+    }
+    return "none";
+}
+
+BwProfile run_bw_bench(const BwBenchOptions& o) {
+    auto w = model::Weights::open(o.model);
+    BwProfile p;
+    p.format = expert_format(*w);
+    FetchBench gpu(*w, o.gpu);
+    p.gpu = gpu.gpu_name();
+    CpuLoop cpu(*w, o.threads);
+    cpu.pin_caller();
+    p.threads = cpu.threads();
+    // Warm-up: first touches of the expert pages, the copy kernel's first launch.
+    gpu.fetch(0.3, nullptr);
+    cpu.run(0.3);
+    auto [pb, ps] = gpu.fetch(o.seconds, nullptr);
+    p.pcie_gbs = double(pb) / ps / 1e9;
+    auto [cb, cs] = cpu.run(o.seconds);
+    p.cpu_gbs = double(cb) / cs / 1e9;
+    // Both at once: the GPU fetch loop on its own thread for the same time.
+    std::pair<std::uint64_t, double> both_gpu{0, 0};
+    std::thread t([&] { both_gpu = gpu.fetch(o.seconds, nullptr); });
+    auto [cb2, cs2] = cpu.run(o.seconds);
+    t.join();
+    p.pcie_both_gbs = double(both_gpu.first) / both_gpu.second / 1e9;
+    p.cpu_both_gbs = double(cb2) / cs2 / 1e9;
+    p.dma_gbs = gpu.dma_gbs(std::min(o.seconds, 1.0));
+    p.fraction = p.pcie_both_gbs / (p.pcie_both_gbs + p.cpu_both_gbs);
+    p.measured_at = utc_now();
+    return p;
+}
+
+void store_profile(const BwProfile& p) {
+    Db db;
+    Stmt st(db.db,
+            "INSERT OR REPLACE INTO profiles (gpu, format, threads, pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, "
+            "fraction, measured_at) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_bind_text(st.s, 1, p.gpu.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st.s, 2, p.format.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st.s, 3, p.threads);
+    sqlite3_bind_double(st.s, 4, p.pcie_gbs);
+    sqlite3_bind_double(st.s, 5, p.cpu_gbs);
+    sqlite3_bind_double(st.s, 6, p.pcie_both_gbs);
+    sqlite3_bind_double(st.s, 7, p.cpu_both_gbs);
+    sqlite3_bind_double(st.s, 8, p.dma_gbs);
+    sqlite3_bind_double(st.s, 9, p.fraction);
+    sqlite3_bind_text(st.s, 10, p.measured_at.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st.s) != SQLITE_DONE)
+        throw Error(ErrorCode::io, std::string("cannot store the bandwidth profile: ") + sqlite3_errmsg(db.db));
+}
+
+std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads) {
+    Db db;
+    Stmt st(db.db,
+            "SELECT pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction, measured_at FROM profiles "
+            "WHERE gpu = ? AND format = ? AND threads = ?");
+    sqlite3_bind_text(st.s, 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st.s, 2, format.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st.s, 3, threads);
+    if (sqlite3_step(st.s) != SQLITE_ROW) return std::nullopt;
+    BwProfile p;
+    p.gpu = gpu;
+    p.format = format;
+    p.threads = threads;
+    p.pcie_gbs = sqlite3_column_double(st.s, 0);
+    p.cpu_gbs = sqlite3_column_double(st.s, 1);
+    p.pcie_both_gbs = sqlite3_column_double(st.s, 2);
+    p.cpu_both_gbs = sqlite3_column_double(st.s, 3);
+    p.dma_gbs = sqlite3_column_double(st.s, 4);
+    p.fraction = sqlite3_column_double(st.s, 5);
+    if (const unsigned char* t = sqlite3_column_text(st.s, 6)) p.measured_at = reinterpret_cast<const char*>(t);
+    return p;
+}
+
+double stored_hybrid_fraction(const model::Weights& w, int threads) {
+    const auto devs = gpu_devices();
+    if (devs.empty()) return -1;
+    if (threads <= 0) threads = std::max(1, int(cpu::cpu_topology().cores.size()));  // the pool's default size
+    const std::string fmt = expert_format(w);
+    try {
+        if (auto p = load_profile(devs[0].name, fmt, threads)) {
+            spdlog::info("hybrid: bandwidth profile of {} / {} / {} threads from {}: fraction {:.3f}", devs[0].name, fmt,
+                         threads, p->measured_at, p->fraction);
+            return p->fraction;
+        }
+    } catch (const Error& e) {
+        spdlog::warn("hybrid: cannot read the bandwidth profile: {}", e.what());
+    }
+    spdlog::info("hybrid: no bandwidth profile for {} / {} / {} threads: using 0.5 (run `ft bench bw --model …` to "
+                 "measure it)",
+                 devs[0].name, fmt, threads);
+    return -1;
+}
+
+nlohmann::json to_json(const BwProfile& p) {
+    return {{"gpu", p.gpu},
+            {"format", p.format},
+            {"threads", p.threads},
+            {"pcie_gbs", p.pcie_gbs},
+            {"cpu_gbs", p.cpu_gbs},
+            {"pcie_both_gbs", p.pcie_both_gbs},
+            {"cpu_both_gbs", p.cpu_both_gbs},
+            {"dma_gbs", p.dma_gbs},
+            {"fraction", p.fraction},
+            {"measured_at", p.measured_at}};
+}
+
+}  // namespace ft::bench

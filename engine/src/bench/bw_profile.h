@@ -1,0 +1,52 @@
+// `ft bench bw` and the bandwidth profile the hybrid split reads (ARCHITECTURE §3.5).
+//   B_P  expert fetches over PCIe exactly as decode issues them (the fetch kernel reading pinned host experts)
+//   B_C  the CPU expert kernel on single-token expert FFNs of the model (expert weight bytes read per second)
+// each alone and both at once (they share the host memory controller); the hybrid fraction is
+// B_P,both / (B_P,both + B_C,both). Profiles are stored in SQLite (<data dir>/bandwidth.sqlite) keyed by GPU name,
+// expert format and CPU thread count, and printed; the engine's hybrid backend reads the matching one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ft::model {
+class Weights;
+}
+
+namespace ft::bench {
+
+struct BwProfile {
+    std::string gpu, format;
+    int threads = 0;
+    double pcie_gbs = 0, cpu_gbs = 0;          // each alone
+    double pcie_both_gbs = 0, cpu_both_gbs = 0;  // at the same time
+    double dma_gbs = 0;                        // cudaMemcpy of whole layers (the prefill path), alone
+    double fraction = 0;                       // q*'s fetched share
+    std::string measured_at;                   // UTC, ISO 8601
+};
+
+struct BwBenchOptions {
+    std::filesystem::path model;
+    int threads = 0;
+    int gpu = 0;
+    double seconds = 2.0;  // per measurement
+};
+
+// Expert format key of a model: the gate/up/down types, e.g. "q4_K" or "q4_K/q4_K/q6_K".
+std::string expert_format(const model::Weights& w);
+
+BwProfile run_bw_bench(const BwBenchOptions& o);
+// Stores (replacing the same key) and reads profiles; the database lives in data_dir(). Throws ft::Error(io).
+void store_profile(const BwProfile& p);
+std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads);
+// The hybrid fraction for this model on GPU 0 with `threads` CPU workers (0: the default count), or -1 with a log
+// line saying so when no profile matches.
+double stored_hybrid_fraction(const model::Weights& w, int threads);
+
+nlohmann::json to_json(const BwProfile& p);
+
+}  // namespace ft::bench

@@ -1,0 +1,328 @@
+#include "bench/decode_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bw_profile.h"
+#include "bench/device_bandwidth.h"
+#include "bench/host_bandwidth.h"
+#include "cpu/worker_pool.h"
+#include "ft/error.h"
+#include "ft/gpu.h"
+#include "kv/kv_cache.h"
+#include "model/runner.h"
+#include "model/weights.h"
+#include "moe/moe_layer.h"
+#include "moe/routing_trace.h"
+
+namespace ft::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr int kPage = 16;
+
+struct Setup {
+    std::unique_ptr<model::Weights> weights;
+    std::unique_ptr<cpu::WorkerPool> pool;
+    std::unique_ptr<moe::MoeLayer> moe;
+    std::unique_ptr<model::Runner> runner;
+    std::unique_ptr<kv::KvCache> kv;
+    bool gpu = false;
+    double load_s = 0;
+    std::string routing;
+};
+
+double counter(const std::vector<std::pair<std::string, double>>& c, const char* name) {
+    for (const auto& [k, v] : c)
+        if (k == name) return v;
+    return 0;
+}
+
+Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int max_tokens) {
+    const auto t0 = Clock::now();
+    Setup s;
+    s.weights = model::Weights::open(o.load.model);
+    const std::int64_t pages = std::int64_t((n_ctx + kPage - 1) / kPage) * n_seq;
+    s.gpu = o.load.device == Device::cuda || (o.load.device == Device::automatic && !gpu_devices().empty());
+    if (s.gpu) {
+        model::GpuRunnerOptions go;
+        go.device = o.load.gpu;
+        go.n_ctx = n_ctx;
+        go.max_sequences = n_seq;
+        go.max_batch_tokens = max_tokens;
+        go.vram_budget = o.load.vram_budget;
+        go.gemm = o.load.gpu_f32_gemm ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+        go.graphs = o.load.gpu_graphs;
+        if (!model::parse_moe_backend(o.load.moe_backend, go.moe))
+            throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.load.moe_backend + "'",
+                        "use auto, resident, offload, cpu, hybrid or static");
+        go.hybrid_fraction = o.load.hybrid_fraction >= 0 ? o.load.hybrid_fraction : stored_hybrid_fraction(*s.weights, o.load.threads);
+        go.max_fetch = o.load.max_fetch;
+        go.cpu_threads = o.load.threads;
+        go.expert_slots = o.load.expert_slots;
+        const auto& d = s.weights->desc();
+        std::vector<bool> has(d.n_layer);
+        for (std::uint32_t il = 0; il < d.n_layer; ++il) has[il] = s.weights->layer_has_experts(int(il));
+        go.routing = moe::make_routing_source(o.routing, has, int(d.moe.n_expert), int(d.moe.n_expert_used));
+        s.routing = go.routing ? go.routing->describe() : "model (the router's own choice)";
+        s.runner = model::make_gpu_runner(*s.weights, go);
+    } else {
+        cpu::WorkerPool::Options po;
+        po.threads = o.load.threads;
+        s.pool = std::make_unique<cpu::WorkerPool>(po);
+        s.pool->pin_caller();
+        s.moe = std::make_unique<moe::MoeLayer>(*s.pool, *s.weights);
+        s.runner = model::make_cpu_runner(*s.weights, *s.pool, *s.moe);
+        if (o.routing != "model") throw Error(ErrorCode::unsupported, "--routing needs the GPU path", "use --device cuda");
+        s.routing = "model (the router's own choice)";
+    }
+    s.kv = s.runner->make_kv_cache(kPage, pages);
+    s.load_s = seconds_since(t0);
+    return s;
+}
+
+std::vector<std::int32_t> random_prompt(std::uint32_t n_vocab, int n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    // Ordinary tokens only: the low ids of every vocabulary we read are text, the specials sit at the end.
+    std::uniform_int_distribution<std::int32_t> dist(0, std::int32_t(std::min<std::uint32_t>(n_vocab, 100000) - 1));
+    std::vector<std::int32_t> p(static_cast<std::size_t>(n));
+    for (auto& t : p) t = dist(rng);
+    return p;
+}
+
+// Prefills `prompt` into sequence `seq` in chunks; returns seconds; fills last_logits with the last row.
+double prefill(Setup& s, int seq, const std::vector<std::int32_t>& prompt, int chunk, std::vector<float>& last_logits) {
+    s.kv->reserve(seq, std::int64_t(prompt.size()));
+    double secs = 0;
+    std::vector<model::BatchToken> batch;
+    for (std::size_t p0 = 0; p0 < prompt.size(); p0 += std::size_t(chunk)) {
+        const std::size_t p1 = std::min(prompt.size(), p0 + std::size_t(chunk));
+        batch.clear();
+        for (std::size_t i = p0; i < p1; ++i) batch.push_back({prompt[i], std::int32_t(i), seq, i + 1 == prompt.size()});
+        const auto t0 = Clock::now();
+        s.runner->forward(batch, *s.kv, last_logits.data());
+        secs += seconds_since(t0);
+    }
+    return secs;
+}
+
+std::int32_t argmax(const float* x, std::size_t n) { return std::int32_t(std::max_element(x, x + n) - x); }
+
+void fill_common(ForwardBenchResult& r, const ForwardBenchOptions& o, const Setup& s) {
+    const auto& d = s.weights->desc();
+    r.model = d.name.empty() ? o.load.model.filename().string() : d.name;
+    r.device = s.runner->device_name();
+    r.prompt_len = o.prompt_len;
+    r.gen = o.gen;
+    r.batch = o.batch;
+    r.chunk = o.chunk;
+    r.load_s = s.load_s;
+    r.routing = s.routing;
+    r.backend = o.load.moe_backend;
+}
+
+// Multiply-adds per token of the active parameters (attention projections, router, routed and shared experts or
+// the dense FFN), without the LM head and embedding.
+double matmul_flops_per_token(const model::ModelDesc& d) {
+    const double E = d.n_embd, H = d.attn.n_head, Hkv = d.attn.n_head_kv, hd = d.attn.head_dim,
+                 vhd = d.attn.v_head_dim ? d.attn.v_head_dim : d.attn.head_dim;
+    double per_layer_attn = E * H * hd + 2 * E * Hkv * hd + H * vhd * E;
+    double total = 0;
+    for (std::uint32_t il = 0; il < d.n_layer; ++il) {
+        total += per_layer_attn;
+        if (d.layer_is_moe(il)) total += E * d.moe.n_expert + double(d.moe.n_expert_used) * 3 * E * d.moe.n_ff_exp + 3 * E * d.moe.n_ff_shexp;
+        else total += 3 * E * d.n_ff;
+    }
+    return 2 * total;
+}
+
+}  // namespace
+
+ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
+    if (o.prompt_len < 1 || o.gen < 1 || o.batch < 1 || o.batch > 64 || o.chunk < 1)
+        throw Error(ErrorCode::invalid_argument, "decode bench: prompt length, steps, batch (≤ 64) and chunk must be positive");
+    const int n_ctx = o.prompt_len + o.gen + 2;
+    Setup s = setup(o, n_ctx, o.batch, std::max(o.chunk, o.batch));
+    ForwardBenchResult r;
+    fill_common(r, o, s);
+    const auto& d = s.weights->desc();
+    const std::size_t V = d.n_vocab;
+    std::vector<float> logits(V * std::size_t(o.batch));
+    std::vector<std::int32_t> next(std::size_t(o.batch));
+    std::vector<int> seqs;
+    for (int b = 0; b < o.batch; ++b) {
+        const int seq = s.kv->create();
+        seqs.push_back(seq);
+        std::vector<float> last(V);
+        r.prefill_s += prefill(s, seq, random_prompt(d.n_vocab, o.prompt_len, o.seed + std::uint64_t(b)), o.chunk, last);
+        next[std::size_t(b)] = argmax(last.data(), V);
+    }
+    r.prefill_tok_s = double(o.prompt_len) * o.batch / r.prefill_s;
+    std::vector<model::BatchToken> batch(std::size_t(o.batch));
+    auto make_batch = [&](int step) {
+        for (int b = 0; b < o.batch; ++b) {
+            const std::int32_t pos = std::int32_t(o.prompt_len + step);
+            s.kv->reserve(seqs[std::size_t(b)], pos + 1);
+            batch[std::size_t(b)] = {next[std::size_t(b)], pos, seqs[std::size_t(b)], true};
+        }
+    };
+    // One untimed step (captures the graph), then the timed ones.
+    make_batch(0);
+    s.runner->forward(batch, *s.kv, logits.data());
+    for (int b = 0; b < o.batch; ++b) next[std::size_t(b)] = argmax(logits.data() + std::size_t(b) * V, V);
+    double total = 0, best = 1e30;
+    const int timed = o.gen - 1;
+    const auto c0 = s.runner->counters();
+    for (int step = 1; step <= timed; ++step) {
+        make_batch(step);
+        const auto t0 = Clock::now();
+        s.runner->forward(batch, *s.kv, logits.data());
+        const double sec = seconds_since(t0);
+        total += sec;
+        best = std::min(best, sec);
+        for (int b = 0; b < o.batch; ++b) next[std::size_t(b)] = argmax(logits.data() + std::size_t(b) * V, V);
+    }
+    if (timed > 0) {
+        r.decode_s = total;
+        r.step_ms = total / timed * 1e3;
+        r.step_ms_min = best * 1e3;
+        r.decode_tok_s = double(timed) * o.batch / total;
+    }
+    r.counters = s.runner->counters();
+    r.weight_bytes_per_token = counter(r.counters, "weight_bytes_per_token");
+    r.kernels_per_step = counter(r.counters, "graph_nodes");
+    r.expert_slots = int(counter(r.counters, "expert_slots"));
+    if (r.expert_slots > 0 && timed > 0) {
+        const double tokens = double(timed) * o.batch;
+        auto delta = [&](const char* n) { return counter(r.counters, n) - counter(c0, n); };
+        const double hits = delta("expert_hits"), misses = delta("expert_misses");
+        r.hit_rate = hits + misses > 0 ? hits / (hits + misses) : 0;
+        r.misses_per_token = misses / tokens;
+        r.fetched_per_token = delta("expert_fetched") / tokens;
+        r.cpu_per_token = delta("expert_cpu") / tokens;
+        r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
+        if (o.measure_host) {
+            cpu::WorkerPool::Options po;
+            po.threads = o.load.threads;
+            cpu::WorkerPool pool(po);
+            r.host_read_gbs = measure_host_read(pool).read_gbs;
+            if (r.host_read_gbs > 0) r.floor_ms = r.miss_bytes_per_token / (r.host_read_gbs * 1e9) * 1e3;
+        }
+    }
+    // The phases of one more step, timed inside a captured graph.
+    if (n_ctx > o.prompt_len + o.gen) {
+        make_batch(o.gen);
+        r.phases_ms = s.runner->profile_step(batch, *s.kv);
+    }
+    if (s.gpu) {
+        r.copy_gbs = device_copy_gbs(o.load.gpu);
+        if (o.batch == 1 && r.step_ms > 0 && r.copy_gbs > 0)
+            r.bandwidth_fraction = r.weight_bytes_per_token / (r.step_ms / 1e3) / (r.copy_gbs * 1e9);
+    }
+    return r;
+}
+
+ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o) {
+    if (o.prompt_len < 1 || o.chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill bench: prompt length and chunk must be positive");
+    Setup s = setup(o, o.prompt_len + 16, 1, o.chunk);
+    ForwardBenchResult r;
+    fill_common(r, o, s);
+    r.gen = 0;
+    r.batch = 1;
+    const auto& d = s.weights->desc();
+    std::vector<float> last(d.n_vocab);
+    const auto prompt = random_prompt(d.n_vocab, o.prompt_len, o.seed);
+    // Warm-up on a separate sequence (first-use costs: cuBLAS heuristics, page faults), then the timed prompt.
+    {
+        const int warm = s.kv->create();
+        prefill(s, warm, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt_len, 256)), o.chunk, last);
+        s.kv->release(warm);
+    }
+    const int seq = s.kv->create();
+    r.prefill_s = prefill(s, seq, prompt, o.chunk, last);
+    r.prefill_tok_s = o.prompt_len / r.prefill_s;
+    const double n = o.prompt_len;
+    const double attn = 4.0 * d.attn.n_head * d.attn.head_dim * (n * (n + 1) / 2) * d.n_layer;
+    r.prefill_tflops = (matmul_flops_per_token(d) * n + attn) / r.prefill_s / 1e12;
+    r.counters = s.runner->counters();
+    return r;
+}
+
+nlohmann::json to_json(const ForwardBenchResult& r) {
+    nlohmann::json j{{"model", r.model},
+                     {"device", r.device},
+                     {"prompt_len", r.prompt_len},
+                     {"gen", r.gen},
+                     {"batch", r.batch},
+                     {"chunk", r.chunk},
+                     {"load_s", r.load_s},
+                     {"prefill_s", r.prefill_s},
+                     {"prefill_tok_s", r.prefill_tok_s},
+                     {"prefill_tflops", r.prefill_tflops},
+                     {"decode_s", r.decode_s},
+                     {"decode_tok_s", r.decode_tok_s},
+                     {"step_ms", r.step_ms},
+                     {"step_ms_min", r.step_ms_min},
+                     {"weight_bytes_per_token", r.weight_bytes_per_token},
+                     {"copy_gbs", r.copy_gbs},
+                     {"bandwidth_fraction", r.bandwidth_fraction},
+                     {"kernels_per_step", r.kernels_per_step},
+                     {"backend", r.backend},
+                     {"routing", r.routing},
+                     {"expert_slots", r.expert_slots},
+                     {"hit_rate", r.hit_rate},
+                     {"misses_per_token", r.misses_per_token},
+                     {"fetched_per_token", r.fetched_per_token},
+                     {"cpu_per_token", r.cpu_per_token},
+                     {"miss_bytes_per_token", r.miss_bytes_per_token},
+                     {"host_read_gbs", r.host_read_gbs},
+                     {"floor_ms", r.floor_ms}};
+    for (const auto& [k, v] : r.phases_ms) j["phases_ms"][k] = v;
+    for (const auto& [k, v] : r.counters) j["counters"][k] = v;
+    return j;
+}
+
+void print(const ForwardBenchResult& r, bool decode) {
+    std::printf("%s  %s  on %s\n", decode ? "decode" : "prefill", r.model.c_str(), r.device.c_str());
+    std::printf("  load                     %8.2f s\n", r.load_s);
+    if (!decode) {
+        std::printf("  prefill %d tokens (chunk %d)  %8.3f s  %10.1f tok/s  %8.1f TFLOP/s\n", r.prompt_len, r.chunk,
+                    r.prefill_s, r.prefill_tok_s, r.prefill_tflops);
+        return;
+    }
+    std::printf("  backend %s, routing %s\n", r.backend.c_str(), r.routing.c_str());
+    std::printf("  prompt %d × %d sequence(s) %8.1f tok/s prefill\n", r.prompt_len, r.batch, r.prefill_tok_s);
+    std::printf("  decode batch %d, %d steps  %8.1f tok/s   %.3f ms/step (best %.3f)\n", r.batch, r.gen - 1, r.decode_tok_s,
+                r.step_ms, r.step_ms_min);
+    if (r.kernels_per_step > 0) std::printf("  kernels per step         %8.0f (one CUDA graph)\n", r.kernels_per_step);
+    if (r.weight_bytes_per_token > 0)
+        std::printf("  weights read per token   %8.3f GB\n", r.weight_bytes_per_token / 1e9);
+    if (r.copy_gbs > 0) std::printf("  device copy bandwidth    %8.0f GB/s (measured now)\n", r.copy_gbs);
+    if (r.bandwidth_fraction > 0)
+        std::printf("  decode reaches           %8.1f %% of copy bandwidth (weights / step time)\n", 100 * r.bandwidth_fraction);
+    if (r.expert_slots > 0) {
+        std::printf("  expert cache             %8d slots, hit rate %.1f %%\n", r.expert_slots, 100 * r.hit_rate);
+        std::printf("  per token: misses %.1f (fetched %.1f, CPU %.1f), miss bytes %.1f MB\n", r.misses_per_token,
+                    r.fetched_per_token, r.cpu_per_token, r.miss_bytes_per_token / 1e6);
+        if (r.floor_ms > 0)
+            std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",
+                        r.floor_ms, r.host_read_gbs);
+    }
+    if (!r.phases_ms.empty()) {
+        double total = 0;
+        for (const auto& [k, v] : r.phases_ms)
+            if (k == "total") total = v;
+        std::printf("  one step, phase by phase (timed inside the graph, summed over layers):\n");
+        for (const auto& [k, v] : r.phases_ms)
+            std::printf("    %-34s %8.3f ms  %5.1f %%\n", k.c_str(), v, total > 0 ? 100 * v / total : 0.0);
+    }
+}
+
+}  // namespace ft::bench

@@ -1,0 +1,60 @@
+// `ft bench decode` and `ft bench prefill`: end-to-end forward passes of a real model file on the chosen device,
+// through the same runners the engine uses (random prompt tokens from a seed; greedy continuation).
+//   decode:  prefill a prompt per sequence, then `gen` steps of `batch` tokens; tok/s, ms per step, the decode
+//            step's phases (GPU: timed inside a captured graph), kernels per step, and for batch 1 the fraction of
+//            the GPU's copy bandwidth the step reaches (weight bytes read per token / step time / copy GB/s,
+//            copy measured in the same run).
+//   prefill: one prompt of `prompt_len` tokens in chunks of `chunk`; tok/s and model TFLOP/s (matrix products of
+//            the active parameters, 2 flops per multiply-add, plus causal attention 4·n_head·head_dim·Σpos per layer).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ft/engine.h"
+
+namespace ft::bench {
+
+struct ForwardBenchOptions {
+    LoadOptions load;          // model, device, threads, vram budget, gemm precision, graphs
+    int prompt_len = 512;
+    int gen = 128;             // decode steps
+    int batch = 1;             // sequences decoded together
+    int chunk = 8192;          // prefill chunk
+    std::uint64_t seed = 1;
+    std::string routing = "model";  // decode: model | trace:FILE | synthetic[:zipf=…,reuse=…,seed=…]
+    bool measure_host = false;      // decode: also measure host read bandwidth B_H (for the miss floor)
+};
+
+struct ForwardBenchResult {
+    std::string model, device;
+    int prompt_len = 0, gen = 0, batch = 0, chunk = 0;
+    double load_s = 0;
+    double prefill_s = 0, prefill_tok_s = 0, prefill_tflops = 0;
+    double decode_s = 0, decode_tok_s = 0, step_ms = 0, step_ms_min = 0;
+    double weight_bytes_per_token = 0;  // weights a single-token step reads
+    double copy_gbs = 0;                // device copy bandwidth, same run (0 on the CPU)
+    double bandwidth_fraction = 0;      // batch 1: weight bytes / step time / copy bandwidth
+    double kernels_per_step = 0;
+    std::vector<std::pair<std::string, double>> phases_ms;  // one decode step
+    std::vector<std::pair<std::string, double>> counters;
+    // Expert offload (non-resident backends), per decoded token over the timed steps.
+    std::string backend, routing;
+    double hit_rate = 0, misses_per_token = 0, fetched_per_token = 0, cpu_per_token = 0;
+    double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
+    double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
+    double floor_ms = 0;              // miss bytes per token / B_H
+    int expert_slots = 0;
+};
+
+ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o);
+ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o);
+nlohmann::json to_json(const ForwardBenchResult& r);
+void print(const ForwardBenchResult& r, bool decode);
+
+}  // namespace ft::bench

@@ -1,0 +1,564 @@
+#include "cuda/expert_offload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include "cuda/expert_cache.cuh"
+#include "cuda/expert_copy.cuh"
+#include "cuda/ops.cuh"
+#include "ft/error.h"
+
+namespace ft::gpu {
+
+namespace kc = kernels::cuda;
+using kernels::ExpertCacheControl;
+using kernels::ExpertCacheCounters;
+using kernels::ExpertCacheMode;
+
+const char* offload_backend_name(OffloadBackend b) {
+    switch (b) {
+        case OffloadBackend::offload: return "offload";
+        case OffloadBackend::cpu: return "cpu";
+        case OffloadBackend::hybrid: return "hybrid";
+        case OffloadBackend::static_layers: return "static";
+    }
+    return "?";
+}
+
+namespace {
+std::string gib(double b) { return fmt::format("{:.2f} GiB", b / double(1ull << 30)); }
+const model::TensorView& mat(const model::ExpertView& v, int b) { return b == 0 ? v.gate : b == 1 ? v.up : v.down; }
+}  // namespace
+
+ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStream_t stream, const OffloadOptions& o)
+    : w_(w), vram_(vram), stream_(stream), o_(o) {
+    const auto& d = w.desc();
+    n_layer_ = int(d.n_layer);
+    n_expert_ = int(d.moe.n_expert);
+    k_ = int(d.moe.n_expert_used);
+    n_embd_ = d.n_embd;
+    n_ff_ = d.moe.n_ff_exp;
+    if (n_expert_ > kernels::kExpertCacheMaxExperts || o.max_tokens * k_ > kernels::kExpertCacheMaxPairs)
+        throw Error(ErrorCode::unsupported, fmt::format("expert offload: at most {} experts and {} routed pairs per step",
+                                                        kernels::kExpertCacheMaxExperts, kernels::kExpertCacheMaxPairs));
+    int first_moe = -1, n_moe = 0;
+    for (int il = 0; il < n_layer_; ++il)
+        if (w.layer_has_experts(il)) {
+            if (first_moe < 0) first_moe = il;
+            ++n_moe;
+        }
+    if (first_moe < 0) throw Error(ErrorCode::invalid_argument, "expert offload: the model has no routed experts");
+    for (int b = 0; b < 3; ++b) {
+        const model::TensorView& t = mat(w.expert(first_moe, 0), b);
+        proto_[b].type = t.type;
+        proto_[b].row_bytes = t.row_bytes;
+        proto_[b].rows = t.rows;
+        proto_[b].k = t.cols;
+        matrix_bytes_[b] = t.bytes();
+        bank_bytes_[b] = (t.bytes() + 255) / 256 * 256;
+        slot_bytes_ += bank_bytes_[b];
+        if (!kc::gemv_supported(t.type))
+            throw Error(ErrorCode::unsupported, fmt::format("experts stored as {} are not read by the GPU kernels yet",
+                                                            kernels::dtype_info(t.type).name),
+                        "use --device cpu");
+    }
+
+    // Slots.
+    const std::int64_t all = std::int64_t(n_moe) * n_expert_;
+    std::int64_t fit = std::int64_t(o.cache_bytes / slot_bytes_);
+    if (o.slots > 0) {
+        if (o.slots > fit)
+            throw Error(ErrorCode::out_of_memory,
+                        fmt::format("{} expert slots need {} but the VRAM budget leaves {}", o.slots,
+                                    gib(double(o.slots) * double(slot_bytes_)), gib(double(o.cache_bytes))),
+                        "ask for fewer slots or raise --vram-budget");
+        fit = o.slots;
+    }
+    const std::int64_t need_min = o.backend == OffloadBackend::static_layers ? 0 : n_expert_;
+    if (fit < need_min)
+        throw Error(ErrorCode::out_of_memory,
+                    fmt::format("the VRAM left for the expert cache ({}) holds {} experts of {}; the {} backend needs at "
+                                "least one layer's {} experts ({})",
+                                gib(double(o.cache_bytes)), fit, gib(double(slot_bytes_)), offload_backend_name(o.backend),
+                                n_expert_, gib(double(slot_bytes_) * n_expert_)),
+                    "raise --vram-budget, lower --ctx / --prefill-chunk, or use --moe-backend static or --device cpu");
+    switch (o.backend) {
+        case OffloadBackend::cpu: n_slots_ = int(std::min<std::int64_t>(fit, 2 * std::int64_t(n_expert_))); break;
+        case OffloadBackend::static_layers: {
+            const int n_res = int(std::min<std::int64_t>(n_moe, fit / n_expert_));
+            n_slots_ = n_res * n_expert_;
+            static_base_.assign(std::size_t(n_layer_), -1);
+            // llama.cpp --n-cpu-moe N keeps the first N layers' experts on the CPU: the last n_res layers are resident.
+            int placed = 0;
+            for (int il = n_layer_ - 1; il >= 0 && placed < n_res; --il)
+                if (w.layer_has_experts(il)) static_base_[std::size_t(il)] = (n_res - 1 - placed++) * n_expert_;
+            break;
+        }
+        default: n_slots_ = int(std::min(fit, all)); break;
+    }
+    if (o.backend == OffloadBackend::offload && n_slots_ < o.max_tokens * k_)
+        throw Error(ErrorCode::out_of_memory, "expert offload: the cache is smaller than one step's experts");
+
+    register_host_store();
+    for (int b = 0; b < 3; ++b) {
+        banks_[b] = vram_.alloc(std::max<std::size_t>(1, std::size_t(n_slots_)) * bank_bytes_[b], VramUse::experts,
+                                "the expert cache");
+        d_src_[b] = vram_.alloc(host_src_[b].size() * sizeof(void*), VramUse::scratch, "expert source table");
+        check(cudaMemcpy(d_src_[b].get(), host_src_[b].data(), host_src_[b].size() * sizeof(void*), cudaMemcpyHostToDevice),
+              "upload the expert source table");
+    }
+
+    // Cache state.
+    const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);
+    const std::size_t state_bytes = n_flat * 4 * 2 + std::size_t(std::max(n_slots_, 1)) * 4 * 2;
+    d_state_ = vram_.alloc(state_bytes, VramUse::scratch, "expert cache tables");
+    auto* p = static_cast<std::uint8_t*>(d_state_.get());
+    state_.residency = reinterpret_cast<std::int32_t*>(p);
+    state_.recency = reinterpret_cast<std::uint32_t*>(p + n_flat * 4);
+    state_.slot_owner = reinterpret_cast<std::int32_t*>(p + n_flat * 8);
+    state_.usage = reinterpret_cast<std::uint32_t*>(p + n_flat * 8 + std::size_t(std::max(n_slots_, 1)) * 4);
+    state_.n_layer = n_layer_;
+    state_.n_expert = n_expert_;
+    state_.n_slots = n_slots_;
+    check(cudaMemset(state_.residency, 0xff, n_flat * 4), "init residency");
+    check(cudaMemset(state_.recency, 0, n_flat * 4), "init recency");
+    check(cudaMemset(state_.slot_owner, 0xff, std::size_t(std::max(n_slots_, 1)) * 4), "init slot owners");
+    check(cudaMemset(state_.usage, 0, std::size_t(std::max(n_slots_, 1)) * 4), "init usage");
+    d_counters_ = vram_.alloc(std::size_t(n_layer_) * sizeof(ExpertCacheCounters), VramUse::scratch, "expert cache counters");
+    check(cudaMemset(d_counters_.get(), 0, std::size_t(n_layer_) * sizeof(ExpertCacheCounters)), "init counters");
+    state_.counters = static_cast<ExpertCacheCounters*>(d_counters_.get());
+
+    // Control blocks: one shared clock, or (static) one resident-mode and one cpu-mode block.
+    std::vector<ExpertCacheControl> ctl(2);
+    ctl[0].now = 1;
+    ctl[0].frac_q16 = o.frac_q16;
+    ctl[0].max_fetch = o.max_fetch;
+    ctl[0].mode = std::int32_t(o.backend == OffloadBackend::offload ? ExpertCacheMode::offload
+                               : o.backend == OffloadBackend::cpu   ? ExpertCacheMode::cpu
+                               : o.backend == OffloadBackend::hybrid ? ExpertCacheMode::hybrid
+                                                                     : ExpertCacheMode::resident);
+    ctl[1] = ctl[0];
+    ctl[1].mode = std::int32_t(ExpertCacheMode::cpu);
+    d_control_ = vram_.alloc(2 * sizeof(ExpertCacheControl), VramUse::scratch, "expert cache control");
+    check(cudaMemcpy(d_control_.get(), ctl.data(), 2 * sizeof(ExpertCacheControl), cudaMemcpyHostToDevice), "init control");
+    auto* c0 = static_cast<ExpertCacheControl*>(d_control_.get());
+    control_of_layer_.assign(std::size_t(n_layer_), c0);
+    if (o.backend == OffloadBackend::static_layers)
+        for (int il = 0; il < n_layer_; ++il)
+            if (static_base_[std::size_t(il)] < 0) control_of_layer_[std::size_t(il)] = c0 + 1;
+
+    const int max_pairs = o.max_tokens * k_;
+    d_plan_ = vram_.alloc(256 + std::size_t(max_pairs) * (8 + sizeof(kernels::ExpertFetch)), VramUse::scratch, "expert plan");
+    auto* q = static_cast<std::uint8_t*>(d_plan_.get());
+    fetch_count_ = reinterpret_cast<std::int32_t*>(q);
+    cpu_count_scratch_ = reinterpret_cast<std::int32_t*>(q + 4);
+    slot_of_pair_ = reinterpret_cast<std::int32_t*>(q + 256);
+    cpu_ids_scratch_ = slot_of_pair_ + max_pairs;
+    fetch_ = reinterpret_cast<kernels::ExpertFetch*>(q + 256 + std::size_t(max_pairs) * 8);
+
+    // Static: the resident layers' experts go to their slots once.
+    if (o.backend == OffloadBackend::static_layers) {
+        for (int il = 0; il < n_layer_; ++il) {
+            const int base = static_base_[std::size_t(il)];
+            if (base < 0) continue;
+            for (int b = 0; b < 3; ++b)
+                for (int e = 0; e < n_expert_; ++e)
+                    check(cudaMemcpyAsync(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(base + e) * bank_bytes_[b],
+                                          host_src_[b][std::size_t(il * n_expert_ + e)], mat(w.expert(il, e), b).bytes(),
+                                          cudaMemcpyDefault, stream_),
+                          "upload resident experts");
+        }
+        check(cudaStreamSynchronize(stream_), "upload resident experts");
+    }
+
+    // CPU side: workers and the handshake (not needed by offload, whose misses always find a slot).
+    if (o.backend != OffloadBackend::offload) {
+        cpu::WorkerPool::Options po;
+        po.threads = o.threads;
+        pool_ = std::make_unique<cpu::WorkerPool>(po);
+        CpuMoeBridge::Options bo;
+        bo.max_tokens = o.max_tokens;
+        bo.k = k_;
+        bo.n_embd = n_embd_;
+        bo.swiglu_limit = float(d.swiglu_limit);
+        bridge_ = std::make_unique<CpuMoeBridge>(w, *pool_, bo);
+        if (o.backend == OffloadBackend::static_layers) cpu_moe_ = std::make_unique<moe::MoeLayer>(*pool_, w);
+    }
+
+    check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "copy stream");
+    for (int i = 0; i < 2; ++i) {
+        check(cudaEventCreateWithFlags(&ready_[i], cudaEventDisableTiming), "event");
+        check(cudaEventCreateWithFlags(&release_[i], cudaEventDisableTiming), "event");
+    }
+    spdlog::info("expert offload: {}", describe());
+}
+
+ExpertOffload::~ExpertOffload() {
+    if (copy_stream_) cudaStreamSynchronize(copy_stream_);
+    cudaStreamSynchronize(stream_);
+    bridge_.reset();
+    for (int i = 0; i < 2; ++i) {
+        if (ready_[i]) cudaEventDestroy(ready_[i]);
+        if (release_[i]) cudaEventDestroy(release_[i]);
+    }
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
+    for (auto& [p, n] : registered_ranges_) cudaHostUnregister(p);
+    if (pinned_copy_) cudaFreeHost(pinned_copy_);
+}
+
+std::string ExpertOffload::describe() const {
+    std::string s = fmt::format("{} backend, {} cache slots of {:.2f} MiB ({} of {} experts, {}), host store {}",
+                                offload_backend_name(o_.backend), n_slots_, double(slot_bytes_) / double(1 << 20),
+                                n_slots_, n_layer_ * n_expert_, gib(double(n_slots_) * double(slot_bytes_)),
+                                registered_ ? "pinned in place (mapped file registered)" : "copied to pinned memory");
+    if (o_.backend == OffloadBackend::hybrid)
+        s += fmt::format(", q* fraction {:.3f}{}", double(o_.frac_q16) / 65536.0,
+                         o_.max_fetch >= 0 ? fmt::format(", max fetch {}", o_.max_fetch) : std::string());
+    if (bridge_) s += bridge_->uses_memops() ? ", CPU sync by stream memory operations" : ", CPU sync by host-function nodes";
+    return s;
+}
+
+// Registers the mapped model file(s) as pinned, device-mapped host memory (no copy); where the OS or driver refuses,
+// copies the expert pool into pinned memory instead (more host RAM, said in the log).
+void ExpertOffload::register_host_store() {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto files = w_.mapped_files();
+    std::vector<std::pair<const std::uint8_t*, std::uint8_t*>> map;  // host base → device base
+    bool ok = !files.empty();
+    for (auto& [base, size] : files) {
+        if (!ok) break;
+        void* p = const_cast<std::byte*>(base);
+        const std::size_t page = 4096;
+        const std::size_t len = (size + page - 1) / page * page;
+        cudaError_t e = cudaHostRegister(p, len, cudaHostRegisterMapped | cudaHostRegisterReadOnly | cudaHostRegisterPortable);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            spdlog::warn("cannot pin the mapped model file in place ({}): copying the experts to pinned memory",
+                         cudaGetErrorString(e));
+            ok = false;
+            break;
+        }
+        registered_ranges_.emplace_back(p, len);
+        void* dev = nullptr;
+        check(cudaHostGetDevicePointer(&dev, p, 0), "map the model file for the GPU");
+        map.emplace_back(reinterpret_cast<const std::uint8_t*>(base), static_cast<std::uint8_t*>(dev));
+        pinned_bytes_ += len;
+    }
+    for (int b = 0; b < 3; ++b) host_src_[b].assign(std::size_t(n_layer_) * std::size_t(n_expert_), nullptr);
+    if (ok) {
+        registered_ = true;
+        for (int il = 0; il < n_layer_; ++il) {
+            if (!w_.layer_has_experts(il)) continue;
+            for (int e = 0; e < n_expert_; ++e)
+                for (int b = 0; b < 3; ++b) {
+                    const auto* h = reinterpret_cast<const std::uint8_t*>(mat(w_.expert(il, e), b).data);
+                    for (std::size_t f = 0; f < files.size(); ++f) {
+                        const auto* hb = reinterpret_cast<const std::uint8_t*>(files[f].first);
+                        if (h >= hb && h < hb + files[f].second) host_src_[b][std::size_t(il * n_expert_ + e)] = map[f].second + (h - hb);
+                    }
+                    if (!host_src_[b][std::size_t(il * n_expert_ + e)])
+                        throw Error(ErrorCode::internal, "an expert tensor lies outside the mapped model files");
+                }
+        }
+    } else {
+        for (auto& [p, n] : registered_ranges_) cudaHostUnregister(p);
+        registered_ranges_.clear();
+        pinned_bytes_ = 0;
+        const std::size_t total = std::size_t(n_layer_) * std::size_t(n_expert_) * slot_bytes_;
+        if (cudaHostAlloc(reinterpret_cast<void**>(&pinned_copy_), total, cudaHostAllocMapped | cudaHostAllocPortable) !=
+            cudaSuccess) {
+            cudaGetLastError();
+            throw Error(ErrorCode::out_of_memory,
+                        "cannot pin " + gib(double(total)) + " of host memory for the experts",
+                        "free host RAM, or use --moe-backend resident with a larger GPU, or --device cpu");
+        }
+        pinned_bytes_ = total;
+        std::uint8_t* dev = nullptr;
+        check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), pinned_copy_, 0), "map pinned experts");
+        for (int il = 0; il < n_layer_; ++il) {
+            if (!w_.layer_has_experts(il)) continue;
+            for (int e = 0; e < n_expert_; ++e) {
+                std::size_t off = std::size_t(il * n_expert_ + e) * slot_bytes_;
+                for (int b = 0; b < 3; ++b) {
+                    const model::TensorView& t = mat(w_.expert(il, e), b);
+                    std::memcpy(pinned_copy_ + off, t.data, t.bytes());
+                    host_src_[b][std::size_t(il * n_expert_ + e)] = dev + off;
+                    off += bank_bytes_[b];
+                }
+            }
+        }
+    }
+    spdlog::info("expert host store: {} {} in {:.2f} s", registered_ ? "registered" : "copied", gib(double(pinned_bytes_)),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x,
+                           float* h, float* y) {
+    const int P = T * k_;
+    const bool is_static = o_.backend == OffloadBackend::static_layers;
+    const int base = is_static ? static_base_[std::size_t(il)] : 0;
+    const bool cpu_layer = is_static && base < 0;
+    const bool handshake = bridge_ && !(is_static && !cpu_layer);
+    if (handshake) {
+        kc::StageParams sp;
+        sp.seg[0] = {xn, bridge_->x_dev(il), std::size_t(T) * std::size_t(n_embd_) * sizeof(float)};
+        sp.seg[1] = {ids, bridge_->ids_dev(il), std::size_t(P) * sizeof(std::int32_t)};
+        sp.seg[2] = {weights, bridge_->w_dev(il), std::size_t(P) * sizeof(float)};
+        sp.n_seg = 3;
+        sp.word = bridge_->n_tokens_dev(il);
+        sp.value = T;
+        check(kc::stage_to_host(sp, stream_), "stage the CPU experts' input");
+    }
+    kernels::ExpertCachePlanParams pp;
+    pp.state = state_;
+    pp.control = control_of_layer_[std::size_t(il)];
+    pp.advance_clock = !is_static;
+    pp.layer = il;
+    pp.ids = ids;
+    pp.n_pairs = P;
+    pp.slot_of_pair = slot_of_pair_;
+    pp.fetch = fetch_;
+    pp.fetch_count = fetch_count_;
+    pp.cpu_ids = handshake ? bridge_->cpu_ids_dev(il) : cpu_ids_scratch_;  // offload: never used (a slot is always free)
+    pp.cpu_count = handshake ? bridge_->cpu_count_dev(il) : cpu_count_scratch_;
+    check(kc::expert_cache_plan(pp, stream_), "expert cache plan");
+    if (handshake) bridge_->submit(il, stream_);
+    if (!cpu_layer) {
+        if (!is_static) {
+            kc::ExpertCopyParams cp;
+            for (int b = 0; b < 3; ++b)
+                cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()),
+                               static_cast<std::uint8_t*>(banks_[b].get()), matrix_bytes_[b], bank_bytes_[b]};
+            cp.n_banks = 3;
+            cp.fetch = fetch_;
+            cp.fetch_count = fetch_count_;
+            cp.max_fetch = P;
+            check(kc::expert_copy(cp, stream_), "expert fetch");
+        }
+        kc::ExpertMatrix m[3];
+        for (int b = 0; b < 3; ++b) {
+            m[b] = proto_[b];
+            m[b].base = static_cast<const std::uint8_t*>(banks_[b].get()) + std::size_t(base) * bank_bytes_[b];
+            m[b].slot_stride = bank_bytes_[b];
+        }
+        kc::ExpertGemvParams g;
+        g.w = m[0];
+        g.ids = slot_of_pair_;
+        g.n_pairs = P;
+        g.x = xn;
+        g.ldx = n_embd_;
+        g.x_div = k_;
+        g.y = h;
+        g.ldy = n_ff_;
+        check(kc::expert_gate_up(g, m[1], float(w_.desc().swiglu_limit), stream_), "expert gate/up");
+        kc::ExpertGemvParams dn;
+        dn.w = m[2];
+        dn.ids = slot_of_pair_;
+        dn.n_pairs = P;
+        dn.x = h;
+        dn.ldx = n_ff_;
+        dn.x_div = 1;
+        dn.y = y;
+        dn.ldy = n_embd_;
+        check(kc::expert_gemv(dn, stream_), "expert down");
+        check(kc::moe_combine(y, nullptr, weights, T, k_, n_embd_, x, true, stream_), "moe combine");
+    }
+    if (handshake) {
+        bridge_->wait(il, stream_);
+        check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
+    }
+}
+
+int ExpertOffload::buffer_of(int il) const {
+    if (n_slots_ >= 2 * n_expert_ && o_.prefill_overlap) return il % 2;
+    return 0;
+}
+
+// On the copy stream: wait until the buffer's last reader is done, bind its slots to layer il, copy the experts.
+void ExpertOffload::stream_layer(int il, int buffer) {
+    check(cudaStreamWaitEvent(copy_stream_, release_[buffer], 0), "prefill wait");
+    const int first = buffer * n_expert_;
+    check(kc::expert_cache_bind_layer(state_, il, first, 0, copy_stream_), "bind prefill buffer");
+    for (int b = 0; b < 3; ++b) {
+        const std::size_t bytes = mat(w_.expert(il, 0), b).bytes();
+        auto* dst = static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(first) * bank_bytes_[b];
+        // One copy when the layer's experts are stored back to back with the bank's stride (GGUF), else one each.
+        const std::uint8_t* src0 = host_src_[b][std::size_t(il * n_expert_)];
+        bool contiguous = bytes == bank_bytes_[b];
+        for (int e = 1; contiguous && e < n_expert_; ++e)
+            contiguous = host_src_[b][std::size_t(il * n_expert_ + e)] == src0 + std::size_t(e) * bytes;
+        if (contiguous) {
+            check(cudaMemcpyAsync(dst, src0, bytes * std::size_t(n_expert_), cudaMemcpyDefault, copy_stream_), "prefill copy");
+        } else {
+            for (int e = 0; e < n_expert_; ++e)
+                check(cudaMemcpyAsync(dst + std::size_t(e) * bank_bytes_[b], host_src_[b][std::size_t(il * n_expert_ + e)], bytes,
+                                      cudaMemcpyDefault, copy_stream_),
+                      "prefill copy");
+        }
+        prefill_h2d_ += bytes * std::size_t(n_expert_);
+    }
+    check(cudaEventRecord(ready_[buffer], copy_stream_), "prefill event");
+    buffer_layer_[std::size_t(buffer)] = il;
+}
+
+bool ExpertOffload::prefill_layer(int il, kc::ExpertMatrix& gate, kc::ExpertMatrix& up, kc::ExpertMatrix& down) {
+    kc::ExpertMatrix* out[3] = {&gate, &up, &down};
+    int first = 0;
+    if (o_.backend == OffloadBackend::static_layers) {
+        first = static_base_[std::size_t(il)];
+        if (first < 0) return false;
+    } else {
+        const int b = buffer_of(il);
+        if (buffer_layer_[std::size_t(b)] != il) stream_layer(il, b);
+        // Prefetch the next MoE layer into the other buffer while this one computes.
+        if (buffer_of(il) != buffer_of(il + 1))
+            for (int nl = il + 1; nl < n_layer_; ++nl)
+                if (w_.layer_has_experts(nl)) {
+                    if (buffer_layer_[std::size_t(buffer_of(nl))] != nl) stream_layer(nl, buffer_of(nl));
+                    break;
+                }
+        check(cudaStreamWaitEvent(stream_, ready_[b], 0), "prefill wait");
+        first = b * n_expert_;
+    }
+    for (int b = 0; b < 3; ++b) {
+        *out[b] = proto_[b];
+        out[b]->base = static_cast<const std::uint8_t*>(banks_[b].get()) + std::size_t(first) * bank_bytes_[b];
+        out[b]->slot_stride = bank_bytes_[b];
+    }
+    return true;
+}
+
+void ExpertOffload::done_with(int il) {
+    if (o_.backend == OffloadBackend::static_layers) return;
+    const int b = buffer_of(il);
+    check(cudaEventRecord(release_[b], stream_), "prefill release");
+    // Without a second buffer the next layer must wait for this one: it streams into the same slots.
+    bool last = true;
+    for (int nl = il + 1; nl < n_layer_; ++nl) last = last && !w_.layer_has_experts(nl);
+    if (last) {
+        // The prompt is done: later decode steps may evict the buffers, so the next prefill streams again.
+        check(cudaEventRecord(ready_[b], copy_stream_), "prefill end");
+        check(cudaStreamWaitEvent(stream_, ready_[b], 0), "prefill end");
+        buffer_layer_ = {-1, -1};
+    }
+}
+
+void ExpertOffload::prefill_on_cpu(int il, std::int64_t T, const float* xn, float* x) {
+    if (!cpu_moe_) throw Error(ErrorCode::internal, "prefill_on_cpu without a CPU MoE");
+    host_x_.resize(std::size_t(T * n_embd_));
+    host_y_.resize(host_x_.size());
+    check(cudaMemcpyAsync(host_x_.data(), xn, host_x_.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_), "read x");
+    check(cudaStreamSynchronize(stream_), "read x");
+    cpu_moe_->forward(il, host_x_.data(), T, host_y_.data());
+    auto tmp = vram_.alloc(host_y_.size() * sizeof(float), VramUse::scratch, "CPU expert output");
+    check(cudaMemcpyAsync(tmp.get(), host_y_.data(), host_y_.size() * sizeof(float), cudaMemcpyHostToDevice, stream_),
+          "write y");
+    check(kc::add_f32(static_cast<const float*>(tmp.get()), x, T * n_embd_, stream_), "add the CPU experts");
+    check(cudaStreamSynchronize(stream_), "CPU experts");
+}
+
+void ExpertOffload::check_health() {
+    if (bridge_) bridge_->check_health();
+}
+
+void ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
+    o_.frac_q16 = frac_q16;
+    o_.max_fetch = max_fetch;
+    auto* c = static_cast<ExpertCacheControl*>(d_control_.get());
+    check(cudaMemcpyAsync(&c->frac_q16, &o_.frac_q16, sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_), "set q*");
+    check(cudaMemcpyAsync(&c->max_fetch, &o_.max_fetch, sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_), "set q*");
+    check(cudaStreamSynchronize(stream_), "set q*");
+}
+
+std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
+    std::vector<ExpertCacheCounters> c(static_cast<std::size_t>(n_layer_));
+    check(cudaMemcpyAsync(c.data(), d_counters_.get(), c.size() * sizeof(ExpertCacheCounters), cudaMemcpyDeviceToHost, stream_),
+          "read expert cache counters");
+    check(cudaStreamSynchronize(stream_), "read expert cache counters");
+    std::vector<OffloadLayerStats> out(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) out[i] = {c[i].calls, c[i].hits, c[i].misses, c[i].fetched, c[i].cpu};
+    return out;
+}
+
+std::uint64_t ExpertOffload::h2d_bytes() const {
+    std::uint64_t fetched = 0;
+    for (const auto& s : layer_stats()) fetched += s.fetched;
+    return prefill_h2d_ + fetched * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]);
+}
+
+std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed) {
+    constexpr int kPerLaunch = 8;
+    std::vector<int> moe_layers;
+    for (int il = 0; il < n_layer_; ++il)
+        if (w_.layer_has_experts(il)) moe_layers.push_back(il);
+    std::uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    auto next = [&rng] {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return rng;
+    };
+    // A batch of fetch lists prepared up front, uploaded once; launches cycle through them.
+    constexpr int kLists = 64;
+    std::vector<kernels::ExpertFetch> lists(std::size_t(kLists) * kPerLaunch);
+    for (int i = 0; i < kLists; ++i)
+        for (int j = 0; j < kPerLaunch; ++j) {
+            const int il = moe_layers[next() % moe_layers.size()];
+            lists[std::size_t(i * kPerLaunch + j)] = {il * n_expert_ + int(next() % std::uint64_t(n_expert_)),
+                                                      int((std::size_t(i) * kPerLaunch + std::size_t(j)) % std::size_t(n_slots_))};
+        }
+    auto d_lists = vram_.alloc(lists.size() * sizeof(kernels::ExpertFetch) + 256, VramUse::scratch, "fetch benchmark");
+    auto* count = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(d_lists.get()) + lists.size() * sizeof(kernels::ExpertFetch));
+    const std::int32_t n = kPerLaunch;
+    check(cudaMemcpy(d_lists.get(), lists.data(), lists.size() * sizeof(kernels::ExpertFetch), cudaMemcpyHostToDevice), "bench");
+    check(cudaMemcpy(count, &n, sizeof(n), cudaMemcpyHostToDevice), "bench");
+    kc::ExpertCopyParams cp;
+    for (int b = 0; b < 3; ++b)
+        cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
+                       matrix_bytes_[b], bank_bytes_[b]};
+    cp.n_banks = 3;
+    cp.fetch_count = count;
+    cp.max_fetch = kPerLaunch;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::uint64_t launches = 0;
+    for (;;) {
+        for (int i = 0; i < 16; ++i) {  // 16 launches between clock reads, synchronised so timing is real
+            cp.fetch = static_cast<const kernels::ExpertFetch*>(d_lists.get()) + (launches % kLists) * kPerLaunch;
+            check(kc::expert_copy(cp, stream_), "fetch benchmark");
+            ++launches;
+        }
+        check(cudaStreamSynchronize(stream_), "fetch benchmark");
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s >= seconds || (stop && stop->load())) return {launches * kPerLaunch * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]), s};
+    }
+}
+
+double ExpertOffload::bench_dma(double seconds) {
+    std::vector<int> moe_layers;
+    for (int il = 0; il < n_layer_; ++il)
+        if (w_.layer_has_experts(il)) moe_layers.push_back(il);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0;; ++i) {
+        const int il = moe_layers[i % moe_layers.size()];
+        for (int b = 0; b < 3; ++b) {
+            const std::size_t n = matrix_bytes_[b] * std::size_t(n_expert_);
+            check(cudaMemcpyAsync(banks_[b].get(), host_src_[b][std::size_t(il * n_expert_)], n, cudaMemcpyDefault, stream_),
+                  "DMA benchmark");
+            bytes += n;
+        }
+        check(cudaStreamSynchronize(stream_), "DMA benchmark");
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s >= seconds) return double(bytes) / s / 1e9;
+    }
+}
+
+std::uint64_t ExpertOffload::cpu_expert_bytes() const {
+    return (bridge_ ? bridge_->bytes_read() : 0) + (cpu_moe_ ? cpu_moe_->cpu_expert_bytes() : 0);
+}
+
+}  // namespace ft::gpu

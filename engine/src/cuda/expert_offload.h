@@ -1,0 +1,144 @@
+// Routed experts that do not all live in VRAM (ARCHITECTURE §3.1–3.3): the host expert store (the mapped model
+// file, registered as pinned host memory so the GPU reads it directly), the VRAM expert cache (one slot pool of
+// three banks — gate, up, down — shared by every MoE layer, with residency / owner / usage / recency tables on the
+// GPU), and the per-layer decode and prefill paths of the offload-family backends:
+//   offload  every miss fetched over PCIe into an LRU victim slot
+//   cpu      every miss computed on the CPU (the cache holds only the prefill buffers)
+//   hybrid   the misses split between PCIe and the CPU in the bandwidth-matched ratio q* (a GPU kernel per layer)
+//   static   llama.cpp `--n-cpu-moe` style: as many whole layers' experts resident as the budget holds, the first
+//            layers' experts always on the CPU
+// Decode is fixed-shape and host-free, so the runner captures it in its CUDA graph. Prefill streams each layer's
+// experts through two buffers made of the first 2 × n_expert slots (copy of layer l+1 overlaps compute of layer l);
+// the layers streamed last stay in the cache for decode.
+// Engine-internal; CUDA builds only. One engine thread drives it.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cpu/worker_pool.h"
+#include "cuda/cpu_moe_bridge.h"
+#include "cuda/gemv.cuh"
+#include "cuda/gpu_runtime.h"
+#include "model/weights.h"
+#include "moe/moe_layer.h"
+#include "ref/expert_cache.h"
+
+namespace ft::gpu {
+
+enum class OffloadBackend { offload, cpu, hybrid, static_layers };
+const char* offload_backend_name(OffloadBackend b);
+
+struct OffloadOptions {
+    OffloadBackend backend = OffloadBackend::hybrid;
+    std::uint64_t cache_bytes = 0;   // VRAM for the slot pool
+    int slots = 0;                   // slots wanted (0: as many as cache_bytes holds); never more than it holds
+    std::uint32_t frac_q16 = 32768;  // hybrid: fetched share of the misses (B_P / (B_P + B_C)) in Q16
+    int max_fetch = -1;              // hybrid: cap on fetches per layer and step (< 0: none)
+    int threads = 0;                 // CPU expert workers (0: one per physical core)
+    int max_tokens = 8;              // tokens of one decode step
+    bool prefill_overlap = true;     // double-buffered prefill streaming when the cache has 2 × n_expert slots
+};
+
+struct OffloadLayerStats {
+    std::uint64_t calls = 0, hits = 0, misses = 0, fetched = 0, cpu = 0;
+};
+
+class ExpertOffload {
+public:
+    ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStream_t stream, const OffloadOptions& o);
+    ~ExpertOffload();
+    ExpertOffload(const ExpertOffload&) = delete;
+    ExpertOffload& operator=(const ExpertOffload&) = delete;
+
+    OffloadBackend backend() const { return o_.backend; }
+    int n_slots() const { return n_slots_; }
+    std::size_t slot_bytes() const { return slot_bytes_; }
+    std::string describe() const;  // one line for logs
+
+    // Decode (capturable): the routed experts of layer il for T ≤ max_tokens tokens; xn [T, n_embd] is the FFN
+    // input, ids / weights [T, k] the router's choice. Adds Σ weight · expert(x) into x [T, n_embd]. h and y are
+    // scratch of [T·k, n_ff] and [T·k, n_embd] floats.
+    void decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x, float* h,
+                float* y);
+    // Prefill: make layer il's experts readable on the GPU and return their matrices (expert e at slot e of the
+    // returned bases) — or an empty optional when this layer's experts run on the CPU (static backend's CPU layers).
+    // done_with(il) after the layer's expert products are enqueued.
+    bool prefill_layer(int il, kernels::cuda::ExpertMatrix& gate, kernels::cuda::ExpertMatrix& up,
+                       kernels::cuda::ExpertMatrix& down);
+    void done_with(int il);
+    // Prefill of a static backend's CPU layer: the CPU computes it from xn on the host (rows routed by the CPU
+    // copy of the router), result added to x.
+    void prefill_on_cpu(int il, std::int64_t T, const float* xn, float* x);
+
+    // Throws when the CPU side failed during the step (call after the stream synchronised).
+    void check_health();
+    void set_fraction(std::uint32_t frac_q16, int max_fetch);
+
+    std::vector<OffloadLayerStats> layer_stats() const;  // reads the GPU counters (synchronises the stream)
+    std::uint64_t h2d_bytes() const;               // decode fetches (from the counters) + prefill streaming
+    std::uint64_t cpu_expert_bytes() const;
+    std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }
+    // `ft bench bw`: expert fetches exactly as decode issues them (the fetch kernel reading the host store over
+    // PCIe into cache slots), 8 random experts per launch, until *stop or `seconds` pass. Returns bytes moved and
+    // the seconds taken.
+    std::pair<std::uint64_t, double> bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed);
+    // The prefill path: whole layers' expert banks by cudaMemcpyAsync from the host store. Returns GB/s.
+    double bench_dma(double seconds);
+    bool host_registered() const { return registered_; }
+
+private:
+    void register_host_store();
+    void stream_layer(int il, int buffer);
+    int buffer_of(int il) const;
+
+    const model::Weights& w_;
+    VramBudget& vram_;
+    cudaStream_t stream_;
+    OffloadOptions o_;
+    int n_layer_ = 0, n_expert_ = 0, k_ = 0;
+    std::int64_t n_embd_ = 0, n_ff_ = 0;
+    kernels::cuda::ExpertMatrix proto_[3];  // type / row bytes / shape of gate, up, down
+    std::size_t matrix_bytes_[3] = {0, 0, 0};  // one expert's matrix
+    std::size_t bank_bytes_[3] = {0, 0, 0};    // the same rounded up to 256 bytes: the slot stride of each bank
+    std::size_t slot_bytes_ = 0;
+    int n_slots_ = 0;
+    std::shared_ptr<void> banks_[3];
+    // Host store: device-readable source address of every flat id's three matrices.
+    std::vector<const std::uint8_t*> host_src_[3];
+    std::shared_ptr<void> d_src_[3];
+    std::vector<std::pair<void*, std::size_t>> registered_ranges_;
+    std::uint8_t* pinned_copy_ = nullptr;  // fallback when the mapped file cannot be registered
+    std::uint64_t pinned_bytes_ = 0;
+    bool registered_ = false;
+    // Cache state and per-call scratch on the GPU.
+    std::shared_ptr<void> d_state_, d_control_, d_counters_, d_plan_;
+    kernels::ExpertCacheState state_{};
+    std::vector<kernels::ExpertCacheControl*> control_of_layer_;
+    std::int32_t* slot_of_pair_ = nullptr;
+    kernels::ExpertFetch* fetch_ = nullptr;
+    std::int32_t* fetch_count_ = nullptr;
+    std::int32_t* cpu_ids_scratch_ = nullptr;  // offload: plan outputs nobody reads
+    std::int32_t* cpu_count_scratch_ = nullptr;
+    // static: first slot of each resident layer (-1: CPU layer)
+    std::vector<int> static_base_;
+    // CPU side
+    std::unique_ptr<cpu::WorkerPool> pool_;
+    std::unique_ptr<CpuMoeBridge> bridge_;
+    std::unique_ptr<moe::MoeLayer> cpu_moe_;  // static prefill of CPU layers
+    // prefill streaming
+    cudaStream_t copy_stream_ = nullptr;
+    cudaEvent_t ready_[2] = {nullptr, nullptr}, release_[2] = {nullptr, nullptr};
+    std::array<int, 2> buffer_layer_{-1, -1};
+    std::uint64_t prefill_h2d_ = 0;
+    std::vector<float> host_x_, host_y_;
+};
+
+}  // namespace ft::gpu

@@ -1,0 +1,167 @@
+// Every expert-offload backend (offload, cpu, hybrid, static) against the resident GPU backend on the tiny golden
+// model (4 layers × 16 experts, top-4): teacher-forced logits through decode steps (one token per forward: the
+// captured decode graph with the expert cache, the q* split and the CPU handshake) and through prefill (whole-layer
+// streaming), at cache sizes from one layer's experts to all of them; greedy continuations identical. GPU only.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <future>
+
+#include "ft/engine.h"
+#include "ft_test.h"
+
+namespace {
+
+const QString kDir = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+
+std::vector<std::int32_t> golden_prompt() {
+    QFile f(kDir + "/golden.json");
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot open golden.json");
+    std::vector<std::int32_t> all;
+    for (const auto& s : QJsonDocument::fromJson(f.readAll()).object()["sequences"].toArray())
+        for (const auto& t : s.toArray()) all.push_back(t.toInt());
+    return all;
+}
+
+ft::LoadOptions options(const std::string& backend, int n_slots, int chunk) {
+    ft::LoadOptions o;
+    o.model = kDir.toStdString();
+    o.device = ft::Device::cuda;
+    o.n_ctx = 512;
+    o.max_sequences = 2;
+    o.prefill_chunk = chunk;
+    o.moe_backend = backend;
+    o.expert_slots = n_slots;
+    o.hybrid_fraction = 0.5;
+    o.threads = 2;
+    return o;
+}
+
+double counter(const ft::EngineStats& s, const char* name) {
+    for (const auto& [k, v] : s.backend)
+        if (k == name) return v;
+    return 0;
+}
+
+struct Agreement {
+    double min_cos = 1, max_abs = 0;
+};
+Agreement compare(const std::vector<float>& a, const std::vector<float>& b, std::size_t vocab) {
+    Agreement r;
+    for (std::size_t p = 0; p < a.size() / vocab; ++p) {
+        double xy = 0, xx = 0, yy = 0;
+        for (std::size_t i = 0; i < vocab; ++i) {
+            const double x = a[p * vocab + i], y = b[p * vocab + i];
+            xy += x * y;
+            xx += x * x;
+            yy += y * y;
+            r.max_abs = std::max(r.max_abs, std::fabs(x - y));
+        }
+        r.min_cos = std::min(r.min_cos, xy / std::sqrt(xx * yy));
+    }
+    return r;
+}
+
+std::vector<std::int32_t> greedy(ft::Engine& e, const std::vector<std::int32_t>& prompt, int n) {
+    ft::GenerationRequest r;
+    r.prompt = prompt;
+    r.sampling.temperature = 0;
+    r.max_tokens = n;
+    r.ignore_eos = true;
+    std::vector<std::int32_t> out;
+    std::promise<void> done;
+    r.on_token = [&](const ft::TokenEvent& ev) { out.push_back(ev.token); };
+    r.on_finish = [&](const ft::FinishEvent&) { done.set_value(); };
+    r.on_error = [&](const ft::Error& err) {
+        qWarning("%s", err.what());
+        done.set_value();
+    };
+    e.submit(std::move(r));
+    done.get_future().wait();
+    return out;
+}
+
+}  // namespace
+
+class TestMoeBackends : public QObject {
+    Q_OBJECT
+    std::vector<std::int32_t> prompt;
+    std::vector<float> ref_decode, ref_prefill;
+    std::vector<std::int32_t> ref_greedy;
+    std::size_t vocab = 0;
+
+private slots:
+    void initTestCase() {
+        prompt = golden_prompt();
+        prompt.resize(std::min<std::size_t>(prompt.size(), 96));
+        ft::Engine e;
+        const auto info = e.load_sync(options("resident", 0, 1));
+        vocab = info.n_vocab;
+        ref_decode = e.evaluate_logits(prompt);
+        ft::Engine p;
+        p.load_sync(options("resident", 0, 4096));
+        ref_prefill = p.evaluate_logits(prompt);
+        ref_greedy = greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 20), 40);
+        const auto a = compare(ref_decode, ref_prefill, vocab);
+        qInfo("resident: decode-step vs prefill logits: min cosine %.9f, max |Δ| %.3g", a.min_cos, a.max_abs);
+    }
+
+    void matchesResident_data() {
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<int>("n_slots");
+        for (const QString& b : {QStringLiteral("offload"), QStringLiteral("hybrid")})
+            for (int n_slots : {16, 24, 40, 64})
+                QTest::newRow(qPrintable(QString("%1 %2 slots").arg(b).arg(n_slots))) << b << n_slots;
+        QTest::addRow("cpu 32 n_slots") << "cpu" << 32;
+        QTest::addRow("cpu 16 n_slots") << "cpu" << 16;
+        QTest::addRow("static 1 layer resident") << "static" << 16;
+        QTest::addRow("static 3 layers resident") << "static" << 48;
+    }
+    void matchesResident() {
+        QFETCH(QString, backend);
+        QFETCH(int, n_slots);
+        // Teacher-forced through decode steps.
+        ft::Engine e;
+        const auto info = e.load_sync(options(backend.toStdString(), n_slots, 1));
+        qInfo("%s", info.device.c_str());
+        const auto got = e.evaluate_logits(prompt);
+        const auto a = compare(got, ref_decode, vocab);
+        const auto st = e.stats();
+        const double hits = counter(st, "expert_hits"), misses = counter(st, "expert_misses");
+        qInfo("decode steps: min cosine %.9f, max |Δlogit| %.3g; hits %.0f misses %.0f fetched %.0f cpu %.0f, graph replays %.0f",
+              a.min_cos, a.max_abs, hits, misses, counter(st, "expert_fetched"), counter(st, "expert_cpu"),
+              counter(st, "graph_replays"));
+        QVERIFY2(a.min_cos >= 0.9999, qPrintable(QString::number(a.min_cos, 'g', 10)));
+        QVERIFY(counter(st, "graph_replays") >= double(prompt.size()));  // every step a replay of the captured graph
+        QVERIFY(hits + misses > 0);
+        if (backend == "offload") QCOMPARE(counter(st, "expert_cpu"), 0.0);
+        if (backend == "cpu") QCOMPARE(counter(st, "expert_fetched"), 0.0);
+        if (backend == "hybrid" && n_slots < 64) {
+            QVERIFY(counter(st, "expert_fetched") > 0);
+            QVERIFY(counter(st, "expert_cpu") > 0);
+        }
+        // Prefill (whole-layer streaming, or the static backend's CPU layers) and greedy decode.
+        ft::Engine p;
+        p.load_sync(options(backend.toStdString(), n_slots, 4096));
+        const auto pre = p.evaluate_logits(prompt);
+        const auto b = compare(pre, ref_prefill, vocab);
+        qInfo("prefill: min cosine %.9f, max |Δlogit| %.3g", b.min_cos, b.max_abs);
+        QVERIFY2(b.min_cos >= 0.9999, qPrintable(QString::number(b.min_cos, 'g', 10)));
+        QCOMPARE(greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 20), 40), ref_greedy);
+    }
+
+    void tooSmallCacheIsAClearError() {
+        ft::Engine e;
+        try {
+            e.load_sync(options("offload", 8, 1));  // fewer n_slots than one layer's 16 experts
+            QFAIL("loaded with 8 n_slots");
+        } catch (const ft::Error& err) {
+            QVERIFY2(QString(err.what()).contains("at least one layer"), err.what());
+        }
+    }
+};
+
+FT_GPU_TEST_MAIN(TestMoeBackends)
+#include "test_moe_backends.moc"
