@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/matmul.h"
+#include "cpu/matmul_int8.h"
 #include "ref/quant.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -413,6 +414,8 @@ bool matmul_supported(DType wt) {
 
 void matvec_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, float* y,
                  std::int64_t row_begin, std::int64_t row_end) {
+    if (int8_dot_by_default(wt) && matvec_rows_int8(int8_dot_selected(), wt, w, row_bytes, k, x, y, row_begin, row_end))
+        return;
     HWY_DYNAMIC_DISPATCH(MatvecRows)(wt, w, row_bytes, k, x, y, row_begin, row_end);
 }
 

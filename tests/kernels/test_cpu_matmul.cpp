@@ -1,9 +1,14 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
-// supported weight type, over a table of shapes, with guard values after every output.
+// supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
+// Q4_K/Q5_K/Q6_K/Q8_0 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
+// fallback (forced with set_int8_dot_for_test), each against its own tolerance.
 #include <hwy/targets.h>
+
+#include <cstdio>
 
 #include "cpu/isa.h"
 #include "cpu/matmul.h"
+#include "cpu/matmul_int8.h"
 #include "ft_test.h"
 #include "kernel_check.h"
 #include "ref/matmul.h"
@@ -31,27 +36,66 @@ Weights make_weights(DType t, std::int64_t rows, std::int64_t k, std::uint32_t s
     }
     return w;
 }
+// Highway path: f32 accumulation vs a double reference; Q4_K and Q8_0 round x to int16 per 32 (~1e-9).
 double tolerance(DType t) { return t == DType::Q4_K || t == DType::Q8_0 ? 1e-8 : 1e-10; }
+// int8 path: x rounded to int8 per 32 (step amax/127): ≈ 1.5e-5 for uniform x, whatever the weight type.
+constexpr double kInt8Tolerance = 5e-5;
 const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0,
                         DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
+using ft::kernels::cpu::Int8Dot;
+
+// Σ (got − want)² / Σ_r Σ_i (w_ri·x_i)²: the error relative to the size of the products, so a row whose dot
+// product cancels to near zero (rows = 1) does not blow the ratio up as nmse would.
+double product_scaled_error(const float* got, const float* want, const Weights& w, const std::vector<float>& x,
+                            std::int64_t rows, std::int64_t k) {
+    double num = 0, den = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const double d = double(got[r]) - double(want[r]);
+        num += d * d;
+        for (std::int64_t i = 0; i < k; ++i) {
+            const double p = double(w.deq[std::size_t(r * k + i)]) * double(x[std::size_t(i)]);
+            den += p * p;
+        }
+    }
+    return num / den;
+}
+
+// Restores the CPU's int8 path when a test that forced one ends, failed or not.
+struct Int8DotScope {
+    explicit Int8DotScope(Int8Dot p) { ft::kernels::cpu::set_int8_dot_for_test(p); }
+    ~Int8DotScope() { ft::kernels::cpu::reset_int8_dot_for_test(); }
+};
 }  // namespace
 
 class TestCpuMatmul : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { qInfo("CPU kernels dispatch to %s", ft::kernels::cpu::isa_selected().c_str()); }
+    void initTestCase() {
+        qInfo("CPU kernels dispatch to %s; int8 decode path: %s", ft::kernels::cpu::isa_selected().c_str(),
+              ft::kernels::cpu::int8_dot_name(ft::kernels::cpu::int8_dot_selected()));
+    }
 
     void matvecMatchesReference_data() {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("k");
+        QTest::addColumn<int>("path");
+        const std::pair<int, int> big[] = {{1, 768}, {17, 768}, {768, 768}, {1, 2048}, {17, 2048}, {768, 2048},
+                                           {1, 7168}, {17, 7168}};
         for (DType t : kTypes) {
+            const char* name = ft::kernels::dtype_info(t).name.data();
             const int blk = int(ft::kernels::dtype_info(t).block_elems);
-            for (int k : {256, 512, 2048}) QTest::addRow("%s %dx%d", ft::kernels::dtype_info(t).name.data(), 37, k) << int(t) << 37 << k;
-            if (blk == 1) {
-                for (int k : {1, 7, 33, 100}) QTest::addRow("%s 5x%d", ft::kernels::dtype_info(t).name.data(), k) << int(t) << 5 << k;
-            } else if (blk == 32) {
-                QTest::addRow("%s 3x96", ft::kernels::dtype_info(t).name.data()) << int(t) << 3 << 96;
+            std::vector<int> paths = {int(Int8Dot::none)};
+            if (ft::kernels::cpu::int8_dot_handles(t)) paths = {int(Int8Dot::none), int(Int8Dot::avx_vnni), int(Int8Dot::avx512_vnni)};
+            for (int p : paths) {
+                const char* pn = ft::kernels::cpu::int8_dot_name(Int8Dot(p));
+                for (int k : {256, 512}) QTest::addRow("%s %dx%d %s", name, 37, k, pn) << int(t) << 37 << k << p;
+                for (auto [rows, k] : big) QTest::addRow("%s %dx%d %s", name, rows, k, pn) << int(t) << rows << k << p;
+                if (blk == 1) {
+                    for (int k : {1, 7, 33, 100}) QTest::addRow("%s 5x%d %s", name, k, pn) << int(t) << 5 << k << p;
+                } else if (blk == 32) {
+                    QTest::addRow("%s 3x96 %s", name, pn) << int(t) << 3 << 96 << p;
+                }
             }
         }
     }
@@ -59,22 +103,59 @@ private slots:
         QFETCH(int, type);
         QFETCH(int, rows);
         QFETCH(int, k);
+        QFETCH(int, path);
         const DType t = DType(type);
-        const auto w = make_weights(t, rows, k, 100 + type * 7 + k);
+        if (!ft::kernels::cpu::int8_dot_cpu_supports(Int8Dot(path)))
+            QSKIP(qPrintable(QString("skipped: this CPU has no %1").arg(ft::kernels::cpu::int8_dot_name(Int8Dot(path)))));
+        const auto w = make_weights(t, rows, k, 100 + type * 7 + k + rows);
         const auto x = ft::test::random_floats(std::size_t(k), 5 + k, -2.f, 2.f);
         std::vector<float> want(static_cast<std::size_t>(rows));
         ft::kernels::ref::matmul_f32(x.data(), w.deq.data(), want.data(), 1, rows, k);
         ft::test::GuardedOutput got(static_cast<std::size_t>(rows));
+        // path none: matvec_rows on the Highway kernels; otherwise that int8 kernel, called directly (matvec_rows
+        // takes it by default for the K-quants only).
+        const Int8DotScope scope{Int8Dot::none};
+        const auto matvec = [&](std::int64_t r0, std::int64_t r1) {
+            if (Int8Dot(path) == Int8Dot::none)
+                ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), got.ptr(), r0, r1);
+            else
+                QVERIFY(ft::kernels::cpu::matvec_rows_int8(Int8Dot(path), t, w.bytes.data(), w.row_bytes, k, x.data(),
+                                                           got.ptr(), r0, r1));
+        };
         // Two row ranges, as two threads would split them.
         const int split = rows / 3;
-        ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), got.ptr(), 0, split);
-        ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), got.ptr(), split, rows);
+        matvec(0, split);
+        matvec(split, rows);
         QVERIFY2(got.guards_intact(), "wrote past the output");
         QVERIFY(got.all_written());
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
-        // f32 accumulation of k products vs a double reference; Q4_K decode also rounds the activations to int16
-        // per 32 (integer dot products), which costs ~1e-9 in nmse; so does Q8_0.
-        QVERIFY2(err.finite && err.nmse < tolerance(t), err.str().c_str());
+        const double scaled = product_scaled_error(got.ptr(), want.data(), w, x, rows, k);
+        const double tol = Int8Dot(path) == Int8Dot::none ? tolerance(t) : kInt8Tolerance;
+        QVERIFY2(err.finite && scaled < tol, qPrintable(QString("%1 scaled=%2").arg(err.str().c_str()).arg(scaled)));
+    }
+
+    // The accuracy the int8 paths trade for speed, against the Highway path, on the same data (printed for the
+    // record; the bounds are the tests above).
+    void int8AccuracyReport() {
+        const Int8Dot best = ft::kernels::cpu::int8_dot_selected();
+        if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
+        const int rows = 768, k = 2048;
+        const auto x = ft::test::random_floats(std::size_t(k), 17, -2.f, 2.f);
+        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0}) {
+            const auto w = make_weights(t, rows, k, 300 + int(t));
+            std::vector<float> want(static_cast<std::size_t>(rows)), got(static_cast<std::size_t>(rows));
+            ft::kernels::ref::matmul_f32(x.data(), w.deq.data(), want.data(), 1, rows, k);
+            double nmse[2];
+            for (int i = 0; i < 2; ++i) {
+                const Int8DotScope scope(Int8Dot::none);
+                if (i == 0) ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), got.data(), 0, rows);
+                else ft::kernels::cpu::matvec_rows_int8(best, t, w.bytes.data(), w.row_bytes, k, x.data(), got.data(), 0, rows);
+                nmse[i] = ft::test::compare(got.data(), want.data(), want.size()).nmse;
+            }
+            qInfo("%s %dx%d nmse vs double reference: Highway %.3g, int8 (%s) %.3g", ft::kernels::dtype_info(t).name.data(),
+                  rows, k, nmse[0], ft::kernels::cpu::int8_dot_name(best), nmse[1]);
+            QVERIFY(nmse[1] < kInt8Tolerance);
+        }
     }
 
     void matmulMatchesMatvec_data() {
@@ -124,6 +205,7 @@ private slots:
     // picks one per machine, and CI's machine must not be the only one tested.
     void everyCompiledTargetMatchesReference() {
         const auto x = ft::test::random_floats(512, 3, -2.f, 2.f);
+        const Int8DotScope highway_only(Int8Dot::none);
         int targets = 0;
         for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
             hwy::SetSupportedTargetsForTest(target);
@@ -145,6 +227,26 @@ private slots:
         hwy::GetChosenTarget().Update(hwy::SupportedTargets());
         QVERIFY(targets >= 2);
         qInfo("%d SIMD targets checked", targets);
+    }
+
+    // matvec_rows takes the CPU's int8 path for the K-quants and keeps Q8_0 on int16 (bit-identical results).
+    void matvecDefaultPathPerType() {
+        const Int8Dot best = ft::kernels::cpu::int8_dot_selected();
+        if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
+        const int rows = 9, k = 512;
+        const auto x = ft::test::random_floats(std::size_t(k), 8, -2.f, 2.f);
+        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0}) {
+            const auto w = make_weights(t, rows, k, 40 + int(t));
+            std::vector<float> dflt(static_cast<std::size_t>(rows)), int8(dflt), highway(dflt);
+            ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), dflt.data(), 0, rows);
+            QVERIFY(ft::kernels::cpu::matvec_rows_int8(best, t, w.bytes.data(), w.row_bytes, k, x.data(), int8.data(), 0, rows));
+            {
+                const Int8DotScope scope(Int8Dot::none);
+                ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), highway.data(), 0, rows);
+            }
+            QCOMPARE(dflt, ft::kernels::cpu::int8_dot_by_default(t) ? int8 : highway);
+        }
+        QVERIFY(!ft::kernels::cpu::int8_dot_by_default(DType::Q8_0));
     }
 
     void unsupportedTypesAreReported() {
