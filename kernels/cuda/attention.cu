@@ -4,8 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <cuda_bf16.h>
-#include <mma.h>
+#include <cuda_fp16.h>
 
 namespace ft::kernels::cuda {
 
@@ -15,6 +14,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr unsigned kFull = 0xffffffffu;
 
 __host__ __device__ constexpr std::size_t align128(std::size_t x) { return (x + 127) / 128 * 128; }
+__host__ __device__ constexpr std::size_t max_size(std::size_t a, std::size_t b) { return a > b ? a : b; }
 
 struct KvArgs {
     const float* k;
@@ -25,38 +25,99 @@ struct KvArgs {
     int n_head_kv;
 };
 
-// Element offset of (position j, kv head hk) in a cache of rows `dim` floats wide.
+// Row index of (position j, kv head hk); multiply by the row width in floats. Positions are < 2^31 (32-bit division:
+// the 64-bit one is a long emulated sequence and this runs per row of every tile).
 __device__ __forceinline__ std::int64_t kv_row(const std::int32_t* pt, std::int64_t j, int page_size, int n_head_kv,
                                                int hk) {
-    const std::int64_t slot = std::int64_t(pt[j / page_size]) * page_size + j % page_size;
+    const int jj = int(j);
+    const std::int64_t slot = std::int64_t(pt[jj / page_size]) * page_size + jj % page_size;
     return slot * n_head_kv + hk;
 }
 
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFull, v, off));
+    return v;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Prefill, tensor cores (WMMA bf16 16x16x16, f32 accumulation), flash-attention-2 style.
-// Block = 4 warps = 64 query rows of one query head; key tiles of BK positions. Each warp owns 16 query rows: its
-// Q fragments live in registers, its S/P/O rows in shared memory (the WMMA accumulator layout is opaque, so the
-// per-row online-softmax rescale of O is done on the f32 copy in shared memory). Softmax in the log2 domain.
-// Shared memory (bytes, row pads keep WMMA pointers 32-byte aligned and spread banks):
-//   O  [64][DV+4] f32   (Q [64][DK+8] bf16 aliases it while the Q fragments are loaded)
-//   K  [BK][DK+8] bf16,  V [BK][DV+8] bf16,  S [64][BK+4] f32,  P [64][BK+8] bf16
+// PTX helpers (sm_80+): ldmatrix, mma.sync m16n8k16 f16 → f32, cp.async. Fragment layouts as in the PTX ISA
+// ("Matrix Fragments for mma.m16n8k16"), with g = lane / 4, q = lane % 4:
+//   A (16×16): {a0 a1} row g, cols 2q, 2q+1; {a2 a3} row g+8; {a4 a5} row g, cols 2q+8, 2q+9; {a6 a7} row g+8.
+//   B (16×8):  {b0 b1} rows 2q, 2q+1, col g; {b2 b3} rows 2q+8, 2q+9.
+//   C (16×8):  c0 c1 row g, cols 2q, 2q+1; c2 c3 row g+8.
 // ---------------------------------------------------------------------------------------------------------------
 
-constexpr int kTcRows = 64, kTcWarps = 4, kTcThreads = kTcWarps * 32;
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 
-template <int DK, int DV, int BK>
-struct TcLayout {
-    static constexpr int kLdQ = DK + 8, kLdK = DK + 8, kLdV = DV + 8, kLdS = BK + 4, kLdP = BK + 8, kLdO = DV + 4;
-    static constexpr std::size_t kBytesO =
-        kTcRows * kLdO * 4 > kTcRows * kLdQ * 2 ? kTcRows * kLdO * 4 : kTcRows * kLdQ * 2;
-    static constexpr std::size_t kOffO = 0;
-    static constexpr std::size_t kOffK = align128(kOffO + kBytesO);
-    static constexpr std::size_t kOffV = align128(kOffK + std::size_t(BK) * kLdK * 2);
-    static constexpr std::size_t kOffS = align128(kOffV + std::size_t(BK) * kLdV * 2);
-    static constexpr std::size_t kOffP = align128(kOffS + std::size_t(kTcRows) * kLdS * 4);
-    static constexpr std::size_t kSmem = align128(kOffP + std::size_t(kTcRows) * kLdP * 2);
-    static_assert(DK % 16 == 0 && DV % 16 == 0 && BK % 16 == 0, "WMMA tiles");
-    static_assert(kTcThreads % (DK / 4) == 0 && kTcThreads % (DV / 4) == 0, "tile loader rows");
+__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void mma_f16(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned pack_f16x2(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);  // .x (lo) in the low 16 bits
+    unsigned u;
+    memcpy(&u, &h, 4);
+    return u;
+}
+
+__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+__device__ __forceinline__ void store_f16x4(__half* dst, float4 v) {
+    uint2 u;
+    u.x = pack_f16x2(v.x, v.y);
+    u.y = pack_f16x2(v.z, v.w);
+    *reinterpret_cast<uint2*>(dst) = u;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Prefill, tensor cores, flash-attention-2 (Q, K, V, P rounded to f16; f32 accumulation and softmax, log2 domain).
+// Block = WARPS warps = ROWS = 16·WARPS query rows: Hb query heads of one GQA group × Tb consecutive tokens
+// (Hb·Tb = ROWS, Tb a multiple of 16, so a warp owns 16 consecutive tokens of one head). Each K/V tile, converted
+// f32 → f16 once, serves all ROWS rows. Per warp, S = Q·Kᵀ (16 × BK), the running max/sum and O (16 × D) stay in
+// mma registers; P goes from the S accumulators straight into A fragments for P·V.
+// Pipeline: the next tile's f32 K/V rows are fetched with cp.async into a staging buffer while the warps compute
+// on the current f16 tile; then all threads convert staging → f16 (two barriers per tile).
+// Shared memory: staging K, V [BK][D] f32; K, V [BK][D+8] f16 (row pad: conflict-free ldmatrix);
+// Q [ROWS][D+8] f16 (QREG: aliases the f16 K/V tiles, the fragments are kept in registers).
+// ---------------------------------------------------------------------------------------------------------------
+
+template <int D, int BK, int WARPS, bool QREG>
+struct PfLayout {
+    static constexpr int kRows = WARPS * 16, kThreads = WARPS * 32, kLd = D + 8;
+    static constexpr std::size_t kBytesStage = std::size_t(2) * BK * D * 4;
+    static constexpr std::size_t kBytesKv = std::size_t(2) * BK * kLd * 2;
+    static constexpr std::size_t kBytesQ = std::size_t(kRows) * kLd * 2;
+    static constexpr std::size_t kOffStage = 0;
+    static constexpr std::size_t kOffKv = align128(kBytesStage);
+    static constexpr std::size_t kOffQ = QREG ? kOffKv : align128(kOffKv + kBytesKv);
+    static constexpr std::size_t kSmem =
+        QREG ? align128(kOffKv + max_size(kBytesKv, kBytesQ)) : align128(kOffQ + kBytesQ);
+    static_assert(D % 16 == 0 && BK % 16 == 0, "mma tiles");
 };
 
 struct PrefillArgs {
@@ -67,206 +128,258 @@ struct PrefillArgs {
     std::int64_t pos0;
     KvArgs kv;
     float* out;
-    int group;       // n_head / n_head_kv
+    int group;         // n_head / n_head_kv
+    int hb;            // query heads per block (tensor-core path)
+    int tb;            // tokens per block (tensor-core path)
     float scale_log2;  // scale · log2(e)
 };
 
-__device__ __forceinline__ void store_bf16x4(__nv_bfloat16* dst, float4 v) {
-    __nv_bfloat162* d2 = reinterpret_cast<__nv_bfloat162*>(dst);
-    d2[0] = __floats2bfloat162_rn(v.x, v.y);
-    d2[1] = __floats2bfloat162_rn(v.z, v.w);
-}
-
-// Rows [0, BK) of a K or V tile (position kb + row), f32 → bf16. Rows outside [first, last] are zero and their page
-// table entries are not read (pages before a sliding window may already be gone).
-template <int DIM, int BK, int LD>
-__device__ __forceinline__ void load_kv_tile(__nv_bfloat16* dst, const float* __restrict__ src, const KvArgs& kv,
-                                             int hk, std::int64_t kb, std::int64_t first, std::int64_t last) {
-    constexpr int kC4 = DIM / 4, kRowsPerIter = kTcThreads / kC4;
-    const int c4 = int(threadIdx.x) % kC4;
-    for (int r = int(threadIdx.x) / kC4; r < BK; r += kRowsPerIter) {
+// Fetch K/V rows kb .. kb+BK−1 (f32) into the staging buffers. Rows outside [first, last] are zeroed and their
+// page-table entries are not read (pages before a sliding window may already be gone).
+template <int D, int BK, int THREADS>
+__device__ __forceinline__ void pf_fetch(float* st_k, float* st_v, const KvArgs& kv, int hk, std::int64_t kb,
+                                         std::int64_t first, std::int64_t last) {
+    constexpr int kC4 = D / 4;
+    for (int i = int(threadIdx.x); i < BK * kC4; i += THREADS) {
+        const int r = i / kC4, c4 = i % kC4;
         const std::int64_t j = kb + r;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        float* dk = st_k + r * D + c4 * 4;
+        float* dv = st_v + r * D + c4 * 4;
         if (j >= first && j <= last) {
-            const std::int64_t row = kv_row(kv.page_table, j, kv.page_size, kv.n_head_kv, hk);
-            v = __ldg(reinterpret_cast<const float4*>(src + row * DIM) + c4);
+            const std::int64_t row = kv_row(kv.page_table, j, kv.page_size, kv.n_head_kv, hk) * D + c4 * 4;
+            cp_async16(dk, kv.k + row);
+            cp_async16(dv, kv.v + row);
+        } else {
+            *reinterpret_cast<float4*>(dk) = make_float4(0.f, 0.f, 0.f, 0.f);
+            *reinterpret_cast<float4*>(dv) = make_float4(0.f, 0.f, 0.f, 0.f);
         }
-        store_bf16x4(dst + r * LD + c4 * 4, v);
     }
+    cp_async_commit();
 }
 
-template <int DK, int DV, int BK>
-__global__ void __launch_bounds__(kTcThreads) prefill_tc_kernel(PrefillArgs a) {
-    namespace wmma = nvcuda::wmma;
-    using L = TcLayout<DK, DV, BK>;
+template <int D, int BK, int WARPS, bool QREG>
+__global__ void __launch_bounds__(WARPS * 32, 1) prefill_tc_kernel(PrefillArgs a) {
+    using L = PfLayout<D, BK, WARPS, QREG>;
+    constexpr int kLd = L::kLd, kThreads = L::kThreads, kC4 = D / 4;
+    constexpr int kNt = BK / 8;  // S n-tiles of 8 keys
+    constexpr int kDt = D / 8;   // O n-tiles of 8 dims
     extern __shared__ __align__(128) unsigned char smem[];
-    float* sO = reinterpret_cast<float*>(smem + L::kOffO);
-    __nv_bfloat16* sQ = reinterpret_cast<__nv_bfloat16*>(smem + L::kOffO);
-    __nv_bfloat16* sK = reinterpret_cast<__nv_bfloat16*>(smem + L::kOffK);
-    __nv_bfloat16* sV = reinterpret_cast<__nv_bfloat16*>(smem + L::kOffV);
-    float* sS = reinterpret_cast<float*>(smem + L::kOffS);
-    __nv_bfloat16* sP = reinterpret_cast<__nv_bfloat16*>(smem + L::kOffP);
+    float* st_k = reinterpret_cast<float*>(smem + L::kOffStage);
+    float* st_v = st_k + BK * D;
+    __half* sk = reinterpret_cast<__half*>(smem + L::kOffKv);
+    __half* sv = sk + BK * kLd;
+    __half* sq = reinterpret_cast<__half*>(smem + L::kOffQ);
 
-    const int h = int(blockIdx.x), hk = h / a.group;
-    const std::int64_t t0 = std::int64_t(gridDim.y - 1 - blockIdx.y) * kTcRows;  // longest tiles first
-    const int nq = int(a.n_tokens - t0 < kTcRows ? a.n_tokens - t0 : kTcRows);
-    const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+    const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31, g = lane >> 2, tq = lane & 3;
+    const int hb = a.hb, tb = a.tb;
+    const int h0 = int(blockIdx.x) * hb, hk = h0 / a.group;
+    const std::int64_t t0 = std::int64_t(gridDim.y - 1 - blockIdx.y) * tb;  // longest tiles first
+    const int nq = int(a.n_tokens - t0 < tb ? a.n_tokens - t0 : tb);
     const int window = a.p.window;
-
-    // Q tile → bf16 (rows past n_tokens are zero) → fragments in registers.
-    {
-        constexpr int kC4 = DK / 4;
-        for (int i = int(threadIdx.x); i < kTcRows * kC4; i += kTcThreads) {
-            const int r = i / kC4, c4 = i % kC4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (r < nq) v = __ldg(reinterpret_cast<const float4*>(a.q + (t0 + r) * a.ldq + std::int64_t(h) * DK) + c4);
-            store_bf16x4(sQ + r * L::kLdQ + c4 * 4, v);
-        }
-    }
-    __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> qf[DK / 16];
-#pragma unroll
-    for (int k = 0; k < DK / 16; ++k) wmma::load_matrix_sync(qf[k], sQ + warp * 16 * L::kLdQ + k * 16, L::kLdQ);
-    __syncthreads();  // sO aliases sQ
-    for (int i = lane; i < 16 * DV; i += 32) sO[(warp * 16 + i / DV) * L::kLdO + i % DV] = 0.f;
-
-    // Lane pair (2r, 2r+1) owns row `row` of this warp for the softmax: columns half, half + 2, ...
-    const int row = warp * 16 + (lane >> 1), half = lane & 1;
-    const std::int64_t qpos = a.pos0 + t0 + row;
-    float m = -INFINITY, l = 0.f;
 
     const std::int64_t last = a.pos0 + t0 + nq - 1;  // last key position any row of the block needs
     const std::int64_t first = window > 0 ? (a.pos0 + t0 - window + 1 > 0 ? a.pos0 + t0 - window + 1 : 0) : 0;
-    const std::int64_t warp_first = a.pos0 + t0 + warp * 16, warp_last = warp_first + 15;
+    const std::int64_t kb0 = first / BK * BK;
+    pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb0, first, last);
 
-    for (std::int64_t kb = first / BK * BK; kb <= last; kb += BK) {
-        __syncthreads();  // every warp is done with the previous K/V tile
-        load_kv_tile<DK, BK, L::kLdK>(sK, a.kv.k, a.kv, hk, kb, first, last);
-        load_kv_tile<DV, BK, L::kLdV>(sV, a.kv.v, a.kv, hk, kb, first, last);
+    // Q rows (block row r = head hh·Tb + token tt), pre-scaled by scale·log2(e), → f16; rows past n_tokens zero.
+    for (int i = tid; i < L::kRows * kC4; i += kThreads) {
+        const int r = i / kC4, c4 = i % kC4, hh = r / tb, tt = r % tb;
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (tt < nq) {
+            v = __ldg(reinterpret_cast<const float4*>(a.q + (t0 + tt) * a.ldq + std::int64_t(h0 + hh) * D) + c4);
+            v.x *= a.scale_log2;
+            v.y *= a.scale_log2;
+            v.z *= a.scale_log2;
+            v.w *= a.scale_log2;
+        }
+        store_f16x4(sq + r * kLd + c4 * 4, v);
+    }
+    __syncthreads();
+
+    // ldmatrix row addresses of this lane: A (Q) rows r0 + lane%16... see the fragment layouts above.
+    const int wr0 = warp * 16;
+    const __half* q_lane = sq + (wr0 + (lane & 7) + ((lane >> 3) & 1) * 8) * kLd + (lane >> 4) * 8;
+    unsigned qa[QREG ? D / 16 : 1][4];
+    if constexpr (QREG) {
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk], q_lane + kk * 16);
+    }
+    // K (non-transposed, B = Kᵀ): matrices {keys 0-7, dims 0-7}, {0-7, 8-15}, {8-15, 0-7}, {8-15, 8-15}.
+    const int k_lane = ((lane & 7) + (lane >> 4) * 8) * kLd + ((lane >> 3) & 1) * 8;
+    // V (transposed): matrices {keys 0-7, dims 0-7}, {8-15, 0-7}, {0-7, 8-15}, {8-15, 8-15}.
+    const int v_lane = ((lane & 7) + ((lane >> 3) & 1) * 8) * kLd + (lane >> 4) * 8;
+
+    const int hh_w = wr0 / tb, tt_w = wr0 % tb, h = h0 + hh_w;
+    const bool warp_valid = tt_w < nq;
+    const std::int64_t wq_first = a.pos0 + t0 + tt_w;
+    const std::int64_t wq_last = wq_first + 15 < last ? wq_first + 15 : last;
+    const std::int64_t qp0 = wq_first + g, qp1 = qp0 + 8;  // positions of this lane's two rows
+
+    float o[kDt][4];
+#pragma unroll
+    for (int n = 0; n < kDt; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+    float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;  // l: this lane's columns only (summed at the end)
+
+    for (std::int64_t kb = kb0; kb <= last; kb += BK) {
+        cp_async_wait_all();
+        __syncthreads();  // staging holds tile kb; every warp is done with the previous f16 tile (and Q)
+        for (int i = tid; i < BK * kC4; i += kThreads) {
+            const int r = i / kC4, c4 = i % kC4;
+            store_f16x4(sk + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_k + r * D + c4 * 4));
+            store_f16x4(sv + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_v + r * D + c4 * 4));
+        }
         __syncthreads();
+        if (kb + BK <= last) pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb + BK, first, last);
+
         // A warp whose 16 rows mask the whole tile (all keys in the future or all before the window) skips it.
-        if (kb > warp_last || (window > 0 && kb + BK - 1 < warp_first - window + 1)) continue;
+        if (!warp_valid || kb > wq_last || (window > 0 && kb + BK - 1 <= wq_first - window)) continue;
 
-        // S = Q Kᵀ for this warp's 16 rows.
+        // S = Q Kᵀ (log2 domain: Q was pre-scaled).
+        float s[kNt][4];
 #pragma unroll
-        for (int n = 0; n < BK / 16; ++n) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-            wmma::fill_fragment(acc, 0.f);
+        for (int n = 0; n < kNt; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
 #pragma unroll
-            for (int k = 0; k < DK / 16; ++k) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> kf;
-                wmma::load_matrix_sync(kf, sK + n * 16 * L::kLdK + k * 16, L::kLdK);
-                wmma::mma_sync(acc, qf[k], kf, acc);
+        for (int kk = 0; kk < D / 16; ++kk) {
+            unsigned qf[4];
+            if constexpr (QREG) {
+                qf[0] = qa[kk][0];
+                qf[1] = qa[kk][1];
+                qf[2] = qa[kk][2];
+                qf[3] = qa[kk][3];
+            } else {
+                ldsm_x4(qf, q_lane + kk * 16);
             }
-            wmma::store_matrix_sync(sS + warp * 16 * L::kLdS + n * 16, acc, L::kLdS, wmma::mem_row_major);
-        }
-        __syncwarp();
-
-        // Online softmax on the row: mask, new max, P (bf16; the sum uses the rounded values P·V multiplies).
-        float sv[BK / 2];
-        float mx = -INFINITY;
 #pragma unroll
-        for (int i = 0; i < BK / 2; ++i) {
-            const int c = half + 2 * i;
-            const std::int64_t j = kb + c;
-            const bool ok = j <= qpos && (window <= 0 || j > qpos - window);
-            sv[i] = ok ? sS[row * L::kLdS + c] * a.scale_log2 : -INFINITY;
-            mx = fmaxf(mx, sv[i]);
-        }
-        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
-        const float m_new = fmaxf(m, mx);
-        const float m_use = m_new == -INFINITY ? 0.f : m_new;
-        const float alpha = exp2f(m - m_use);
-        float sum = 0.f;
-#pragma unroll
-        for (int i = 0; i < BK / 2; ++i) {
-            const __nv_bfloat16 pb = __float2bfloat16_rn(exp2f(sv[i] - m_use));
-            sum += __bfloat162float(pb);
-            sP[row * L::kLdP + half + 2 * i] = pb;
-        }
-        sum += __shfl_xor_sync(kFull, sum, 1);
-        l = l * alpha + sum;
-        m = m_new;
-        if (__any_sync(kFull, alpha != 1.f))
-            for (int d = half; d < DV; d += 2) sO[row * L::kLdO + d] *= alpha;
-        __syncwarp();
-
-        // O += P V
-#pragma unroll
-        for (int n = 0; n < DV / 16; ++n) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-            float* o = sO + warp * 16 * L::kLdO + n * 16;
-            wmma::load_matrix_sync(acc, o, L::kLdO, wmma::mem_row_major);
-#pragma unroll
-            for (int k = 0; k < BK / 16; ++k) {
-                wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> pf;
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> vf;
-                wmma::load_matrix_sync(pf, sP + warp * 16 * L::kLdP + k * 16, L::kLdP);
-                wmma::load_matrix_sync(vf, sV + k * 16 * L::kLdV + n * 16, L::kLdV);
-                wmma::mma_sync(acc, pf, vf, acc);
+            for (int nn = 0; nn < BK / 16; ++nn) {
+                unsigned b[4];
+                ldsm_x4(b, sk + nn * 16 * kLd + k_lane + kk * 16);
+                mma_f16(s[2 * nn], qf, b[0], b[1]);
+                mma_f16(s[2 * nn + 1], qf, b[2], b[3]);
             }
-            wmma::store_matrix_sync(o, acc, L::kLdO, wmma::mem_row_major);
         }
-        __syncwarp();
+
+        // Mask (only tiles that cross the diagonal or the window edge).
+        if (kb + BK - 1 > wq_first || (window > 0 && kb <= wq_last - window)) {
+#pragma unroll
+            for (int n = 0; n < kNt; ++n) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const std::int64_t j = kb + n * 8 + 2 * tq + (e & 1);
+                    const std::int64_t qp = e < 2 ? qp0 : qp1;
+                    if (j > qp || (window > 0 && j <= qp - window)) s[n][e] = -INFINITY;
+                }
+            }
+        }
+
+        // Online softmax: rows g (c0, c1) and g+8 (c2, c3); a quad of lanes shares a row.
+        float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < kNt; ++n) {
+            mx0 = fmaxf(mx0, fmaxf(s[n][0], s[n][1]));
+            mx1 = fmaxf(mx1, fmaxf(s[n][2], s[n][3]));
+        }
+        mx0 = fmaxf(mx0, __shfl_xor_sync(kFull, mx0, 1));
+        mx0 = fmaxf(mx0, __shfl_xor_sync(kFull, mx0, 2));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(kFull, mx1, 1));
+        mx1 = fmaxf(mx1, __shfl_xor_sync(kFull, mx1, 2));
+        const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
+        const float mu0 = mn0 == -INFINITY ? 0.f : mn0, mu1 = mn1 == -INFINITY ? 0.f : mn1;
+        const float al0 = exp2f(m0 - mu0), al1 = exp2f(m1 - mu1);
+        m0 = mn0;
+        m1 = mn1;
+        float sum0 = 0.f, sum1 = 0.f;
+#pragma unroll
+        for (int n = 0; n < kNt; ++n) {
+            s[n][0] = exp2f(s[n][0] - mu0);
+            s[n][1] = exp2f(s[n][1] - mu0);
+            s[n][2] = exp2f(s[n][2] - mu1);
+            s[n][3] = exp2f(s[n][3] - mu1);
+            sum0 += s[n][0] + s[n][1];
+            sum1 += s[n][2] + s[n][3];
+        }
+        l0 = l0 * al0 + sum0;
+        l1 = l1 * al1 + sum1;
+#pragma unroll
+        for (int n = 0; n < kDt; ++n) {
+            o[n][0] *= al0;
+            o[n][1] *= al0;
+            o[n][2] *= al1;
+            o[n][3] *= al1;
+        }
+
+        // O += P V; P's A fragment for keys 16kk.. is the S accumulators of n-tiles 2kk and 2kk+1.
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            const unsigned pa[4] = {pack_f16x2(s[2 * kk][0], s[2 * kk][1]), pack_f16x2(s[2 * kk][2], s[2 * kk][3]),
+                                    pack_f16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                    pack_f16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int dn = 0; dn < D / 16; ++dn) {
+                unsigned b[4];
+                ldsm_x4_trans(b, sv + kk * 16 * kLd + v_lane + dn * 16);
+                mma_f16(o[2 * dn], pa, b[0], b[1]);
+                mma_f16(o[2 * dn + 1], pa, b[2], b[3]);
+            }
+        }
     }
-    __syncwarp();
+    cp_async_wait_all();  // nothing may be in flight when the block exits
+    if (!warp_valid) return;
 
+    l0 += __shfl_xor_sync(kFull, l0, 1);
+    l0 += __shfl_xor_sync(kFull, l0, 2);
+    l1 += __shfl_xor_sync(kFull, l1, 1);
+    l1 += __shfl_xor_sync(kFull, l1, 2);
     // out = O / (l + exp(sink − m)), computed against max(m, sink) so a large sink cannot overflow.
-    float row_scale;
+    float sc0, sc1;
     if (a.p.sinks) {
-        const float sk = a.p.sinks[h] * kLog2e;
-        const float mf = fmaxf(m, sk);
-        const float f = exp2f(m - mf);
-        row_scale = f / (l * f + exp2f(sk - mf));
+        const float sk2 = a.p.sinks[h] * kLog2e;
+        const float mf0 = fmaxf(m0, sk2), mf1 = fmaxf(m1, sk2);
+        const float f0 = exp2f(m0 - mf0), f1 = exp2f(m1 - mf1);
+        sc0 = f0 / (l0 * f0 + exp2f(sk2 - mf0));
+        sc1 = f1 / (l1 * f1 + exp2f(sk2 - mf1));
     } else {
-        row_scale = 1.f / l;
+        sc0 = 1.f / l0;
+        sc1 = 1.f / l1;
     }
-    const std::int64_t ld_out = std::int64_t(a.p.n_head) * DV;
-    for (int rr = 0; rr < 16; ++rr) {
-        const float sc = __shfl_sync(kFull, row_scale, 2 * rr);
-        const int r = warp * 16 + rr;
-        if (r >= nq) break;
-        float* dst = a.out + (t0 + r) * ld_out + std::int64_t(h) * DV;
-        for (int d4 = lane; d4 < DV / 4; d4 += 32) {
-            float4 v = *reinterpret_cast<const float4*>(sO + r * L::kLdO + d4 * 4);
-            v.x *= sc;
-            v.y *= sc;
-            v.z *= sc;
-            v.w *= sc;
-            reinterpret_cast<float4*>(dst)[d4] = v;
-        }
+    const std::int64_t ld_out = std::int64_t(a.p.n_head) * D;
+    const int tt0 = tt_w + g, tt1 = tt0 + 8;
+    float* dst0 = a.out + (t0 + tt0) * ld_out + std::int64_t(h) * D + 2 * tq;
+    float* dst1 = a.out + (t0 + tt1) * ld_out + std::int64_t(h) * D + 2 * tq;
+#pragma unroll
+    for (int n = 0; n < kDt; ++n) {
+        if (tt0 < nq) *reinterpret_cast<float2*>(dst0 + n * 8) = make_float2(o[n][0] * sc0, o[n][1] * sc0);
+        if (tt1 < nq) *reinterpret_cast<float2*>(dst1 + n * 8) = make_float2(o[n][2] * sc1, o[n][3] * sc1);
     }
 }
 
-template <int DK, int DV, int BK>
-cudaError_t launch_prefill_tc(const PrefillArgs& a, cudaStream_t stream) {
-    using L = TcLayout<DK, DV, BK>;
+template <int D, int BK, int WARPS, bool QREG>
+cudaError_t launch_prefill_tc(PrefillArgs a, cudaStream_t stream) {
+    using L = PfLayout<D, BK, WARPS, QREG>;
+    // Heads per block: the largest power of two dividing the group, at most 8 and at most ROWS / 16.
+    int hb = 1;
+    while (hb < 8 && hb * 2 <= L::kRows / 16 && a.group % (hb * 2) == 0) hb *= 2;
+    a.hb = hb;
+    a.tb = L::kRows / hb;
+    const std::int64_t tiles = (a.n_tokens + a.tb - 1) / a.tb;
+    if (tiles > 65535) return cudaErrorNotSupported;  // caller falls back to the f32 kernel
     if (L::kSmem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(prefill_tc_kernel<DK, DV, BK>,
+        const cudaError_t e = cudaFuncSetAttribute(prefill_tc_kernel<D, BK, WARPS, QREG>,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem));
         if (e != cudaSuccess) return e;
     }
-    const dim3 grid(unsigned(a.p.n_head), unsigned((a.n_tokens + kTcRows - 1) / kTcRows));
-    prefill_tc_kernel<DK, DV, BK><<<grid, kTcThreads, L::kSmem, stream>>>(a);
+    const dim3 grid(unsigned(a.p.n_head / hb), unsigned(tiles));
+    prefill_tc_kernel<D, BK, WARPS, QREG><<<grid, L::kThreads, L::kSmem, stream>>>(a);
     return cudaGetLastError();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Prefill, CUDA cores, f32: one warp per (query, head), keys one at a time with an online softmax. Any head_dim and
-// v_head_dim ≤ 256. The fallback and the FT_ATTN_SIMPLE=1 path.
+// v_head_dim ≤ 256. The fallback, the FT_ATTN_SIMPLE=1 path and attention_prefill_exact.
 // ---------------------------------------------------------------------------------------------------------------
 
 constexpr int kSimpleWarps = 4;
 constexpr int kMaxDim = 256, kPerLane = kMaxDim / 32;
-
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
-    return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFull, v, off));
-    return v;
-}
 
 __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(PrefillArgs a) {
     const int lane = int(threadIdx.x) & 31;
@@ -331,17 +444,25 @@ bool simple_forced() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Decode, split-K, f32. Partial kernel: grid (n_tokens, n_head_kv, n_chunks), 256 threads; one block reads the K and
-// V rows of one chunk of kDecodeChunk positions once for all `group` query heads of its KV head.
-//   K pass: 4 lanes per key row (float4 columns sl, sl+4, …), 8 rows per warp step; scores → smem s[g][row].
-//   softmax: a warp per head: chunk max m, p = exp(s − m) in place, l = Σp.
-//   V pass: thread (row group rg, float4 column c4) accumulates Σ p·v for up to 8 heads; row groups summed in smem.
-// Workspace: ml[(t·n_head + h)·n_chunks + c] = {m, l}, then o[((t·n_head + h)·n_chunks + c)·v_head_dim + d].
-// Combine kernel: grid (n_tokens, n_head), merges the chunks' partials (+ the sink) into out.
+// Decode, split-K, f32. The context [first, last] of token t is cut into at most n_split chunks of whole tiles of
+// kDecodeChunk positions (n_split = min(ceil(max_ctx / kDecodeChunk), kDecMaxSplit), fixed at capture; the chunk
+// length is chosen on device from pos[t]). Partial kernel: grid (n_tokens, n_head_kv · head batches, n_split),
+// 256 threads; a block takes one chunk of one KV head for up to 8 of its query heads, reads each K and V row once,
+// and walks the chunk's tiles with an online softmax:
+//   V rows of the tile are loaded into registers first (their latency overlaps the K pass);
+//   K pass: a warp takes 8 rows, 4 lanes per row (float4 columns sl, sl+4, …) → scores s[g][row] (log2 domain);
+//   softmax: warp g updates head g's running max/sum, p = exp2(s − m) in place, alpha = the rescale;
+//   V pass: thread (row group rg, float4 column c4) accumulates acc[g] = acc[g]·alpha + Σ p·v.
+// Row groups are summed in shared memory and the partial (max, sum, unnormalized output) goes to the workspace:
+//   ml[(t·n_head + h)·n_split + c] = {m, l}, then o[((t·n_head + h)·n_split + c)·v_head_dim + d].
+// Chunks past the last active one exit at once and write nothing; the combine kernel (grid (n_tokens, n_head))
+// recomputes the active count from pos[t] and reads only those.
 // ---------------------------------------------------------------------------------------------------------------
 
-constexpr int kDecThreads = 256, kDecWarps = kDecThreads / 32, kDecHeadBatch = 8, kDecMaxGroup = 64;
-constexpr int kDecMaxV4 = kMaxDim / 16;  // float4s of a K row per lane in the K pass
+constexpr int kDecThreads = 256, kDecWarps = kDecThreads / 32, kDecHeads = 8, kDecMaxGroup = 64;
+constexpr int kDecMaxSplit = 128, kCombThreads = 128;
+static_assert(kDecodeChunk == 64 && kDecWarps * 8 == kDecodeChunk, "K pass: 8 warps × 8 rows = one tile");
+static_assert(kDecHeads <= kDecWarps, "softmax: a warp per head");
 
 struct DecodeArgs {
     AttentionParams p;
@@ -350,159 +471,213 @@ struct DecodeArgs {
     const std::int32_t* pos;
     const std::int32_t* seq;
     KvArgs kv;
-    float* ws_ml;  // [n_tokens, n_head, n_chunks, 2]
-    float* ws_o;   // [n_tokens, n_head, n_chunks, v_head_dim]
+    float* ws_ml;  // [n_tokens, n_head, n_split, 2]
+    float* ws_o;   // [n_tokens, n_head, n_split, v_head_dim]
     float* out;
-    int n_chunks;
+    int n_split;
     int group;
+    int n_hb;  // head batches of kDecHeads per KV head
+    float scale_log2;
 };
 
-std::size_t decode_red_floats(int dv) {
+struct DecodeRange {
+    std::int64_t first, last;
+    int per;     // positions per chunk (a multiple of kDecodeChunk)
+    int active;  // chunks holding positions
+};
+
+__device__ __forceinline__ DecodeRange decode_range(const DecodeArgs& a, int t) {
+    DecodeRange r;
+    r.last = a.pos[t];
+    r.first = a.p.window > 0 ? (r.last - a.p.window + 1 > 0 ? r.last - a.p.window + 1 : 0) : 0;
+    const std::int64_t tiles = (r.last - r.first + kDecodeChunk) / kDecodeChunk;
+    const std::int64_t per_tiles = (tiles + a.n_split - 1) / a.n_split;
+    r.per = int(per_tiles) * kDecodeChunk;
+    r.active = int((tiles + per_tiles - 1) / per_tiles);
+    return r;
+}
+
+std::size_t decode_smem(int dk, int dv) {
     const int nc4 = dv / 4, nrg = kDecThreads / nc4;
-    return std::size_t(nrg) * kDecHeadBatch * std::size_t(dv);
-}
-std::size_t decode_smem(int group, int dk, int dv) {
-    return (std::size_t(group) * kDecodeChunk + std::size_t(group) * dk + decode_red_floats(dv)) * sizeof(float);
+    const std::size_t buf = std::size_t(kDecodeChunk) * dv > std::size_t(nrg) * kDecHeads * dv
+                                ? std::size_t(kDecodeChunk) * dv
+                                : std::size_t(nrg) * kDecHeads * dv;
+    return (std::size_t(kDecHeads) * dk + buf) * sizeof(float);
 }
 
-__global__ void __launch_bounds__(kDecThreads) decode_partial_kernel(DecodeArgs a) {
-    extern __shared__ __align__(16) float dsm[];
-    const int t = int(blockIdx.x), hk = int(blockIdx.y), c = int(blockIdx.z);
-    const int G = a.group, dk = a.p.head_dim, dv = a.p.v_head_dim, n_head = a.p.n_head;
+template <int KV4>  // float4s of a K row per lane in the K pass: head_dim ≤ 16·KV4
+__global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_kernel(DecodeArgs a) {
+    extern __shared__ __align__(16) float dsm[];  // qs [kDecHeads][dk], then V tile [64][dv] / red [rg][heads][dv]
+    __shared__ float s[kDecHeads][kDecodeChunk];
+    __shared__ float alpha[kDecHeads];
+
+    const int t = int(blockIdx.x), hk = int(blockIdx.y) / a.n_hb, hbi = int(blockIdx.y) % a.n_hb, c = int(blockIdx.z);
+    const DecodeRange rng = decode_range(a, t);
+    if (c >= rng.active) return;
+    const int G = a.group, g0 = hbi * kDecHeads, gn = G - g0 < kDecHeads ? G - g0 : kDecHeads;
+    const int dk = a.p.head_dim, dv = a.p.v_head_dim, n_head = a.p.n_head;
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
-    const std::int64_t last = a.pos[t];
-    const std::int64_t first = a.p.window > 0 ? (last - a.p.window + 1 > 0 ? last - a.p.window + 1 : 0) : 0;
-    const std::int64_t c0 = std::int64_t(c) * kDecodeChunk;
-    const std::int64_t lo64 = first > c0 ? first - c0 : 0;
-    const std::int64_t hi64 = last + 1 - c0 < kDecodeChunk ? last + 1 - c0 : kDecodeChunk;
-    const std::int64_t head0 = std::int64_t(t) * n_head + std::int64_t(hk) * G;  // (t, first query head of hk)
-    if (lo64 >= hi64) {  // chunk outside [first, last]: an empty partial
-        for (int g = tid; g < G; g += kDecThreads) {
-            float* ml = a.ws_ml + ((head0 + g) * a.n_chunks + c) * 2;
-            ml[0] = -INFINITY;
-            ml[1] = 0.f;
-        }
-        return;
-    }
-    const int lo = int(lo64), hi = int(hi64);
-    float* s = dsm;                                // [G][kDecodeChunk]
-    float* qs = s + G * kDecodeChunk;              // [G][dk]
-    float* red = qs + G * dk;                      // [row groups][kDecHeadBatch][dv]
+    const std::int64_t c_lo = rng.first + std::int64_t(c) * rng.per;
+    const std::int64_t c_hi = c_lo + rng.per < rng.last + 1 ? c_lo + rng.per : rng.last + 1;
     const std::int32_t* pt = a.kv.page_table + std::int64_t(a.seq[t]) * a.kv.pages_stride;
+    const int nv4 = dk / 16;
+    float* qs = dsm;
+    float* sv = dsm + kDecHeads * dk;
+    float* red = sv;  // after the last tile
 
-    const float* qrow = a.q + std::int64_t(t) * a.ldq + std::int64_t(hk) * G * dk;
-    for (int i = tid; i < G * dk; i += kDecThreads) qs[i] = qrow[i];
-    __syncthreads();
+    const float* qrow = a.q + std::int64_t(t) * a.ldq + std::int64_t(hk * G + g0) * dk;
+    for (int i = tid; i < gn * dk; i += kDecThreads) qs[i] = qrow[i] * a.scale_log2;
 
-    // K pass.
-    {
-        const int sub = lane >> 2, sl = lane & 3, nv4 = dk / 16;
-        for (int base = lo + warp * 8; base < hi; base += kDecWarps * 8) {  // warp-uniform bound
-            const int r = base + sub;
-            const bool ok = r < hi;
-            float4 kr[kDecMaxV4];
-#pragma unroll
-            for (int i = 0; i < kDecMaxV4; ++i) kr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (ok) {
-                const std::int64_t row = kv_row(pt, c0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
-                const float4* kp = reinterpret_cast<const float4*>(a.kv.k + row * dk);
-#pragma unroll
-                for (int i = 0; i < kDecMaxV4; ++i)
-                    if (i < nv4) kr[i] = __ldg(kp + sl + 4 * i);
-            }
-            for (int g = 0; g < G; ++g) {
-                const float4* qg = reinterpret_cast<const float4*>(qs + g * dk);
-                float d = 0.f;
-#pragma unroll
-                for (int i = 0; i < kDecMaxV4; ++i) {
-                    if (i < nv4) {
-                        const float4 qv = qg[sl + 4 * i];
-                        d += kr[i].x * qv.x + kr[i].y * qv.y + kr[i].z * qv.z + kr[i].w * qv.w;
-                    }
-                }
-                d += __shfl_xor_sync(kFull, d, 1);
-                d += __shfl_xor_sync(kFull, d, 2);
-                if (ok && sl == 0) s[g * kDecodeChunk + r] = d * a.p.scale;
-            }
-        }
-    }
-    __syncthreads();
-
-    // Softmax within the chunk, a warp per head.
-    for (int g = warp; g < G; g += kDecWarps) {
-        float* sg = s + g * kDecodeChunk;
-        float mx = -INFINITY;
-        for (int r = lo + lane; r < hi; r += 32) mx = fmaxf(mx, sg[r]);
-        mx = warp_max(mx);
-        float sum = 0.f;
-        for (int r = lo + lane; r < hi; r += 32) {
-            const float e = expf(sg[r] - mx);
-            sg[r] = e;
-            sum += e;
-        }
-        sum = warp_sum(sum);
-        if (lane == 0) {
-            float* ml = a.ws_ml + ((head0 + g) * a.n_chunks + c) * 2;
-            ml[0] = mx;
-            ml[1] = sum;
-        }
-    }
-    __syncthreads();
-
-    // V pass.
     const int nc4 = dv / 4, nrg = kDecThreads / nc4, rg = tid / nc4, c4 = tid % nc4;
-    for (int gb = 0; gb < G; gb += kDecHeadBatch) {
-        const int gn = G - gb < kDecHeadBatch ? G - gb : kDecHeadBatch;
-        if (rg < nrg) {
-            float4 acc[kDecHeadBatch];
+    const bool v_thread = rg < nrg;
+    const int sub = lane >> 2, sl = lane & 3, krow = warp * 8 + sub;
+
+    float4 acc[kDecHeads];
 #pragma unroll
-            for (int gg = 0; gg < kDecHeadBatch; ++gg) acc[gg] = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int r = lo + rg; r < hi; r += nrg) {
-                const std::int64_t row = kv_row(pt, c0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
-                const float4 v = __ldg(reinterpret_cast<const float4*>(a.kv.v + row * dv) + c4);
+    for (int g = 0; g < kDecHeads; ++g) acc[g] = make_float4(0.f, 0.f, 0.f, 0.f);
+    float m = -INFINITY, l = 0.f;  // head `warp`'s running max and sum (warps < gn)
+
+    for (std::int64_t p0 = c_lo; p0 < c_hi; p0 += kDecodeChunk) {
+        const int n = int(c_hi - p0 < kDecodeChunk ? c_hi - p0 : kDecodeChunk);
+        const bool kok = krow < n;
+        float4 kr[KV4];
 #pragma unroll
-                for (int gg = 0; gg < kDecHeadBatch; ++gg) {
-                    if (gg < gn) {
-                        const float pr = s[(gb + gg) * kDecodeChunk + r];
-                        acc[gg].x += pr * v.x;
-                        acc[gg].y += pr * v.y;
-                        acc[gg].z += pr * v.z;
-                        acc[gg].w += pr * v.w;
-                    }
+        for (int i = 0; i < KV4; ++i) kr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (kok) {
+            const std::int64_t row = kv_row(pt, p0 + krow, a.kv.page_size, a.kv.n_head_kv, hk);
+            const float4* kp = reinterpret_cast<const float4*>(a.kv.k + row * dk);
+#pragma unroll
+            for (int i = 0; i < KV4; ++i)
+                if (i < nv4) kr[i] = __ldg(kp + sl + 4 * i);
+        }
+        __syncthreads();  // qs written (first tile); s, alpha and the V tile of the previous tile consumed
+
+        // V rows of this tile → shared memory (cp.async; lands during the K pass and the softmax).
+        for (int i = tid; i < n * nc4; i += kDecThreads) {
+            const int r = i / nc4, cc = i % nc4;
+            const std::int64_t row = kv_row(pt, p0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
+            cp_async16(sv + r * dv + cc * 4, a.kv.v + row * dv + cc * 4);
+        }
+        cp_async_commit();
+
+        // K pass.
+        for (int g = 0; g < gn; ++g) {
+            const float4* qg = reinterpret_cast<const float4*>(qs + g * dk);
+            float d = 0.f;
+#pragma unroll
+            for (int i = 0; i < KV4; ++i) {
+                if (i < nv4) {
+                    const float4 qv = qg[sl + 4 * i];
+                    d += kr[i].x * qv.x + kr[i].y * qv.y + kr[i].z * qv.z + kr[i].w * qv.w;
                 }
             }
-#pragma unroll
-            for (int gg = 0; gg < kDecHeadBatch; ++gg)
-                if (gg < gn) reinterpret_cast<float4*>(red + (rg * kDecHeadBatch + gg) * dv)[c4] = acc[gg];
+            d += __shfl_xor_sync(kFull, d, 1);
+            d += __shfl_xor_sync(kFull, d, 2);
+            if (sl == 0) s[g][krow] = kok ? d : -INFINITY;
         }
         __syncthreads();
-        for (int i = tid; i < gn * dv; i += kDecThreads) {
-            const int gg = i / dv, d = i % dv;
-            float sum = 0.f;
-            for (int k = 0; k < nrg; ++k) sum += red[(k * kDecHeadBatch + gg) * dv + d];
-            a.ws_o[((head0 + gb + gg) * a.n_chunks + c) * dv + d] = sum;
+
+        // Online softmax, a warp per head (every tile holds at least one position: the max is finite).
+        if (warp < gn) {
+            const float x0 = s[warp][lane], x1 = s[warp][lane + 32];
+            const float mn = fmaxf(m, warp_max(fmaxf(x0, x1)));
+            const float al = exp2f(m - mn);
+            const float e0 = exp2f(x0 - mn), e1 = exp2f(x1 - mn);
+            s[warp][lane] = e0;
+            s[warp][lane + 32] = e1;
+            l = l * al + warp_sum(e0 + e1);
+            m = mn;
+            if (lane == 0) alpha[warp] = al;
         }
-        __syncthreads();  // red is reused by the next head batch
+        cp_async_wait_all();
+        __syncthreads();
+
+        // V pass: rows r < n only (the V tile past n holds stale data).
+        if (v_thread) {
+#pragma unroll
+            for (int g = 0; g < kDecHeads; ++g) {
+                if (g < gn) {
+                    const float al = alpha[g];
+                    acc[g].x *= al;
+                    acc[g].y *= al;
+                    acc[g].z *= al;
+                    acc[g].w *= al;
+                }
+            }
+#pragma unroll 4
+            for (int r = rg; r < n; r += nrg) {
+                const float4 v = reinterpret_cast<const float4*>(sv + r * dv)[c4];
+#pragma unroll
+                for (int g = 0; g < kDecHeads; ++g) {
+                    if (g < gn) {
+                        const float pr = s[g][r];
+                        acc[g].x += pr * v.x;
+                        acc[g].y += pr * v.y;
+                        acc[g].z += pr * v.z;
+                        acc[g].w += pr * v.w;
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();  // red aliases the V tile
+
+    // Sum the row groups; write the partial.
+    if (v_thread) {
+#pragma unroll
+        for (int g = 0; g < kDecHeads; ++g)
+            if (g < gn) reinterpret_cast<float4*>(red + (rg * kDecHeads + g) * dv)[c4] = acc[g];
+    }
+    __syncthreads();
+    const std::int64_t head0 = std::int64_t(t) * n_head + std::int64_t(hk) * G + g0;
+    for (int i = tid; i < gn * dv; i += kDecThreads) {
+        const int g = i / dv, d = i % dv;
+        float sum = 0.f;
+        for (int k = 0; k < nrg; ++k) sum += red[(k * kDecHeads + g) * dv + d];
+        a.ws_o[((head0 + g) * a.n_split + c) * dv + d] = sum;
+    }
+    if (warp < gn && lane == 0) {
+        float* ml = a.ws_ml + ((head0 + warp) * a.n_split + c) * 2;
+        ml[0] = m;
+        ml[1] = l;
     }
 }
 
-__global__ void decode_combine_kernel(DecodeArgs a) {
+__global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs a) {
+    __shared__ float w[kDecMaxSplit];
+    __shared__ float part[kCombThreads / 32];
     const int t = int(blockIdx.x), h = int(blockIdx.y), dv = a.p.v_head_dim;
-    const std::int64_t last = a.pos[t];
-    const int used = int(last / kDecodeChunk + 1 < a.n_chunks ? last / kDecodeChunk + 1 : a.n_chunks);
-    const std::int64_t base = std::int64_t(t) * a.p.n_head + h;
-    const float* ml = a.ws_ml + base * a.n_chunks * 2;
-    const float* po = a.ws_o + base * a.n_chunks * dv;
-    float mx = a.p.sinks ? a.p.sinks[h] : -INFINITY;
-    for (int c = 0; c < used; ++c) mx = fmaxf(mx, ml[2 * c]);
-    float den = a.p.sinks ? expf(a.p.sinks[h] - mx) : 0.f;
-    for (int c = 0; c < used; ++c)
-        if (ml[2 * c] != -INFINITY) den += ml[2 * c + 1] * expf(ml[2 * c] - mx);
-    for (int d = int(threadIdx.x); d < dv; d += int(blockDim.x)) {
+    const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
+    const int active = decode_range(a, t).active;
+    const std::int64_t base = (std::int64_t(t) * a.p.n_head + h) * a.n_split;
+    const float* ml = a.ws_ml + base * 2;
+    const float sink = a.p.sinks ? a.p.sinks[h] * kLog2e : -INFINITY;
+
+    float mx = -INFINITY;
+    for (int c = tid; c < active; c += kCombThreads) mx = fmaxf(mx, ml[2 * c]);
+    mx = warp_max(mx);
+    if (lane == 0) part[warp] = mx;
+    __syncthreads();
+    float gmax = sink;
+    for (int i = 0; i < kCombThreads / 32; ++i) gmax = fmaxf(gmax, part[i]);
+    __syncthreads();  // part is reused below
+    float den = 0.f;
+    for (int c = tid; c < active; c += kCombThreads) {
+        const float wc = exp2f(ml[2 * c] - gmax);
+        w[c] = wc;
+        den += wc * ml[2 * c + 1];
+    }
+    den = warp_sum(den);
+    if (lane == 0) part[warp] = den;
+    __syncthreads();
+    den = a.p.sinks ? exp2f(sink - gmax) : 0.f;
+    for (int i = 0; i < kCombThreads / 32; ++i) den += part[i];
+    const float inv = 1.f / den;
+    const float* po = a.ws_o + base * dv;
+    for (int d = tid; d < dv; d += kCombThreads) {
         float acc = 0.f;
-        for (int c = 0; c < used; ++c)
-            if (ml[2 * c] != -INFINITY) acc += expf(ml[2 * c] - mx) * po[std::int64_t(c) * dv + d];
-        a.out[base * dv + d] = acc / den;
+        for (int c = 0; c < active; ++c) acc += w[c] * po[std::int64_t(c) * dv + d];
+        a.out[(std::int64_t(t) * a.p.n_head + h) * dv + d] = acc * inv;
     }
 }
 
@@ -511,13 +686,14 @@ bool shape_ok(const AttentionParams& p) {
            p.head_dim <= kMaxDim && p.v_head_dim <= kMaxDim && p.page_size > 0;
 }
 
-int decode_chunks(std::int64_t max_ctx) { return int((max_ctx + kDecodeChunk - 1) / kDecodeChunk); }
+int decode_splits(std::int64_t max_ctx) {
+    const std::int64_t tiles = (max_ctx + kDecodeChunk - 1) / kDecodeChunk;
+    return int(tiles < kDecMaxSplit ? tiles : kDecMaxSplit);
+}
 
-}  // namespace
-
-cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
-                              std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out,
-                              cudaStream_t stream) {
+cudaError_t prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
+                    std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out, cudaStream_t stream,
+                    bool allow_tc) {
     if (!shape_ok(p) || n_tokens < 0 || pos0 < 0 || seq_row < 0 || ldq < std::int64_t(p.n_head) * p.head_dim)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
@@ -533,10 +709,9 @@ cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int
     a.group = p.n_head / p.n_head_kv;
     a.scale_log2 = p.scale * kLog2e;
 
-    const bool aligned = reinterpret_cast<std::uintptr_t>(q) % 16 == 0 && ldq % 4 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-    const std::int64_t qtiles = (n_tokens + kTcRows - 1) / kTcRows;
-    if (!simple_forced() && aligned && p.head_dim == p.v_head_dim && qtiles <= 65535 && p.n_head <= 65535) {
+    const auto al16 = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+    const bool aligned = al16(q) && ldq % 4 == 0 && al16(out) && al16(kv.k) && al16(kv.v);
+    if (allow_tc && !simple_forced() && aligned && p.head_dim == p.v_head_dim) {
         // Shared memory per block: ≤ 99 KiB on consumer GPUs (sm_86/89/120), 227 KiB on sm_90.
         int dev = 0, smem_max = 0;
         if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
@@ -544,22 +719,25 @@ cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int
             e != cudaSuccess)
             return e;
         const auto fits = [&](std::size_t bytes) { return bytes <= std::size_t(smem_max); };
+        cudaError_t e = cudaErrorNotSupported;
         switch (p.head_dim) {
             case 32:
-                if (fits(TcLayout<32, 32, 64>::kSmem)) return launch_prefill_tc<32, 32, 64>(a, stream);
+                if (fits(PfLayout<32, 64, 8, true>::kSmem)) e = launch_prefill_tc<32, 64, 8, true>(a, stream);
                 break;
             case 64:
-                if (fits(TcLayout<64, 64, 64>::kSmem)) return launch_prefill_tc<64, 64, 64>(a, stream);
+                if (fits(PfLayout<64, 64, 8, true>::kSmem)) e = launch_prefill_tc<64, 64, 8, true>(a, stream);
                 break;
             case 128:
-                if (fits(TcLayout<128, 128, 64>::kSmem)) return launch_prefill_tc<128, 128, 64>(a, stream);
+                if (fits(PfLayout<128, 64, 8, true>::kSmem)) e = launch_prefill_tc<128, 64, 8, true>(a, stream);
+                else if (fits(PfLayout<128, 32, 8, true>::kSmem)) e = launch_prefill_tc<128, 32, 8, true>(a, stream);
                 break;
             case 256:
-                if (fits(TcLayout<256, 256, 32>::kSmem)) return launch_prefill_tc<256, 256, 32>(a, stream);
-                if (fits(TcLayout<256, 256, 16>::kSmem)) return launch_prefill_tc<256, 256, 16>(a, stream);
+                if (fits(PfLayout<256, 32, 8, false>::kSmem)) e = launch_prefill_tc<256, 32, 8, false>(a, stream);
+                else if (fits(PfLayout<256, 16, 4, false>::kSmem)) e = launch_prefill_tc<256, 16, 4, false>(a, stream);
                 break;
             default: break;
         }
+        if (e != cudaErrorNotSupported) return e;
     }
     const std::int64_t blocks = (n_tokens * p.n_head + kSimpleWarps - 1) / kSimpleWarps;
     if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
@@ -567,9 +745,23 @@ cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int
     return cudaGetLastError();
 }
 
+}  // namespace
+
+cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
+                              std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out,
+                              cudaStream_t stream) {
+    return prefill(p, q, ldq, n_tokens, pos0, seq_row, kv, out, stream, true);
+}
+
+cudaError_t attention_prefill_exact(const AttentionParams& p, const float* q, std::int64_t ldq,
+                                    std::int64_t n_tokens, std::int64_t pos0, int seq_row, const DevicePagedKv& kv,
+                                    float* out, cudaStream_t stream) {
+    return prefill(p, q, ldq, n_tokens, pos0, seq_row, kv, out, stream, false);
+}
+
 std::size_t attention_decode_workspace(const AttentionParams& p, std::int64_t n_tokens, std::int64_t max_ctx) {
     if (n_tokens <= 0 || max_ctx <= 0) return 0;
-    const std::size_t heads = std::size_t(n_tokens) * std::size_t(p.n_head) * std::size_t(decode_chunks(max_ctx));
+    const std::size_t heads = std::size_t(n_tokens) * std::size_t(p.n_head) * std::size_t(decode_splits(max_ctx));
     return align128(heads * 2 * sizeof(float)) + heads * std::size_t(p.v_head_dim) * sizeof(float);
 }
 
@@ -578,7 +770,7 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
                              const DevicePagedKv& kv, float* out, void* workspace, cudaStream_t stream) {
     if (!shape_ok(p) || p.head_dim % 16 != 0 || p.v_head_dim % 4 != 0 || n_tokens < 0 || max_ctx <= 0 ||
         ldq < std::int64_t(p.n_head) * p.head_dim || p.n_head / p.n_head_kv > kDecMaxGroup || n_tokens > 0x7fffffff ||
-        p.n_head_kv > 65535 || p.n_head > 65535 || decode_chunks(max_ctx) > 65535)
+        p.n_head_kv > 65535 / ((kDecMaxGroup + kDecHeads - 1) / kDecHeads) || p.n_head > 65535)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     if (!workspace || reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0) return cudaErrorInvalidValue;
@@ -589,24 +781,32 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
     a.pos = pos;
     a.seq = seq;
     a.kv = KvArgs{kv.k, kv.v, kv.page_tables, kv.pages_stride, p.page_size, p.n_head_kv};
-    a.n_chunks = decode_chunks(max_ctx);
+    a.n_split = decode_splits(max_ctx);
     a.group = p.n_head / p.n_head_kv;
-    const std::size_t heads = std::size_t(n_tokens) * std::size_t(p.n_head) * std::size_t(a.n_chunks);
+    a.n_hb = (a.group + kDecHeads - 1) / kDecHeads;
+    a.scale_log2 = p.scale * kLog2e;
+    const std::size_t heads = std::size_t(n_tokens) * std::size_t(p.n_head) * std::size_t(a.n_split);
     a.ws_ml = static_cast<float*>(workspace);
     a.ws_o = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + align128(heads * 2 * sizeof(float)));
     a.out = out;
 
-    const std::size_t smem = decode_smem(a.group, p.head_dim, p.v_head_dim);
-    if (smem > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(decode_partial_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-        if (e != cudaSuccess) return e;
-    }
-    decode_partial_kernel<<<dim3(unsigned(n_tokens), unsigned(p.n_head_kv), unsigned(a.n_chunks)), kDecThreads, smem,
-                            stream>>>(a);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    const int threads = p.v_head_dim >= 128 ? 128 : (p.v_head_dim + 31) / 32 * 32;
-    decode_combine_kernel<<<dim3(unsigned(n_tokens), unsigned(p.n_head)), threads, 0, stream>>>(a);
+    const dim3 grid(unsigned(n_tokens), unsigned(p.n_head_kv * a.n_hb), unsigned(a.n_split));
+    const std::size_t smem = decode_smem(p.head_dim, p.v_head_dim);
+    const auto launch = [&](auto kernel) {
+        if (smem > 48 * 1024) {
+            const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+            if (e != cudaSuccess) return e;
+        }
+        kernel<<<grid, kDecThreads, smem, stream>>>(a);
+        return cudaGetLastError();
+    };
+    cudaError_t e;
+    if (p.head_dim <= 32) e = launch(decode_partial_kernel<2>);
+    else if (p.head_dim <= 64) e = launch(decode_partial_kernel<4>);
+    else if (p.head_dim <= 128) e = launch(decode_partial_kernel<8>);
+    else e = launch(decode_partial_kernel<16>);
+    if (e != cudaSuccess) return e;
+    decode_combine_kernel<<<dim3(unsigned(n_tokens), unsigned(p.n_head)), kCombThreads, 0, stream>>>(a);
     return cudaGetLastError();
 }
 

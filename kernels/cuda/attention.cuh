@@ -8,19 +8,24 @@
 // attention_prefill: the tokens of ONE sequence at consecutive positions pos0 .. pos0 + n_tokens − 1, whose K/V are
 //   already in the cache (page-table row seq_row); q [n_tokens, n_head, head_dim] (row stride ldq),
 //   out [n_tokens, n_head, v_head_dim].
-//   Fast path when head_dim == v_head_dim ∈ {32, 64, 128, 256} and q, out are 16-byte aligned with ldq % 4 == 0:
-//   flash-attention-2 tiles on tensor cores (Q, K, V, P rounded to BF16, f32 accumulation and softmax): a block of
-//   4 warps takes 64 queries of one query head and walks key tiles of 64 (32 for 256) up to its last query.
+//   Fast path when head_dim == v_head_dim ∈ {32, 64, 128, 256} and q, out, k, v are 16-byte aligned with
+//   ldq % 4 == 0: flash-attention-2 on tensor cores (mma.sync m16n8k16; Q·scale, K, V, P rounded to FP16 — unit
+//   roundoff 2^-11 — with f32 accumulation and softmax). A block of 8 warps takes 128 query rows: Hb query heads of
+//   one GQA group (the largest power of two dividing n_head / n_head_kv, at most 8) × 128 / Hb consecutive tokens,
+//   so each K/V tile (64 keys; 32 for head_dim 256) is converted f32 → f16 once for all of them; the next tile is
+//   fetched with cp.async while the current one is used. Q·scale must fit FP16 (|q·scale| < 65504).
 //   Otherwise, or with FT_ATTN_SIMPLE=1 in the environment (read at each call; a switch for diagnosing the fast
 //   path), a plain f32 kernel: one warp per (query, head), keys one at a time with an online softmax.
 //   Neither reads page-table entries of positions outside a query tile's [window start, last position].
+// attention_prefill_exact: same contract, always the f32 kernel (the engine's exact mode).
 // attention_decode: one query token per sequence (n_tokens sequences), positions pos[t] and page-table rows seq[t]
 //   read from DEVICE memory (so a CUDA graph replays it as the context grows); requires 0 ≤ pos[t] < max_ctx.
-//   Split-K, all f32: the context is cut into chunks of kDecodeChunk positions; block (t, kv head, chunk) reads the
-//   chunk's K and V rows once for all query heads of that KV head and writes a partial (max, sum, unnormalized
-//   output) to the workspace; the grid is sized for max_ctx (fixed at capture) and blocks whose chunk lies outside
-//   [max(0, pos[t] − window + 1), pos[t]] write an empty partial and exit. A second kernel merges the partials
-//   (+ the sink) into out. workspace: attention_decode_workspace() bytes, 16-byte aligned, no initialization.
+//   Split-K, all f32: the grid has min(ceil(max_ctx / kDecodeChunk), 128) chunks per (token, KV head, ≤ 8 query
+//   heads) — fixed at capture — and each token's window [max(0, pos[t] − window + 1), pos[t]] is cut on device into
+//   chunks of whole kDecodeChunk-position tiles; a block reads its chunk's K and V rows once for its query heads and
+//   writes a partial (max, sum, unnormalized output) to the workspace; blocks past the last chunk exit. A second
+//   kernel merges the partials (+ the sink) into out. workspace: attention_decode_workspace() bytes, 16-byte
+//   aligned, no initialization.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +37,7 @@
 
 namespace ft::kernels::cuda {
 
-constexpr int kDecodeChunk = 256;
+constexpr int kDecodeChunk = 64;  // decode tile (positions); chunks are whole tiles
 
 struct DevicePagedKv {
     const float* k = nullptr;
@@ -44,6 +49,9 @@ struct DevicePagedKv {
 // head_dim, v_head_dim ≤ 256 (multiples of 16 for the fast paths); n_head a multiple of n_head_kv.
 cudaError_t attention_prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
                               std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out, cudaStream_t stream);
+cudaError_t attention_prefill_exact(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
+                                    std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out,
+                                    cudaStream_t stream);
 
 std::size_t attention_decode_workspace(const AttentionParams& p, std::int64_t n_tokens, std::int64_t max_ctx);
 cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,

@@ -1,7 +1,14 @@
 // Decode GEMV: weights streamed once from HBM in their stored layout, dequantized in registers, x (f32) staged in
 // shared memory. See gemv.cuh for the contract.
 //
-// Fast path (one kernel template for gemv / expert_gemv / expert_gate_up):
+// Two fast kernels share the per-type units below (one template each for gemv / expert_gemv / expert_gate_up):
+// - direct (decode: M·k·4 ≤ 64 KiB, x float4-aligned): no staging; every warp reads x from global memory (L1 hits
+//   after the SM's first touch), so a warp's weight loads leave as soon as its row pointers are known. CTA = 8 warps;
+//   k is split over 1-8 warps of a row group (interleaved 32-unit steps, partial sums reduced in shared memory) as
+//   far as one resident wave allows, so small matrices still fill the GPU. Q4_K/Q5_K sum x per lane instead of
+//   staging sub-block sums. One CTA per row group, no persistent loop (x costs nothing to re-read).
+// - staged (large M·k, or x not float4-aligned), described next.
+// Staged path:
 // - CTA = 4 warps. Each warp owns R weight rows (R "virtual" rows: for gate_up, gate and up of R/2 output rows) and
 //   sweeps k; x, loaded once per CTA, is reused from registers for the R rows, and each weight load feeds M vectors.
 // - A lane's work item ("unit") is a fixed slice of a row: F32 4 elements (one float4), F16/BF16 8 (one uint4),
@@ -24,6 +31,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace ft::kernels::cuda {
 
@@ -33,6 +41,9 @@ constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kSmemBudget = 46 * 1024;  // below the 48 KiB default: no opt-in attribute, several CTAs per SM
+constexpr int kWarpsD = 8;              // direct-x kernel
+constexpr int kThreadsD = kWarpsD * 32;
+constexpr std::int64_t kDirectXBytes = 64 * 1024;  // M·k·4 up to this: x read from L1 instead of staged
 
 enum Mode : int { kPlain = 0, kExpert = 1, kGateUp = 2 };
 
@@ -54,6 +65,7 @@ struct KArgs {
     float limit;
     int kt;            // k tile (elements), multiple of 256 unless it is the whole k
     std::int64_t n_rg; // row groups
+    int ks;            // direct kernel: warps per row group (k slices), 1, 2, 4 or 8
 };
 
 // ---------------------------------------------------------------- small device helpers
@@ -135,10 +147,28 @@ __device__ __forceinline__ void k_scales(std::uint32_t s0, std::uint32_t s1, std
     m1 = magic_byte(mw, i0 + 1) - kMagic;
 }
 
+// x as the units read it. Staged (D = false): the shared-memory tile, float4 slots swizzled per type, row j at
+// p + j * stride (stride = the tile), sub-block sums at sum. Direct (D = true): x itself in global memory (L1-cached,
+// read by every warp of the SM), float4 f at its plain index, row j at p + min(j, jmax) * stride (stride = ldx; rows
+// of the template M beyond m re-read the last real row, their results are never written).
+struct XView {
+    const float* p;
+    const float* sum;
+    int stride;
+    int jmax;
+};
+
+template <bool D>
+__device__ __forceinline__ float4 xload(const XView& x, int j, int slot) {
+    if constexpr (D) return __ldg(reinterpret_cast<const float4*>(x.p + min(j, x.jmax) * x.stride) + slot);
+    else return reinterpret_cast<const float4*>(x.p)[j * (x.stride / 4) + slot];
+}
+
 // ---------------------------------------------------------------- per-type units
 // Each trait: kUnit (elements per unit), kXsum (stages sub-block sums), swz(f) (shared-memory float4 slot of x
 // float4 f, tile-relative), row_off(k0) (bytes of a row before element k0, k0 a multiple of 256 or 0), and
-// dot<M, R>(rp, u, xs, xsum, kt, lane, acc): adds unit u (tile-relative) of the R rows rp to acc[j * R + r].
+// dot<M, R, D>(rp, u, x, lane, acc): adds unit u (tile-relative) of the R rows rp to acc[j * R + r]. `lane` only
+// places the unit inside its block: callers keep u ≡ lane (mod 32).
 
 template <DType T>
 struct Unit;
@@ -149,15 +179,14 @@ struct Unit<DType::F32> {
     static constexpr bool kXsum = false;
     __device__ static int swz(int f) { return f; }
     __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0) * 4; }
-    template <int M, int R>
-    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int,
-                               float* acc) {
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int, float* acc) {
         float4 w[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) w[r] = __ldg(reinterpret_cast<const float4*>(rp[r]) + u);
 #pragma unroll
         for (int j = 0; j < M; ++j) {
-            const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[u];
+            const float4 xv = xload<D>(xv_, j, u);
 #pragma unroll
             for (int r = 0; r < R; ++r) acc[j * R + r] = dot4(w[r].x, w[r].y, w[r].z, w[r].w, xv, acc[j * R + r]);
         }
@@ -182,9 +211,8 @@ struct UnitHalf {
             b = f.y;
         }
     }
-    template <int M, int R>
-    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int,
-                               float* acc) {
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int, float* acc) {
         uint4 w[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) w[r] = ldg128(rp[r] + std::size_t(u) * 16);
@@ -197,10 +225,10 @@ struct UnitHalf {
                 cvt(a, f[r][0], f[r][1]);
                 cvt(b, f[r][2], f[r][3]);
             }
-            const int slot = swz(2 * u + s);
+            const int slot = D ? 2 * u + s : swz(2 * u + s);
 #pragma unroll
             for (int j = 0; j < M; ++j) {
-                const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[slot];
+                const float4 xv = xload<D>(xv_, j, slot);
 #pragma unroll
                 for (int r = 0; r < R; ++r)
                     acc[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, acc[j * R + r]);
@@ -221,9 +249,8 @@ struct Unit<DType::Q8_0> {
     static constexpr bool kXsum = false;
     __device__ static int swz(int f) { return f ^ ((f >> 3) & 1); }
     __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 32) * 34; }
-    template <int M, int R>
-    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int lane,
-                               float* acc) {
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int lane, float* acc) {
         const int q = lane & 3;
         float d[R];
         std::uint32_t w[R][2];
@@ -249,10 +276,10 @@ struct Unit<DType::Q8_0> {
             for (int r = 0; r < R; ++r)
 #pragma unroll
                 for (int b = 0; b < 4; ++b) f[r][b] = magic_byte(w[r][h], b) - kMagicS8;
-            const int slot = swz(2 * u + h);
+            const int slot = D ? 2 * u + h : swz(2 * u + h);
 #pragma unroll
             for (int j = 0; j < M; ++j) {
-                const float4 xv = reinterpret_cast<const float4*>(xs + j * kt)[slot];
+                const float4 xv = xload<D>(xv_, j, slot);
 #pragma unroll
                 for (int r = 0; r < R; ++r) s[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, s[j * R + r]);
             }
@@ -277,9 +304,8 @@ struct UnitK45 {
     static constexpr int kQsOff = kQ5 ? 48 : 16;
     __device__ static int swz(int f) { return f ^ ((f >> 4) & 3); }
     __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 256) * kBlockBytes; }
-    template <int M, int R>
-    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float* xsum, int kt,
-                               int lane, float* acc) {
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int lane, float* acc) {
         const int v = lane & 7, c = v >> 1, h = v & 1;
         const int b = u >> 3;
         uint4 hdr[R], q[R], qh[R];
@@ -299,18 +325,19 @@ struct UnitK45 {
             dl[r] = dd.x * sc0;
             // Q4_K high nibbles are used in place (16·q): fold the 1/16 into the scale (exact).
             dh[r] = kQ5 ? dd.x * sc1 : dd.x * sc1 * 0.0625f;
-            // A sub-block's 32 elements are split over lanes h = 0 and 1; the min term uses the sum of x over all 32,
-            // so only the h = 0 lane applies it.
-            ml[r] = h ? 0.f : dd.y * m0;
-            mh[r] = h ? 0.f : dd.y * m1;
+            // A sub-block's 32 elements are split over lanes h = 0 and 1. Staged x: the min term uses the staged sum
+            // of x over all 32, so only the h = 0 lane applies it. Direct x: each lane applies it to its own 16.
+            ml[r] = (h && !D) ? 0.f : dd.y * m0;
+            mh[r] = (h && !D) ? 0.f : dd.y * m1;
         }
-        const float4* x4 = reinterpret_cast<const float4*>(xs);
         const int base_lo = 64 * b + 16 * c + 4 * h;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            float s[M * R];
+            float s[M * R], px[M];
 #pragma unroll
             for (int i = 0; i < M * R; ++i) s[i] = 0.f;
+#pragma unroll
+            for (int j = 0; j < M; ++j) px[j] = 0.f;
 #pragma unroll
             for (int wi = 0; wi < 4; ++wi) {
                 float f[R][4];
@@ -329,10 +356,11 @@ struct UnitK45 {
 #pragma unroll
                     for (int e = 0; e < 4; ++e) f[r][e] = magic_byte(code, e) - kMagic;
                 }
-                const int slot = (base_lo + 8 * half + wi) ^ c;  // = swz(f): (f >> 4) & 3 == c
+                const int slot = (base_lo + 8 * half + wi) ^ (D ? 0 : c);  // staged: swz(f), (f >> 4) & 3 == c
 #pragma unroll
                 for (int j = 0; j < M; ++j) {
-                    const float4 xv = x4[j * (kt / 4) + slot];
+                    const float4 xv = xload<D>(xv_, j, slot);
+                    if constexpr (D) px[j] += (xv.x + xv.y) + (xv.z + xv.w);
 #pragma unroll
                     for (int r = 0; r < R; ++r)
                         s[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, s[j * R + r]);
@@ -340,7 +368,7 @@ struct UnitK45 {
             }
 #pragma unroll
             for (int j = 0; j < M; ++j) {
-                const float xsb = xsum[j * (kt / 32) + 8 * b + 2 * c + half];
+                const float xsb = D ? px[j] : xv_.sum[j * (xv_.stride / 32) + 8 * b + 2 * c + half];
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const float ds = half ? dh[r] : dl[r], dm = half ? mh[r] : ml[r];
@@ -365,9 +393,8 @@ struct Unit<DType::Q6_K> {
     static constexpr bool kXsum = false;
     __device__ static int swz(int f) { return f; }
     __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 256) * 210; }
-    template <int M, int R>
-    __device__ static void dot(const std::uint8_t* const* rp, int u, const float* xs, const float*, int kt, int lane,
-                               float* acc) {
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int lane, float* acc) {
         const int hq = lane >> 4, ab = (lane >> 3) & 1, v = lane & 7;
         const int b = u >> 5;
         std::uint32_t ql[R], qh[R];
@@ -387,7 +414,6 @@ struct Unit<DType::Q6_K> {
             s0[r] = d * (magic_byte(sw0 ^ 0x8080u, bsel) - kMagicS8);
             s1[r] = d * (magic_byte(sw1 ^ 0x8080u, bsel) - kMagicS8);
         }
-        const float4* x4 = reinterpret_cast<const float4*>(xs);
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
             const int kq = ab + 2 * half;
@@ -402,7 +428,7 @@ struct Unit<DType::Q6_K> {
             const int slot = 64 * b + 32 * hq + 8 * kq + v;
 #pragma unroll
             for (int j = 0; j < M; ++j) {
-                const float4 xv = x4[j * (kt / 4) + slot];
+                const float4 xv = xload<D>(xv_, j, slot);
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const float t = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, 0.f);
@@ -457,6 +483,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
     extern __shared__ float4 smem4[];
     float* xs = reinterpret_cast<float*>(smem4);
     float* xsum = xs + M * a.kt;
+    const XView xv{xs, xsum, a.kt, M - 1};
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
     const std::uint8_t* w0 = a.w0;
@@ -514,7 +541,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
             // Two units per trip for small R: both units' weight loads can be in flight (small matrices are
             // latency-bound).
 #pragma unroll(R <= 2 && M <= 4 ? 2 : 1)
-            for (int u = lane; u < n_units; u += 32) U::template dot<M, R>(tp, u, xs, xsum, a.kt, lane, acc);
+            for (int u = lane; u < n_units; u += 32) U::template dot<M, R, false>(tp, u, xv, lane, acc);
         }
         warp_reduce<M * R, 16>(acc, lane);
         constexpr int kLanesPer = 32 / (M * R);
@@ -533,6 +560,88 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
                     float* py = y + std::int64_t(j) * a.ldy + row;
                     *py = a.accumulate ? *py + acc[0] : acc[0];
                 }
+            }
+        }
+    }
+}
+
+// Direct-x kernel (the decode path: M·k·4 bytes of x small enough to live in L1). CTA = 8 warps = (8 / ks) row
+// groups × ks k-slices; warp (g, s) takes units lane + 32·(s + ks·i) of the group's R rows (interleaved slices keep
+// u ≡ lane mod 32), and the ks partial sums meet in shared memory. No staging and no barrier before the sweep, so
+// each warp's first weight loads leave right after ids are read; x comes from L1 (from L2 once per SM).
+// sm_86/89 need a few more registers than sm_90 for the K-quants at R = 4: one CTA per SM less there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr int kDirectBlocksRelief = 1;
+#else
+constexpr int kDirectBlocksRelief = 0;
+#endif
+
+template <DType T, int M, int R, int kMode, int kMinBlocks>
+__global__ void __launch_bounds__(kThreadsD, kMinBlocks > 2 ? kMinBlocks - kDirectBlocksRelief : kMinBlocks)
+    gemv_direct_kernel(const KArgs a) {
+    using U = Unit<T>;
+    constexpr int kOutR = kMode == kGateUp ? R / 2 : R;
+    __shared__ float red[kWarpsD][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int ks = a.ks, groups = kWarpsD / ks;
+    const int g = warp / ks, s = warp % ks;
+    const std::int64_t cta0 = std::int64_t(blockIdx.x) * groups * kOutR;
+
+    const std::uint8_t* w0 = a.w0;
+    const std::uint8_t* w1 = a.w1;
+    const float* x = a.x;
+    float* y = a.y;
+    if constexpr (kMode != kPlain) {
+        const int p = blockIdx.y;
+        const int e = a.ids[p];
+        const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
+        y += std::int64_t(p) * a.ldy;
+        if (slot < 0) {  // computed elsewhere: zeros (uniform per CTA, before the barrier)
+            for (int i = threadIdx.x; i < groups * kOutR; i += kThreadsD)
+                if (cta0 + i < a.rows) y[cta0 + i] = 0.f;
+            return;
+        }
+        w0 += std::size_t(slot) * a.stride0;
+        if constexpr (kMode == kGateUp) w1 += std::size_t(slot) * a.stride1;
+        x += std::int64_t(p / a.x_div) * a.ldx;
+    }
+    const XView xv{x, nullptr, int(a.ldx), a.m - 1};
+    const std::int64_t out0 = cta0 + std::int64_t(g) * kOutR;
+    const std::uint8_t* rp[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const std::int64_t orow = std::min(out0 + (kMode == kGateUp ? r / 2 : r), a.rows - 1);
+        const std::uint8_t* base = (kMode == kGateUp && (r & 1)) ? w1 : w0;
+        rp[r] = base + std::size_t(orow) * a.row_bytes;
+    }
+    float acc[M * R];
+#pragma unroll
+    for (int i = 0; i < M * R; ++i) acc[i] = 0.f;
+    const int n_units = int(a.k / U::kUnit);
+#pragma unroll(R <= 2 && M <= 2 ? 2 : 1)
+    for (int u = lane + 32 * s; u < n_units; u += 32 * ks) U::template dot<M, R, true>(rp, u, xv, lane, acc);
+    warp_reduce<M * R, 16>(acc, lane);
+    if (ks > 1) {  // ks is uniform: every thread reaches the barrier
+        if (s != 0) red[warp][lane] = acc[0];
+        __syncthreads();
+        if (s != 0) return;
+        for (int i = 1; i < ks; ++i) acc[0] += red[warp + i][lane];
+    }
+    constexpr int kLanesPer = 32 / (M * R);
+    const int idx = lane / kLanesPer;
+    if constexpr (kMode == kGateUp) {
+        const float other = __shfl_xor_sync(kFull, acc[0], kLanesPer);  // idx ^ 1: up of a gate, gate of an up
+        if (lane % kLanesPer == 0 && (idx & 1) == 0) {
+            const std::int64_t row = out0 + idx / 2;
+            if (row < a.rows) y[row] = swiglu(acc[0], other, a.limit);
+        }
+    } else {
+        if (lane % kLanesPer == 0) {
+            const int j = idx / R, r = idx % R;
+            const std::int64_t row = out0 + r;
+            if (j < a.m && row < a.rows) {
+                float* py = y + std::int64_t(j) * a.ldy + row;
+                *py = a.accumulate ? *py + acc[0] : acc[0];
             }
         }
     }
@@ -647,6 +756,26 @@ int unit_elems(DType t) {
 // Byte alignment the fast path needs of row starts (base, row_bytes, slot strides).
 std::size_t fast_align(DType t) { return (t == DType::Q8_0 || t == DType::Q6_K) ? 2 : 16; }
 
+// Device properties, cached per device (the launchers run at graph capture and in eager prefill).
+constexpr int kMaxDevices = 64;
+
+int current_device() {
+    int dev = 0;
+    return cudaGetDevice(&dev) == cudaSuccess && dev >= 0 ? dev : 0;
+}
+
+int sm_count(int dev) {
+    static std::atomic<int> cache[kMaxDevices];
+    int v = dev < kMaxDevices ? cache[dev].load(std::memory_order_relaxed) : 0;
+    if (v > 0) return v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v <= 0) {
+        cudaGetLastError();  // clear it: the launch reports its own errors
+        return 132;
+    }
+    if (dev < kMaxDevices) cache[dev].store(v, std::memory_order_relaxed);
+    return v;
+}
+
 // k tile for M vectors: the whole k when it fits the shared-memory budget, else a multiple of 256.
 int tile_k(std::int64_t k, int M, bool xsum) {
     const std::int64_t per = std::int64_t(M) * 4 + (xsum ? (std::int64_t(M) * 4 + 31) / 32 : 0);
@@ -668,21 +797,64 @@ cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
     const std::size_t smem = smem_bytes(a.kt, M, xsum);
     auto* kernel = gemv_fast_kernel<T, M, R, kMode>;
     std::int64_t grid_x = a.n_rg;
-    int dev = 0, sms = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e != cudaSuccess) return e;
+    const int dev = current_device();
+    const int sms = sm_count(dev);
     if (grid_x * grid_y > std::int64_t(sms) * 4) {
-        // One resident wave, looping over row groups: x is staged once per CTA.
-        int occ = 0;
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, smem);
-        if (e != cudaSuccess) return e;
-        const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t(sms) * std::max(occ, 1) / grid_y);
+        // One resident wave, looping over row groups: x is staged once per CTA. Occupancy cached per device, taken
+        // at the full shared-memory budget (the most a tile uses).
+        static std::atomic<int> occ_cache[kMaxDevices];
+        int occ = dev < kMaxDevices ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
+        if (occ <= 0) {
+            const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreads, kSmemBudget);
+            if (e != cudaSuccess) return e;
+            occ = std::max(occ, 1);
+            if (dev < kMaxDevices) occ_cache[dev].store(occ, std::memory_order_relaxed);
+        }
+        const std::int64_t cap = std::max<std::int64_t>(1, std::int64_t(sms) * occ / grid_y);
         grid_x = std::min(grid_x, cap);
     }
     grid_x = std::min<std::int64_t>(grid_x, 0x7fffffff);
     kernel<<<dim3(unsigned(grid_x), grid_y), kThreads, smem, stream>>>(a);
     return cudaGetLastError();
+}
+
+// Direct-x launch: k slices per row group (ks) doubled while the grid still fits one resident wave of warps
+// (occupancy cached per device) and every slice keeps at least one 32-unit step.
+template <DType T, int M, int R, int kMode>
+cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream) {
+    constexpr int out_r = kMode == kGateUp ? R / 2 : R;
+    constexpr int min_blocks = (M * R <= 4 && T != DType::Q5_K) ? 3 : 2;  // ≤ 80 registers where nothing spills
+    auto* kernel = gemv_direct_kernel<T, M, R, kMode, min_blocks>;
+    const int dev = current_device();
+    static std::atomic<int> occ_cache[kMaxDevices];
+    int occ = dev < kMaxDevices ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
+    if (occ <= 0) {
+        const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, kThreadsD, 0);
+        if (e != cudaSuccess) return e;
+        occ = std::max(occ, 1);
+        if (dev < kMaxDevices) occ_cache[dev].store(occ, std::memory_order_relaxed);
+    }
+    const std::int64_t steps = (a.k / Unit<T>::kUnit + 31) / 32;
+    const std::int64_t row_warps = (a.rows + out_r - 1) / out_r;
+    const std::int64_t resident = std::int64_t(sm_count(dev)) * occ * kWarpsD;
+    int ks = 1;
+    while (ks < kWarpsD && 2 * ks <= steps && row_warps * grid_y * 2 * ks <= resident) ks *= 2;
+    a.ks = ks;
+    const std::int64_t rows_per_cta = std::int64_t(kWarpsD / ks) * out_r;
+    const std::int64_t grid_x = (a.rows + rows_per_cta - 1) / rows_per_cta;
+    if (grid_x > 0x7fffffff) return cudaErrorInvalidValue;
+    kernel<<<dim3(unsigned(grid_x), grid_y), kThreadsD, 0, stream>>>(a);
+    return cudaGetLastError();
+}
+
+// Direct x when it is float4-addressable and M rows of it fit L1 comfortably; else staged in shared memory.
+template <DType T, int M, int R, int kMode>
+cudaError_t launch(const KArgs& a, unsigned grid_y, cudaStream_t stream) {
+    const bool direct = std::int64_t(M) * a.k * 4 <= kDirectXBytes && a.ldx % 4 == 0 && a.ldx <= (1 << 24) &&
+                        reinterpret_cast<std::uintptr_t>(a.x) % 16 == 0;
+    // Q4_K/Q5_K with M = 8 spill at R = 2 (and in the direct kernel at any R): staged kernel, one row per warp.
+    if constexpr (M == 8 && Unit<T>::kXsum) return launch_fast<T, M, 1, kMode>(a, grid_y, stream);
+    else return direct ? launch_direct<T, M, R, kMode>(a, grid_y, stream) : launch_fast<T, M, R, kMode>(a, grid_y, stream);
 }
 
 template <DType T, int kMode>
@@ -710,10 +882,10 @@ cudaError_t dispatch_generic(DType t, const KArgs& a, unsigned grid_y, cudaStrea
 template <DType T>
 cudaError_t dispatch_plain_m(const KArgs& a, cudaStream_t s) {
     const bool big = a.rows >= 4096;
-    if (a.m == 1) return big ? launch_fast<T, 1, 4, kPlain>(a, 1, s) : launch_fast<T, 1, 2, kPlain>(a, 1, s);
-    if (a.m == 2) return big ? launch_fast<T, 2, 4, kPlain>(a, 1, s) : launch_fast<T, 2, 2, kPlain>(a, 1, s);
-    if (a.m <= 4) return launch_fast<T, 4, 2, kPlain>(a, 1, s);  // R = 4 spills for the K-quants
-    return launch_fast<T, 8, 2, kPlain>(a, 1, s);
+    if (a.m == 1) return big ? launch<T, 1, 4, kPlain>(a, 1, s) : launch<T, 1, 2, kPlain>(a, 1, s);
+    if (a.m == 2) return big ? launch<T, 2, 4, kPlain>(a, 1, s) : launch<T, 2, 2, kPlain>(a, 1, s);
+    if (a.m <= 4) return launch<T, 4, 2, kPlain>(a, 1, s);  // R = 4 spills for the K-quants
+    return launch<T, 8, 2, kPlain>(a, 1, s);
 }
 
 template <int kMode>
@@ -731,13 +903,13 @@ cudaError_t dispatch_fast(DType t, const KArgs& a, unsigned grid_y, cudaStream_t
         }
     } else {
         switch (t) {
-            case DType::F32: return launch_fast<DType::F32, 1, 4, kMode>(a, grid_y, s);
-            case DType::F16: return launch_fast<DType::F16, 1, 4, kMode>(a, grid_y, s);
-            case DType::BF16: return launch_fast<DType::BF16, 1, 4, kMode>(a, grid_y, s);
-            case DType::Q8_0: return launch_fast<DType::Q8_0, 1, 4, kMode>(a, grid_y, s);
-            case DType::Q4_K: return launch_fast<DType::Q4_K, 1, 4, kMode>(a, grid_y, s);
-            case DType::Q5_K: return launch_fast<DType::Q5_K, 1, 4, kMode>(a, grid_y, s);
-            case DType::Q6_K: return launch_fast<DType::Q6_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::F32: return launch<DType::F32, 1, 4, kMode>(a, grid_y, s);
+            case DType::F16: return launch<DType::F16, 1, 4, kMode>(a, grid_y, s);
+            case DType::BF16: return launch<DType::BF16, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q8_0: return launch<DType::Q8_0, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q4_K: return launch<DType::Q4_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q5_K: return launch<DType::Q5_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::Q6_K: return launch<DType::Q6_K, 1, 4, kMode>(a, grid_y, s);
             default: return cudaErrorInvalidValue;
         }
     }

@@ -149,6 +149,62 @@ __global__ void rope_kernel(RopeArgs a, float* __restrict__ x, const std::int32_
     }
 }
 
+// Per-head RMSNorm (weights optional) then RoPE, for q and k of one token per block: the decode step's q/k
+// post-processing in one launch. A warp per head; the normalized head goes through shared memory so the rotation
+// can pair any two elements.
+__global__ void qk_norm_rope_kernel(RopeArgs a, float* __restrict__ q, std::int64_t ldq, int nq, float* __restrict__ k,
+                                    std::int64_t ldk, int nk, const float* __restrict__ qw, const float* __restrict__ kw,
+                                    float eps, const std::int32_t* __restrict__ pos) {
+    extern __shared__ double qk_smem[];
+    double* pw = qk_smem;
+    double* mix = pw + a.half;
+    float2* cs = reinterpret_cast<float2*>(mix + a.half);
+    float* buf = reinterpret_cast<float*>(cs + a.half) + (threadIdx.x >> 5) * a.head_dim;
+    const int n_rot = 2 * a.half;
+    const std::int64_t t = blockIdx.x;
+    constexpr double kTwoPi = 6.283185307179586476925286766559;
+    for (int i = threadIdx.x; i < a.half; i += blockDim.x) {
+        const double pwi = pow(double(a.theta), 2.0 * i / n_rot);
+        double m = 0.0;
+        if (a.yarn) {
+            const double r = (i - a.lo) / fmax(0.001, a.hi - a.lo);
+            m = (1.0 - fmin(fmax(r, 0.0), 1.0)) * a.ext_factor;
+        }
+        const double extrap = double(pos[t]) / pwi;
+        double angle = extrap * a.freq_scale;
+        if (a.yarn) angle = angle * (1.0 - m) + extrap * m;
+        const double r = fma(-rint(angle * (1.0 / kTwoPi)), kTwoPi, angle);
+        float sn, cn;
+        sincosf(float(r), &sn, &cn);
+        cs[i] = make_float2(cn * a.mag, sn * a.mag);
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5, hd = a.head_dim;
+    for (int h = threadIdx.x >> 5; h < nq + nk; h += warps) {
+        float* v = h < nq ? q + t * ldq + std::int64_t(h) * hd : k + t * ldk + std::int64_t(h - nq) * hd;
+        const float* wn = h < nq ? qw : kw;
+        if (wn) {
+            float ss = 0.f;
+            for (int i = lane; i < hd; i += 32) ss += v[i] * v[i];
+            for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+            const float scale = rsqrtf(ss / float(hd) + eps);
+            for (int i = lane; i < hd; i += 32) buf[i] = v[i] * scale * wn[i];
+        } else {
+            for (int i = lane; i < hd; i += 32) buf[i] = v[i];
+        }
+        __syncwarp();
+        for (int i = lane; i < a.half; i += 32) {
+            const int ia = a.neox ? i : 2 * i, ib = a.neox ? i + a.half : 2 * i + 1;
+            const float2 c = cs[i];
+            const float x0 = buf[ia], x1 = buf[ib];
+            v[ia] = fmaf(x0, c.x, -x1 * c.y);
+            v[ib] = fmaf(x0, c.y, x1 * c.x);
+        }
+        for (int i = n_rot + lane; i < hd; i += 32) v[i] = buf[i];
+        __syncwarp();
+    }
+}
+
 // ---- element-wise ----
 
 __global__ void add_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t n) {
@@ -436,7 +492,8 @@ __global__ void moe_combine_kernel(const float* __restrict__ y, const std::int32
                                    const float* __restrict__ weights, int k, std::int64_t cols, float* __restrict__ out,
                                    bool accumulate) {
     const std::int64_t t = blockIdx.x;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+    // Columns spread over blockIdx.y as well: a decode step has one token, and one block would leave the GPU idle.
+    for (std::int64_t c = std::int64_t(blockIdx.y) * blockDim.x + threadIdx.x; c < cols; c += std::int64_t(gridDim.y) * blockDim.x) {
         float s = 0.f;
         for (int j = 0; j < k; ++j) {
             const std::int64_t p = t * k + j;
@@ -557,16 +614,8 @@ cudaError_t embed_rows(DType type, const void* table, std::size_t row_bytes, std
     }
 }
 
-cudaError_t rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n_heads, std::int64_t ld,
-                     const std::int32_t* pos, cudaStream_t stream) {
-    if (n_tokens < 0 || n_heads <= 0 || p.head_dim <= 0 || p.n_rot < 0 || p.n_rot % 2 || p.n_rot > p.head_dim ||
-        p.n_rot > kRopeMaxRot)
-        return cudaErrorInvalidValue;
-    if (ld == 0) ld = std::int64_t(n_heads) * p.head_dim;
-    if (ld < std::int64_t(n_heads) * p.head_dim) return cudaErrorInvalidValue;
-    if (p.ext_factor != 0.f && p.orig_ctx <= 0) return cudaErrorInvalidValue;
-    if (n_tokens == 0 || p.n_rot == 0) return cudaSuccess;
-    if ((n_tokens + kRopeTokens - 1) / kRopeTokens > kMaxGrid) return cudaErrorInvalidValue;
+namespace {
+RopeArgs rope_args(const RopeParams& p, int n_heads, std::int64_t ld, std::int64_t n_tokens) {
     RopeArgs a{};
     a.head_dim = p.head_dim;
     a.half = p.n_rot / 2;
@@ -590,8 +639,40 @@ cudaError_t rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n
         mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
     }
     a.mag = float(mag);
+    return a;
+}
+}  // namespace
+
+cudaError_t rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n_heads, std::int64_t ld,
+                     const std::int32_t* pos, cudaStream_t stream) {
+    if (n_tokens < 0 || n_heads <= 0 || p.head_dim <= 0 || p.n_rot < 0 || p.n_rot % 2 || p.n_rot > p.head_dim ||
+        p.n_rot > kRopeMaxRot)
+        return cudaErrorInvalidValue;
+    if (ld == 0) ld = std::int64_t(n_heads) * p.head_dim;
+    if (ld < std::int64_t(n_heads) * p.head_dim) return cudaErrorInvalidValue;
+    if (p.ext_factor != 0.f && p.orig_ctx <= 0) return cudaErrorInvalidValue;
+    if (n_tokens == 0 || p.n_rot == 0) return cudaSuccess;
+    if ((n_tokens + kRopeTokens - 1) / kRopeTokens > kMaxGrid) return cudaErrorInvalidValue;
+    const RopeArgs a = rope_args(p, n_heads, ld, n_tokens);
     const std::size_t smem = std::size_t(a.half) * (2 * sizeof(double) + kRopeTokens * sizeof(float2));
     rope_kernel<<<blocks_for(n_tokens, kRopeTokens), 256, smem, stream>>>(a, x, pos);
+    return cudaGetLastError();
+}
+
+cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k, std::int64_t ldk,
+                         int n_k_heads, const float* q_norm, const float* k_norm, float eps, std::int64_t n_tokens,
+                         const std::int32_t* pos, cudaStream_t stream) {
+    if (n_tokens < 0 || n_tokens > kMaxGrid || n_q_heads < 0 || n_k_heads < 0 || p.head_dim <= 0 || p.head_dim > 1024 ||
+        p.n_rot < 0 || p.n_rot % 2 || p.n_rot > p.head_dim || (p.ext_factor != 0.f && p.orig_ctx <= 0))
+        return cudaErrorInvalidValue;
+    if (ldq < std::int64_t(n_q_heads) * p.head_dim || ldk < std::int64_t(n_k_heads) * p.head_dim) return cudaErrorInvalidValue;
+    if (n_tokens == 0 || n_q_heads + n_k_heads == 0) return cudaSuccess;
+    const RopeArgs a = rope_args(p, n_q_heads, ldq, n_tokens);
+    constexpr int kThreads = 256;
+    const std::size_t smem = std::size_t(a.half) * (2 * sizeof(double) + sizeof(float2)) +
+                             std::size_t(kThreads / 32) * std::size_t(p.head_dim) * sizeof(float);
+    qk_norm_rope_kernel<<<static_cast<unsigned>(n_tokens), kThreads, smem, stream>>>(a, q, ldq, n_q_heads, k, ldk, n_k_heads,
+                                                                                     q_norm, k_norm, eps, pos);
     return cudaGetLastError();
 }
 
@@ -649,8 +730,9 @@ cudaError_t moe_combine(const float* y, const std::int32_t* where, const float* 
                         std::int64_t cols, float* out, bool accumulate, cudaStream_t stream) {
     if (n_tokens < 0 || n_tokens > kMaxGrid || k < 1 || cols <= 0) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    moe_combine_kernel<<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(y, where, weights, k, cols, out,
-                                                                            accumulate);
+    const unsigned col_blocks = unsigned(std::min<std::int64_t>((cols + 127) / 128, 64));
+    moe_combine_kernel<<<dim3(static_cast<unsigned>(n_tokens), col_blocks), 128, 0, stream>>>(y, where, weights, k, cols,
+                                                                                             out, accumulate);
     return cudaGetLastError();
 }
 

@@ -26,6 +26,13 @@ cudaError_t embed_rows(DType type, const void* table, std::size_t row_bytes, std
 cudaError_t rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n_heads, std::int64_t ld,
                      const std::int32_t* pos, cudaStream_t stream);
 
+// Decode-step fusion: per head of q [n_tokens, n_q_heads, head_dim] (row stride ldq) and k (ldk), RMSNorm over the
+// head with weights q_norm / k_norm (nullptr: no norm for those heads), then RoPE as rope_f32 — equal to rms_norm_f32 per head followed
+// by rope_f32 on q and on k.
+cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k, std::int64_t ldk,
+                         int n_k_heads, const float* q_norm, const float* k_norm, float eps, std::int64_t n_tokens,
+                         const std::int32_t* pos, cudaStream_t stream);
+
 // y = x + y (n floats).
 cudaError_t add_f32(const float* x, float* y, std::int64_t n, cudaStream_t stream);
 // y = swiglu(g, u) (ref/swiglu.h); y may alias g.

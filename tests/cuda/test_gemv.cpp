@@ -314,6 +314,23 @@ private slots:
             QTest::addRow("%s 33x512 pad16", tname(t)) << int(t) << 33 << 512 << 2 << 0 << 0 << false << 16;
             QTest::addRow("%s 33x512 pad2", tname(t)) << int(t) << 33 << 512 << 1 << 0 << 0 << false << 2;
         }
+        // k split across the warps of a CTA (direct-x kernel: 1-8 warps per row group, chosen from rows × k) and
+        // the staged kernel where M·k·4 > 64 KiB; m cycles through 1-8.
+        for (DType t : kAllTypes) {
+            int n = 0;
+            for (int rows : {1, 3, 128, 768, 4100})
+                for (int k : {256, 768, 2048, 7168, 16384}) {
+                    const int m = 1 + (n++ % 8);
+                    const int ldx = m > 1 ? k + 4 : 0;
+                    QTest::addRow("%s split %dx%d m1", tname(t), rows, k) << int(t) << rows << k << 1 << 0 << 0 << false << 0;
+                    if (m > 1)
+                        QTest::addRow("%s split %dx%d m%d", tname(t), rows, k, m)
+                            << int(t) << rows << k << m << ldx << rows + 1 << (m % 2 == 1) << 0;
+                }
+        }
+        // The MoE router shape.
+        for (int m = 1; m <= 8; ++m)
+            QTest::addRow("f32 router 128x2048 m%d", m) << int(DType::F32) << 128 << 2048 << m << 0 << 0 << false << 0;
         // Q8_0 rows of an odd number of blocks: rows alternate 4-byte alignment.
         QTest::addRow("q8_0 21x96 m2") << int(DType::Q8_0) << 21 << 96 << 2 << 0 << 0 << false << 0;
         QTest::addRow("q8_0 21x160 m1") << int(DType::Q8_0) << 21 << 160 << 1 << 0 << 0 << false << 0;
@@ -418,6 +435,11 @@ private slots:
                     << int(t) << 13 << 256 << true << sm << 1.5f;
                 QTest::addRow("%s down 13x256%s", tname(t), sm ? " slots" : "")
                     << int(t) << 13 << 256 << false << sm << 0.f;
+                // Few rows, long k: k split across warps (partial sums reduced in shared memory).
+                QTest::addRow("%s down 13x4096%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 13 << 4096 << false << sm << 0.f;
+                QTest::addRow("%s gate_up 5x2048 limit%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 5 << 2048 << true << sm << 7.f;
             }
     }
     void expertsMatchReference() {
@@ -671,7 +693,8 @@ private slots:
         QVERIFY(copy > 0);
         qInfo("PERF device copy: %.0f GB/s (read + write)", copy);
         struct Shape { std::int64_t rows, k; };
-        const Shape shapes[] = {{151936, 2048}, {4096, 2048}, {2048, 4096}, {768, 2048}, {2048, 768}};
+        // LM head, attention q / o, expert gate or up / down, router (f32 in the model).
+        const Shape shapes[] = {{151936, 2048}, {4096, 2048}, {2048, 4096}, {768, 2048}, {2048, 768}, {128, 2048}};
         for (DType t : kAllTypes)
             for (const Shape& s : shapes)
                 for (int m : {1, 4}) {

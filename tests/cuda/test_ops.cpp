@@ -16,6 +16,7 @@
 #include "kernel_check.h"
 #include "ref/moe_router.h"
 #include "ref/quant.h"
+#include "ref/rms_norm.h"
 #include "ref/rope.h"
 #include "ref/swiglu.h"
 
@@ -303,6 +304,69 @@ private slots:
                 const std::size_t i = std::size_t(t * ld + c);
                 if (!rotated) QVERIFY2(std::memcmp(&got.data[i], &x[i], 4) == 0, "a pass-through value changed");
             }
+    }
+
+    // The decode-step fusion equals rms_norm per head (q and k weights, or none) followed by rope, on a q/k/v-like
+    // packed row (q, then k, then v: v untouched).
+    void qkNormRope_data() {
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("nq");
+        QTest::addColumn<int>("nk");
+        QTest::addColumn<bool>("neox");
+        QTest::addColumn<bool>("norm");
+        QTest::addColumn<int>("n_tokens");
+        QTest::newRow("qwen3 32/4x128 neox") << 128 << 32 << 4 << true << true << 1;
+        QTest::newRow("qwen3 batch 4") << 128 << 32 << 4 << true << true << 4;
+        QTest::newRow("tiny 4/2x32") << 32 << 4 << 2 << true << true << 3;
+        QTest::newRow("norm rope, no qk norm") << 64 << 8 << 8 << false << false << 2;
+    }
+    void qkNormRope() {
+        QFETCH(int, head_dim);
+        QFETCH(int, nq);
+        QFETCH(int, nk);
+        QFETCH(bool, neox);
+        QFETCH(bool, norm);
+        QFETCH(int, n_tokens);
+        RopeParams p;
+        p.head_dim = head_dim, p.n_rot = head_dim, p.neox = neox, p.theta = 1e6f;
+        const std::int64_t ld = std::int64_t(nq + 2 * nk) * head_dim;  // q | k | v per token
+        const auto x = ft::test::random_floats(std::size_t(n_tokens * ld), 77 + std::uint32_t(head_dim), -3.f, 3.f);
+        const auto qw = ft::test::random_floats(std::size_t(head_dim), 78, 0.5f, 1.5f);
+        const auto kw = ft::test::random_floats(std::size_t(head_dim), 79, 0.5f, 1.5f);
+        std::vector<std::int32_t> pos(static_cast<std::size_t>(n_tokens));
+        for (int t = 0; t < n_tokens; ++t) pos[std::size_t(t)] = 1000 * t + 7;
+        std::vector<float> q(std::size_t(n_tokens * nq * head_dim)), k(std::size_t(n_tokens * nk * head_dim));
+        for (int t = 0; t < n_tokens; ++t) {
+            std::copy_n(x.begin() + t * ld, nq * head_dim, q.begin() + t * nq * head_dim);
+            std::copy_n(x.begin() + t * ld + nq * head_dim, nk * head_dim, k.begin() + t * nk * head_dim);
+        }
+        if (norm) {
+            ft::kernels::ref::rms_norm_f32(q.data(), qw.data(), q.data(), n_tokens * nq, head_dim, 1e-6f);
+            ft::kernels::ref::rms_norm_f32(k.data(), kw.data(), k.data(), n_tokens * nk, head_dim, 1e-6f);
+        }
+        ft::kernels::ref::rope_f32(p, q.data(), n_tokens, nq, pos.data());
+        ft::kernels::ref::rope_f32(p, k.data(), n_tokens, nk, pos.data());
+        std::vector<float> want(x);
+        for (int t = 0; t < n_tokens; ++t) {
+            std::copy_n(q.begin() + t * nq * head_dim, nq * head_dim, want.begin() + t * ld);
+            std::copy_n(k.begin() + t * nk * head_dim, nk * head_dim, want.begin() + t * ld + nq * head_dim);
+        }
+        ft::test::GuardedOutput got(x.size());
+        std::copy(x.begin(), x.end(), got.data.begin());
+        Dev dx(got.data.size() * 4), dp(bytes_of(pos)), dqw(qw.size() * 4), dkw(kw.size() * 4);
+        QVERIFY(dx.p && dp.p && dqw.p && dkw.p);
+        CHECK_CUDA(cudaMemcpy(dx.p, got.ptr(), got.data.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dp.p, pos.data(), bytes_of(pos), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dqw.p, qw.data(), qw.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dkw.p, kw.data(), kw.size() * 4, cudaMemcpyHostToDevice));
+        float* base = dx.as<float>();
+        CHECK_CUDA(kc::qk_norm_rope(p, base, ld, nq, base + nq * head_dim, ld, nk, norm ? dqw.as<float>() : nullptr,
+                                    norm ? dkw.as<float>() : nullptr, 1e-6f, n_tokens, dp.as<std::int32_t>(), nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(got.ptr(), dx.p, got.data.size() * 4, cudaMemcpyDeviceToHost));
+        QVERIFY2(got.guards_intact(), "wrote past the output");
+        const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
+        QVERIFY2(err.finite && err.max_abs < 2e-5, err.str().c_str());
     }
 
     void addAndSwiglu_data() {
