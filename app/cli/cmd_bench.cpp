@@ -34,7 +34,7 @@ const CommandSpec& spec_bench() {
             {"threads", "N", "CPU worker threads", "one per physical core"},
             {"gpu", "N", "CUDA device index", "0"},
             {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G", "the free VRAM"},
-            {"gpu-f32-gemm", "", "prefill matrix products in f32 instead of BF16 tensor cores", ""},
+            {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention): exact, slower", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
             {"prompt-len", "N", "decode/prefill: prompt tokens", "512 (decode), 8192 (prefill)"},
             {"gen", "N", "decode: steps", "128"},

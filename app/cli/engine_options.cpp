@@ -17,7 +17,7 @@ std::vector<OptionSpec> load_option_specs() {
         {"prefill-chunk", "N", "prompt tokens per forward pass", "8192"},
         {"gpu", "N", "CUDA device index", "0"},
         {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G (weights, KV cache, scratch)", "the free VRAM"},
-        {"gpu-f32-gemm", "", "prefill matrix products in f32 instead of BF16 tensor cores (exact, slower)", ""},
+        {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention) instead of tensor cores: exact, slower", ""},
         {"no-graphs", "", "launch the decode step's kernels one by one instead of replaying a CUDA graph", ""},
         {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static", "auto"},
         {"hybrid-fraction", "F", "hybrid: share of expert misses fetched over PCIe (the rest on the CPU)",
@@ -64,7 +64,7 @@ LoadOptions load_options_from(const Args& args) {
     o.gpu = int(args.get_int("gpu", 0));
     if (o.gpu < 0) throw Error(ErrorCode::invalid_argument, "--gpu must be >= 0");
     if (const auto b = args.get("vram-budget")) o.vram_budget = parse_bytes(*b);
-    o.gpu_f32_gemm = args.has("gpu-f32-gemm");
+    o.gpu_exact_prefill = args.has("exact-prefill");
     o.gpu_graphs = !args.has("no-graphs");
     o.moe_backend = args.get_or("moe-backend", "auto");
     o.hybrid_fraction = args.get_double("hybrid-fraction", -1);

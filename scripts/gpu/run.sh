@@ -3,17 +3,22 @@
 # by scripts/gpu/bundle.sh: device query, every gpu-labelled test (FT_REQUIRE_GPU=1: a skip is a failure here), the
 # unit and model tests (to prove the bundle is whole), the GPU benchmarks (perf label), and compute-sanitizer
 # memcheck + racecheck over the CUDA kernel tests. Log: $OUT/gpu-run.log. Exit status: non-zero if a step failed.
+# FT_GPU_STEPS (default "gpu,unit,perf,sanitizer") picks the parts to run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 exec > >(tee "${OUT:-/tmp}/gpu-run.log") 2>&1
 source scripts/gpu/env.sh
 
+steps=${FT_GPU_STEPS:-gpu,unit,perf,sanitizer}
+has() { [[ ",$steps," == *",$1,"* ]]; }
 step nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
 step "$ft" info
-step ctest --test-dir "$build_dir" -L gpu -LE perf --output-on-failure
-step ctest --test-dir "$build_dir" -L "unit|model" --output-on-failure
-step ctest --test-dir "$build_dir" -L perf -V
-if command -v compute-sanitizer >/dev/null; then
+has gpu && step ctest --test-dir "$build_dir" -L gpu -LE perf --output-on-failure
+has unit && step ctest --test-dir "$build_dir" -L "unit|model" -LE gpu --output-on-failure
+has perf && step ctest --test-dir "$build_dir" -L perf -V
+if ! has sanitizer; then
+  :
+elif command -v compute-sanitizer >/dev/null; then
   for exe in $(find "$build_dir/tests" -type f -perm -u+x -name 'test_cuda*' ! -name '*.sh'); do
     step compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 "$exe"
     # racecheck reports shared-memory hazards inside cuBLAS's own sm90 kernels (nvjet_*), and excluding them by

@@ -2,9 +2,11 @@
 // scripts/golden/make_qwen3_moe_golden.py): teacher-forced logits of every position and a 64-token greedy
 // continuation, from the Hugging Face folder and from its GGUF conversions (F32, BF16); Q8_0 and Q4_K conversions
 // against the engine's own run on the same weights dequantized to F32.
-// Built twice: test_golden_qwen3_moe (CPU) and, with FT_GOLDEN_GPU, test_golden_qwen3_moe_gpu — the same checks and
-// thresholds on the GPU runner (FT_GPU_F32_GEMM=1 selects the f32 prefill GEMMs), plus greedy output identical to
-// the CPU path's.
+// Built twice: test_golden_qwen3_moe (CPU) and, with FT_GOLDEN_GPU, test_golden_qwen3_moe_gpu — run twice by CTest:
+// with FT_GPU_EXACT=1 (f32 prefill: the same checks and thresholds as the CPU, plus greedy output identical to the
+// CPU path's) and without (the default fast prefill on BF16 tensor cores: this random 4-layer MoE has near-tied
+// router scores, so BF16 rounding flips some expert choices; it is held to looser, stated bounds and the figures are
+// printed).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -115,16 +117,19 @@ constexpr ft::Device kDevice = ft::Device::cuda;
 constexpr ft::Device kDevice = ft::Device::cpu;
 #endif
 
-bool f32_gemm() {
-    const char* v = std::getenv("FT_GPU_F32_GEMM");
+bool exact_prefill() {
+    const char* v = std::getenv("FT_GPU_EXACT");
     return v && *v == '1';
 }
+
+// The default GPU prefill (not exact): looser bounds, see the top of the file.
+bool fast_gpu() { return kDevice == ft::Device::cuda && !exact_prefill(); }
 
 ft::LoadOptions cpu_load(const std::filesystem::path& p, ft::Device device = kDevice) {
     ft::LoadOptions o;
     o.model = p;
     o.device = device;
-    o.gpu_f32_gemm = f32_gemm();
+    o.gpu_exact_prefill = exact_prefill();
     o.n_ctx = 512;
     o.max_sequences = 2;
     return o;
@@ -172,9 +177,17 @@ class TestGoldenQwen3Moe : public QObject {
         const auto a = compare(got.data(), g.logits.data(), positions, g.vocab);
         qInfo("%s vs transformers: %d positions, min cosine %.8f, top-1 same %d/%d, max |Δlogit| %.3g", what,
               a.positions, a.min_cos, a.top1_same, a.positions, a.max_abs);
+        const auto gen = greedy(e, g.seqs[0], 64);
+        if (fast_gpu()) {
+            std::size_t same = 0;
+            while (same < gen.size() && same < g.greedy.size() && gen[same] == g.greedy[same]) ++same;
+            qInfo("%s (fast GPU prefill): greedy continuation equal for %zu of 64 tokens", what, same);
+            QVERIFY2(a.min_cos >= 0.99, qPrintable(QString("min cosine %1").arg(a.min_cos, 0, 'g', 10)));
+            QVERIFY(a.top1_same >= a.positions * 95 / 100);
+            return;
+        }
         QVERIFY2(a.min_cos >= min_cos, qPrintable(QString("min cosine %1").arg(a.min_cos, 0, 'g', 10)));
         QCOMPARE(a.top1_same, a.positions);
-        const auto gen = greedy(e, g.seqs[0], 64);
         QCOMPARE(gen, g.greedy);
     }
 
@@ -193,14 +206,19 @@ private slots:
         ft::Engine cpu, gpu;
         cpu.load_sync(cpu_load(kDir.toStdString(), ft::Device::cpu));
         const ft::ModelInfo info = gpu.load_sync(cpu_load(kDir.toStdString(), ft::Device::cuda));
-        qInfo("GPU runner: %s (%s prefill GEMMs)", info.device.c_str(), f32_gemm() ? "f32" : "BF16");
+        qInfo("GPU runner: %s (%s prefill GEMMs)", info.device.c_str(), exact_prefill() ? "f32" : "BF16");
         const auto a = engine_logits(gpu, g), b = engine_logits(cpu, g);
         const auto c = compare(a.data(), b.data(), positions, g.vocab);
         qInfo("GPU vs CPU: min cosine %.9f, top-1 same %d/%d, max |Δlogit| %.3g", c.min_cos, c.top1_same, c.positions,
               c.max_abs);
-        QVERIFY(c.min_cos >= (f32_gemm() ? 0.999999 : 0.9999));
-        QCOMPARE(c.top1_same, c.positions);
-        for (const auto& s : g.seqs) QCOMPARE(greedy(gpu, s, 64), greedy(cpu, s, 64));
+        if (fast_gpu()) {
+            QVERIFY(c.min_cos >= 0.99);
+            QVERIFY(c.top1_same >= c.positions * 95 / 100);
+        } else {
+            QVERIFY(c.min_cos >= 0.99999);
+            QCOMPARE(c.top1_same, c.positions);
+            for (const auto& s : g.seqs) QCOMPARE(greedy(gpu, s, 64), greedy(cpu, s, 64));
+        }
         const auto st = gpu.stats();
         double replays = 0;
         for (const auto& [k, v] : st.backend)
@@ -254,9 +272,13 @@ private slots:
         const auto same = compare(quant.data(), f32.data(), positions, g.vocab);
         qInfo("q8_0 vs its dequantized F32: min cosine %.9f, top-1 same %d/%d, max |Δlogit| %.3g", same.min_cos,
               same.top1_same, same.positions, same.max_abs);
-        QVERIFY(same.min_cos >= 0.99999);
-        QVERIFY(same.max_abs < 1e-3);
-        QCOMPARE(same.top1_same, same.positions);
+        if (fast_gpu()) {
+            QVERIFY(same.min_cos >= 0.99);
+        } else {
+            QVERIFY(same.min_cos >= 0.99999);
+            QVERIFY(same.max_abs < 1e-3);
+            QCOMPARE(same.top1_same, same.positions);
+        }
         // A random 4-layer MoE has near-tied router scores: the 0.4 % weight error of Q8_0 flips some expert
         // choices, which moves those positions' logits. Reported, with a bound that catches real breakage.
         const auto ref = compare(quant.data(), g.logits.data(), positions, g.vocab);
@@ -303,7 +325,7 @@ private slots:
             const std::size_t V = tf.size() / all.size();
             for (std::size_t i = 0; i < gen.size(); ++i) {
                 const float* row = tf.data() + (toks.size() - 1 + i) * V;
-                QCOMPARE(std::int32_t(std::max_element(row, row + V) - row), gen[i]);
+                if (!fast_gpu()) QCOMPARE(std::int32_t(std::max_element(row, row + V) - row), gen[i]);
             }
         }
         {
@@ -315,8 +337,8 @@ private slots:
         const auto same = compare(quant.data(), f32.data(), int(toks.size()), vocab);
         qInfo("%s vs its dequantized F32: min cosine %.9f, top-1 same %d/%d, max |Δlogit| %.3g", qPrintable(type),
               same.min_cos, same.top1_same, same.positions, same.max_abs);
-        QVERIFY(same.min_cos >= 0.99999);
-        QCOMPARE(same.top1_same, same.positions);
+        QVERIFY(same.min_cos >= (fast_gpu() ? 0.99 : 0.99999));
+        if (!fast_gpu()) QCOMPARE(same.top1_same, same.positions);
     }
 
     void concurrentRequestsMatchSingleOnes() {
@@ -346,7 +368,8 @@ private slots:
         e.submit(make(g.seqs[1], b, db));
         da.get_future().wait();
         db.get_future().wait();
-        QCOMPARE(a, std::vector<std::int32_t>(g.greedy.begin(), g.greedy.begin() + 32));
+        if (fast_gpu()) QCOMPARE(a, greedy(e, g.seqs[0], 32));  // the same engine alone (its prefill is not exact)
+        else QCOMPARE(a, std::vector<std::int32_t>(g.greedy.begin(), g.greedy.begin() + 32));
         QCOMPARE(b, greedy(e, g.seqs[1], 32));
     }
 };

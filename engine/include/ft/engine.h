@@ -40,7 +40,7 @@ struct LoadOptions {
     // GPU (device cuda, or automatic with a usable GPU):
     int gpu = 0;                   // CUDA device index
     std::uint64_t vram_budget = 0; // bytes all GPU allocations must fit in (0: the free VRAM)
-    bool gpu_f32_gemm = false;     // prefill matrix products in f32 instead of BF16 tensor cores (exact; slower)
+    bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower
     bool gpu_graphs = true;        // replay the decode step as a CUDA graph
     // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
     // "resident", "offload", "cpu", "hybrid", "static".

@@ -58,7 +58,7 @@ Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int max_tokens) 
         go.max_sequences = n_seq;
         go.max_batch_tokens = max_tokens;
         go.vram_budget = o.load.vram_budget;
-        go.gemm = o.load.gpu_f32_gemm ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+        go.gemm = o.load.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
         go.graphs = o.load.gpu_graphs;
         if (!model::parse_moe_backend(o.load.moe_backend, go.moe))
             throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.load.moe_backend + "'",

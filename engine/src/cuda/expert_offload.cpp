@@ -100,8 +100,8 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         }
         default: n_slots_ = int(std::min(fit, all)); break;
     }
-    if (o.backend == OffloadBackend::offload && n_slots_ < o.max_tokens * k_)
-        throw Error(ErrorCode::out_of_memory, "expert offload: the cache is smaller than one step's experts");
+    // offload sends nothing to the CPU: with at least n_expert slots a miss always finds a victim not used by its own
+    // call (a call uses at most n_expert slots, hits and fetches together).
 
     register_host_store();
     for (int b = 0; b < 3; ++b) {
@@ -297,7 +297,10 @@ void ExpertOffload::register_host_store() {
 }
 
 void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x,
-                           float* h, float* y) {
+                           float* h, float* y, const std::function<void(const char*)>& mark) {
+    auto phase = [&](const char* name) {
+        if (mark) mark(name);
+    };
     const int P = T * k_;
     const bool is_static = o_.backend == OffloadBackend::static_layers;
     const int base = is_static ? static_base_[std::size_t(il)] : 0;
@@ -327,6 +330,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     pp.cpu_count = handshake ? bridge_->cpu_count_dev(il) : cpu_count_scratch_;
     check(kc::expert_cache_plan(pp, stream_), "expert cache plan");
     if (handshake) bridge_->submit(il, stream_);
+    phase("experts: stage + plan");
     if (!cpu_layer) {
         if (!is_static) {
             kc::ExpertCopyParams cp;
@@ -338,6 +342,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
             cp.fetch_count = fetch_count_;
             cp.max_fetch = P;
             check(kc::expert_copy(cp, stream_), "expert fetch");
+            phase("experts: PCIe fetch");
         }
         kc::ExpertMatrix m[3];
         for (int b = 0; b < 3; ++b) {
@@ -366,9 +371,11 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         dn.ldy = n_embd_;
         check(kc::expert_gemv(dn, stream_), "expert down");
         check(kc::moe_combine(y, nullptr, weights, T, k_, n_embd_, x, true, stream_), "moe combine");
+        phase("experts: GPU compute");
     }
     if (handshake) {
         bridge_->wait(il, stream_);
+        phase("experts: wait for the CPU");
         check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
     }
 }

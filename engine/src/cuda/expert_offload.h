@@ -16,6 +16,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -66,8 +67,9 @@ public:
     // Decode (capturable): the routed experts of layer il for T ≤ max_tokens tokens; xn [T, n_embd] is the FFN
     // input, ids / weights [T, k] the router's choice. Adds Σ weight · expert(x) into x [T, n_embd]. h and y are
     // scratch of [T·k, n_ff] and [T·k, n_embd] floats.
+    // mark(phase), when given, is called at the end of each phase (the runner's profiler records an event there).
     void decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x, float* h,
-                float* y);
+                float* y, const std::function<void(const char*)>& mark = {});
     // Prefill: make layer il's experts readable on the GPU and return their matrices (expert e at slot e of the
     // returned bases) — or an empty optional when this layer's experts run on the CPU (static backend's CPU layers).
     // done_with(il) after the layer's expert products are enqueued.

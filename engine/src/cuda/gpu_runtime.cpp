@@ -191,4 +191,25 @@ void Linear::run(const DeviceMatrix& w, const float* x, std::int64_t m, std::int
     }
 }
 
+const void* Linear::dense_weights(const DeviceMatrix& w) {
+    if (std::size_t(w.rows) * std::size_t(w.cols) > w_scratch_elems_)
+        throw Error(ErrorCode::internal, fmt::format("dense_weights: {}×{} exceeds the weight scratch", w.rows, w.cols));
+    check(kc::dequantize_rows(w.type, w.data, w.row_bytes, w.rows, w.cols, dense_type(), w_scratch_.get(), stream_),
+          "dequantize weights");
+    ++launches_;
+    return w_scratch_.get();
+}
+
+void Linear::gemm_dense(DType type, const void* w, std::int64_t rows, std::int64_t cols, const void* x, std::int64_t ldx,
+                        std::int64_t m, float* y, std::int64_t ldy, bool accumulate) {
+    if (m <= 0 || rows <= 0) return;
+    if (type != DType::BF16 && type != DType::F32) throw Error(ErrorCode::internal, "gemm_dense: BF16 or F32 operands only");
+    const float alpha = 1.f, beta = accumulate ? 1.f : 0.f;
+    const cudaDataType t = type == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    check(cublasGemmEx(blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(rows), int(m), int(cols), &alpha, w, t, int(cols), x, t, int(ldx),
+                       &beta, y, CUDA_R_32F, int(ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+    ++launches_;
+}
+
 }  // namespace ft::gpu

@@ -90,6 +90,16 @@ public:
     Linear& operator=(const Linear&) = delete;
     void run(const DeviceMatrix& w, const float* x, std::int64_t m, std::int64_t ldx, float* y, std::int64_t ldy,
              bool accumulate);
+    // y[m, rows] (+)= x[m, cols] · Wᵀ on operands already dense in `type` (BF16 or F32): W [rows, cols] row-major,
+    // x with row stride ldx. One cuBLAS call.
+    void gemm_dense(kernels::DType type, const void* w, std::int64_t rows, std::int64_t cols, const void* x, std::int64_t ldx,
+                    std::int64_t m, float* y, std::int64_t ldy, bool accumulate);
+    // W dequantized into the weight scratch in the GEMM type (BF16 or F32, by precision); valid until the next call.
+    // Throws when W does not fit the scratch.
+    const void* dense_weights(const DeviceMatrix& w);
+    kernels::DType dense_type() const {
+        return precision_ == model::GemmPrecision::bf16 ? kernels::DType::BF16 : kernels::DType::F32;
+    }
     std::uint64_t launches() const { return launches_; }
     model::GemmPrecision precision() const { return precision_; }
 

@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/attention.cuh"
+#include "cuda/dequant.cuh"
 #include "cuda/expert_offload.h"
 #include "cuda/gemv.cuh"
 #include "cuda/gpu_runtime.h"
@@ -51,6 +52,7 @@ struct ExpertSet {
 
 struct Layer {
     DeviceMatrix q, k, v, o, router, ffn_gate, ffn_up, ffn_down;
+    DeviceMatrix qkv;  // q, k and v stacked (one GEMV) when they share a type; else empty and q/k/v run separately
     const float* attn_norm = nullptr;
     const float* ffn_norm = nullptr;
     const float* q_norm = nullptr;
@@ -115,6 +117,7 @@ public:
         if (stream_) cudaStreamSynchronize(stream_);
         for (auto& [b, g] : graphs_) cudaGraphExecDestroy(g);
         for (cudaEvent_t e : events_) cudaEventDestroy(e);
+        if (blocking_) cudaEventDestroy(blocking_);
         if (pinned_meta_) cudaFreeHost(pinned_meta_);
         if (pinned_logits_) cudaFreeHost(pinned_logits_);
         linear_.reset();
@@ -170,6 +173,8 @@ public:
             oo.max_tokens = int(kGroupedMaxTokens);
             oo.slots = opt_.expert_slots;
             offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
+            if (oo.backend != gpu::OffloadBackend::offload)
+                check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
         }
         spdlog::info("GPU memory on {}: {} (peak {:.2f} GiB of a {:.2f} GiB budget)", gpu_name_, vram_->summary(),
                      double(vram_->peak()) / double(1ull << 30), double(vram_->budget()) / double(1ull << 30));
@@ -183,6 +188,16 @@ public:
     std::vector<std::pair<std::string, double>> counters() const override {
         std::vector<std::pair<std::string, double>> c = base_counters();
         if (offload_) {
+            // Per layer (the dashboards' per-layer hit rates), then totals.
+            const auto layers = offload_->layer_stats();
+            for (std::size_t il = 0; il < layers.size(); ++il) {
+                if (layers[il].calls == 0) continue;
+                const std::string n = "layer" + std::to_string(il) + "_";
+                c.insert(c.end(), {{n + "hits", double(layers[il].hits)},
+                                   {n + "misses", double(layers[il].misses)},
+                                   {n + "fetched", double(layers[il].fetched)},
+                                   {n + "cpu", double(layers[il].cpu)}});
+            }
             OffloadTotals t = offload_totals();
             c.insert(c.end(), {{"expert_slots", double(offload_->n_slots())},
                                {"expert_slot_bytes", double(offload_->slot_bytes())},
@@ -230,7 +245,7 @@ public:
                 const std::size_t half = std::size_t(d_.n_layer) * std::size_t(opt_.max_sequences) * std::size_t(route_.k);
                 check(cudaMemcpyAsync(host_routing_.data(), d_routing_.get() + half, n * 4, cudaMemcpyDeviceToHost, stream_),
                       "read routing");
-                check(cudaStreamSynchronize(stream_), "read routing");
+                sync("read routing");
                 opt_.record_routing->record(int(T), std::span<const std::int32_t>(host_routing_.data(), n));
             }
         } else {
@@ -245,7 +260,7 @@ public:
             }
             last_eager_launches_ = launches_ + linear_->launches() - l0;
         }
-        check(cudaStreamSynchronize(stream_), "GPU forward");
+        sync("GPU forward");
         if (offload_) offload_->check_health();
         kv_ = nullptr;
     }
@@ -440,9 +455,29 @@ private:
             L.ffn_norm = vector(w_.layer(il, "ffn_norm.weight"), name("ffn_norm.weight"));
             if (const TensorView* t = w_.find_layer(il, "attn_q_norm.weight")) L.q_norm = vector(*t, name("attn_q_norm.weight"));
             if (const TensorView* t = w_.find_layer(il, "attn_k_norm.weight")) L.k_norm = vector(*t, name("attn_k_norm.weight"));
-            L.q = matrix(w_.layer(il, "attn_q.weight"), name("attn_q.weight"));
-            L.k = matrix(w_.layer(il, "attn_k.weight"), name("attn_k.weight"));
-            L.v = matrix(w_.layer(il, "attn_v.weight"), name("attn_v.weight"));
+            {
+                const TensorView& tq = w_.layer(il, "attn_q.weight");
+                const TensorView& tk = w_.layer(il, "attn_k.weight");
+                const TensorView& tv = w_.layer(il, "attn_v.weight");
+                if (tq.type == tk.type && tk.type == tv.type && tq.cols == tk.cols && tk.cols == tv.cols &&
+                    kc::gemv_supported(tq.type)) {
+                    // One matrix of q, k, v rows: a single GEMV / GEMM writes the packed [q | k | v] row per token.
+                    auto p = vram_->alloc(tq.bytes() + tk.bytes() + tv.bytes(), VramUse::weights, name("attn_qkv"));
+                    keep_.push_back(p);
+                    auto* d = static_cast<std::uint8_t*>(p.get());
+                    uploader_->copy(d, tq.data, tq.bytes());
+                    uploader_->copy(d + tq.bytes(), tk.data, tk.bytes());
+                    uploader_->copy(d + tq.bytes() + tk.bytes(), tv.data, tv.bytes());
+                    L.qkv = {tq.type, d, tq.row_bytes, tq.rows + tk.rows + tv.rows, tq.cols};
+                    L.q = {tq.type, d, tq.row_bytes, tq.rows, tq.cols};
+                    L.k = {tk.type, d + tq.bytes(), tk.row_bytes, tk.rows, tk.cols};
+                    L.v = {tv.type, d + tq.bytes() + tk.bytes(), tv.row_bytes, tv.rows, tv.cols};
+                } else {
+                    L.q = matrix(tq, name("attn_q.weight"));
+                    L.k = matrix(tk, name("attn_k.weight"));
+                    L.v = matrix(tv, name("attn_v.weight"));
+                }
+            }
             L.o = matrix(w_.layer(il, "attn_output.weight"), name("attn_output.weight"));
             decode_weight_bytes_ += L.q.row_bytes * std::size_t(L.q.rows) + L.k.row_bytes * std::size_t(L.k.rows) +
                                     L.v.row_bytes * std::size_t(L.v.rows) + L.o.row_bytes * std::size_t(L.o.rows);
@@ -509,9 +544,7 @@ private:
         };
         x_ = f32(T * E, "activations");
         xn_ = f32(T * E, "activations");
-        q_ = f32(T * qd, "attention scratch");
-        k_ = f32(T * kd, "attention scratch");
-        v_ = f32(T * vd, "attention scratch");
+        qkv_ = f32(T * (qd + kd + vd), "attention scratch");
         att_ = f32(T * ad, "attention scratch");
         router_logits_ = f32(T * NE, "router scratch");
         route_w_ = f32(T * K, "router scratch");
@@ -533,6 +566,19 @@ private:
             host_routing_.resize(n);
         }
         const std::int64_t max_k = std::max({E, qd, ad, F});
+        if (max_t_ > kGroupedMaxTokens) {
+            // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
+            // budget has room beside the KV cache — one layer's experts dequantized at once.
+            const std::size_t el = opt_.gemm == GemmPrecision::bf16 ? 2 : 4;
+            const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * el;
+            if (opt_.gemm == GemmPrecision::bf16) dense_rows_ = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
+            else dense_rows_ = xs_;  // f32: the gathered rows are used as they are
+            const std::size_t dense = std::size_t(NE) * std::size_t(d_.moe.n_ff_exp) * std::size_t(E) * 3 * el;
+            const std::uint64_t keep_free = 2ull << 30;  // room for the KV cache
+            if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 &&
+                vram_->used() + dense + keep_free < vram_->budget())
+                dense_experts_ = vram_->alloc(dense, VramUse::scratch, "dense expert scratch");
+        }
         linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, max_k);
         check(cudaMallocHost(reinterpret_cast<void**>(&pinned_logits_),
                              std::size_t(logit_tile_) * std::size_t(n_vocab_) * sizeof(float)),
@@ -552,6 +598,17 @@ private:
         cudaEvent_t ev = events_[marks_.size()];
         check(cudaEventRecordWithFlags(ev, stream_, cudaEventRecordExternal), "record a timing event");
         marks_.emplace_back(phase, ev);
+    }
+
+    // Waits for the stream. With CPU expert workers running beside the GPU the waiting thread must not spin on a core
+    // they need: it blocks on an event (cudaEventBlockingSync) instead.
+    void sync(const char* what) {
+        if (!blocking_) {
+            check(cudaStreamSynchronize(stream_), what);
+            return;
+        }
+        check(cudaEventRecord(blocking_, stream_), what);
+        check(cudaEventSynchronize(blocking_), what);
     }
 
     void launched(cudaError_t e, const char* what) {
@@ -586,21 +643,27 @@ private:
         for (int il = 0; il < int(d_.n_layer); ++il) {
             const Layer& L = layers_[std::size_t(il)];
             launched(kc::rms_norm_f32(x_.get(), L.attn_norm, xn_.get(), T, E, eps_, stream_), "attn norm");
-            linear(L.q, xn_.get(), T, q_.get());
-            linear(L.k, xn_.get(), T, k_.get());
-            linear(L.v, xn_.get(), T, v_.get());
-            if (L.q_norm) launched(kc::rms_norm_f32(q_.get(), L.q_norm, q_.get(), T * n_head_, head_dim_, eps_, stream_), "q norm");
-            if (L.k_norm)
-                launched(kc::rms_norm_f32(k_.get(), L.k_norm, k_.get(), T * n_head_kv_, head_dim_, eps_, stream_), "k norm");
-            launched(kc::rope_f32(rope_, q_.get(), T, n_head_, qd, d_pos, stream_), "rope q");
-            launched(kc::rope_f32(rope_, k_.get(), T, n_head_kv_, kd, d_pos, stream_), "rope k");
+            // q, k, v packed per token in qkv_ [T, qd + kd + vd].
+            const std::int64_t ld = qd + kd + vd;
+            float* q = qkv_.get();
+            float* k = q + qd;
+            float* v = k + kd;
+            if (L.qkv.data) {
+                linear_->run(L.qkv, xn_.get(), T, E, q, ld, false);
+            } else {
+                linear_->run(L.q, xn_.get(), T, E, q, ld, false);
+                linear_->run(L.k, xn_.get(), T, E, k, ld, false);
+                linear_->run(L.v, xn_.get(), T, E, v, ld, false);
+            }
+            launched(kc::qk_norm_rope(rope_, q, ld, n_head_, k, ld, n_head_kv_, L.q_norm, L.k_norm, eps_, T, d_pos, stream_),
+                     "q/k norm + rope");
             float* kc_ = kv_->k(il);
             float* vc_ = kv_->v(il);
-            launched(kc::kv_write(kw, k_.get(), kd, v_.get(), vd, d_pos, d_row, T, kc_, vc_, stream_), "kv write");
+            launched(kc::kv_write(kw, k, ld, v, ld, d_pos, d_row, T, kc_, vc_, stream_), "kv write");
             const kc::DevicePagedKv view{kc_, vc_, d_pages_.get(), pages_stride_};
             if (decode) {
                 mark("q/k/v + norms + rope + kv write");
-                launched(kc::attention_decode(ap, q_.get(), qd, T, d_pos, d_row, opt_.n_ctx, view, att_.get(), attn_ws_.get(),
+                launched(kc::attention_decode(ap, q, ld, T, d_pos, d_row, opt_.n_ctx, view, att_.get(), attn_ws_.get(),
                                               stream_),
                          "decode attention");
             } else {
@@ -608,7 +671,9 @@ private:
                     std::int64_t s1 = s0 + 1;
                     while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
                     const int row = pinned_meta_[2 * max_t_ + s0];
-                    launched(kc::attention_prefill(ap, q_.get() + s0 * qd, qd, s1 - s0, batch[std::size_t(s0)].pos, row, view,
+                    // Exact mode: f32 attention; else tensor cores (f16 operands, f32 softmax and sums).
+                    const auto attend = opt_.gemm == GemmPrecision::f32 ? kc::attention_prefill_exact : kc::attention_prefill;
+                    launched(attend(ap, q + s0 * ld, ld, s1 - s0, batch[std::size_t(s0)].pos, row, view,
                                                    att_.get() + s0 * std::int64_t(n_head_) * v_head_dim_, stream_),
                              "prefill attention");
                     s0 = s1;
@@ -652,8 +717,10 @@ private:
         mark("ffn norm + router");
         const float limit = float(d_.swiglu_limit);
         if (offload_ && (decode || T <= kGroupedMaxTokens)) {
-            offload_->decode(L.index, int(T), xn_.get(), route_ids_.get(), route_w_.get(), x_.get(), g_.get(), ys_.get());
-            mark("experts (offload)");
+            offload_->decode(L.index, int(T), xn_.get(), route_ids_.get(), route_w_.get(), x_.get(), g_.get(), ys_.get(),
+                             profiling_ ? std::function<void(const char*)>([this](const char* p) { mark(p); })
+                                        : std::function<void(const char*)>());
+            mark("experts: add CPU result");
             return;
         }
         if (decode || T <= kGroupedMaxTokens) {
@@ -698,28 +765,62 @@ private:
                               cudaMemcpyDeviceToHost, stream_),
               "read expert offsets");
         launched(kc::gather_rows(xn_.get(), E, order_.get(), int(K), P, xs_.get(), stream_), "gather rows");
-        check(cudaStreamSynchronize(stream_), "moe group");
+        sync("moe group");
         if (host_offsets_[std::size_t(NE)] != P)
             throw Error(ErrorCode::internal, fmt::format("MoE grouping counted {} of {} pairs", host_offsets_[std::size_t(NE)], P));
-        const std::int64_t F = ex.gate.rows;
+        moe_prefill_dense(ex, T, P);
+        if (offload_) offload_->done_with(L.index);
+    }
+
+    // Prefill MoE with every expert of the layer dequantized to BF16 once (3 launches), the gathered rows converted
+    // once, then one cuBLAS product per expert and matrix: ~3 launches per expert instead of ~9.
+    void moe_prefill_dense(const ExpertSet& ex, std::int64_t T, std::int64_t P) {
+        const std::int64_t E = n_embd_, K = route_.k, F = ex.gate.rows;
+        const int NE = route_.n_expert;
+        const kernels::DType dt = linear_->dense_type();
+        const std::size_t el = dt == kernels::DType::BF16 ? 2 : 4;
+        // Whole-layer dequantization when the scratch exists and the experts are packed back to back.
+        const bool whole = dense_experts_ && ex.gate.slot_stride == std::size_t(F) * ex.gate.row_bytes &&
+                           ex.up.slot_stride == std::size_t(F) * ex.up.row_bytes &&
+                           ex.down.slot_stride == std::size_t(E) * ex.down.row_bytes;
+        auto* wg = static_cast<std::uint8_t*>(dense_experts_.get());
+        auto* wu = wg + std::size_t(NE) * std::size_t(F * E) * el;
+        auto* wd = wu + std::size_t(NE) * std::size_t(F * E) * el;
+        if (whole) {
+            launched(kc::dequantize_rows(ex.gate.type, ex.gate.base, ex.gate.row_bytes, NE * F, E, dt, wg, stream_), "dequantize experts");
+            launched(kc::dequantize_rows(ex.up.type, ex.up.base, ex.up.row_bytes, NE * F, E, dt, wu, stream_), "dequantize experts");
+            launched(kc::dequantize_rows(ex.down.type, ex.down.base, ex.down.row_bytes, NE * E, F, dt, wd, stream_), "dequantize experts");
+        }
+        auto expert = [](const kc::ExpertMatrix& m, int e) {
+            return DeviceMatrix{m.type, static_cast<const std::uint8_t*>(m.base) + std::size_t(e) * m.slot_stride, m.row_bytes, m.rows, m.k};
+        };
+        const void* xb = xs_.get();
+        if (dt == kernels::DType::BF16) {
+            launched(kc::convert_f32(xs_.get(), P * E, dt, dense_rows_.get(), stream_), "convert rows");
+            xb = dense_rows_.get();
+        }
         for (int e = 0; e < NE; ++e) {
             const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
             if (n == 0) continue;
-            auto mat = [e](const kc::ExpertMatrix& m) {
-                DeviceMatrix d;
-                d.type = m.type;
-                d.data = static_cast<const std::uint8_t*>(m.base) + std::size_t(e) * m.slot_stride;
-                d.row_bytes = m.row_bytes;
-                d.rows = m.rows;
-                d.cols = m.k;
-                return d;
-            };
-            linear(mat(ex.gate), xs_.get() + r0 * E, n, g_.get() + r0 * F);
-            linear(mat(ex.up), xs_.get() + r0 * E, n, u_.get() + r0 * F);
-            launched(kc::swiglu_f32(g_.get() + r0 * F, u_.get() + r0 * F, g_.get() + r0 * F, n * F, limit, stream_), "swiglu");
-            linear(mat(ex.down), g_.get() + r0 * F, n, ys_.get() + r0 * E);
+            const auto* x0 = static_cast<const std::uint8_t*>(xb) + std::size_t(r0 * E) * el;
+            const void* g = whole ? wg + std::size_t(e) * std::size_t(F * E) * el : linear_->dense_weights(expert(ex.gate, e));
+            linear_->gemm_dense(dt, g, F, E, x0, E, n, g_.get() + r0 * F, F, false);
+            const void* u = whole ? wu + std::size_t(e) * std::size_t(F * E) * el : linear_->dense_weights(expert(ex.up, e));
+            linear_->gemm_dense(dt, u, F, E, x0, E, n, u_.get() + r0 * F, F, false);
         }
-        if (offload_) offload_->done_with(L.index);
+        launched(kc::swiglu_f32(g_.get(), u_.get(), g_.get(), P * F, float(d_.swiglu_limit), stream_), "swiglu");
+        const void* hb = g_.get();
+        if (dt == kernels::DType::BF16) {
+            launched(kc::convert_f32(g_.get(), P * F, dt, dense_rows_.get(), stream_), "convert rows");
+            hb = dense_rows_.get();
+        }
+        for (int e = 0; e < NE; ++e) {
+            const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
+            if (n == 0) continue;
+            const auto* h0 = static_cast<const std::uint8_t*>(hb) + std::size_t(r0 * F) * el;
+            const void* d = whole ? wd + std::size_t(e) * std::size_t(E * F) * el : linear_->dense_weights(expert(ex.down, e));
+            linear_->gemm_dense(dt, d, E, F, h0, F, n, ys_.get() + r0 * E, E, false);
+        }
         launched(kc::moe_combine(ys_.get(), where_.get(), route_w_.get(), T, int(K), E, x_.get(), true, stream_), "moe combine");
     }
 
@@ -741,7 +842,7 @@ private:
         check(cudaMemcpyAsync(pinned_logits_, logits_.get() + r0 * std::int64_t(n_vocab_), bytes, cudaMemcpyDeviceToHost,
                               stream_),
               "read logits");
-        check(cudaStreamSynchronize(stream_), "read logits");
+        sync("read logits");
         std::memcpy(out, pinned_logits_, bytes);
     }
 
@@ -797,9 +898,9 @@ private:
 
     std::int64_t max_t_ = 0, logit_tile_ = 0;
     int page_size_ = 16, pages_stride_ = 0;
-    std::shared_ptr<float> x_, xn_, q_, k_, v_, att_, router_logits_, route_w_, xs_, ys_, g_, u_, logits_;
+    std::shared_ptr<float> x_, xn_, qkv_, att_, router_logits_, route_w_, xs_, ys_, g_, u_, logits_;
     std::shared_ptr<std::int32_t> route_ids_, order_, where_, offsets_, d_meta_, d_pages_;
-    std::shared_ptr<void> attn_ws_;
+    std::shared_ptr<void> attn_ws_, dense_experts_, dense_rows_;
     std::shared_ptr<std::int32_t> d_routing_;  // [2][n_layer][max_sequences·k]: override, then recorded
     std::vector<std::int32_t> host_routing_;
     std::int32_t* pinned_meta_ = nullptr;
@@ -813,6 +914,7 @@ private:
     std::unique_ptr<gpu::ExpertOffload> offload_;
     std::map<std::int64_t, cudaGraphExec_t> graphs_;
     bool profiling_ = false;
+    cudaEvent_t blocking_ = nullptr;  // set when CPU expert workers share the cores (see sync())
     std::vector<cudaEvent_t> events_;
     std::vector<std::pair<std::string, cudaEvent_t>> marks_;
     std::int64_t n_logit_rows_ = 0;

@@ -89,6 +89,7 @@ struct Engine::Impl {
     EngineStats stats_;
     std::optional<ModelInfo> info_;
     double decode_rate = 0;  // EWMA tokens/s
+    Clock::time_point backend_published{};
 
     void post(std::function<void()> fn) {
         {
@@ -167,7 +168,7 @@ struct Engine::Impl {
                     go.max_sequences = o.max_sequences;
                     go.max_batch_tokens = o.prefill_chunk + o.max_sequences;
                     go.vram_budget = o.vram_budget;
-                    go.gemm = o.gpu_f32_gemm ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+                    go.gemm = o.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
                     go.graphs = o.gpu_graphs;
                     if (!model::parse_moe_backend(o.moe_backend, go.moe))
                         throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.moe_backend + "'",
@@ -277,7 +278,7 @@ struct Engine::Impl {
             if (ev.ttft_ms > 0) stats_.last_ttft_ms = ev.ttft_ms;
             if (ev.prefill_tok_s > 0) stats_.prefill_tok_s = ev.prefill_tok_s;
         }
-        publish();
+        publish(true);  // a caller reading stats() after on_finish sees this request's work
         if (s.req.on_finish) s.req.on_finish(ev);
     }
 
@@ -445,7 +446,8 @@ struct Engine::Impl {
         }
     }
 
-    void publish() {
+    // force_backend: refresh the backend counters now (else at most every 100 ms while requests run).
+    void publish(bool force_backend = false) {
         std::lock_guard lock(mutex);
         stats_.loaded = model != nullptr;
         stats_.model = model ? model->info.name : std::string();
@@ -461,7 +463,11 @@ struct Engine::Impl {
                 stats_.expert_calls_total = model->moe->stats().expert_calls;
                 stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
             }
-            stats_.backend = model->runner->counters();
+            // The backend's counters cost a device read: refreshed at most 10 times a second (what the UI polls).
+            if (force_backend || running.empty() || stats_.backend.empty() || ms_since(backend_published) > 100) {
+                stats_.backend = model->runner->counters();
+                backend_published = Clock::now();
+            }
         } else {
             stats_.backend.clear();
             stats_.kv_pages_used = stats_.kv_pages_total = 0;
@@ -569,6 +575,7 @@ std::vector<float> Engine::evaluate_logits(std::span<const std::int32_t> tokens)
                 throw;
             }
             m->kv->release(seq);
+            impl_->publish(true);
             result.set_value(std::move(out));
         } catch (...) {
             result.set_exception(std::current_exception());
