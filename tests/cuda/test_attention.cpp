@@ -220,6 +220,7 @@ private slots:
         QFETCH(bool, sinks);
         QFETCH(int, path);
         QFETCH(int, ldq_pad);
+        if (ft::test::sanitizer_run() && pos0 + n_tokens > 400) QSKIP("large case: skipped under the sanitizer");
         const std::int64_t n = n_tokens, width = std::int64_t(n_head) * dk, ldq = width + ldq_pad;
         const int len = pos0 + n_tokens;
         // Two sequences; the one under test is row 1 (row 0 is another sequence's pages).
@@ -310,6 +311,7 @@ private slots:
         QFETCH(int, window);
         QFETCH(bool, sinks);
         const std::int64_t n = lens.size(), width = std::int64_t(n_head) * dk, ldq = width + 4;
+        if (ft::test::sanitizer_run() && max_ctx > 4096) QSKIP("large case: skipped under the sanitizer");
         // n + 1 page-table rows (one unused), token t reads row seq[t] = (t + 1) % (n + 1).
         std::vector<int> row_lens(std::size_t(n + 1), 7);
         std::vector<std::int32_t> seq(static_cast<std::size_t>(n)), pos(static_cast<std::size_t>(n));

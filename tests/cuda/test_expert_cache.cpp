@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ft_test.h"
+#include "kernel_check.h"
 #include "ref/expert_cache.h"
 
 #ifdef FT_HAVE_CUDA
@@ -203,6 +204,8 @@ private slots:
         QFETCH(int, steps);
         QFETCH(bool, advance_clock);
         QFETCH(bool, mapped_cpu_list);
+        if (ft::test::sanitizer_run() && (std::int64_t(n_layer) * steps > 2000 || n_slots > 4000))
+            QSKIP("long trace or large pool: skipped under the sanitizer");
         const int n_pairs = tokens * top_k;
         const int stride = n_pairs + kGuard;  // per-layer output row: n_pairs entries, then guards
 

@@ -105,7 +105,11 @@ public:
             const double kv_bytes = double(o.n_ctx) * o.max_sequences * d_.n_layer * n_head_kv_ * (head_dim_ + v_head_dim_) * 4.0;
             const double scratch = double(max_t_) * d_.n_embd * 4.0 * (6 + 4 * route_.k);
             const double need = double(w.expert_bytes() + w.other_bytes()) + kv_bytes + scratch;
-            backend_ = need * 1.1 < double(budget) ? MoeBackend::resident : MoeBackend::hybrid;
+            // Not resident: hybrid pays only where the CPU's expert bandwidth clearly beats PCIe's (measured by
+            // `ft bench bw`: fraction B_P/(B_P+B_C) < 0.4, i.e. B_C > 1.5 B_P, as on laptops with PCIe 4 ×8); else the
+            // misses it leaves uncached cost more than the CPU saves (docs/benchmarks.md) and offload is faster.
+            const bool cpu_pays = o.hybrid_fraction >= 0 && o.hybrid_fraction < 0.4;
+            backend_ = need * 1.1 < double(budget) ? MoeBackend::resident : cpu_pays ? MoeBackend::hybrid : MoeBackend::offload;
             spdlog::info("MoE backend auto: {} (model + KV + scratch ≈ {:.2f} GiB, budget {:.2f} GiB)", moe_backend_name(backend_),
                          need / double(1ull << 30), double(budget) / double(1ull << 30));
         }
@@ -285,7 +289,10 @@ public:
             }
             check(cudaStreamEndCapture(stream_, &graph), "end graph capture");
             check(cudaGraphInstantiate(&exec, graph, 0), "instantiate the profiling graph");
-            for (int i = 0; i < 2; ++i) check(cudaGraphLaunch(exec, stream_), "profiling graph");  // warm, then timed
+            // One timed replay (a second would see the first one's cache fills as hits); uploaded first so the
+            // launch does not include setting the graph up on the device.
+            check(cudaGraphUpload(exec, stream_), "upload the profiling graph");
+            check(cudaGraphLaunch(exec, stream_), "profiling graph");
             check(cudaStreamSynchronize(stream_), "profiling graph");
             std::map<std::string, double> ms;
             std::vector<std::string> order;
