@@ -37,8 +37,9 @@ private slots:
         QVERIFY(r.err.contains("decode") && r.err.contains("tok/s"));
     }
 
-    // --device cuda: the golden greedy continuation on a machine with a GPU; elsewhere a clear error that says to
-    // use the CPU (no GPU, or a build without CUDA).
+    // --device cuda: the golden greedy continuation on a machine with a GPU (exact prefill: the fixture's near-tied
+    // routers; see test_golden_qwen3_moe.cpp); elsewhere a clear error that says to use the CPU (no GPU, or a build
+    // without CUDA).
     void runOnCudaOrClearError() {
         QFile f(kModel + "/golden.json");
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -46,8 +47,8 @@ private slots:
         QStringList prompt, want;
         for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
         for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
-        const auto r = run_ft({"run", "--model", kModel, "--device", "cuda", "--ids", prompt.join(','), "--max-tokens",
-                               "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
+        const auto r = run_ft({"run", "--model", kModel, "--device", "cuda", "--exact-prefill", "--ids", prompt.join(','),
+                               "--max-tokens", "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
         if (ft::gpu_devices().empty()) {
             QCOMPARE(r.code, 1);
             QVERIFY2(r.err.contains("error:") && r.err.contains("--device cpu"), qPrintable(r.err));
@@ -60,7 +61,7 @@ private slots:
     void runLogitsOutWritesEveryPosition() {
         QTemporaryDir tmp;
         const QString out = tmp.path() + "/l.bin";
-        const auto r = run_ft({"run", "--model", kModel, "--ids", "785,3974,293", "--logits-out", out});
+        const auto r = run_ft({"run", "--model", kModel, "--device", "cpu", "--ids", "785,3974,293", "--logits-out", out});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(QFileInfo(out).size(), qint64(3) * 4160 * 4);
         // Position 0 of golden sequence 0 starts with token 785: its logits are the first row of logits.bin.
