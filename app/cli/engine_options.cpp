@@ -24,6 +24,8 @@ std::vector<OptionSpec> load_option_specs() {
          "from `ft bench bw`, else 0.5"},
         {"max-fetch", "N", "hybrid: at most N expert fetches per layer and step", "no cap"},
         {"expert-slots", "N", "expert cache slots in VRAM (offload/cpu/hybrid)", "what --vram-budget leaves"},
+        {"hybrid-admit", "N", "hybrid: also fetch up to N of each layer's CPU-computed experts into the cache in the background",
+         "0"},
         {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},
     };
 }
@@ -72,6 +74,8 @@ LoadOptions load_options_from(const Args& args) {
         throw Error(ErrorCode::invalid_argument, "--hybrid-fraction must be in [0, 1]");
     o.max_fetch = int(args.get_int("max-fetch", -1));
     o.expert_slots = int(args.get_int("expert-slots", 0));
+    o.hybrid_admit = int(args.get_int("hybrid-admit", 0));
+    if (o.hybrid_admit < 0 || o.hybrid_admit > 256) throw Error(ErrorCode::invalid_argument, "--hybrid-admit must be in [0, 256]");
     if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
     if (const auto f = args.get("record-routing")) o.record_routing = *f;
     return o;

@@ -67,7 +67,7 @@ __device__ __forceinline__ void scan_victims(const std::uint32_t* usage, int n_s
     int count = 0;
     for (int slot = threadIdx.x; slot < n_slots; slot += kThreads) {
         const std::uint32_t u = usage[slot];
-        if (u == now) continue;
+        if (u == now || u == kExpertSlotPinned) continue;  // used by this call, or being filled in the background
         const unsigned long long key = ((unsigned long long)u << 32) | (unsigned)slot;
         if (key < lo) continue;
         ++count;

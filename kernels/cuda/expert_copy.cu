@@ -49,6 +49,73 @@ __global__ void stage_kernel(StageParams p) {
     __threadfence_system();
 }
 
+constexpr int kAdmitThreads = 256;
+
+__global__ void admit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, int layer, const std::int32_t* cpu_ids,
+                             const std::int32_t* cpu_count, int max_admit, ExpertFetch* out, std::int32_t* out_count) {
+    __shared__ unsigned long long s_min[kAdmitThreads / 32];
+    __shared__ unsigned long long s_best;
+    const std::uint32_t now = ctl->now;
+    const int n = min(*static_cast<const volatile std::int32_t*>(cpu_count), max_admit);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int made = 0;
+    for (int i = 0; i < n; ++i) {
+        const int e = static_cast<const volatile std::int32_t*>(cpu_ids)[i];
+        if (e < 0 || e >= s.n_expert) break;
+        const int flat = layer * s.n_expert + e;
+        if (s.residency[flat] >= 0) continue;
+        unsigned long long best = ~0ull;
+        for (int slot = threadIdx.x; slot < s.n_slots; slot += blockDim.x) {
+            const std::uint32_t u = s.usage[slot];
+            if (u == now || u == kExpertSlotPinned) continue;
+            const unsigned long long key = ((unsigned long long)u << 32) | unsigned(slot);
+            best = key < best ? key : best;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            const unsigned long long o = __shfl_xor_sync(0xffffffffu, best, off);
+            best = o < best ? o : best;
+        }
+        if (lane == 0) s_min[warp] = best;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned long long b = ~0ull;
+            for (int w = 0; w < int(blockDim.x >> 5); ++w) b = s_min[w] < b ? s_min[w] : b;
+            s_best = b;
+            if (b != ~0ull) {
+                const int victim = int(b & 0xffffffffu);
+                const std::int32_t old = s.slot_owner[victim];
+                if (old >= 0) s.residency[old] = -1;
+                s.slot_owner[victim] = -1;
+                s.usage[victim] = kExpertSlotPinned;
+                out[made] = ExpertFetch{flat, victim};
+            }
+        }
+        __syncthreads();  // the next search sees the pin
+        if (s_best == ~0ull) break;
+        ++made;
+    }
+    if (threadIdx.x == 0) *out_count = made;
+}
+
+__global__ void commit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, const ExpertFetch* lists,
+                              std::int32_t* counts, int n_lists, int max_admit, std::uint64_t* admitted) {
+    const std::uint32_t now = ctl->now;
+    for (int l = 0; l < n_lists; ++l) {
+        const int n = counts[l];
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            const ExpertFetch f = lists[l * max_admit + i];
+            s.residency[f.flat_id] = f.slot;
+            s.slot_owner[f.slot] = f.flat_id;
+            s.usage[f.slot] = now;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (admitted) *admitted += std::uint64_t(n);
+            counts[l] = 0;
+        }
+    }
+}
+
 __global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, std::uint32_t stamp) {
     const int E = s.n_expert;
     const int base = layer * E;
@@ -91,6 +158,25 @@ cudaError_t stage_to_host(const StageParams& p, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
+cudaError_t expert_cache_admit(const ExpertCacheState& s, const ExpertCacheControl* control, int layer,
+                               const std::int32_t* cpu_ids, const std::int32_t* cpu_count, int max_admit, ExpertFetch* out,
+                               std::int32_t* out_count, cudaStream_t stream) {
+    if (!s.residency || !s.slot_owner || !s.usage || !control || !cpu_ids || !cpu_count || !out || !out_count || layer < 0 ||
+        layer >= s.n_layer || max_admit < 0)
+        return cudaErrorInvalidValue;
+    admit_kernel<<<1, kAdmitThreads, 0, stream>>>(s, control, layer, cpu_ids, cpu_count, max_admit, out, out_count);
+    return cudaGetLastError();
+}
+
+cudaError_t expert_cache_commit(const ExpertCacheState& s, const ExpertCacheControl* control, const ExpertFetch* lists,
+                                std::int32_t* counts, int n_lists, int max_admit, std::uint64_t* admitted,
+                                cudaStream_t stream) {
+    if (!s.residency || !s.slot_owner || !s.usage || !control || !lists || !counts || n_lists < 0 || max_admit < 0)
+        return cudaErrorInvalidValue;
+    commit_kernel<<<1, 256, 0, stream>>>(s, control, lists, counts, n_lists, max_admit, admitted);
+    return cudaGetLastError();
+}
+
 cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, std::uint32_t stamp,
                                     cudaStream_t stream) {
     if (!s.residency || !s.slot_owner || !s.usage || layer < 0 || layer >= s.n_layer || first_slot < 0 ||
@@ -106,7 +192,8 @@ cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream) {
     for (int b = 0; b < p.n_banks; ++b)
         if (p.banks[b].stride < p.banks[b].bytes || !p.banks[b].src || !p.banks[b].dst) return cudaErrorInvalidValue;
     if (p.max_fetch == 0 || p.n_banks == 0) return cudaSuccess;
-    const dim3 grid(kBlocksPerCopy, unsigned(p.max_fetch), unsigned(p.n_banks));
+    const dim3 grid(unsigned(p.blocks_per_copy > 0 ? p.blocks_per_copy : kBlocksPerCopy), unsigned(p.max_fetch),
+                    unsigned(p.n_banks));
     expert_copy_kernel<<<grid, kThreads, 0, stream>>>(p);
     return cudaGetLastError();
 }

@@ -29,6 +29,7 @@ struct ExpertCopyParams {
     const ExpertFetch* fetch = nullptr;       // [max_fetch]
     const std::int32_t* fetch_count = nullptr;
     int max_fetch = 0;                        // grid size: entries that may be valid
+    int blocks_per_copy = 0;                  // CTAs per (entry, bank); 0: enough to fill PCIe alone
 };
 
 cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream);
@@ -47,6 +48,21 @@ struct StageParams {
     std::int32_t value = 0;
 };
 cudaError_t stage_to_host(const StageParams& p, cudaStream_t stream);
+
+// Background admission of the experts the CPU computed (hybrid): after a layer's planning call, for each of the
+// first min(*cpu_count, max_admit) experts of cpu_ids (layer-local ids, possibly in host-mapped memory) pick the
+// least recently used slot not used by this call (usage != control->now) and not pinned, take it from its owner
+// (residency → -1), pin it (owner -1, usage kExpertSlotPinned) and list {flat id, slot} in out[0 .. *out_count).
+// The caller copies the listed experts (expert_copy, on a side stream) and, once the copies are done and nothing else
+// reads the state, commits: expert_cache_commit binds them (residency, owner, usage = control->now) and zeroes the
+// counts. Until then no planning call can pick or hit a pinned slot. One block each.
+cudaError_t expert_cache_admit(const ExpertCacheState& s, const ExpertCacheControl* control, int layer,
+                               const std::int32_t* cpu_ids, const std::int32_t* cpu_count, int max_admit, ExpertFetch* out,
+                               std::int32_t* out_count, cudaStream_t stream);
+// lists: [n_lists][max_admit] entries with counts[n_lists].
+cudaError_t expert_cache_commit(const ExpertCacheState& s, const ExpertCacheControl* control, const ExpertFetch* lists,
+                                std::int32_t* counts, int n_lists, int max_admit, std::uint64_t* admitted,
+                                cudaStream_t stream);
 
 // Prefill streaming: binds slots [first_slot, first_slot + n_expert) to the experts of `layer` (slot first + e holds
 // expert e): their previous owners lose residency, any other slot still holding one of the layer's experts is

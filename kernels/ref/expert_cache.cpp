@@ -71,7 +71,9 @@ bool expert_cache_plan(const ExpertCachePlanParams& p) {
         for (; fetched < want; ++fetched) {
             int victim = -1;
             for (int slot = 0; slot < s.n_slots; ++slot)
-                if (s.usage[slot] != now && (victim < 0 || s.usage[slot] < s.usage[victim])) victim = slot;
+                if (s.usage[slot] != now && s.usage[slot] != kExpertSlotPinned &&
+                    (victim < 0 || s.usage[slot] < s.usage[victim]))
+                    victim = slot;
             if (victim < 0) break;  // every slot is in use this step: the rest go to the CPU
             const std::int32_t flat = base + misses[std::size_t(fetched)];
             if (s.slot_owner[victim] >= 0) s.residency[s.slot_owner[victim]] = -1;

@@ -20,7 +20,7 @@
 //      mode cpu (hits are still read from the cache).
 //   5. Misses are ordered by priority: larger recency first (the stamp before this call's update), ties to the lower
 //      expert id. The first F are fetched in that order; fetch i takes the victim slot with the smallest
-//      (usage, slot index) among slots with usage != now — a slot used by this step (this layer's hits and fetches,
+//      (usage, slot index) among slots with usage != now and != kExpertSlotPinned — a slot used by this step (this layer's hits and fetches,
 //      or, when several layers share one clock value, any earlier layer of the step) is never evicted. When no slot
 //      is left the remaining fetches go to the CPU (F' <= F fetched). A fetch clears the victim's old owner's
 //      residency, installs the expert (residency, slot_owner) and sets usage = now.
@@ -43,6 +43,8 @@ namespace ft::kernels {
 enum class ExpertCacheMode : std::int32_t { hybrid = 0, offload = 1, cpu = 2, resident = 3 };  // other values: hybrid
 
 constexpr int kExpertCacheMaxPairs = 256;   // tokens × top-k of one step
+// usage value of a slot that a background fetch is filling (cuda/expert_copy.cuh's admission): never a victim.
+constexpr std::uint32_t kExpertSlotPinned = 0xffffffffu;
 constexpr int kExpertCacheMaxExperts = 512; // routed experts per layer
 
 // Read by every call from memory the caller may rewrite between calls (device memory for the kernel).

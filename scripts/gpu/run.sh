@@ -3,7 +3,7 @@
 # by scripts/gpu/bundle.sh: device query, every gpu-labelled test (FT_REQUIRE_GPU=1: a skip is a failure here), the
 # unit and model tests (to prove the bundle is whole), the GPU benchmarks (perf label), and compute-sanitizer
 # memcheck + racecheck over the CUDA kernel tests. Log: $OUT/gpu-run.log. Exit status: non-zero if a step failed.
-# FT_GPU_STEPS (default "gpu,unit,perf,sanitizer") picks the parts to run. Under the sanitizer FT_SANITIZER=1 makes
+# FT_GPU_STEPS (default "gpu,unit,perf,sanitizer") picks the parts to run, FT_GPU_TESTS (a regex) the gpu tests. Under the sanitizer FT_SANITIZER=1 makes
 # the kernel tests skip their largest cases (stated as QSKIP lines).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +14,7 @@ steps=${FT_GPU_STEPS:-gpu,unit,perf,sanitizer}
 has() { [[ ",$steps," == *",$1,"* ]]; }
 step nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
 step "$ft" info
-has gpu && step ctest --test-dir "$build_dir" -L gpu -LE perf --output-on-failure
+has gpu && step ctest --test-dir "$build_dir" -L gpu -LE perf ${FT_GPU_TESTS:+-R "$FT_GPU_TESTS"} --output-on-failure
 has unit && step ctest --test-dir "$build_dir" -L "unit|model" -LE gpu --output-on-failure
 has perf && step ctest --test-dir "$build_dir" -L perf -V
 if ! has sanitizer; then

@@ -26,7 +26,7 @@ std::vector<std::int32_t> golden_prompt() {
     return all;
 }
 
-ft::LoadOptions options(const std::string& backend, int n_slots, int chunk, bool exact = false) {
+ft::LoadOptions options(const std::string& backend, int n_slots, int chunk, bool exact = false, int admit = 0) {
     ft::LoadOptions o;
     o.model = kDir.toStdString();
     o.device = ft::Device::cuda;
@@ -38,6 +38,7 @@ ft::LoadOptions options(const std::string& backend, int n_slots, int chunk, bool
     o.hybrid_fraction = 0.5;
     o.threads = 2;
     o.gpu_exact_prefill = exact;
+    o.hybrid_admit = admit;
     return o;
 }
 
@@ -123,6 +124,7 @@ private slots:
         QTest::newRow("cpu 32 slots") << QStringLiteral("cpu") << 32;
         QTest::newRow("cpu 16 slots") << QStringLiteral("cpu") << 16;
         QTest::newRow("hybrid 24 slots, host-function sync") << QStringLiteral("hybrid-hostfunc") << 24;
+        QTest::newRow("hybrid 24 slots, background admission") << QStringLiteral("hybrid-admit") << 24;
         QTest::newRow("static 1 layer resident") << QStringLiteral("static") << 16;
         QTest::newRow("static 3 layers resident") << QStringLiteral("static") << 48;
     }
@@ -135,10 +137,13 @@ private slots:
             backend.chop(9);
             qputenv("FT_CPU_SYNC", "hostfunc");
         }
+        // Background admission of CPU-computed experts (--hybrid-admit).
+        const bool admit = backend.endsWith("-admit");
+        if (admit) backend.chop(6);
         const auto restore = qScopeGuard([] { qunsetenv("FT_CPU_SYNC"); });
         // Teacher-forced through decode steps.
         ft::Engine e;
-        const auto info = e.load_sync(options(backend.toStdString(), n_slots, 1));
+        const auto info = e.load_sync(options(backend.toStdString(), n_slots, 1, false, admit ? 8 : 0));
         qInfo("%s%s", info.device.c_str(), hostfunc ? " (CPU handshake through host-function nodes)" : "");
         const auto got = e.evaluate_logits(prompt);
         const auto a = compare(got, ref_decode, vocab);
@@ -156,6 +161,8 @@ private slots:
             QVERIFY(counter(st, "expert_fetched") > 0);
             QVERIFY(counter(st, "expert_cpu") > 0);
         }
+        if (admit) QVERIFY(counter(st, "expert_admitted") > 0);
+        else QCOMPARE(counter(st, "expert_admitted"), 0.0);
         // Prefill (whole-layer streaming, or the static backend's CPU layers) and greedy decode.
         const bool exact = backend == "static";
         ft::Engine p;

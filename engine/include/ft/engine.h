@@ -48,6 +48,7 @@ struct LoadOptions {
     double hybrid_fraction = -1;   // hybrid: PCIe share of the misses; < 0: from `ft bench bw`'s profile, else 0.5
     int max_fetch = -1;            // hybrid: at most this many fetches per layer and step (< 0: no cap)
     int expert_slots = 0;          // expert cache slots (0: what the VRAM budget leaves)
+    int hybrid_admit = 0;          // hybrid: CPU-computed experts per layer also fetched in the background (0: off)
     std::filesystem::path record_routing;  // GPU: write every decode step's expert choice to this trace file
 };
 

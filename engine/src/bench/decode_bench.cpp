@@ -67,6 +67,7 @@ Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int max_tokens) 
         go.max_fetch = o.load.max_fetch;
         go.cpu_threads = o.load.threads;
         go.expert_slots = o.load.expert_slots;
+        go.hybrid_admit = o.load.hybrid_admit;
         const auto& d = s.weights->desc();
         std::vector<bool> has(d.n_layer);
         for (std::uint32_t il = 0; il < d.n_layer; ++il) has[il] = s.weights->layer_has_experts(int(il));
@@ -207,6 +208,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.misses_per_token = misses / tokens;
         r.fetched_per_token = delta("expert_fetched") / tokens;
         r.cpu_per_token = delta("expert_cpu") / tokens;
+        r.admitted_per_token = delta("expert_admitted") / tokens;
         r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
         if (o.measure_host) {
             cpu::WorkerPool::Options po;
@@ -281,6 +283,7 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"misses_per_token", r.misses_per_token},
                      {"fetched_per_token", r.fetched_per_token},
                      {"cpu_per_token", r.cpu_per_token},
+                     {"admitted_per_token", r.admitted_per_token},
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
                      {"floor_ms", r.floor_ms}};
@@ -309,8 +312,10 @@ void print(const ForwardBenchResult& r, bool decode) {
         std::printf("  decode reaches           %8.1f %% of copy bandwidth (weights / step time)\n", 100 * r.bandwidth_fraction);
     if (r.expert_slots > 0) {
         std::printf("  expert cache             %8d slots, hit rate %.1f %%\n", r.expert_slots, 100 * r.hit_rate);
-        std::printf("  per token: misses %.1f (fetched %.1f, CPU %.1f), miss bytes %.1f MB\n", r.misses_per_token,
+        std::printf("  per token: misses %.1f (fetched %.1f, CPU %.1f), miss bytes %.1f MB", r.misses_per_token,
                     r.fetched_per_token, r.cpu_per_token, r.miss_bytes_per_token / 1e6);
+        if (r.admitted_per_token > 0) std::printf("; %.1f admitted in the background", r.admitted_per_token);
+        std::printf("\n");
         if (r.floor_ms > 0)
             std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",
                         r.floor_ms, r.host_read_gbs);

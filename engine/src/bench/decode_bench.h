@@ -46,6 +46,7 @@ struct ForwardBenchResult {
     // Expert offload (non-resident backends), per decoded token over the timed steps.
     std::string backend, routing;
     double hit_rate = 0, misses_per_token = 0, fetched_per_token = 0, cpu_per_token = 0;
+    double admitted_per_token = 0;    // hybrid: CPU-computed experts brought into the cache in the background
     double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H

@@ -193,6 +193,21 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     }
 
     check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "copy stream");
+    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0) {
+        max_admit_ = std::min(o.admit_per_layer, o.max_tokens * k_);
+        int lo = 0, hi = 0;
+        cudaDeviceGetStreamPriorityRange(&lo, &hi);  // lo: the least urgent
+        check(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, lo), "admission stream");
+        check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "event");
+        check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "event");
+        const std::size_t lists = std::size_t(n_layer_) * std::size_t(max_admit_) * sizeof(kernels::ExpertFetch);
+        d_admit_ = vram_.alloc(lists + std::size_t(n_layer_) * 4 + 64, VramUse::scratch, "expert admission lists");
+        auto* a = static_cast<std::uint8_t*>(d_admit_.get());
+        admit_lists_ = reinterpret_cast<kernels::ExpertFetch*>(a);
+        admit_counts_ = reinterpret_cast<std::int32_t*>(a + lists);
+        admit_total_ = reinterpret_cast<std::uint64_t*>(a + (lists + std::size_t(n_layer_) * 4 + 7) / 8 * 8);
+        check(cudaMemset(a, 0, lists + std::size_t(n_layer_) * 4 + 64), "init admission lists");
+    }
     for (int i = 0; i < 2; ++i) {
         check(cudaEventCreateWithFlags(&ready_[i], cudaEventDisableTiming), "event");
         check(cudaEventCreateWithFlags(&release_[i], cudaEventDisableTiming), "event");
@@ -209,6 +224,12 @@ ExpertOffload::~ExpertOffload() {
         if (release_[i]) cudaEventDestroy(release_[i]);
     }
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
+    if (side_) {
+        cudaStreamSynchronize(side_);
+        cudaStreamDestroy(side_);
+    }
+    if (fork_) cudaEventDestroy(fork_);
+    if (join_) cudaEventDestroy(join_);
     for (auto& [p, n] : registered_ranges_) cudaHostUnregister(p);
     if (pinned_copy_) cudaFreeHost(pinned_copy_);
 }
@@ -376,11 +397,48 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         check(kc::moe_combine(y, nullptr, weights, T, k_, n_embd_, x, true, stream_), "moe combine");
         phase("experts: GPU compute");
     }
+    if (max_admit_ > 0 && handshake) {
+        // While the CPU still computes: choose slots for the experts it took, then copy them in on the side stream.
+        check(kc::expert_cache_admit(state_, pp.control, il, bridge_->cpu_ids_dev(il), bridge_->cpu_count_dev(il), max_admit_,
+                                     admit_lists_ + std::size_t(il) * std::size_t(max_admit_), admit_counts_ + il, stream_),
+              "expert admission");
+        check(cudaEventRecord(fork_, stream_), "fork");
+        check(cudaStreamWaitEvent(side_, fork_, 0), "fork");
+        kc::ExpertCopyParams cp;
+        for (int b = 0; b < 3; ++b)
+            cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
+                           matrix_bytes_[b], bank_bytes_[b]};
+        cp.n_banks = 3;
+        cp.fetch = admit_lists_ + std::size_t(il) * std::size_t(max_admit_);
+        cp.fetch_count = admit_counts_ + il;
+        cp.max_fetch = max_admit_;
+        cp.blocks_per_copy = 8;  // leave SMs and PCIe to the critical path
+        check(kc::expert_copy(cp, side_), "background expert fetch");
+        forked_ = true;
+    }
     if (handshake) {
         bridge_->wait(il, stream_);
         phase("experts: wait for the CPU");
         check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
     }
+}
+
+void ExpertOffload::finish_step() {
+    if (!forked_) return;
+    check(cudaEventRecord(join_, side_), "join");
+    check(cudaStreamWaitEvent(stream_, join_, 0), "join");
+    check(kc::expert_cache_commit(state_, control_of_layer_[0], admit_lists_, admit_counts_, n_layer_, max_admit_, admit_total_,
+                                  stream_),
+          "commit admitted experts");
+    forked_ = false;
+}
+
+std::uint64_t ExpertOffload::admitted() const {
+    if (!admit_total_) return 0;
+    std::uint64_t n = 0;
+    check(cudaMemcpyAsync(&n, admit_total_, sizeof n, cudaMemcpyDeviceToHost, stream_), "read admissions");
+    check(cudaStreamSynchronize(stream_), "read admissions");
+    return n;
 }
 
 int ExpertOffload::buffer_of(int il) const {
@@ -497,7 +555,7 @@ std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
 std::uint64_t ExpertOffload::h2d_bytes() const {
     std::uint64_t fetched = 0;
     for (const auto& s : layer_stats()) fetched += s.fetched;
-    return prefill_h2d_ + fetched * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]);
+    return prefill_h2d_ + (fetched + admitted()) * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]);
 }
 
 std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed) {

@@ -46,6 +46,11 @@ struct OffloadOptions {
     int threads = 0;                 // CPU expert workers (0: one per physical core)
     int max_tokens = 8;              // tokens of one decode step
     bool prefill_overlap = true;     // double-buffered prefill streaming when the cache has 2 × n_expert slots
+    // hybrid: after a layer's GPU work, fetch up to this many of the experts the CPU computed into the cache in the
+    // background (side stream, committed at the end of the step), so they are hits next time. 0: off (the default:
+    // on the H200 it restored offload's hit rate but the background copies slowed the critical path more;
+    // docs/benchmarks.md).
+    int admit_per_layer = 0;
 };
 
 struct OffloadLayerStats {
@@ -76,6 +81,8 @@ public:
     bool prefill_layer(int il, kernels::cuda::ExpertMatrix& gate, kernels::cuda::ExpertMatrix& up,
                        kernels::cuda::ExpertMatrix& down);
     void done_with(int il);
+    // End of a forward pass (capturable): joins the background admissions of the step and commits them.
+    void finish_step();
     // Prefill of a static backend's CPU layer: the CPU computes it from xn on the host (rows routed by the CPU
     // copy of the router), result added to x.
     void prefill_on_cpu(int il, std::int64_t T, const float* xn, float* x);
@@ -88,6 +95,7 @@ public:
     std::uint64_t h2d_bytes() const;               // decode fetches (from the counters) + prefill streaming
     std::uint64_t cpu_expert_bytes() const;
     std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }
+    std::uint64_t admitted() const;  // experts brought into the cache in the background (hybrid)
     // `ft bench bw`: expert fetches exactly as decode issues them (the fetch kernel reading the host store over
     // PCIe into cache slots), 8 random experts per launch, until *stop or `seconds` pass. Returns bytes moved and
     // the seconds taken.
@@ -135,6 +143,15 @@ private:
     std::unique_ptr<cpu::WorkerPool> pool_;
     std::unique_ptr<CpuMoeBridge> bridge_;
     std::unique_ptr<moe::MoeLayer> cpu_moe_;  // static prefill of CPU layers
+    // background admission (hybrid)
+    int max_admit_ = 0;
+    cudaStream_t side_ = nullptr;
+    cudaEvent_t fork_ = nullptr, join_ = nullptr;
+    std::shared_ptr<void> d_admit_;  // [n_layer][max_admit] ExpertFetch, then counts [n_layer], then the total
+    kernels::ExpertFetch* admit_lists_ = nullptr;
+    std::int32_t* admit_counts_ = nullptr;
+    std::uint64_t* admit_total_ = nullptr;
+    bool forked_ = false;
     // prefill streaming
     cudaStream_t copy_stream_ = nullptr;
     cudaEvent_t ready_[2] = {nullptr, nullptr}, release_[2] = {nullptr, nullptr};

@@ -176,6 +176,7 @@ public:
             oo.threads = opt_.cpu_threads;
             oo.max_tokens = int(kGroupedMaxTokens);
             oo.slots = opt_.expert_slots;
+            oo.admit_per_layer = opt_.hybrid_admit;
             offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
             if (oo.backend != gpu::OffloadBackend::offload)
                 check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
@@ -210,6 +211,7 @@ public:
                                {"expert_fetched", double(t.fetched)},
                                {"expert_cpu", double(t.cpu)},
                                {"h2d_bytes", double(t.h2d)},
+                               {"expert_admitted", double(offload_->admitted())},
                                {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
                                {"host_pinned_bytes", double(offload_->host_pinned_bytes())}});
         }
@@ -693,6 +695,7 @@ private:
             if (L.moe) moe(L, T, decode);
             else dense_ffn(L, T);
         }
+        if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
         if (decode) {
             lm_head(nullptr, T);
             mark("output norm + LM head");

@@ -84,6 +84,7 @@ struct GpuRunnerOptions {
     int max_fetch = -1;           // hybrid: fetches per layer and step at most (< 0: no cap)
     int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
     int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
+    int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
     // Decode steps: replace the router's expert choice by this source (measuring cache policy), and/or record it.
     std::shared_ptr<moe::RoutingSource> routing;
     std::shared_ptr<moe::RoutingRecorder> record_routing;

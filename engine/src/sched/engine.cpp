@@ -177,6 +177,7 @@ struct Engine::Impl {
                     go.max_fetch = o.max_fetch;
                     go.cpu_threads = o.threads;
                     go.expert_slots = o.expert_slots;
+                    go.hybrid_admit = o.hybrid_admit;
                     if (!o.record_routing.empty())
                         go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
                                                                                    int(m->weights->desc().moe.n_expert_used));
