@@ -1,5 +1,6 @@
-// Qwen3-MoE forward pass on the GPU with every weight resident in VRAM (the "resident" backend): the same layer
-// structure as qwen3_moe_cpu.cpp, built from the kernels/cuda launchers.
+// Qwen3-MoE forward pass on the GPU: the same layer structure as qwen3_moe_cpu.cpp, built from the kernels/cuda
+// launchers. Non-expert weights always live in VRAM; the routed experts too with the resident backend, else in host
+// memory behind the expert cache of ExpertOffload (offload / cpu / hybrid / static), which the MoE step calls.
 //
 // Two ways through a forward pass:
 //  - decode (every token of the batch is the next token of a different sequence, all want logits, batch ≤
@@ -8,7 +9,7 @@
 //    page tables) lives at fixed device addresses, filled by one copy before the replay.
 //  - eager (prompt chunks, mixed batches, teacher-forced logits): the same kernels launched directly; attention
 //    runs per sequence segment with the flash-style prefill kernel, the MoE groups tokens by expert and multiplies
-//    each expert's rows with cuBLAS.
+//    each expert's rows with cuBLAS (offload backends stream each layer's experts in first).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
