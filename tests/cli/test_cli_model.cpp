@@ -18,18 +18,24 @@ using ft::test::run_ft;
 
 namespace {
 const QString kModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+
+// The golden fixture's first prompt and its greedy continuation, as token-id strings.
+bool golden_greedy(QStringList& prompt, QStringList& want) {
+    QFile f(kModel + "/golden.json");
+    if (!f.open(QIODevice::ReadOnly)) return false;
+    const auto g = QJsonDocument::fromJson(f.readAll()).object();
+    for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
+    for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+    return !prompt.isEmpty() && !want.isEmpty();
+}
 }  // namespace
 
 class TestCliModel : public QObject {
     Q_OBJECT
 private slots:
     void runGreedyIdsMatchesTransformers() {
-        QFile f(kModel + "/golden.json");
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const auto g = QJsonDocument::fromJson(f.readAll()).object();
         QStringList prompt, want;
-        for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
-        for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+        QVERIFY(golden_greedy(prompt, want));
         const auto r = run_ft({"run", "--model", kModel, "--device", "cpu", "--ids", prompt.join(','), "--max-tokens",
                                "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -41,12 +47,8 @@ private slots:
     // routers; see test_golden_qwen3_moe.cpp); elsewhere a clear error that says to use the CPU (no GPU, or a build
     // without CUDA).
     void runOnCudaOrClearError() {
-        QFile f(kModel + "/golden.json");
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const auto g = QJsonDocument::fromJson(f.readAll()).object();
         QStringList prompt, want;
-        for (const auto& v : g["sequences"].toArray()[0].toArray()) prompt << QString::number(v.toInt());
-        for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+        QVERIFY(golden_greedy(prompt, want));
         const auto r = run_ft({"run", "--model", kModel, "--device", "cuda", "--exact-prefill", "--ids", prompt.join(','),
                                "--max-tokens", "64", "--temperature", "0", "--ignore-eos", "--print-ids"});
         if (ft::gpu_devices().empty()) {

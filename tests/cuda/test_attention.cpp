@@ -26,32 +26,20 @@
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuda_test.h"
+
 #include "cuda/attention.cuh"
 
 using ft::kernels::AttentionParams;
 
-#define CHECK_CUDA(expr)                                                                                     \
-    do {                                                                                                     \
-        const cudaError_t e_ = (expr);                                                                       \
-        QVERIFY2(e_ == cudaSuccess, (std::string(#expr) + ": " + cudaGetErrorString(e_)).c_str());          \
-    } while (0)
 
 namespace {
 
+using ft::test::bytes_of;
+using ft::test::Dev;
+
 constexpr int kPageSize = 16;
 constexpr std::int32_t kBadPage = 1 << 28;  // table entries no kernel may read: far outside the cache
-
-struct Dev {
-    void* p = nullptr;
-    explicit Dev(std::size_t bytes) {
-        if (cudaMalloc(&p, std::max<std::size_t>(bytes, 4)) != cudaSuccess) p = nullptr;
-    }
-    ~Dev() { cudaFree(p); }
-    Dev(const Dev&) = delete;
-    Dev& operator=(const Dev&) = delete;
-    template <class T>
-    T* as() const { return static_cast<T*>(p); }
-};
 
 // A paged cache of n_rows sequences with lens[r] positions each; pages handed out in a shuffled order.
 struct Cache {

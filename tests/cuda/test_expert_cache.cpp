@@ -16,6 +16,8 @@
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuda_test.h"
+
 #include "cuda/expert_cache.cuh"
 
 using ft::kernels::ExpertCacheControl;
@@ -24,25 +26,11 @@ using ft::kernels::ExpertCacheMode;
 using ft::kernels::ExpertCachePlanParams;
 using ft::kernels::ExpertFetch;
 
-#define CHECK_CUDA(expr)                                                                                     \
-    do {                                                                                                     \
-        const cudaError_t e_ = (expr);                                                                       \
-        QVERIFY2(e_ == cudaSuccess, (std::string(#expr) + ": " + cudaGetErrorString(e_)).c_str());          \
-    } while (0)
 
 namespace {
 
-struct Dev {
-    void* p = nullptr;
-    explicit Dev(std::size_t bytes) {
-        if (cudaMalloc(&p, std::max<std::size_t>(bytes, 1)) != cudaSuccess) p = nullptr;
-    }
-    ~Dev() { cudaFree(p); }
-    Dev(const Dev&) = delete;
-    Dev& operator=(const Dev&) = delete;
-    template <class T>
-    T* as() const { return static_cast<T*>(p); }
-};
+using ft::test::bytes_of;
+using ft::test::Dev;
 
 // Host-mapped pinned memory (what the CPU list lives in when a CPU thread reads it).
 struct Mapped {

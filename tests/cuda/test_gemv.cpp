@@ -20,6 +20,8 @@
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuda_test.h"
+
 #include "cuda/dequant.cuh"
 #include "cuda/gemv.cuh"
 
@@ -27,25 +29,11 @@ using ft::kernels::DType;
 namespace kc = ft::kernels::cuda;
 namespace kr = ft::kernels::ref;
 
-#define CHECK_CUDA(expr)                                                                                     \
-    do {                                                                                                     \
-        const cudaError_t e_ = (expr);                                                                       \
-        QVERIFY2(e_ == cudaSuccess, (std::string(#expr) + ": " + cudaGetErrorString(e_)).c_str());          \
-    } while (0)
 
 namespace {
 
-struct Dev {
-    void* p = nullptr;
-    explicit Dev(std::size_t bytes) {
-        if (cudaMalloc(&p, std::max<std::size_t>(bytes, 1)) != cudaSuccess) p = nullptr;
-    }
-    ~Dev() { cudaFree(p); }
-    Dev(const Dev&) = delete;
-    Dev& operator=(const Dev&) = delete;
-    template <class T>
-    T* as() const { return static_cast<T*>(p); }
-};
+using ft::test::bytes_of;
+using ft::test::Dev;
 
 // Small fast generator (tests need many millions of codes).
 struct Rng {

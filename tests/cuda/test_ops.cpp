@@ -23,6 +23,8 @@
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuda_test.h"
+
 #include "cuda/ops.cuh"
 
 using ft::kernels::DType;
@@ -31,32 +33,11 @@ using ft::kernels::RouterGating;
 using ft::kernels::RouterParams;
 namespace kc = ft::kernels::cuda;
 
-#define CHECK_CUDA(expr)                                                                           \
-    do {                                                                                           \
-        const cudaError_t e_ = (expr);                                                             \
-        QVERIFY2(e_ == cudaSuccess, (std::string(#expr) + ": " + cudaGetErrorString(e_)).c_str()); \
-    } while (0)
 
 namespace {
 
-struct Dev {
-    void* p = nullptr;
-    explicit Dev(std::size_t bytes) {
-        if (cudaMalloc(&p, bytes ? bytes : 4) != cudaSuccess) p = nullptr;
-    }
-    Dev(const Dev&) = delete;
-    Dev& operator=(const Dev&) = delete;
-    ~Dev() { cudaFree(p); }
-    template <class T>
-    T* as() const {
-        return static_cast<T*>(p);
-    }
-};
-
-template <class T>
-std::size_t bytes_of(const std::vector<T>& v) {
-    return v.size() * sizeof(T);
-}
+using ft::test::bytes_of;
+using ft::test::Dev;
 
 // An int32 output followed by guard entries (the same bit pattern as GuardedOutput's).
 struct GuardedInts {

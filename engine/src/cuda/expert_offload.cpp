@@ -357,11 +357,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     phase("experts: stage + plan");
     if (!cpu_layer) {
         if (!is_static) {
-            kc::ExpertCopyParams cp;
-            for (int b = 0; b < 3; ++b)
-                cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()),
-                               static_cast<std::uint8_t*>(banks_[b].get()), matrix_bytes_[b], bank_bytes_[b]};
-            cp.n_banks = 3;
+            kc::ExpertCopyParams cp = copy_params();
             cp.fetch = fetch_;
             cp.fetch_count = fetch_count_;
             cp.max_fetch = P;
@@ -404,11 +400,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
               "expert admission");
         check(cudaEventRecord(fork_, stream_), "fork");
         check(cudaStreamWaitEvent(side_, fork_, 0), "fork");
-        kc::ExpertCopyParams cp;
-        for (int b = 0; b < 3; ++b)
-            cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
-                           matrix_bytes_[b], bank_bytes_[b]};
-        cp.n_banks = 3;
+        kc::ExpertCopyParams cp = copy_params();
         cp.fetch = admit_lists_ + std::size_t(il) * std::size_t(max_admit_);
         cp.fetch_count = admit_counts_ + il;
         cp.max_fetch = max_admit_;
@@ -421,6 +413,16 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         phase("experts: wait for the CPU");
         check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
     }
+}
+
+// The three banks as the fetch kernel sees them (host source table → slot pool); the caller sets the list.
+kc::ExpertCopyParams ExpertOffload::copy_params() const {
+    kc::ExpertCopyParams cp;
+    for (int b = 0; b < 3; ++b)
+        cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
+                       matrix_bytes_[b], bank_bytes_[b]};
+    cp.n_banks = 3;
+    return cp;
 }
 
 void ExpertOffload::finish_step() {
@@ -584,11 +586,7 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
     const std::int32_t n = kPerLaunch;
     check(cudaMemcpy(d_lists.get(), lists.data(), lists.size() * sizeof(kernels::ExpertFetch), cudaMemcpyHostToDevice), "bench");
     check(cudaMemcpy(count, &n, sizeof(n), cudaMemcpyHostToDevice), "bench");
-    kc::ExpertCopyParams cp;
-    for (int b = 0; b < 3; ++b)
-        cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
-                       matrix_bytes_[b], bank_bytes_[b]};
-    cp.n_banks = 3;
+    kc::ExpertCopyParams cp = copy_params();
     cp.fetch_count = count;
     cp.max_fetch = kPerLaunch;
     // The waiting thread blocks (as the engine's does beside CPU expert workers) instead of spinning on a core the

@@ -26,6 +26,7 @@
 
 #include "cpu/worker_pool.h"
 #include "cuda/cpu_moe_bridge.h"
+#include "cuda/expert_copy.cuh"
 #include "cuda/gemv.cuh"
 #include "cuda/gpu_runtime.h"
 #include "model/weights.h"
@@ -106,6 +107,7 @@ public:
 
 private:
     void register_host_store();
+    kernels::cuda::ExpertCopyParams copy_params() const;
     void stream_layer(int il, int buffer);
     int buffer_of(int il) const;
 
