@@ -554,12 +554,6 @@ std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
     return out;
 }
 
-std::uint64_t ExpertOffload::h2d_bytes() const {
-    std::uint64_t fetched = 0;
-    for (const auto& s : layer_stats()) fetched += s.fetched;
-    return prefill_h2d_ + (fetched + admitted()) * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]);
-}
-
 std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed) {
     constexpr int kPerLaunch = 8;
     std::vector<int> moe_layers;
@@ -605,7 +599,7 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
         check(cudaEventRecord(done, stream_), "fetch benchmark");
         check(cudaEventSynchronize(done), "fetch benchmark");
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s >= seconds || (stop && stop->load())) return {launches * kPerLaunch * (matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]), s};
+        if (s >= seconds || (stop && stop->load())) return {launches * kPerLaunch * expert_bytes(), s};
     }
 }
 

@@ -93,7 +93,8 @@ public:
     void set_fraction(std::uint32_t frac_q16, int max_fetch);
 
     std::vector<OffloadLayerStats> layer_stats() const;  // reads the GPU counters (synchronises the stream)
-    std::uint64_t h2d_bytes() const;               // decode fetches (from the counters) + prefill streaming
+    std::uint64_t prefill_h2d_bytes() const { return prefill_h2d_; }  // whole layers streamed for prefill
+    std::uint64_t expert_bytes() const { return matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]; }  // one expert
     std::uint64_t cpu_expert_bytes() const;
     std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }
     std::uint64_t admitted() const;  // experts brought into the cache in the background (hybrid)

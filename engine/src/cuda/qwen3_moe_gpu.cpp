@@ -194,9 +194,14 @@ public:
     std::vector<std::pair<std::string, double>> counters() const override {
         std::vector<std::pair<std::string, double>> c = base_counters();
         if (offload_) {
-            // Per layer (the dashboards' per-layer hit rates), then totals.
+            // Per layer (the dashboards' per-layer hit rates), then totals: one read of the GPU counters.
             const auto layers = offload_->layer_stats();
+            std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;
             for (std::size_t il = 0; il < layers.size(); ++il) {
+                hits += layers[il].hits;
+                misses += layers[il].misses;
+                fetched += layers[il].fetched;
+                cpu += layers[il].cpu;
                 if (layers[il].calls == 0) continue;
                 const std::string n = "layer" + std::to_string(il) + "_";
                 c.insert(c.end(), {{n + "hits", double(layers[il].hits)},
@@ -204,15 +209,16 @@ public:
                                    {n + "fetched", double(layers[il].fetched)},
                                    {n + "cpu", double(layers[il].cpu)}});
             }
-            OffloadTotals t = offload_totals();
+            const std::uint64_t admitted = offload_->admitted();
+            const double h2d = double(offload_->prefill_h2d_bytes()) + double(fetched + admitted) * double(offload_->expert_bytes());
             c.insert(c.end(), {{"expert_slots", double(offload_->n_slots())},
                                {"expert_slot_bytes", double(offload_->slot_bytes())},
-                               {"expert_hits", double(t.hits)},
-                               {"expert_misses", double(t.misses)},
-                               {"expert_fetched", double(t.fetched)},
-                               {"expert_cpu", double(t.cpu)},
-                               {"h2d_bytes", double(t.h2d)},
-                               {"expert_admitted", double(offload_->admitted())},
+                               {"expert_hits", double(hits)},
+                               {"expert_misses", double(misses)},
+                               {"expert_fetched", double(fetched)},
+                               {"expert_cpu", double(cpu)},
+                               {"h2d_bytes", h2d},
+                               {"expert_admitted", double(admitted)},
                                {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
                                {"host_pinned_bytes", double(offload_->host_pinned_bytes())}});
         }
@@ -325,21 +331,6 @@ public:
     }
 
 private:
-    struct OffloadTotals {
-        std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0, h2d = 0;
-    };
-    OffloadTotals offload_totals() const {
-        OffloadTotals t;
-        for (const auto& l : offload_->layer_stats()) {
-            t.hits += l.hits;
-            t.misses += l.misses;
-            t.fetched += l.fetched;
-            t.cpu += l.cpu;
-        }
-        t.h2d = offload_->h2d_bytes();
-        return t;
-    }
-
     // Uploads the batch's metadata and page tables; returns whether it is a decode step (one token of each of up to
     // max_sequences different sequences, all wanting logits).
     bool prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
