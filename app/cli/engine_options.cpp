@@ -16,7 +16,12 @@ std::vector<OptionSpec> load_option_specs() {
         {"parallel", "N", "requests decoded together", "4"},
         {"prefill-chunk", "N", "prompt tokens per forward pass", "8192"},
         {"gpu", "N", "CUDA device index", "0"},
-        {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G (weights, KV cache, scratch)", "the free VRAM"},
+        {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G (weights, expert cache, KV cache, scratch)",
+         "--memory-ratio of the free VRAM"},
+        {"memory-ratio", "R", "share of the free VRAM to plan when no --vram-budget is given", "0.9"},
+        {"kv-tokens", "N", "KV cache positions, all requests together (GPU: planned from the budget)", "what the plan gives"},
+        {"kv-reserve", "N", "KV positions the planner keeps before giving VRAM to the expert cache", "8192"},
+        {"kv-f32", "", "GPU KV cache in f32 instead of f16", ""},
         {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention) instead of tensor cores: exact, slower", ""},
         {"no-graphs", "", "launch the decode step's kernels one by one instead of replaying a CUDA graph", ""},
         {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static", "auto"},
@@ -66,6 +71,14 @@ LoadOptions load_options_from(const Args& args) {
     o.gpu = int(args.get_int("gpu", 0));
     if (o.gpu < 0) throw Error(ErrorCode::invalid_argument, "--gpu must be >= 0");
     if (const auto b = args.get("vram-budget")) o.vram_budget = parse_bytes(*b);
+    o.memory_ratio = args.get_double("memory-ratio", o.memory_ratio);
+    if (!(o.memory_ratio > 0.05 && o.memory_ratio <= 1.0))
+        throw Error(ErrorCode::invalid_argument, "--memory-ratio must be in (0.05, 1]");
+    o.kv_tokens = args.get_int("kv-tokens", 0);
+    if (o.kv_tokens < 0) throw Error(ErrorCode::invalid_argument, "--kv-tokens must be >= 0");
+    o.kv_reserve_tokens = args.get_int("kv-reserve", o.kv_reserve_tokens);
+    if (o.kv_reserve_tokens < 0) throw Error(ErrorCode::invalid_argument, "--kv-reserve must be >= 0");
+    o.kv_f32 = args.has("kv-f32");
     o.gpu_exact_prefill = args.has("exact-prefill");
     o.gpu_graphs = !args.has("no-graphs");
     o.moe_backend = args.get_or("moe-backend", "auto");

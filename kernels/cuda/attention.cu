@@ -17,8 +17,8 @@ __host__ __device__ constexpr std::size_t align128(std::size_t x) { return (x + 
 __host__ __device__ constexpr std::size_t max_size(std::size_t a, std::size_t b) { return a > b ? a : b; }
 
 struct KvArgs {
-    const float* k;
-    const float* v;
+    const void* k;  // f32 or f16 elements (the kernels' KV16 template argument says which)
+    const void* v;
     const std::int32_t* page_table;  // this sequence's row (prefill) or the table base (decode)
     int pages_stride;
     int page_size;
@@ -32,6 +32,28 @@ __device__ __forceinline__ std::int64_t kv_row(const std::int32_t* pt, std::int6
     const int jj = int(j);
     const std::int64_t slot = std::int64_t(pt[jj / page_size]) * page_size + jj % page_size;
     return slot * n_head_kv + hk;
+}
+
+// One K/V element, widened to f32 (exact for f16).
+template <bool KV16>
+__device__ __forceinline__ float kv_load(const void* base, std::int64_t i) {
+    if constexpr (KV16) return __half2float(static_cast<const __half*>(base)[i]);
+    else return static_cast<const float*>(base)[i];
+}
+
+// Four consecutive K/V elements from element index i (a multiple of 4): one 16-byte (f32) or 8-byte (f16) load.
+template <bool KV16>
+__device__ __forceinline__ float4 kv_load4(const void* base, std::int64_t i) {
+    if constexpr (KV16) {
+        const uint2 u = __ldg(reinterpret_cast<const uint2*>(static_cast<const __half*>(base) + i));
+        __half2 lo, hi;
+        memcpy(&lo, &u.x, 4);
+        memcpy(&hi, &u.y, 4);
+        const float2 a = __half22float2(lo), b = __half22float2(hi);
+        return make_float4(a.x, a.y, b.x, b.y);
+    } else {
+        return __ldg(reinterpret_cast<const float4*>(static_cast<const float*>(base) + i));
+    }
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -84,6 +106,9 @@ __device__ __forceinline__ unsigned pack_f16x2(float lo, float hi) {
 __device__ __forceinline__ void cp_async16(void* dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
 }
+__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
@@ -97,26 +122,31 @@ __device__ __forceinline__ void store_f16x4(__half* dst, float4 v) {
 // ---------------------------------------------------------------------------------------------------------------
 // Prefill, tensor cores, flash-attention-2 (Q, K, V, P rounded to f16; f32 accumulation and softmax, log2 domain).
 // Block = WARPS warps = ROWS = 16·WARPS query rows: Hb query heads of one GQA group × Tb consecutive tokens
-// (Hb·Tb = ROWS, Tb a multiple of 16, so a warp owns 16 consecutive tokens of one head). Each K/V tile, converted
-// f32 → f16 once, serves all ROWS rows. Per warp, S = Q·Kᵀ (16 × BK), the running max/sum and O (16 × D) stay in
-// mma registers; P goes from the S accumulators straight into A fragments for P·V.
-// Pipeline: the next tile's f32 K/V rows are fetched with cp.async into a staging buffer while the warps compute
-// on the current f16 tile; then all threads convert staging → f16 (two barriers per tile).
-// Shared memory: staging K, V [BK][D] f32; K, V [BK][D+8] f16 (row pad: conflict-free ldmatrix);
-// Q [ROWS][D+8] f16 (QREG: aliases the f16 K/V tiles, the fragments are kept in registers).
+// (Hb·Tb = ROWS, Tb a multiple of 16, so a warp owns 16 consecutive tokens of one head). Each K/V tile serves all
+// ROWS rows. Per warp, S = Q·Kᵀ (16 × BK), the running max/sum and O (16 × D) stay in mma registers; P goes from
+// the S accumulators straight into A fragments for P·V.
+// Pipeline, f32 cache (KV16 false): the next tile's f32 K/V rows are fetched with cp.async into a staging buffer
+// while the warps compute on the current f16 tile; then all threads convert staging → f16 (two barriers per tile).
+// f16 cache (KV16): the rows are copied with cp.async straight into the other of two f16 tile buffers while the
+// warps compute on the current one (one barrier per tile, no conversion, no staging).
+// Shared memory: [f32: staging K, V [BK][D] f32]; K, V [BK][D+8] f16 (row pad: conflict-free ldmatrix), ×2 for
+// f16; Q [ROWS][D+8] f16 (QREG: aliases the f16 tile buffer that is filled only after the Q fragments are in
+// registers — the only buffer for f32, the second one for f16).
 // ---------------------------------------------------------------------------------------------------------------
 
-template <int D, int BK, int WARPS, bool QREG>
+template <int D, int BK, int WARPS, bool QREG, bool KV16>
 struct PfLayout {
     static constexpr int kRows = WARPS * 16, kThreads = WARPS * 32, kLd = D + 8;
-    static constexpr std::size_t kBytesStage = std::size_t(2) * BK * D * 4;
-    static constexpr std::size_t kBytesKv = std::size_t(2) * BK * kLd * 2;
+    static constexpr int kBufs = KV16 ? 2 : 1;
+    static constexpr std::size_t kBytesStage = KV16 ? 0 : std::size_t(2) * BK * D * 4;
+    static constexpr std::size_t kBytesKv = align128(std::size_t(2) * BK * kLd * 2);  // one buffer: K and V tiles
     static constexpr std::size_t kBytesQ = std::size_t(kRows) * kLd * 2;
     static constexpr std::size_t kOffStage = 0;
     static constexpr std::size_t kOffKv = align128(kBytesStage);
-    static constexpr std::size_t kOffQ = QREG ? kOffKv : align128(kOffKv + kBytesKv);
+    static constexpr std::size_t kOffQ =
+        QREG ? kOffKv + (kBufs - 1) * kBytesKv : align128(kOffKv + kBufs * kBytesKv);
     static constexpr std::size_t kSmem =
-        QREG ? align128(kOffKv + max_size(kBytesKv, kBytesQ)) : align128(kOffQ + kBytesQ);
+        QREG ? align128(max_size(kOffKv + kBufs * kBytesKv, kOffQ + kBytesQ)) : align128(kOffQ + kBytesQ);
     static_assert(D % 16 == 0 && BK % 16 == 0, "mma tiles");
 };
 
@@ -147,8 +177,8 @@ __device__ __forceinline__ void pf_fetch(float* st_k, float* st_v, const KvArgs&
         float* dv = st_v + r * D + c4 * 4;
         if (j >= first && j <= last) {
             const std::int64_t row = kv_row(kv.page_table, j, kv.page_size, kv.n_head_kv, hk) * D + c4 * 4;
-            cp_async16(dk, kv.k + row);
-            cp_async16(dv, kv.v + row);
+            cp_async16(dk, static_cast<const float*>(kv.k) + row);
+            cp_async16(dv, static_cast<const float*>(kv.v) + row);
         } else {
             *reinterpret_cast<float4*>(dk) = make_float4(0.f, 0.f, 0.f, 0.f);
             *reinterpret_cast<float4*>(dv) = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -157,17 +187,41 @@ __device__ __forceinline__ void pf_fetch(float* st_k, float* st_v, const KvArgs&
     cp_async_commit();
 }
 
-template <int D, int BK, int WARPS, bool QREG>
+// f16 cache: K/V rows kb .. kb+BK−1 straight into the f16 tiles sk, sv ([BK][D+8]); same masking as pf_fetch.
+template <int D, int BK, int THREADS>
+__device__ __forceinline__ void pf_fetch16(__half* sk, __half* sv, const KvArgs& kv, int hk, std::int64_t kb,
+                                           std::int64_t first, std::int64_t last) {
+    constexpr int kC8 = D / 8, kLd = D + 8;
+    const __half* k = static_cast<const __half*>(kv.k);
+    const __half* v = static_cast<const __half*>(kv.v);
+    for (int i = int(threadIdx.x); i < BK * kC8; i += THREADS) {
+        const int r = i / kC8, c8 = i % kC8;
+        const std::int64_t j = kb + r;
+        __half* dk = sk + r * kLd + c8 * 8;
+        __half* dv = sv + r * kLd + c8 * 8;
+        if (j >= first && j <= last) {
+            const std::int64_t row = kv_row(kv.page_table, j, kv.page_size, kv.n_head_kv, hk) * D + c8 * 8;
+            cp_async16(dk, k + row);
+            cp_async16(dv, v + row);
+        } else {
+            *reinterpret_cast<uint4*>(dk) = make_uint4(0u, 0u, 0u, 0u);
+            *reinterpret_cast<uint4*>(dv) = make_uint4(0u, 0u, 0u, 0u);
+        }
+    }
+    cp_async_commit();
+}
+
+template <int D, int BK, int WARPS, bool QREG, bool KV16>
 __global__ void __launch_bounds__(WARPS * 32, 1) prefill_tc_kernel(PrefillArgs a) {
-    using L = PfLayout<D, BK, WARPS, QREG>;
+    using L = PfLayout<D, BK, WARPS, QREG, KV16>;
     constexpr int kLd = L::kLd, kThreads = L::kThreads, kC4 = D / 4;
     constexpr int kNt = BK / 8;  // S n-tiles of 8 keys
     constexpr int kDt = D / 8;   // O n-tiles of 8 dims
     extern __shared__ __align__(128) unsigned char smem[];
     float* st_k = reinterpret_cast<float*>(smem + L::kOffStage);
     float* st_v = st_k + BK * D;
-    __half* sk = reinterpret_cast<__half*>(smem + L::kOffKv);
-    __half* sv = sk + BK * kLd;
+    // f16 tile buffer b: K [BK][kLd], then V.
+    const auto tile_k = [&](int b) { return reinterpret_cast<__half*>(smem + L::kOffKv + std::size_t(b) * L::kBytesKv); };
     __half* sq = reinterpret_cast<__half*>(smem + L::kOffQ);
 
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31, g = lane >> 2, tq = lane & 3;
@@ -180,7 +234,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) prefill_tc_kernel(PrefillArgs a
     const std::int64_t last = a.pos0 + t0 + nq - 1;  // last key position any row of the block needs
     const std::int64_t first = window > 0 ? (a.pos0 + t0 - window + 1 > 0 ? a.pos0 + t0 - window + 1 : 0) : 0;
     const std::int64_t kb0 = first / BK * BK;
-    pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb0, first, last);
+    if constexpr (KV16) pf_fetch16<D, BK, kThreads>(tile_k(0), tile_k(0) + BK * kLd, a.kv, hk, kb0, first, last);
+    else pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb0, first, last);
 
     // Q rows (block row r = head hh·Tb + token tt), pre-scaled by scale·log2(e), → f16; rows past n_tokens zero.
     for (int i = tid; i < L::kRows * kC4; i += kThreads) {
@@ -221,16 +276,30 @@ __global__ void __launch_bounds__(WARPS * 32, 1) prefill_tc_kernel(PrefillArgs a
     for (int n = 0; n < kDt; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
     float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;  // l: this lane's columns only (summed at the end)
 
+    int buf = 0;  // f16 cache: the tile buffer holding tile kb
     for (std::int64_t kb = kb0; kb <= last; kb += BK) {
         cp_async_wait_all();
-        __syncthreads();  // staging holds tile kb; every warp is done with the previous f16 tile (and Q)
-        for (int i = tid; i < BK * kC4; i += kThreads) {
-            const int r = i / kC4, c4 = i % kC4;
-            store_f16x4(sk + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_k + r * D + c4 * 4));
-            store_f16x4(sv + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_v + r * D + c4 * 4));
-        }
+        // f32: staging holds tile kb; f16: buffer `buf` does. Either way every warp is done with the previous tile
+        // (and Q) — for f16 that is the other buffer, refilled next.
         __syncthreads();
-        if (kb + BK <= last) pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb + BK, first, last);
+        const __half* sk = tile_k(KV16 ? buf : 0);
+        const __half* sv = sk + BK * kLd;
+        if constexpr (KV16) {
+            if (kb + BK <= last)
+                pf_fetch16<D, BK, kThreads>(tile_k(buf ^ 1), tile_k(buf ^ 1) + BK * kLd, a.kv, hk, kb + BK, first,
+                                            last);
+            buf ^= 1;
+        } else {
+            __half* dk = tile_k(0);
+            __half* dv = dk + BK * kLd;
+            for (int i = tid; i < BK * kC4; i += kThreads) {
+                const int r = i / kC4, c4 = i % kC4;
+                store_f16x4(dk + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_k + r * D + c4 * 4));
+                store_f16x4(dv + r * kLd + c4 * 4, *reinterpret_cast<const float4*>(st_v + r * D + c4 * 4));
+            }
+            __syncthreads();
+            if (kb + BK <= last) pf_fetch<D, BK, kThreads>(st_k, st_v, a.kv, hk, kb + BK, first, last);
+        }
 
         // A warp whose 16 rows mask the whole tile (all keys in the future or all before the window) skips it.
         if (!warp_valid || kb > wq_last || (window > 0 && kb + BK - 1 <= wq_first - window)) continue;
@@ -353,9 +422,9 @@ __global__ void __launch_bounds__(WARPS * 32, 1) prefill_tc_kernel(PrefillArgs a
     }
 }
 
-template <int D, int BK, int WARPS, bool QREG>
+template <int D, int BK, int WARPS, bool QREG, bool KV16>
 cudaError_t launch_prefill_tc(PrefillArgs a, cudaStream_t stream) {
-    using L = PfLayout<D, BK, WARPS, QREG>;
+    using L = PfLayout<D, BK, WARPS, QREG, KV16>;
     // Heads per block: the largest power of two dividing the group, at most 8 and at most ROWS / 16.
     int hb = 1;
     while (hb < 8 && hb * 2 <= L::kRows / 16 && a.group % (hb * 2) == 0) hb *= 2;
@@ -364,12 +433,12 @@ cudaError_t launch_prefill_tc(PrefillArgs a, cudaStream_t stream) {
     const std::int64_t tiles = (a.n_tokens + a.tb - 1) / a.tb;
     if (tiles > 65535) return cudaErrorNotSupported;  // caller falls back to the f32 kernel
     if (L::kSmem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(prefill_tc_kernel<D, BK, WARPS, QREG>,
+        const cudaError_t e = cudaFuncSetAttribute(prefill_tc_kernel<D, BK, WARPS, QREG, KV16>,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmem));
         if (e != cudaSuccess) return e;
     }
     const dim3 grid(unsigned(a.p.n_head / hb), unsigned(tiles));
-    prefill_tc_kernel<D, BK, WARPS, QREG><<<grid, L::kThreads, L::kSmem, stream>>>(a);
+    prefill_tc_kernel<D, BK, WARPS, QREG, KV16><<<grid, L::kThreads, L::kSmem, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -381,6 +450,7 @@ cudaError_t launch_prefill_tc(PrefillArgs a, cudaStream_t stream) {
 constexpr int kSimpleWarps = 4;
 constexpr int kMaxDim = 256, kPerLane = kMaxDim / 32;
 
+template <bool KV16>
 __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(PrefillArgs a) {
     const int lane = int(threadIdx.x) & 31;
     const std::int64_t task = std::int64_t(blockIdx.x) * kSimpleWarps + (threadIdx.x >> 5);
@@ -402,13 +472,12 @@ __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(Prefi
     float m = -INFINITY, l = 0.f;
     for (std::int64_t j = first; j <= qpos; ++j) {
         const std::int64_t row = kv_row(a.kv.page_table, j, a.kv.page_size, a.kv.n_head_kv, hk);
-        const float* kr = a.kv.k + row * dk;
-        const float* vr = a.kv.v + row * dv;
+        const std::int64_t kr = row * dk, vr = row * dv;  // element offsets
         float dot = 0.f;
 #pragma unroll
         for (int i = 0; i < kPerLane; ++i) {
             const int d = lane + 32 * i;
-            if (d < dk) dot += qr[i] * kr[d];
+            if (d < dk) dot += qr[i] * kv_load<KV16>(a.kv.k, kr + d);
         }
         const float s = warp_sum(dot) * a.p.scale;
         const float m_new = fmaxf(m, s);
@@ -417,7 +486,7 @@ __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(Prefi
 #pragma unroll
         for (int i = 0; i < kPerLane; ++i) {
             const int d = lane + 32 * i;
-            if (d < dv) acc[i] = acc[i] * c + pj * vr[d];
+            if (d < dv) acc[i] = acc[i] * c + pj * kv_load<KV16>(a.kv.v, vr + d);
         }
         m = m_new;
     }
@@ -444,7 +513,7 @@ bool simple_forced() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Decode, split-K, f32. The context [first, last] of token t is cut into at most n_split chunks of whole tiles of
+// Decode, split-K, f32 arithmetic (an f16 cache is widened as it is read). The context [first, last] of token t is cut into at most n_split chunks of whole tiles of
 // kDecodeChunk positions (n_split = min(ceil(max_ctx / kDecodeChunk), kDecMaxSplit), fixed at capture; the chunk
 // length is chosen on device from pos[t]). Partial kernel: grid (n_tokens, n_head_kv · head batches, n_split),
 // 256 threads; a block takes one chunk of one KV head for up to 8 of its query heads, reads each K and V row once,
@@ -505,7 +574,9 @@ std::size_t decode_smem(int dk, int dv) {
     return (std::size_t(kDecHeads) * dk + buf) * sizeof(float);
 }
 
-template <int KV4>  // float4s of a K row per lane in the K pass: head_dim ≤ 16·KV4
+// KV4: float4s of a K row per lane in the K pass (head_dim ≤ 16·KV4). KV16: the cache holds f16 (the V tile in
+// shared memory then too: rows of dv halves, copied 8 bytes at a time, widened in the V pass).
+template <int KV4, bool KV16>
 __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_kernel(DecodeArgs a) {
     extern __shared__ __align__(16) float dsm[];  // qs [kDecHeads][dk], then V tile [64][dv] / red [rg][heads][dv]
     __shared__ float s[kDecHeads][kDecodeChunk];
@@ -544,11 +615,10 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
 #pragma unroll
         for (int i = 0; i < KV4; ++i) kr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
         if (kok) {
-            const std::int64_t row = kv_row(pt, p0 + krow, a.kv.page_size, a.kv.n_head_kv, hk);
-            const float4* kp = reinterpret_cast<const float4*>(a.kv.k + row * dk);
+            const std::int64_t row = kv_row(pt, p0 + krow, a.kv.page_size, a.kv.n_head_kv, hk) * dk;
 #pragma unroll
             for (int i = 0; i < KV4; ++i)
-                if (i < nv4) kr[i] = __ldg(kp + sl + 4 * i);
+                if (i < nv4) kr[i] = kv_load4<KV16>(a.kv.k, row + 4 * (sl + 4 * i));
         }
         __syncthreads();  // qs written (first tile); s, alpha and the V tile of the previous tile consumed
 
@@ -556,7 +626,11 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
         for (int i = tid; i < n * nc4; i += kDecThreads) {
             const int r = i / nc4, cc = i % nc4;
             const std::int64_t row = kv_row(pt, p0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
-            cp_async16(sv + r * dv + cc * 4, a.kv.v + row * dv + cc * 4);
+            if constexpr (KV16)
+                cp_async8(reinterpret_cast<__half*>(sv) + r * dv + cc * 4,
+                          static_cast<const __half*>(a.kv.v) + row * dv + cc * 4);
+            else
+                cp_async16(sv + r * dv + cc * 4, static_cast<const float*>(a.kv.v) + row * dv + cc * 4);
         }
         cp_async_commit();
 
@@ -606,7 +680,17 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
             }
 #pragma unroll 4
             for (int r = rg; r < n; r += nrg) {
-                const float4 v = reinterpret_cast<const float4*>(sv + r * dv)[c4];
+                float4 v;
+                if constexpr (KV16) {
+                    const uint2 u = reinterpret_cast<const uint2*>(reinterpret_cast<const __half*>(sv) + r * dv)[c4];
+                    __half2 lo, hi;
+                    memcpy(&lo, &u.x, 4);
+                    memcpy(&hi, &u.y, 4);
+                    const float2 x = __half22float2(lo), y = __half22float2(hi);
+                    v = make_float4(x.x, x.y, y.x, y.y);
+                } else {
+                    v = reinterpret_cast<const float4*>(sv + r * dv)[c4];
+                }
 #pragma unroll
                 for (int g = 0; g < kDecHeads; ++g) {
                     if (g < gn) {
@@ -681,8 +765,8 @@ __global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs
     }
 }
 
-bool shape_ok(const AttentionParams& p) {
-    return p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0 && p.head_dim > 0 && p.v_head_dim > 0 &&
+bool shape_ok(const AttentionParams& p, const DevicePagedKv& kv) {
+    return (kv.type == DType::F32 || kv.type == DType::F16) && p.n_head > 0 && p.n_head_kv > 0 && p.n_head % p.n_head_kv == 0 && p.head_dim > 0 && p.v_head_dim > 0 &&
            p.head_dim <= kMaxDim && p.v_head_dim <= kMaxDim && p.page_size > 0;
 }
 
@@ -691,10 +775,38 @@ int decode_splits(std::int64_t max_ctx) {
     return int(tiles < kDecMaxSplit ? tiles : kDecMaxSplit);
 }
 
+// The tensor-core launch for a.p.head_dim with the largest tile that fits the device's shared memory;
+// cudaErrorNotSupported when none does (or the head dim has no tensor-core kernel).
+template <bool KV16, typename Fits>
+cudaError_t prefill_tc(const PrefillArgs& a, const Fits& fits, cudaStream_t stream) {
+    switch (a.p.head_dim) {
+        case 32:
+            if (fits(PfLayout<32, 64, 8, true, KV16>::kSmem)) return launch_prefill_tc<32, 64, 8, true, KV16>(a, stream);
+            break;
+        case 64:
+            if (fits(PfLayout<64, 64, 8, true, KV16>::kSmem)) return launch_prefill_tc<64, 64, 8, true, KV16>(a, stream);
+            break;
+        case 128:
+            if (fits(PfLayout<128, 64, 8, true, KV16>::kSmem))
+                return launch_prefill_tc<128, 64, 8, true, KV16>(a, stream);
+            if (fits(PfLayout<128, 32, 8, true, KV16>::kSmem))
+                return launch_prefill_tc<128, 32, 8, true, KV16>(a, stream);
+            break;
+        case 256:
+            if (fits(PfLayout<256, 32, 8, false, KV16>::kSmem))
+                return launch_prefill_tc<256, 32, 8, false, KV16>(a, stream);
+            if (fits(PfLayout<256, 16, 4, false, KV16>::kSmem))
+                return launch_prefill_tc<256, 16, 4, false, KV16>(a, stream);
+            break;
+        default: break;
+    }
+    return cudaErrorNotSupported;
+}
+
 cudaError_t prefill(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
                     std::int64_t pos0, int seq_row, const DevicePagedKv& kv, float* out, cudaStream_t stream,
                     bool allow_tc) {
-    if (!shape_ok(p) || n_tokens < 0 || pos0 < 0 || seq_row < 0 || ldq < std::int64_t(p.n_head) * p.head_dim)
+    if (!shape_ok(p, kv) || n_tokens < 0 || pos0 < 0 || seq_row < 0 || ldq < std::int64_t(p.n_head) * p.head_dim)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     PrefillArgs a{};
@@ -719,29 +831,14 @@ cudaError_t prefill(const AttentionParams& p, const float* q, std::int64_t ldq, 
             e != cudaSuccess)
             return e;
         const auto fits = [&](std::size_t bytes) { return bytes <= std::size_t(smem_max); };
-        cudaError_t e = cudaErrorNotSupported;
-        switch (p.head_dim) {
-            case 32:
-                if (fits(PfLayout<32, 64, 8, true>::kSmem)) e = launch_prefill_tc<32, 64, 8, true>(a, stream);
-                break;
-            case 64:
-                if (fits(PfLayout<64, 64, 8, true>::kSmem)) e = launch_prefill_tc<64, 64, 8, true>(a, stream);
-                break;
-            case 128:
-                if (fits(PfLayout<128, 64, 8, true>::kSmem)) e = launch_prefill_tc<128, 64, 8, true>(a, stream);
-                else if (fits(PfLayout<128, 32, 8, true>::kSmem)) e = launch_prefill_tc<128, 32, 8, true>(a, stream);
-                break;
-            case 256:
-                if (fits(PfLayout<256, 32, 8, false>::kSmem)) e = launch_prefill_tc<256, 32, 8, false>(a, stream);
-                else if (fits(PfLayout<256, 16, 4, false>::kSmem)) e = launch_prefill_tc<256, 16, 4, false>(a, stream);
-                break;
-            default: break;
-        }
+        const cudaError_t e =
+            kv.type == DType::F16 ? prefill_tc<true>(a, fits, stream) : prefill_tc<false>(a, fits, stream);
         if (e != cudaErrorNotSupported) return e;
     }
     const std::int64_t blocks = (n_tokens * p.n_head + kSimpleWarps - 1) / kSimpleWarps;
     if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
-    prefill_simple_kernel<<<unsigned(blocks), kSimpleWarps * 32, 0, stream>>>(a);
+    if (kv.type == DType::F16) prefill_simple_kernel<true><<<unsigned(blocks), kSimpleWarps * 32, 0, stream>>>(a);
+    else prefill_simple_kernel<false><<<unsigned(blocks), kSimpleWarps * 32, 0, stream>>>(a);
     return cudaGetLastError();
 }
 
@@ -768,7 +865,7 @@ std::size_t attention_decode_workspace(const AttentionParams& p, std::int64_t n_
 cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int64_t ldq, std::int64_t n_tokens,
                              const std::int32_t* pos, const std::int32_t* seq, std::int64_t max_ctx,
                              const DevicePagedKv& kv, float* out, void* workspace, cudaStream_t stream) {
-    if (!shape_ok(p) || p.head_dim % 16 != 0 || p.v_head_dim % 4 != 0 || n_tokens < 0 || max_ctx <= 0 ||
+    if (!shape_ok(p, kv) || p.head_dim % 16 != 0 || p.v_head_dim % 4 != 0 || n_tokens < 0 || max_ctx <= 0 ||
         ldq < std::int64_t(p.n_head) * p.head_dim || p.n_head / p.n_head_kv > kDecMaxGroup || n_tokens > 0x7fffffff ||
         p.n_head_kv > 65535 / ((kDecMaxGroup + kDecHeads - 1) / kDecHeads) || p.n_head > 65535)
         return cudaErrorInvalidValue;
@@ -801,10 +898,11 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
         return cudaGetLastError();
     };
     cudaError_t e;
-    if (p.head_dim <= 32) e = launch(decode_partial_kernel<2>);
-    else if (p.head_dim <= 64) e = launch(decode_partial_kernel<4>);
-    else if (p.head_dim <= 128) e = launch(decode_partial_kernel<8>);
-    else e = launch(decode_partial_kernel<16>);
+    const bool h = kv.type == DType::F16;
+    if (p.head_dim <= 32) e = h ? launch(decode_partial_kernel<2, true>) : launch(decode_partial_kernel<2, false>);
+    else if (p.head_dim <= 64) e = h ? launch(decode_partial_kernel<4, true>) : launch(decode_partial_kernel<4, false>);
+    else if (p.head_dim <= 128) e = h ? launch(decode_partial_kernel<8, true>) : launch(decode_partial_kernel<8, false>);
+    else e = h ? launch(decode_partial_kernel<16, true>) : launch(decode_partial_kernel<16, false>);
     if (e != cudaSuccess) return e;
     decode_combine_kernel<<<dim3(unsigned(n_tokens), unsigned(p.n_head)), kCombThreads, 0, stream>>>(a);
     return cudaGetLastError();

@@ -1,5 +1,7 @@
 #include "cuda/expert_cache.cuh"
 
+#include "cuda/slot_key.cuh"
+
 namespace ft::kernels::cuda {
 
 namespace {
@@ -8,7 +10,6 @@ namespace {
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
 constexpr int kCand = 4;  // victim candidates each thread keeps between rescans of its slots
-constexpr unsigned long long kNone = ~0ull;
 static_assert(kThreads >= kExpertCacheMaxExperts && kThreads >= kExpertCacheMaxPairs && kWarps <= 32);
 
 __device__ int qstar_device(int m, std::uint32_t frac_q16, int max_fetch) {
@@ -31,14 +32,6 @@ __global__ void qstar_fetch_count_kernel(const std::int32_t* m, const std::uint3
     if (i < n) out[i] = qstar_device(m[i], frac_q16[i], max_fetch[i]);
 }
 
-__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
-    for (int off = 16; off > 0; off >>= 1) {
-        const unsigned long long o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = o < v ? o : v;
-    }
-    return v;
-}
-
 // Exclusive count of the threads before this one (in index order) whose flag is set; *total gets the count over the
 // block. Every thread must call it (two barriers).
 __device__ __forceinline__ int block_prefix_count(bool flag, int* warp_counts, int* total) {
@@ -57,26 +50,26 @@ __device__ __forceinline__ int block_prefix_count(bool flag, int* warp_counts, i
     return before + __popc(bits & ((1u << lane) - 1u));
 }
 
-// Victim keys: (usage << 32) | slot, so the smallest key is the least recently used slot, ties to the lowest index.
+// Victim keys (slot_key.cuh): (usage, slot), the smallest is the least recently used slot, ties to the lowest index.
 // cand[] keeps, ascending, the kCand smallest keys >= lo among this thread's eligible slots (usage != now);
 // *more tells whether it has further ones beyond them.
-__device__ __forceinline__ void scan_victims(const std::uint32_t* usage, int n_slots, std::uint32_t now, unsigned long long lo,
-                             unsigned long long (&cand)[kCand], bool* more) {
+__device__ __forceinline__ void scan_victims(const ExpertStamp* usage, int n_slots, ExpertStamp now, SlotKey lo,
+                                             SlotKey (&cand)[kCand], bool* more) {
 #pragma unroll
-    for (int i = 0; i < kCand; ++i) cand[i] = kNone;
+    for (int i = 0; i < kCand; ++i) cand[i] = no_slot();
     int count = 0;
     for (int slot = threadIdx.x; slot < n_slots; slot += kThreads) {
-        const std::uint32_t u = usage[slot];
+        const ExpertStamp u = usage[slot];
         if (u == now || u == kExpertSlotPinned) continue;  // used by this call, or being filled in the background
-        const unsigned long long key = ((unsigned long long)u << 32) | (unsigned)slot;
-        if (key < lo) continue;
+        const SlotKey key{u, slot};
+        if (slot_key_less(key, lo)) continue;
         ++count;
-        if (key >= cand[kCand - 1]) continue;
+        if (!slot_key_less(key, cand[kCand - 1])) continue;
         cand[kCand - 1] = key;
 #pragma unroll
         for (int i = kCand - 1; i > 0; --i)
-            if (cand[i] < cand[i - 1]) {
-                const unsigned long long x = cand[i];
+            if (slot_key_less(cand[i], cand[i - 1])) {
+                const SlotKey x = cand[i];
                 cand[i] = cand[i - 1];
                 cand[i - 1] = x;
             }
@@ -89,12 +82,12 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
     __shared__ unsigned char s_active[kExpertCacheMaxExperts];
     __shared__ std::int32_t s_slot_of_expert[kExpertCacheMaxExperts];  // after the call; -1: CPU or inactive
     __shared__ std::int32_t s_miss[kExpertCacheMaxPairs];               // misses, ascending id
-    __shared__ std::uint32_t s_miss_recency[kExpertCacheMaxPairs];
+    __shared__ ExpertStamp s_miss_recency[kExpertCacheMaxPairs];
     __shared__ std::int32_t s_order[kExpertCacheMaxPairs];              // misses in fetch priority order
     __shared__ std::int32_t s_victim[kExpertCacheMaxPairs];
     __shared__ int s_warp_counts[kWarps];
-    __shared__ unsigned long long s_warp_min[kWarps];
-    __shared__ unsigned long long s_winner[2];
+    __shared__ SlotKey s_warp_min[kWarps];
+    __shared__ SlotKey s_winner[2];
 
     const ExpertCacheState& s = p.state;
     const int t = int(threadIdx.x), lane = t & 31, warp = t >> 5;
@@ -113,7 +106,7 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         if (e >= 0 && e < n_expert) s_active[e] = 1;
     }
     __syncthreads();
-    const std::uint32_t now = s_ctl.now;
+    const ExpertStamp now = s_ctl.now;
     const auto mode = ExpertCacheMode(s_ctl.mode);
     const bool active = t < n_expert && s_active[t] != 0;
     int n_active = 0;
@@ -135,10 +128,10 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         }
         __syncthreads();
         if (t < m) {  // priority rank: more recent first, ties to the lower id (s_miss is in id order)
-            const std::uint32_t r = s_miss_recency[t];
+            const ExpertStamp r = s_miss_recency[t];
             int rank = 0;
             for (int j = 0; j < m; ++j) {
-                const std::uint32_t rj = s_miss_recency[j];
+                const ExpertStamp rj = s_miss_recency[j];
                 rank += (rj > r || (rj == r && j < t)) ? 1 : 0;
             }
             s_order[rank] = s_miss[t];
@@ -153,28 +146,29 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         // Victims: the `want` smallest eligible keys in ascending order (the same as `want` successive argmins, each
         // taking its slot out of the running). Each round is one block min over the threads' smallest candidates.
         if (want > 0) {
-            unsigned long long cand[kCand];
+            SlotKey cand[kCand];
             bool more = false;
-            scan_victims(s.usage, s.n_slots, now, 0, cand, &more);
+            scan_victims(s.usage, s.n_slots, now, SlotKey{0, 0}, cand, &more);
             for (int r = 0; r < want; ++r) {
-                const unsigned long long head = cand[0];
-                const unsigned long long wmin = warp_min(head);
+                const SlotKey head = cand[0];
+                const SlotKey wmin = warp_min_key(head);
                 if (lane == 0) s_warp_min[warp] = wmin;
                 __syncthreads();
                 if (warp == 0) {
-                    const unsigned long long v = warp_min(lane < kWarps ? s_warp_min[lane] : kNone);
+                    const SlotKey v = warp_min_key(lane < kWarps ? s_warp_min[lane] : no_slot());
                     if (lane == 0) s_winner[r & 1] = v;
                 }
                 __syncthreads();
-                const unsigned long long win = s_winner[r & 1];
-                if (win == kNone) break;  // no slot left: the remaining fetches go to the CPU
-                if (t == 0) s_victim[r] = int(win & 0xffffffffu);
+                const SlotKey win = s_winner[r & 1];
+                if (slot_key_none(win)) break;  // no slot left: the remaining fetches go to the CPU
+                if (t == 0) s_victim[r] = win.slot;
                 n_fetch = r + 1;
-                if (head == win) {  // keys are unique: exactly one thread owns the winner
+                if (slot_key_equal(head, win)) {  // keys are unique: exactly one thread owns the winner
 #pragma unroll
                     for (int i = 0; i < kCand - 1; ++i) cand[i] = cand[i + 1];
-                    cand[kCand - 1] = kNone;
-                    if (cand[0] == kNone && more) scan_victims(s.usage, s.n_slots, now, win + 1, cand, &more);
+                    cand[kCand - 1] = no_slot();
+                    if (slot_key_none(cand[0]) && more)
+                        scan_victims(s.usage, s.n_slots, now, slot_key_next(win), cand, &more);
                 }
             }
         }

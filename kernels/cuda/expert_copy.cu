@@ -1,5 +1,7 @@
 #include "cuda/expert_copy.cuh"
 
+#include "cuda/slot_key.cuh"
+
 namespace ft::kernels::cuda {
 
 namespace {
@@ -53,9 +55,9 @@ constexpr int kAdmitThreads = 256;
 
 __global__ void admit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, int layer, const std::int32_t* cpu_ids,
                              const std::int32_t* cpu_count, int max_admit, ExpertFetch* out, std::int32_t* out_count) {
-    __shared__ unsigned long long s_min[kAdmitThreads / 32];
-    __shared__ unsigned long long s_best;
-    const std::uint32_t now = ctl->now;
+    __shared__ SlotKey s_min[kAdmitThreads / 32];
+    __shared__ SlotKey s_best;
+    const ExpertStamp now = ctl->now;
     const int n = min(*static_cast<const volatile std::int32_t*>(cpu_count), max_admit);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int made = 0;
@@ -64,25 +66,22 @@ __global__ void admit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, 
         if (e < 0 || e >= s.n_expert) break;
         const int flat = layer * s.n_expert + e;
         if (s.residency[flat] >= 0) continue;
-        unsigned long long best = ~0ull;
+        SlotKey best = no_slot();
         for (int slot = threadIdx.x; slot < s.n_slots; slot += blockDim.x) {
-            const std::uint32_t u = s.usage[slot];
+            const ExpertStamp u = s.usage[slot];
             if (u == now || u == kExpertSlotPinned) continue;
-            const unsigned long long key = ((unsigned long long)u << 32) | unsigned(slot);
-            best = key < best ? key : best;
+            const SlotKey key{u, slot};
+            best = slot_key_less(key, best) ? key : best;
         }
-        for (int off = 16; off > 0; off >>= 1) {
-            const unsigned long long o = __shfl_xor_sync(0xffffffffu, best, off);
-            best = o < best ? o : best;
-        }
+        best = warp_min_key(best);
         if (lane == 0) s_min[warp] = best;
         __syncthreads();
         if (threadIdx.x == 0) {
-            unsigned long long b = ~0ull;
-            for (int w = 0; w < int(blockDim.x >> 5); ++w) b = s_min[w] < b ? s_min[w] : b;
+            SlotKey b = no_slot();
+            for (int w = 0; w < int(blockDim.x >> 5); ++w) b = slot_key_less(s_min[w], b) ? s_min[w] : b;
             s_best = b;
-            if (b != ~0ull) {
-                const int victim = int(b & 0xffffffffu);
+            if (!slot_key_none(b)) {
+                const int victim = b.slot;
                 const std::int32_t old = s.slot_owner[victim];
                 if (old >= 0) s.residency[old] = -1;
                 s.slot_owner[victim] = -1;
@@ -91,7 +90,7 @@ __global__ void admit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, 
             }
         }
         __syncthreads();  // the next search sees the pin
-        if (s_best == ~0ull) break;
+        if (slot_key_none(s_best)) break;
         ++made;
     }
     if (threadIdx.x == 0) *out_count = made;
@@ -99,7 +98,7 @@ __global__ void admit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, 
 
 __global__ void commit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl, const ExpertFetch* lists,
                               std::int32_t* counts, int n_lists, int max_admit, std::uint64_t* admitted) {
-    const std::uint32_t now = ctl->now;
+    const ExpertStamp now = ctl->now;
     for (int l = 0; l < n_lists; ++l) {
         const int n = counts[l];
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -116,7 +115,7 @@ __global__ void commit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl,
     }
 }
 
-__global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, std::uint32_t stamp) {
+__global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, ExpertStamp stamp) {
     const int E = s.n_expert;
     const int base = layer * E;
     // 1. Slots elsewhere that still hold one of this layer's experts are freed.
@@ -177,7 +176,7 @@ cudaError_t expert_cache_commit(const ExpertCacheState& s, const ExpertCacheCont
     return cudaGetLastError();
 }
 
-cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, std::uint32_t stamp,
+cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, ExpertStamp stamp,
                                     cudaStream_t stream) {
     if (!s.residency || !s.slot_owner || !s.usage || layer < 0 || layer >= s.n_layer || first_slot < 0 ||
         first_slot + s.n_expert > s.n_slots)

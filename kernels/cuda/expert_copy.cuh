@@ -68,7 +68,7 @@ cudaError_t expert_cache_commit(const ExpertCacheState& s, const ExpertCacheCont
 // expert e): their previous owners lose residency, any other slot still holding one of the layer's experts is
 // freed (owner -1, usage 0), and the bound slots get usage `stamp` (0: evicted first by decode). State as in
 // ref/expert_cache.h. One block.
-cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, std::uint32_t stamp,
+cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, ExpertStamp stamp,
                                     cudaStream_t stream);
 
 }  // namespace ft::kernels::cuda

@@ -507,10 +507,16 @@ __global__ void moe_combine_kernel(const float* __restrict__ y, const std::int32
 
 // ---- paged KV write ----
 
+template <typename T>
+__device__ __forceinline__ T kv_elem(float x) {
+    if constexpr (sizeof(T) == 2) return __float2half_rn(x);
+    else return x;
+}
+
+template <typename T>
 __global__ void kv_write_kernel(KvWriteParams p, const float* __restrict__ k, std::int64_t ldk,
                                 const float* __restrict__ v, std::int64_t ldv, const std::int32_t* __restrict__ pos,
-                                const std::int32_t* __restrict__ seq, float* __restrict__ k_cache,
-                                float* __restrict__ v_cache) {
+                                const std::int32_t* __restrict__ seq, T* __restrict__ k_cache, T* __restrict__ v_cache) {
     const std::int64_t t = blockIdx.x;
     const int ps = pos[t], sq = seq[t];
     if (ps < 0 || sq < 0) return;
@@ -518,8 +524,8 @@ __global__ void kv_write_kernel(KvWriteParams p, const float* __restrict__ k, st
     if (page < 0) return;
     const std::int64_t at = std::int64_t(page) * p.page_size + ps % p.page_size;
     const int kw = p.n_head_kv * p.head_dim, vw = p.n_head_kv * p.v_head_dim;
-    for (int c = threadIdx.x; c < kw; c += blockDim.x) k_cache[at * kw + c] = k[t * ldk + c];
-    for (int c = threadIdx.x; c < vw; c += blockDim.x) v_cache[at * vw + c] = v[t * ldv + c];
+    for (int c = threadIdx.x; c < kw; c += blockDim.x) k_cache[at * kw + c] = kv_elem<T>(k[t * ldk + c]);
+    for (int c = threadIdx.x; c < vw; c += blockDim.x) v_cache[at * vw + c] = kv_elem<T>(v[t * ldv + c]);
 }
 
 // ---- argmax ----
@@ -737,17 +743,22 @@ cudaError_t moe_combine(const float* y, const std::int32_t* where, const float* 
 }
 
 cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
-                     const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, float* k_cache,
-                     float* v_cache, cudaStream_t stream) {
+                     const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, void* k_cache,
+                     void* v_cache, cudaStream_t stream) {
     if (n_tokens < 0 || n_tokens > kMaxGrid || p.n_head_kv <= 0 || p.head_dim <= 0 || p.v_head_dim <= 0 ||
-        p.page_size <= 0 || p.pages_stride <= 0 || !p.page_tables)
+        p.page_size <= 0 || p.pages_stride <= 0 || !p.page_tables || (p.type != DType::F32 && p.type != DType::F16))
         return cudaErrorInvalidValue;
     if (ldk == 0) ldk = std::int64_t(p.n_head_kv) * p.head_dim;
     if (ldv == 0) ldv = std::int64_t(p.n_head_kv) * p.v_head_dim;
     if (ldk < std::int64_t(p.n_head_kv) * p.head_dim || ldv < std::int64_t(p.n_head_kv) * p.v_head_dim)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    kv_write_kernel<<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(p, k, ldk, v, ldv, pos, seq, k_cache, v_cache);
+    if (p.type == DType::F16)
+        kv_write_kernel<__half><<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(
+            p, k, ldk, v, ldv, pos, seq, static_cast<__half*>(k_cache), static_cast<__half*>(v_cache));
+    else
+        kv_write_kernel<float><<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(
+            p, k, ldk, v, ldv, pos, seq, static_cast<float*>(k_cache), static_cast<float*>(v_cache));
     return cudaGetLastError();
 }
 

@@ -66,15 +66,18 @@ cudaError_t moe_combine(const float* y, const std::int32_t* where, const float* 
 // Paged KV write: for token t, K row k[t, n_head_kv*head_dim] (row stride ldk) and V row likewise go to position
 // pos[t] of sequence seq[t]: page = page_tables[seq[t] * pages_stride + pos[t] / page_size], layout as
 // ref/attention.h (per page: page_size positions × n_head_kv heads × dim). ldk/ldv 0: dense rows. Tokens with
-// pos < 0, seq < 0 or an unmapped page (page < 0) are skipped (padding).
+// pos < 0, seq < 0 or an unmapped page (page < 0) are skipped (padding). The caches hold elements of p.type: F32
+// (copied) or F16 (rounded to nearest even, as ref::f32_to_f16: overflow to ±inf, NaN stays NaN); another type is
+// cudaErrorInvalidValue.
 struct KvWriteParams {
     int n_head_kv = 0, head_dim = 0, v_head_dim = 0, page_size = 0;
     const std::int32_t* page_tables = nullptr;
     int pages_stride = 0;
+    DType type = DType::F32;  // element type of k_cache / v_cache
 };
 cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
-                     const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, float* k_cache,
-                     float* v_cache, cudaStream_t stream);
+                     const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, void* k_cache,
+                     void* v_cache, cudaStream_t stream);
 
 // Greedy sampling: out[t] = argmax of row t of x [n_rows, n] (ties → lowest index); NaN never wins (an all-NaN row
 // gives 0). One block per row.

@@ -21,7 +21,7 @@ bool expert_cache_plan(const ExpertCachePlanParams& p) {
     const ExpertCacheState& s = p.state;
     ExpertCacheControl ctl = *p.control;
     if (p.advance_clock) p.control->now = ++ctl.now;
-    const std::uint32_t now = ctl.now;
+    const ExpertStamp now = ctl.now;
     const int n_expert = s.n_expert;
     const int base = p.layer * n_expert;
     const auto mode = ExpertCacheMode(ctl.mode);

@@ -9,7 +9,10 @@
 //   usage[n_slots]                 clock stamp of the last step that used the slot (0: never; empty slots evict first)
 //   recency[n_layer * n_expert]    clock stamp of the last step the expert was active, GPU or CPU (0: never)
 //   counters[n_layer]              running totals, optional
-// Stamps are unsigned 32-bit and compared as such: the clock starts at 1 and must not wrap.
+// Stamps (ExpertStamp) are unsigned 64-bit and compared as such; the clock starts at 1. At one tick per MoE layer
+// call a 32-bit clock wrapped after days of serving (48 layers × 100 steps/s: 10 days), first turning the LRU order
+// upside down and then meeting the pinned-slot sentinel; at a billion ticks a second a 64-bit one lasts 584 years,
+// so the order is exact for the life of a process and kExpertSlotPinned (the maximum) is never a clock value.
 //
 // One planning call (layer l, clock value now):
 //   1. U = the distinct active experts: ids[p] in [0, n_expert); anything else (-1) is an unused pair.
@@ -44,12 +47,13 @@ enum class ExpertCacheMode : std::int32_t { hybrid = 0, offload = 1, cpu = 2, re
 
 constexpr int kExpertCacheMaxPairs = 256;   // tokens × top-k of one step
 // usage value of a slot that a background fetch is filling (cuda/expert_copy.cuh's admission): never a victim.
-constexpr std::uint32_t kExpertSlotPinned = 0xffffffffu;
+using ExpertStamp = std::uint64_t;
+constexpr ExpertStamp kExpertSlotPinned = ~ExpertStamp(0);
 constexpr int kExpertCacheMaxExperts = 512; // routed experts per layer
 
 // Read by every call from memory the caller may rewrite between calls (device memory for the kernel).
 struct ExpertCacheControl {
-    std::uint32_t now = 1;         // step clock
+    ExpertStamp now = 1;           // step clock
     std::uint32_t frac_q16 = 0;    // fetched share of the misses in Q16 (65536 = all); values above 65536 clamp
     std::int32_t max_fetch = -1;   // hybrid: cap on fetches per call, < 0 = no cap
     std::int32_t mode = 0;         // ExpertCacheMode
@@ -67,8 +71,8 @@ struct ExpertFetch {
 struct ExpertCacheState {
     std::int32_t* residency = nullptr;     // [n_layer * n_expert]
     std::int32_t* slot_owner = nullptr;    // [n_slots]
-    std::uint32_t* usage = nullptr;        // [n_slots]
-    std::uint32_t* recency = nullptr;      // [n_layer * n_expert]
+    ExpertStamp* usage = nullptr;          // [n_slots]
+    ExpertStamp* recency = nullptr;        // [n_layer * n_expert]
     ExpertCacheCounters* counters = nullptr;  // [n_layer], optional
     int n_layer = 0, n_expert = 0, n_slots = 0;
 };

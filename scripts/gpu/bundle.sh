@@ -2,7 +2,8 @@
 # Builds the headless CUDA configuration for sm_90 here (Debian 12) and packs what the GPU machine needs to run its
 # tests and benchmarks into .gpu/bundle.tar.xz: the build tree without object files, plus every shared library the
 # binaries need that the GPU machine (Ubuntu 24.04 + CUDA 13, no Qt) lacks — Qt Core/Test and their ICU, spdlog,
-# fmt, hwloc, Highway, PCRE2, SQLite. glibc, libstdc++ and the CUDA libraries are taken from the GPU machine.
+# fmt, hwloc, Highway, PCRE2, SQLite, cpp-httplib (the API server; with its OpenSSL, zlib, brotli). glibc, libstdc++
+# and the CUDA libraries are taken from the GPU machine.
 # Then, on the GPU machine (device tool), from the repo root:  bash scripts/gpu/run.sh
 #   device run: command "bash scripts/gpu/run.sh", carry [".gpu"]
 set -euo pipefail
@@ -10,10 +11,16 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 preset=gpu-sm90
 build=$root/build/$preset
-
-bash scripts/install-deps.sh --headless >/dev/null
-cmake --preset $preset >/dev/null
-cmake --build --preset $preset -j "$(nproc)"
+# FT_BUNDLE_BUILD=DIR packs an existing CUDA build tree instead (building only FT_BUNDLE_TARGETS there, if given):
+# a quick bundle of a few tests while the rest of the tree is mid-change.
+if [[ -n "${FT_BUNDLE_BUILD:-}" ]]; then
+  build=$(cd "$FT_BUNDLE_BUILD" && pwd)
+  [[ -n "${FT_BUNDLE_TARGETS:-}" ]] && cmake --build "$build" -j "$(nproc)" --target $FT_BUNDLE_TARGETS
+else
+  bash scripts/install-deps.sh --headless >/dev/null
+  cmake --preset $preset >/dev/null
+  cmake --build --preset $preset -j "$(nproc)"
+fi
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -7,6 +7,10 @@
 // 2 = attention_prefill_exact. The "gqa" rows sweep the grouped-query block layout (group 1/4/8/16, head_dim 64/128,
 // token counts around the 16/64-row tiles, pos0 > 0).
 //
+// Every prefill and decode case runs twice: on an f32 cache and on an f16 cache (the *F16 slots, same tables). The
+// reference of an f16 case is ref::attention_f32 on the K/V rounded to f16 (what the cache holds), so the same
+// tolerances apply to both.
+//
 // Tolerances: f32 paths (decode, simple and exact prefill) max_abs ≤ 1e-5 and nmse ≤ 1e-10. Tensor-core prefill
 // (Q·scale, K, V and P rounded to f16, unit roundoff 2^-11, f32 accumulation and softmax): max_abs ≤ 4e-3 and
 // nmse ≤ 1e-5 on outputs of O(0.1-1) (random q in [-3, 3], k and v in [-1, 1], so the logits are ~N(0, 1) and the
@@ -22,6 +26,7 @@
 #include "ft_test.h"
 #include "kernel_check.h"
 #include "ref/attention.h"
+#include "ref/quant.h"
 
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -44,10 +49,25 @@ constexpr std::int32_t kBadPage = 1 << 28;  // table entries no kernel may read:
 // A paged cache of n_rows sequences with lens[r] positions each; pages handed out in a shuffled order.
 struct Cache {
     int n_head_kv = 0, dk = 0, dv = 0, stride = 0;
-    std::vector<float> k, v;
+    std::vector<float> k, v;            // the values the reference reads
+    std::vector<std::uint16_t> k16, v16;  // f16 cache: the device copy (k, v are these values widened)
     std::vector<std::int32_t> table;  // [n_rows, stride]
+    bool f16() const { return !k16.empty(); }
     const std::int32_t* row(int r) const { return table.data() + std::size_t(r) * std::size_t(stride); }
 };
+
+// Turns c into an f16 cache: K/V rounded to f16 (the reference then reads the rounded values).
+void to_f16(Cache& c) {
+    const auto round = [](std::vector<float>& x, std::vector<std::uint16_t>& h) {
+        h.resize(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            h[i] = ft::kernels::ref::f32_to_f16(x[i]);
+            x[i] = ft::kernels::ref::f16_to_f32(h[i]);
+        }
+    };
+    round(c.k, c.k16);
+    round(c.v, c.v16);
+}
 
 Cache make_cache(const std::vector<int>& lens, int n_head_kv, int dk, int dv, std::uint32_t seed) {
     Cache c;
@@ -82,19 +102,24 @@ void drop_pages_before(Cache& c, int row, int first) {
         c.table[std::size_t(row) * std::size_t(c.stride) + std::size_t(pg)] = kBadPage;
 }
 
+std::size_t elem_bytes(const Cache& c) { return c.f16() ? 2 : 4; }
+
 struct DevCache {
     Dev k, v, table;
     explicit DevCache(const Cache& c)
-        : k(c.k.size() * 4), v(c.v.size() * 4), table(c.table.size() * 4) {}
+        : k(c.k.size() * elem_bytes(c)), v(c.v.size() * elem_bytes(c)), table(c.table.size() * 4) {}
     bool ok() const { return k.p && v.p && table.p; }
     ft::kernels::cuda::DevicePagedKv view(const Cache& c) const {
-        return {k.as<float>(), v.as<float>(), table.as<std::int32_t>(), c.stride};
+        return {k.p, v.p, table.as<std::int32_t>(), c.stride,
+                c.f16() ? ft::kernels::DType::F16 : ft::kernels::DType::F32};
     }
 };
 
 bool upload(const DevCache& d, const Cache& c) {
-    return cudaMemcpy(d.k.p, c.k.data(), c.k.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
-           cudaMemcpy(d.v.p, c.v.data(), c.v.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
+    const void* k = c.f16() ? static_cast<const void*>(c.k16.data()) : c.k.data();
+    const void* v = c.f16() ? static_cast<const void*>(c.v16.data()) : c.v.data();
+    return cudaMemcpy(d.k.p, k, c.k.size() * elem_bytes(c), cudaMemcpyHostToDevice) == cudaSuccess &&
+           cudaMemcpy(d.v.p, v, c.v.size() * elem_bytes(c), cudaMemcpyHostToDevice) == cudaSuccess &&
            cudaMemcpy(d.table.p, c.table.data(), c.table.size() * 4, cudaMemcpyHostToDevice) == cudaSuccess;
 }
 
@@ -197,7 +222,11 @@ private slots:
             }
         }
     }
-    void prefillMatchesReference() {
+    void prefillMatchesReference() { prefillCase(false); }
+    void prefillF16MatchesReference_data() { prefillMatchesReference_data(); }
+    void prefillF16MatchesReference() { prefillCase(true); }
+
+    void prefillCase(bool f16) {
         QFETCH(int, dk);
         QFETCH(int, dv);
         QFETCH(int, n_head);
@@ -213,6 +242,7 @@ private slots:
         const int len = pos0 + n_tokens;
         // Two sequences; the one under test is row 1 (row 0 is another sequence's pages).
         Cache c = make_cache({len / 2 + 5, len}, n_head_kv, dk, dv, 11u + unsigned(dk + len));
+        if (f16) to_f16(c);
         if (window > 0) drop_pages_before(c, 1, std::max(0, pos0 - window + 1));
         const auto sink_v = ft::test::random_floats(std::size_t(n_head), 5, 0.f, 4.f);
         const auto q = ft::test::random_floats(std::size_t(n * width), 7u + unsigned(n_tokens), -3.f, 3.f);
@@ -250,7 +280,7 @@ private slots:
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         const bool tensor_cores = path == 0 && dk == dv && (dk == 32 || dk == 64 || dk == 128 || dk == 256);
         if (tensor_cores) {
-            qInfo("TC err %s: %s", QTest::currentDataTag(), err.str().c_str());
+            qInfo("TC err %s%s: %s", f16 ? "(f16 KV) " : "", QTest::currentDataTag(), err.str().c_str());
             QVERIFY2(err.finite && err.max_abs <= 4e-3 && err.nmse <= 1e-5, err.str().c_str());
         } else
             QVERIFY2(err.finite && err.max_abs <= 1e-5 && err.nmse <= 1e-10, err.str().c_str());
@@ -289,7 +319,11 @@ private slots:
             << 256 << 256 << 4 << 2 << QList<int>{12345} << 16384 << 0 << false;
         QTest::newRow("d64 g16 b2 [8193,65]")   << 64 << 64 << 16 << 1 << QList<int>{8193, 65} << 8256 << 0 << false;
     }
-    void decodeMatchesReference() {
+    void decodeMatchesReference() { decodeCase(false); }
+    void decodeF16MatchesReference_data() { decodeMatchesReference_data(); }
+    void decodeF16MatchesReference() { decodeCase(true); }
+
+    void decodeCase(bool f16) {
         QFETCH(int, dk);
         QFETCH(int, dv);
         QFETCH(int, n_head);
@@ -309,6 +343,7 @@ private slots:
             pos[std::size_t(t)] = lens[t] - 1;
         }
         Cache c = make_cache(row_lens, n_head_kv, dk, dv, 23u + unsigned(dk * n));
+        if (f16) to_f16(c);
         if (window > 0)
             for (std::int64_t t = 0; t < n; ++t)
                 drop_pages_before(c, seq[std::size_t(t)], std::max(0, lens[t] - window));
@@ -353,14 +388,19 @@ private slots:
     void decodeGraphReplay_data() {
         QTest::addColumn<int>("max_ctx");
         QTest::addColumn<QList<int>>("positions");
-        QTest::newRow("max_ctx 1024") << 1024 << QList<int>{0, 99, 255, 256, 700, 1023};
-        QTest::newRow("max_ctx 16384 (multi-tile chunks)") << 16384 << QList<int>{0, 63, 64, 8191, 8192, 8193, 16383};
+        QTest::addColumn<bool>("f16");
+        QTest::newRow("max_ctx 1024") << 1024 << QList<int>{0, 99, 255, 256, 700, 1023} << false;
+        QTest::newRow("max_ctx 16384 (multi-tile chunks)")
+            << 16384 << QList<int>{0, 63, 64, 8191, 8192, 8193, 16383} << false;
+        QTest::newRow("f16 KV, max_ctx 16384") << 16384 << QList<int>{0, 64, 8192, 16383} << true;
     }
     void decodeGraphReplay() {
         QFETCH(int, max_ctx);
         QFETCH(QList<int>, positions);
+        QFETCH(bool, f16);
         const int n_head = 8, n_head_kv = 2, d = 128;
-        const Cache c = make_cache({max_ctx}, n_head_kv, d, d, 31);
+        Cache c = make_cache({max_ctx}, n_head_kv, d, d, 31);
+        if (f16) to_f16(c);
         const auto q = ft::test::random_floats(std::size_t(n_head * d), 3, -3.f, 3.f);
         AttentionParams p = params(n_head, n_head_kv, d, d, 0, nullptr);
         DevCache dc(c);
@@ -418,6 +458,11 @@ private slots:
         QCOMPARE(attention_decode(p, nullptr, 8 * 128, 1, nullptr, nullptr, 0, kv, nullptr, dummy_ws, nullptr),
                  cudaErrorInvalidValue);  // max_ctx 0
         QCOMPARE(attention_prefill(p, nullptr, 8 * 128, 0, 0, 0, kv, nullptr, nullptr), cudaSuccess);  // nothing to do
+        ft::kernels::cuda::DevicePagedKv bf16_kv{};
+        bf16_kv.type = ft::kernels::DType::BF16;  // only F32 and F16 caches
+        QCOMPARE(attention_prefill(p, nullptr, 8 * 128, 1, 0, 0, bf16_kv, nullptr, nullptr), cudaErrorInvalidValue);
+        QCOMPARE(attention_decode(p, nullptr, 8 * 128, 1, nullptr, nullptr, 256, bf16_kv, nullptr, dummy_ws, nullptr),
+                 cudaErrorInvalidValue);
         cudaGetLastError();
     }
 
@@ -425,11 +470,13 @@ private slots:
         if (!perf_mode()) QSKIP("perf mode off (FT_TEST_PERF=1 runs it)");
         const int n_head = 32, n_head_kv = 4, d = 128;
         const std::int64_t n = 8192;
-        const Cache c = make_cache({int(n)}, n_head_kv, d, d, 41);
+        Cache c = make_cache({int(n)}, n_head_kv, d, d, 41);
+        Cache c16 = c;
+        to_f16(c16);
         const auto q = ft::test::random_floats(std::size_t(n * n_head * d), 43, -3.f, 3.f);
         AttentionParams p = params(n_head, n_head_kv, d, d, 0, nullptr);
-        DevCache dc(c);
-        QVERIFY(dc.ok() && upload(dc, c));
+        DevCache dc(c), dc16(c16);
+        QVERIFY(dc.ok() && upload(dc, c) && dc16.ok() && upload(dc16, c16));
         Dev dq(q.size() * 4), dout(q.size() * 4);
         QVERIFY(dq.p && dout.p);
         CHECK_CUDA(cudaMemcpy(dq.p, q.data(), q.size() * 4, cudaMemcpyHostToDevice));
@@ -437,21 +484,23 @@ private slots:
         cudaEvent_t e0, e1;
         cudaEventCreate(&e0);
         cudaEventCreate(&e1);
-        for (bool simple : {false, true}) {
+        for (int run = 0; run < 4; ++run) {
+            const bool simple = run % 2 == 1, f16 = run >= 2;
+            const auto view = f16 ? dc16.view(c16) : dc.view(c);
             EnvGuard env(simple);
             const int iters = simple ? 1 : 10;
-            CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, dc.view(c),
+            CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, view,
                                                             dout.as<float>(), nullptr));
             cudaEventRecord(e0);
             for (int i = 0; i < iters; ++i)
-                CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, dc.view(c),
+                CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, view,
                                                                 dout.as<float>(), nullptr));
             cudaEventRecord(e1);
             CHECK_CUDA(cudaEventSynchronize(e1));
             const double ms = time_ms(e0, e1) / iters;
-            qInfo("PERF attention prefill %s: %lld tokens x %d/%d heads x %d causal: %.2f ms, %.1f TFLOP/s",
-                  simple ? "simple f32" : "tensor-core bf16", (long long)n, n_head, n_head_kv, d, ms,
-                  flops / (ms * 1e-3) / 1e12);
+            qInfo("PERF attention prefill %s, %s KV: %lld tokens x %d/%d heads x %d causal: %.2f ms, %.1f TFLOP/s",
+                  simple ? "simple f32" : "tensor-core f16", f16 ? "f16" : "f32", (long long)n, n_head, n_head_kv, d,
+                  ms, flops / (ms * 1e-3) / 1e12);
         }
         cudaEventDestroy(e0);
         cudaEventDestroy(e1);
@@ -484,8 +533,9 @@ private slots:
                                Shape{1, 512, 32768}, Shape{1, 4096, 32768}, Shape{4, 512, 512},
                                Shape{4, 4096, 4096}, Shape{4, 32768, 32768}}) {
             const int batch = sh.batch, ctx = sh.ctx, max_ctx = sh.max_ctx;
-            {
-                const Cache c = make_cache(std::vector<int>(std::size_t(batch), ctx), n_head_kv, d, d, 47);
+            for (const bool f16 : {false, true}) {
+                Cache c = make_cache(std::vector<int>(std::size_t(batch), ctx), n_head_kv, d, d, 47);
+                if (f16) to_f16(c);
                 const auto q = ft::test::random_floats(std::size_t(batch * n_head * d), 53, -3.f, 3.f);
                 std::vector<std::int32_t> pos(static_cast<std::size_t>(batch), ctx - 1);
                 std::vector<std::int32_t> seq(static_cast<std::size_t>(batch));
@@ -511,12 +561,12 @@ private slots:
                 cudaEventRecord(e1);
                 CHECK_CUDA(cudaEventSynchronize(e1));
                 const double us = time_ms(e0, e1) * 1e3 / iters;
-                const double kv_bytes = double(batch) * ctx * n_head_kv * (2.0 * d) * 4;
+                const double kv_bytes = double(batch) * ctx * n_head_kv * (2.0 * d) * double(elem_bytes(c));
                 const double gbs = kv_bytes / (us * 1e-6) / 1e9;
-                qInfo("PERF attention decode b%d ctx %d max_ctx %d (%d/%d heads x %d, %.1f MiB KV): %.1f us, %.0f GB/s "
-                      "of KV (device copy %.0f GB/s, %.0f%%)",
-                      batch, ctx, max_ctx, n_head, n_head_kv, d, kv_bytes / 1048576.0, us, gbs, copy_gbs,
-                      100 * gbs / copy_gbs);
+                qInfo("PERF attention decode %s KV b%d ctx %d max_ctx %d (%d/%d heads x %d, %.1f MiB KV): %.1f us, "
+                      "%.0f GB/s of KV (device copy %.0f GB/s, %.0f%%)",
+                      f16 ? "f16" : "f32", batch, ctx, max_ctx, n_head, n_head_kv, d, kv_bytes / 1048576.0, us, gbs,
+                      copy_gbs, 100 * gbs / copy_gbs);
             }
         }
         cudaEventDestroy(e0);

@@ -51,7 +51,7 @@ constexpr std::int32_t kSentinel = 0x5eed5eed;
 struct HostState {
     int n_layer, n_expert, n_slots;
     std::vector<std::int32_t> residency, slot_owner;
-    std::vector<std::uint32_t> usage, recency;
+    std::vector<ft::kernels::ExpertStamp> usage, recency;
     std::vector<ExpertCacheCounters> counters;
     HostState(int l, int e, int s)
         : n_layer(l), n_expert(e), n_slots(s), residency(std::size_t(l) * std::size_t(e), -1),
@@ -66,12 +66,13 @@ struct HostState {
 struct DevState {
     Dev residency, slot_owner, usage, recency, counters;
     explicit DevState(const HostState& h)
-        : residency(h.residency.size() * 4), slot_owner(h.slot_owner.size() * 4), usage(h.usage.size() * 4),
-          recency(h.recency.size() * 4), counters(h.counters.size() * sizeof(ExpertCacheCounters)) {}
+        : residency(h.residency.size() * 4), slot_owner(h.slot_owner.size() * 4),
+          usage(h.usage.size() * sizeof(ft::kernels::ExpertStamp)),
+          recency(h.recency.size() * sizeof(ft::kernels::ExpertStamp)), counters(h.counters.size() * sizeof(ExpertCacheCounters)) {}
     bool ok() const { return residency.p && slot_owner.p && usage.p && recency.p && counters.p; }
     ft::kernels::ExpertCacheState view(const HostState& h) const {
-        return {residency.as<std::int32_t>(), slot_owner.as<std::int32_t>(), usage.as<std::uint32_t>(),
-                recency.as<std::uint32_t>(), counters.as<ExpertCacheCounters>(), h.n_layer, h.n_expert, h.n_slots};
+        return {residency.as<std::int32_t>(), slot_owner.as<std::int32_t>(), usage.as<ft::kernels::ExpertStamp>(),
+                recency.as<ft::kernels::ExpertStamp>(), counters.as<ExpertCacheCounters>(), h.n_layer, h.n_expert, h.n_slots};
     }
 };
 
@@ -169,20 +170,31 @@ private slots:
         QTest::addColumn<int>("steps");
         QTest::addColumn<bool>("advance_clock");
         QTest::addColumn<bool>("mapped_cpu_list");
+        QTest::addColumn<qulonglong>("clock0");  // the clock's start (near 2^32: a 32-bit clock wrapped there)
+        QTest::addColumn<int>("pinned");         // slots pinned by a background admission for the whole trace
         // Qwen3-30B-A3B-shaped: 48 layers × 128 experts, top-8; caches from none to every expert.
         for (int tokens : {1, 4})
             for (int cache : {0, 1, 8, 64, 384, 1000, 3000, 48 * 128, 48 * 128 + 100}) {
                 const bool advance = (cache / 8 + tokens) % 2 == 0;
                 QTest::addRow("48x128 top8 b%d slots %d%s", tokens, cache, advance ? " tick" : "")
-                    << 48 << 128 << cache << tokens << 8 << 200 << advance << (cache == 1000);
+                    << 48 << 128 << cache << tokens << 8 << 200 << advance << (cache == 1000) << qulonglong(0) << 0;
             }
-        QTest::addRow("4x512 256 pairs 20000 slots") << 4 << 512 << 20000 << 32 << 8 << 40 << true << true;
-        QTest::addRow("4x512 256 pairs 700 slots") << 4 << 512 << 700 << 32 << 8 << 40 << false << false;
-        QTest::addRow("58x256 b4 top8 15000 slots") << 58 << 256 << 15000 << 4 << 8 << 20 << false << false;
-        QTest::addRow("3x4 top2 5 slots") << 3 << 4 << 5 << 4 << 2 << 300 << true << false;
-        QTest::addRow("2x1 top1 1 slot") << 2 << 1 << 1 << 3 << 1 << 100 << false << false;
-        QTest::addRow("1x64 top8 600 slots") << 1 << 64 << 600 << 2 << 8 << 300 << true << false;
+        QTest::addRow("4x512 256 pairs 20000 slots")
+            << 4 << 512 << 20000 << 32 << 8 << 40 << true << true << qulonglong(0) << 0;
+        QTest::addRow("4x512 256 pairs 700 slots")
+            << 4 << 512 << 700 << 32 << 8 << 40 << false << false << qulonglong(0) << 0;
+        QTest::addRow("58x256 b4 top8 15000 slots")
+            << 58 << 256 << 15000 << 4 << 8 << 20 << false << false << qulonglong(0) << 0;
+        QTest::addRow("3x4 top2 5 slots") << 3 << 4 << 5 << 4 << 2 << 300 << true << false << qulonglong(0) << 0;
+        QTest::addRow("2x1 top1 1 slot") << 2 << 1 << 1 << 3 << 1 << 100 << false << false << qulonglong(0) << 0;
+        QTest::addRow("1x64 top8 600 slots") << 1 << 64 << 600 << 2 << 8 << 300 << true << false << qulonglong(0) << 0;
+        // Across the 32-bit wrap (and the old pinned sentinel 0xffffffff) with pinned slots among free ones.
+        QTest::addRow("48x128 top8 b4 500 slots, clock at 2^32 - 3000, 7 pinned, tick")
+            << 48 << 128 << 500 << 4 << 8 << 120 << true << false << qulonglong(0xffffffffull - 3000) << 7;
+        QTest::addRow("4x64 top8 b2 100 slots, clock at 2^32 - 50, 3 pinned")
+            << 4 << 64 << 100 << 2 << 8 << 100 << false << false << qulonglong(0xffffffffull - 50) << 3;
     }
+
     void planMatchesReference() {
         QFETCH(int, n_layer);
         QFETCH(int, n_expert);
@@ -192,12 +204,16 @@ private slots:
         QFETCH(int, steps);
         QFETCH(bool, advance_clock);
         QFETCH(bool, mapped_cpu_list);
+        QFETCH(qulonglong, clock0);
+        QFETCH(int, pinned);
         if (ft::test::sanitizer_run() && (std::int64_t(n_layer) * steps > 2000 || n_slots > 4000))
             QSKIP("long trace or large pool: skipped under the sanitizer");
         const int n_pairs = tokens * top_k;
         const int stride = n_pairs + kGuard;  // per-layer output row: n_pairs entries, then guards
 
         HostState ref(n_layer, n_expert, n_slots);
+        for (int i = 0; i < pinned && i < n_slots; ++i)  // spread over the pool
+            ref.usage[std::size_t(std::int64_t(i) * n_slots / pinned)] = ft::kernels::kExpertSlotPinned;
         DevState dev(ref);
         QVERIFY(dev.ok());
         CHECK_CUDA(upload(dev.residency, ref.residency));
@@ -227,7 +243,7 @@ private slots:
             std::shuffle(pop.begin(), pop.end(), rng);
         }
         ExpertCacheControl ctl;  // the host's copy: with advance_clock the reference ticks it like the device
-        ctl.now = advance_clock ? 0 : 1;
+        ctl.now = clock0 + (advance_clock ? 0 : 1);
 
         std::vector<std::int32_t> ids(rows, -1), want_slot(rows, kSentinel), want_cpu(rows, kSentinel);
         std::vector<ExpertFetch> want_fetch(rows, ExpertFetch{kSentinel, kSentinel});
@@ -235,7 +251,7 @@ private slots:
         std::vector<std::int32_t> got_slot(rows), got_cpu(rows);
         std::vector<ExpertFetch> got_fetch(rows);
         for (int step = 0; step < steps; ++step) {
-            if (!advance_clock) ctl.now = std::uint32_t(step + 1);
+            if (!advance_clock) ctl.now = clock0 + ft::kernels::ExpertStamp(step + 1);
             random_control(rng, ctl);
             CHECK_CUDA(cudaMemcpy(d_ctl.p, &ctl, sizeof ctl, cudaMemcpyHostToDevice));
             for (int l = 0; l < n_layer; ++l) {
@@ -307,8 +323,14 @@ private slots:
                 QVERIFY2(got.recency == ref.recency, qPrintable(where + ": recency"));
                 QVERIFY2(same_counters(got.counters, ref.counters), qPrintable(where + ": counters"));
                 QCOMPARE(got_ctl.now, ctl.now);
+                for (int i = 0; i < pinned && i < n_slots; ++i) {
+                    const std::size_t sl = std::size_t(std::int64_t(i) * n_slots / pinned);
+                    QVERIFY2(got.usage[sl] == ft::kernels::kExpertSlotPinned && got.slot_owner[sl] == -1,
+                             qPrintable(where + ": a pinned slot was taken"));
+                }
             }
         }
+        if (clock0 > 0) QVERIFY(ctl.now > 0xffffffffull);  // the trace did cross the 32-bit boundary
         // The traces must have exercised the interesting paths.
         std::uint64_t hits = 0, fetched = 0, cpu = 0;
         for (const auto& c : ref.counters) {

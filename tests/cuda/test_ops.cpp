@@ -1,5 +1,5 @@
 // CUDA per-token ops (kernels/cuda/ops.cuh) against the scalar references and host computations: embedding rows,
-// RoPE, add, SwiGLU, MoE routing / grouping / gather / combine, paged KV write, argmax. Every output is followed by
+// RoPE, add, SwiGLU, MoE routing / grouping / gather / combine, paged KV write (f32 and f16 caches), argmax. Every output is followed by
 // guard values; ids and page tables are shuffled. FT_TEST_PERF=1: perfOps prints µs per call.
 #include <algorithm>
 #include <cmath>
@@ -596,10 +596,14 @@ private slots:
         QTest::addColumn<int>("page_size");
         QTest::addColumn<int>("n_tokens");
         QTest::addColumn<int>("pad");  // extra floats in the K/V source rows
-        QTest::addRow("decode 1 tok") << 4 << 128 << 128 << 16 << 1 << 0;
-        QTest::addRow("gqa 4x128, page 16") << 4 << 128 << 128 << 16 << 50 << 0;
-        QTest::addRow("k 192 / v 128, page 32, strided rows") << 2 << 192 << 128 << 32 << 70 << 64;
-        QTest::addRow("odd 3x17 / 3x5, page 7") << 3 << 17 << 5 << 7 << 40 << 3;
+        QTest::addColumn<bool>("f16");  // f16 cache: every value rounded as ref::f32_to_f16, bit for bit
+        for (const bool f16 : {false, true}) {
+            const char* t = f16 ? " f16" : "";
+            QTest::addRow("decode 1 tok%s", t) << 4 << 128 << 128 << 16 << 1 << 0 << f16;
+            QTest::addRow("gqa 4x128, page 16%s", t) << 4 << 128 << 128 << 16 << 50 << 0 << f16;
+            QTest::addRow("k 192 / v 128, page 32, strided rows%s", t) << 2 << 192 << 128 << 32 << 70 << 64 << f16;
+            QTest::addRow("odd 3x17 / 3x5, page 7%s", t) << 3 << 17 << 5 << 7 << 40 << 3 << f16;
+        }
     }
     void kvWrite() {
         QFETCH(int, n_head_kv);
@@ -608,6 +612,7 @@ private slots:
         QFETCH(int, page_size);
         QFETCH(int, n_tokens);
         QFETCH(int, pad);
+        QFETCH(bool, f16);
         const int n_seq = 3, pages_per_seq = 6, n_pages = n_seq * pages_per_seq + 2;
         // Shuffled page tables: sequence s, logical page j → a physical page; the last entry of seq 2 unmapped.
         std::vector<std::int32_t> phys(static_cast<std::size_t>(n_pages));
@@ -628,9 +633,20 @@ private slots:
         if (n_tokens > 3) pos[2] = -1;
         const int kw = n_head_kv * head_dim, vw = n_head_kv * v_head_dim;
         const std::int64_t ldk = kw + pad, ldv = vw + 2 * pad;
-        const auto k = ft::test::random_floats(std::size_t(n_tokens * ldk), 3);
-        const auto v = ft::test::random_floats(std::size_t(n_tokens * ldv), 4);
+        auto k = ft::test::random_floats(std::size_t(n_tokens * ldk), 3);
+        auto v = ft::test::random_floats(std::size_t(n_tokens * ldv), 4);
+        // f16 rounding edge cases: ties to even (1 + 2^-11 → 1, 1 + 3·2^-11 → 1 + 2^-9), the largest finite value
+        // and overflow, subnormals, underflow to (signed) zero, scaled-up values.
+        const float edge[] = {1.f + 0x1p-11f, 1.f + 3 * 0x1p-11f, -(1.f + 0x1p-11f), 65504.f, 65519.f, 65520.f,
+                              -1e6f, 3e-5f, 6e-8f, 2e-8f, -1e-9f, 1000.5f, 2049.f, 0.1f};
+        for (std::size_t i = 0; i < std::size(edge) && i < k.size(); ++i) k[i * 7 % k.size()] = edge[i];
+        for (std::size_t i = 0; i < std::size(edge) && i < v.size(); ++i) v[i * 5 % v.size()] = edge[i] * 0.5f;
         const std::size_t kc_n = std::size_t(n_pages) * page_size * kw, vc_n = std::size_t(n_pages) * page_size * vw;
+        if (f16) {
+            kvWriteF16(k, v, ldk, ldv, pos, seq, tables, pages_per_seq, n_head_kv, head_dim, v_head_dim, page_size,
+                       pad, kc_n, vc_n);
+            return;
+        }
         ft::test::GuardedOutput kcache(kc_n), vcache(vc_n);
         std::vector<float> want_k(kcache.data.begin(), kcache.data.begin() + std::ptrdiff_t(kc_n));
         std::vector<float> want_v(vcache.data.begin(), vcache.data.begin() + std::ptrdiff_t(vc_n));
@@ -665,6 +681,59 @@ private slots:
         QVERIFY2(kcache.guards_intact() && vcache.guards_intact(), "wrote past the cache");
         QVERIFY2(std::memcmp(kcache.ptr(), want_k.data(), bytes_of(want_k)) == 0, "K cache differs");
         QVERIFY2(std::memcmp(vcache.ptr(), want_v.data(), bytes_of(want_v)) == 0, "V cache differs");
+    }
+
+    // The f16 form of kvWrite: caches of u16 with guard halves after them, expected = ref::f32_to_f16 of the source.
+    void kvWriteF16(const std::vector<float>& k, const std::vector<float>& v, std::int64_t ldk, std::int64_t ldv,
+                    const std::vector<std::int32_t>& pos, const std::vector<std::int32_t>& seq,
+                    const std::vector<std::int32_t>& tables, int pages_per_seq, int n_head_kv, int head_dim,
+                    int v_head_dim, int page_size, int pad, std::size_t kc_n, std::size_t vc_n) {
+        constexpr std::size_t kGuard = 64;
+        constexpr std::uint16_t kPattern = 0x7e5a;  // a NaN payload the conversion never produces here
+        const int kw = n_head_kv * head_dim, vw = n_head_kv * v_head_dim, n_tokens = int(pos.size());
+        std::vector<std::uint16_t> kcache(kc_n + kGuard, kPattern), vcache(vc_n + kGuard, kPattern);
+        std::vector<std::uint16_t> want_k = kcache, want_v = vcache;
+        for (int t = 0; t < n_tokens; ++t) {
+            const int ps = pos[std::size_t(t)], sq = seq[std::size_t(t)];
+            if (ps < 0) continue;
+            const int page = tables[std::size_t(sq * pages_per_seq + ps / page_size)];
+            if (page < 0) continue;
+            const std::size_t at = std::size_t(page) * page_size + std::size_t(ps % page_size);
+            for (int c = 0; c < kw; ++c)
+                want_k[at * std::size_t(kw) + std::size_t(c)] = ft::kernels::ref::f32_to_f16(k[std::size_t(t * ldk + c)]);
+            for (int c = 0; c < vw; ++c)
+                want_v[at * std::size_t(vw) + std::size_t(c)] = ft::kernels::ref::f32_to_f16(v[std::size_t(t * ldv + c)]);
+        }
+        Dev dk(bytes_of(k)), dv(bytes_of(v)), dpos(bytes_of(pos)), dseq(bytes_of(seq)), dtab(bytes_of(tables)),
+            dkc(bytes_of(kcache)), dvc(bytes_of(vcache));
+        QVERIFY(dk.p && dv.p && dpos.p && dseq.p && dtab.p && dkc.p && dvc.p);
+        CHECK_CUDA(cudaMemcpy(dk.p, k.data(), bytes_of(k), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dv.p, v.data(), bytes_of(v), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dpos.p, pos.data(), bytes_of(pos), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dseq.p, seq.data(), bytes_of(seq), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dtab.p, tables.data(), bytes_of(tables), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dkc.p, kcache.data(), bytes_of(kcache), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dvc.p, vcache.data(), bytes_of(vcache), cudaMemcpyHostToDevice));
+        kc::KvWriteParams p;
+        p.n_head_kv = n_head_kv, p.head_dim = head_dim, p.v_head_dim = v_head_dim, p.page_size = page_size;
+        p.page_tables = dtab.as<std::int32_t>(), p.pages_stride = pages_per_seq;
+        p.type = ft::kernels::DType::F16;
+        CHECK_CUDA(kc::kv_write(p, dk.as<float>(), pad ? ldk : 0, dv.as<float>(), pad ? ldv : 0,
+                                dpos.as<std::int32_t>(), dseq.as<std::int32_t>(), n_tokens, dkc.p, dvc.p, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(kcache.data(), dkc.p, bytes_of(kcache), cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(vcache.data(), dvc.p, bytes_of(vcache), cudaMemcpyDeviceToHost));
+        QVERIFY2(std::equal(kcache.begin() + std::ptrdiff_t(kc_n), kcache.end(), want_k.begin() + std::ptrdiff_t(kc_n)) &&
+                     std::equal(vcache.begin() + std::ptrdiff_t(vc_n), vcache.end(), want_v.begin() + std::ptrdiff_t(vc_n)),
+                 "wrote past the cache");
+        for (std::size_t i = 0; i < kc_n; ++i)
+            if (kcache[i] != want_k[i])
+                QFAIL(qPrintable(QString("K cache differs at %1: 0x%2, want 0x%3")
+                                     .arg(i).arg(kcache[i], 4, 16, QChar('0')).arg(want_k[i], 4, 16, QChar('0'))));
+        for (std::size_t i = 0; i < vc_n; ++i)
+            if (vcache[i] != want_v[i])
+                QFAIL(qPrintable(QString("V cache differs at %1: 0x%2, want 0x%3")
+                                     .arg(i).arg(vcache[i], 4, 16, QChar('0')).arg(want_v[i], 4, 16, QChar('0'))));
     }
 
     void argmaxRows_data() {
@@ -764,6 +833,9 @@ private slots:
         QCOMPARE(kc::moe_group(i, 8, 5000, i, i, i, nullptr), cudaErrorInvalidValue);
         QCOMPARE(kc::gather_rows(f, 8, i, 0, 8, f, nullptr), cudaErrorInvalidValue);
         kc::KvWriteParams kv;
+        QCOMPARE(kc::kv_write(kv, f, 0, f, 0, i, i, 1, f, f, nullptr), cudaErrorInvalidValue);
+        kv.n_head_kv = 1, kv.head_dim = 4, kv.v_head_dim = 4, kv.page_size = 16, kv.pages_stride = 1, kv.page_tables = i;
+        kv.type = ft::kernels::DType::BF16;  // caches are F32 or F16
         QCOMPARE(kc::kv_write(kv, f, 0, f, 0, i, i, 1, f, f, nullptr), cudaErrorInvalidValue);
         QCOMPARE(kc::argmax_rows(f, 1, 0, i, nullptr), cudaErrorInvalidValue);
         // Empty work is fine and launches nothing.

@@ -3,10 +3,10 @@
 // continuation, from the Hugging Face folder and from its GGUF conversions (F32, BF16); Q8_0 and Q4_K conversions
 // against the engine's own run on the same weights dequantized to F32.
 // Built twice: test_golden_qwen3_moe (CPU) and, with FT_GOLDEN_GPU, test_golden_qwen3_moe_gpu — run twice by CTest:
-// with FT_GPU_EXACT=1 (f32 prefill: the same checks and thresholds as the CPU, plus greedy output identical to the
-// CPU path's) and without (the default fast prefill on BF16 tensor cores: this random 4-layer MoE has near-tied
-// router scores, so BF16 rounding flips some expert choices; it is held to looser, stated bounds and the figures are
-// printed).
+// with FT_GPU_EXACT=1 (f32 prefill and f32 KV cache: the same checks and thresholds as the CPU, plus greedy output
+// identical to the CPU path's) and without (the default fast prefill on BF16 tensor cores and the f16 KV cache:
+// this random 4-layer MoE has near-tied router scores, so BF16 rounding flips some expert choices; it is held to
+// looser, stated bounds and the figures are printed).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -130,6 +130,7 @@ ft::LoadOptions cpu_load(const std::filesystem::path& p, ft::Device device = kDe
     o.model = p;
     o.device = device;
     o.gpu_exact_prefill = exact_prefill();
+    o.kv_f32 = exact_prefill();  // the exact mode is f32 throughout; the default GPU KV cache is f16
     o.n_ctx = 512;
     o.max_sequences = 2;
     return o;

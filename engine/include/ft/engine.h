@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ft/error.h"
+#include "ft/plan.h"
 #include "ft/sampling.h"
 
 namespace ft {
@@ -36,10 +37,15 @@ struct LoadOptions {
     int threads = 0;               // CPU worker threads (0: one per physical core)
     int n_ctx = 4096;              // context (positions) per sequence
     int max_sequences = 4;         // requests decoded together
-    int prefill_chunk = 8192;      // prompt tokens per forward pass
+    int prefill_chunk = 8192;      // prompt tokens per forward pass (the GPU planner may choose fewer at small budgets)
     // GPU (device cuda, or automatic with a usable GPU):
     int gpu = 0;                   // CUDA device index
-    std::uint64_t vram_budget = 0; // bytes all GPU allocations must fit in (0: the free VRAM)
+    std::uint64_t vram_budget = 0; // bytes all GPU allocations must fit in (0: memory_ratio × the free VRAM)
+    double memory_ratio = 0.9;     // share of the free VRAM planned when vram_budget is 0
+    std::int64_t kv_reserve_tokens = 8192;  // KV positions the planner keeps before giving VRAM to the expert cache
+    std::int64_t kv_tokens = 0;    // KV positions to allocate (0: what the planner chooses)
+    bool kv_f32 = false;           // GPU KV cache in f32 instead of f16
+    std::uint64_t pin_budget = 0;  // host memory that may be page-locked for the expert store (0: as much as the OS allows)
     bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower
     bool gpu_graphs = true;        // replay the decode step as a CUDA graph
     // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
@@ -53,8 +59,9 @@ struct LoadOptions {
 };
 
 struct LoadProgress {
-    float fraction = 0.f;  // 0..1
-    std::string stage;     // "opening", "tokenizer", "weights", "kv cache", "ready"
+    float fraction = 0.f;  // 0..1, from the bytes below where the stage moves bytes
+    std::string stage;     // "opening", "mapping", "tokenizer", "bandwidth profile", "weights", "kv cache", "ready"
+    std::uint64_t bytes_done = 0, bytes_total = 0;  // bytes mapped and uploaded so far / in all (0: not known)
 };
 
 struct ModelInfo {
@@ -103,6 +110,34 @@ struct GenerationRequest {
     std::function<void(const Error&)> on_error;
 };
 
+// VRAM by category (bytes), as allocated now.
+struct VramStats {
+    std::uint64_t weights = 0, experts = 0, kv = 0, scratch = 0, other = 0;  // other: cuBLAS, graphs, runtime
+    std::uint64_t free = 0;        // of the budget, unallocated
+    std::uint64_t budget = 0, device_total = 0, peak = 0;
+};
+
+// Host↔device traffic: totals since load and rates over the last second.
+struct PcieStats {
+    std::uint64_t h2d_bytes = 0, d2h_bytes = 0;
+    std::uint64_t fetch_bytes = 0;   // H2D: decode expert fetches (and background admissions)
+    std::uint64_t prefill_bytes = 0; // H2D: prefill layer streaming
+    double h2d_gbps = 0, d2h_gbps = 0, fetch_gbps = 0, prefill_gbps = 0;
+};
+
+// The expert cache over a recent window (the last ~64 decode steps) and in total.
+struct ExpertCacheStats {
+    bool active = false;             // false: no cache (resident, or the CPU engine)
+    int n_slots = 0, n_slots_total = 0;  // (not "slots": a Qt keyword in files that include this)
+    double hit_rate = 0;             // recent window
+    std::vector<float> layer_hit_rate;  // per layer, recent window (NaN: no MoE call in the window)
+    double fetched_per_token = 0, cpu_per_token = 0;  // misses per decoded token, recent window
+    double fraction = 0;             // q*'s fetched share in use (hybrid)
+    std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;  // totals
+    double cpu_expert_gbps = 0;      // CPU expert kernel read rate, last second
+    double bp_gbps = 0, bc_gbps = 0; // the bandwidth estimates q* uses (profile, refined online)
+};
+
 struct EngineStats {
     bool loaded = false;
     std::string model;
@@ -116,7 +151,14 @@ struct EngineStats {
     int kv_page_size = 0;
     std::uint64_t expert_calls_total = 0;     // (token, expert) pairs computed
     std::uint64_t cpu_expert_bytes_total = 0;  // expert weight bytes read by the CPU executor
-    // The backend's own counters (GPU: graph replays, kernel count, VRAM by category, …), name → value.
+    double uptime_s = 0;                      // since the model finished loading
+    std::string state;                        // "idle" (no model), "loading", "running", "ready"
+    VramStats vram;
+    PcieStats pcie;
+    ExpertCacheStats cache;
+    MemoryPlan plan;                          // the plan in force (gpu false on the CPU engine)
+    std::uint64_t graph_replays = 0, steps = 0;
+    // The backend's raw counters, for benches and logs (name → value); the typed fields above are what UIs read.
     std::vector<std::pair<std::string, double>> backend;
 };
 
@@ -131,6 +173,15 @@ public:
     void load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
               std::function<void(const std::optional<Error>&)> done);
     void unload(std::function<void()> done = {});
+    // Stops a load in progress at its next check point (between files, between upload chunks); its done callback
+    // then gets ft::Error(cancelled). No effect when nothing is loading.
+    void cancel_load();
+    // Resizes the KV cache and the expert cache of the loaded model while it serves (queued to the engine thread;
+    // the step in flight finishes first). The request is checked against the geometry and the budget before
+    // anything is freed: a rejected rebuild changes nothing. Accepted: the hottest experts stay cached, running
+    // sequences keep their KV, decode graphs are captured again. The CPU engine resizes the KV cache only.
+    // done runs on the engine thread.
+    void rebuild_caches(CacheRequest request, std::function<void(const RebuildResult&)> done);
     // Returns the request id (> 0).
     std::uint64_t submit(GenerationRequest request);
     void cancel(std::uint64_t request);
@@ -144,7 +195,8 @@ public:
     // Teacher-forced logits of every position of `tokens` (a fresh sequence): [tokens.size() × n_vocab].
     // Throws ft::Error (no model; too long for the context).
     std::vector<float> evaluate_logits(std::span<const std::int32_t> tokens);
-    // The loaded model's tokenizer (a cheap shared copy); throws when no model is loaded.
+    // The loaded model's tokenizer (a cheap shared copy of a snapshot: never waits for the engine thread); throws
+    // when no model with a tokenizer is loaded.
     Tokenizer tokenizer() const;
 
     struct Impl;

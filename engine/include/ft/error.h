@@ -19,6 +19,7 @@ enum class ErrorCode {
     out_of_memory,     // host RAM or VRAM budget too small for what was asked
     device,            // a CUDA / driver failure
     io,                // an operating-system I/O failure (open, read, mmap, bind …)
+    cancelled,         // the user stopped it (a load, a download)
     internal,          // a bug: an invariant did not hold
 };
 

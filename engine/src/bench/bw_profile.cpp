@@ -138,6 +138,15 @@ std::string expert_format(const model::Weights& w) {
 
 BwProfile run_bw_bench(const BwBenchOptions& o) {
     auto w = model::Weights::open(o.model);
+    return measure_profile(*w, o.gpu, o.threads, o.seconds);
+}
+
+BwProfile measure_profile(const model::Weights& weights, int gpu_index, int threads, double seconds) {
+    const model::Weights* w = &weights;
+    BwBenchOptions o;
+    o.gpu = gpu_index;
+    o.threads = threads;
+    o.seconds = seconds;
     BwProfile p;
     p.format = expert_format(*w);
     FetchBench gpu(*w, o.gpu);
@@ -207,23 +216,48 @@ std::optional<BwProfile> load_profile(const std::string& gpu, const std::string&
     return p;
 }
 
-double stored_hybrid_fraction(const model::Weights& w, int threads) {
-    const auto devs = gpu_devices();
-    if (devs.empty()) return -1;
+std::optional<BwProfile> newest_profile(const std::string& gpu) {
+    Db db;
+    Stmt st(db.db,
+            "SELECT pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction, measured_at, format, threads "
+            "FROM profiles WHERE gpu = ? ORDER BY measured_at DESC LIMIT 1");
+    sqlite3_bind_text(st.s, 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st.s) != SQLITE_ROW) return std::nullopt;
+    BwProfile p;
+    p.gpu = gpu;
+    p.pcie_gbs = sqlite3_column_double(st.s, 0);
+    p.cpu_gbs = sqlite3_column_double(st.s, 1);
+    p.pcie_both_gbs = sqlite3_column_double(st.s, 2);
+    p.cpu_both_gbs = sqlite3_column_double(st.s, 3);
+    p.dma_gbs = sqlite3_column_double(st.s, 4);
+    p.fraction = sqlite3_column_double(st.s, 5);
+    if (const unsigned char* t = sqlite3_column_text(st.s, 6)) p.measured_at = reinterpret_cast<const char*>(t);
+    if (const unsigned char* t = sqlite3_column_text(st.s, 7)) p.format = reinterpret_cast<const char*>(t);
+    p.threads = sqlite3_column_int(st.s, 8);
+    return p;
+}
+
+double stored_hybrid_fraction(const std::vector<GpuInfo>& devices, int gpu, const std::string& fmt, int threads) {
+    const GpuInfo* dev = nullptr;
+    for (const GpuInfo& d : devices)
+        if (d.index == gpu) dev = &d;
+    if (!dev) {
+        spdlog::info("hybrid: no GPU {} ({} found): no bandwidth profile", gpu, devices.size());
+        return -1;
+    }
     if (threads <= 0) threads = std::max(1, int(cpu::cpu_topology().cores.size()));  // the pool's default size
-    const std::string fmt = expert_format(w);
     try {
-        if (auto p = load_profile(devs[0].name, fmt, threads)) {
-            spdlog::info("hybrid: bandwidth profile of {} / {} / {} threads from {}: fraction {:.3f}", devs[0].name, fmt,
-                         threads, p->measured_at, p->fraction);
+        if (auto p = load_profile(dev->name, fmt, threads)) {
+            spdlog::info("hybrid: bandwidth profile of {} (GPU {}) / {} / {} threads from {}: fraction {:.3f}", dev->name,
+                         gpu, fmt, threads, p->measured_at, p->fraction);
             return p->fraction;
         }
     } catch (const Error& e) {
         spdlog::warn("hybrid: cannot read the bandwidth profile: {}", e.what());
     }
-    spdlog::info("hybrid: no bandwidth profile for {} / {} / {} threads: using 0.5 (run `ft bench bw --model …` to "
-                 "measure it)",
-                 devs[0].name, fmt, threads);
+    spdlog::info("hybrid: no bandwidth profile for {} (GPU {}) / {} / {} threads: using 0.5 (run `ft bench bw --gpu {} "
+                 "--model …` to measure it)",
+                 dev->name, gpu, fmt, threads, gpu);
     return -1;
 }
 

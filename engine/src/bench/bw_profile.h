@@ -10,8 +10,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "ft/gpu.h"
 
 namespace ft::model {
 class Weights;
@@ -40,12 +43,17 @@ struct BwBenchOptions {
 std::string expert_format(const model::Weights& w);
 
 BwProfile run_bw_bench(const BwBenchOptions& o);
+// The same measurement on weights already open (the engine's first GPU load with no stored profile).
+BwProfile measure_profile(const model::Weights& w, int gpu, int threads, double seconds);
 // Stores (replacing the same key) and reads profiles; the database lives in data_dir(). Throws ft::Error(io).
 void store_profile(const BwProfile& p);
 std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads);
-// The hybrid fraction for this model on GPU 0 with `threads` CPU workers (0: the default count), or -1 with a log
-// line saying so when no profile matches.
-double stored_hybrid_fraction(const model::Weights& w, int threads);
+// The most recently measured profile of a GPU, any format and thread count (the fit predictor's bandwidths).
+std::optional<BwProfile> newest_profile(const std::string& gpu);
+// The hybrid fraction of GPU `gpu` (an index into gpu_devices(), as --gpu) for an expert format and `threads` CPU
+// workers, or -1 with a log line saying so when no profile matches or there is no such GPU (needs no GPU itself:
+// the engine's load passes gpu_devices(), tests a list of their own).
+double stored_hybrid_fraction(const std::vector<GpuInfo>& devices, int gpu, const std::string& format, int threads);
 
 nlohmann::json to_json(const BwProfile& p);
 

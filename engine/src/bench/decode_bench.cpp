@@ -12,6 +12,7 @@
 #include "bench/host_bandwidth.h"
 #include "cpu/worker_pool.h"
 #include "ft/error.h"
+#include "sched/model_loader.h"
 #include "ft/gpu.h"
 #include "kv/kv_cache.h"
 #include "model/runner.h"
@@ -28,15 +29,16 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 constexpr int kPage = 16;
 
+// The model as the engine loads it (sched::load_model: the same planner, runner and KV cache as `ft run`).
 struct Setup {
-    std::unique_ptr<model::Weights> weights;
-    std::unique_ptr<cpu::WorkerPool> pool;
-    std::unique_ptr<moe::MoeLayer> moe;
-    std::unique_ptr<model::Runner> runner;
-    std::unique_ptr<kv::KvCache> kv;
+    std::unique_ptr<sched::LoadedModel> m;
+    model::Weights* weights = nullptr;
+    model::Runner* runner = nullptr;
+    kv::KvCache* kv = nullptr;
     bool gpu = false;
     double load_s = 0;
     std::string routing;
+    int chunk = 0;  // the plan's prefill chunk
 };
 
 double counter(const std::vector<std::pair<std::string, double>>& c, const char* name) {
@@ -45,46 +47,34 @@ double counter(const std::vector<std::pair<std::string, double>>& c, const char*
     return 0;
 }
 
-Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int max_tokens) {
+Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int chunk) {
     const auto t0 = Clock::now();
     Setup s;
-    s.weights = model::Weights::open(o.load.model);
-    const std::int64_t pages = std::int64_t((n_ctx + kPage - 1) / kPage) * n_seq;
-    s.gpu = o.load.device == Device::cuda || (o.load.device == Device::automatic && !gpu_devices().empty());
-    if (s.gpu) {
-        model::GpuRunnerOptions go;
-        go.device = o.load.gpu;
-        go.n_ctx = n_ctx;
-        go.max_sequences = n_seq;
-        go.max_batch_tokens = max_tokens;
-        go.vram_budget = o.load.vram_budget;
-        go.gemm = o.load.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
-        go.graphs = o.load.gpu_graphs;
-        if (!model::parse_moe_backend(o.load.moe_backend, go.moe))
-            throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.load.moe_backend + "'",
-                        "use auto, resident, offload, cpu, hybrid or static");
-        go.hybrid_fraction = o.load.hybrid_fraction >= 0 ? o.load.hybrid_fraction : stored_hybrid_fraction(*s.weights, o.load.threads);
-        go.max_fetch = o.load.max_fetch;
-        go.cpu_threads = o.load.threads;
-        go.expert_slots = o.load.expert_slots;
-        go.hybrid_admit = o.load.hybrid_admit;
-        const auto& d = s.weights->desc();
-        std::vector<bool> has(d.n_layer);
-        for (std::uint32_t il = 0; il < d.n_layer; ++il) has[il] = s.weights->layer_has_experts(int(il));
-        go.routing = moe::make_routing_source(o.routing, has, int(d.moe.n_expert), int(d.moe.n_expert_used));
-        s.routing = go.routing ? go.routing->describe() : "model (the router's own choice)";
-        s.runner = model::make_gpu_runner(*s.weights, go);
-    } else {
-        cpu::WorkerPool::Options po;
-        po.threads = o.load.threads;
-        s.pool = std::make_unique<cpu::WorkerPool>(po);
-        s.pool->pin_caller();
-        s.moe = std::make_unique<moe::MoeLayer>(*s.pool, *s.weights);
-        s.runner = model::make_cpu_runner(*s.weights, *s.pool, *s.moe);
-        if (o.routing != "model") throw Error(ErrorCode::unsupported, "--routing needs the GPU path", "use --device cuda");
-        s.routing = "model (the router's own choice)";
+    // The product's context and parallel requests (so the plan is `ft run`'s), more where the bench needs more.
+    LoadOptions lo = o.load;
+    lo.n_ctx = std::max(o.load.n_ctx, n_ctx);
+    lo.max_sequences = std::max(o.load.max_sequences, n_seq);
+    lo.prefill_chunk = chunk;
+    sched::LoadHooks hooks;
+    const bool gpu = o.load.device == Device::cuda || (o.load.device == Device::automatic && !gpu_devices().empty());
+    auto source = std::make_shared<std::shared_ptr<moe::RoutingSource>>();
+    if (o.routing != "model") {
+        if (!gpu) throw Error(ErrorCode::unsupported, "--routing needs the GPU path", "use --device cuda");
+        hooks.routing = [&o, source](const model::Weights& w) {
+            const auto& d = w.desc();
+            std::vector<bool> has(d.n_layer);
+            for (std::uint32_t il = 0; il < d.n_layer; ++il) has[il] = w.layer_has_experts(int(il));
+            *source = moe::make_routing_source(o.routing, has, int(d.moe.n_expert), int(d.moe.n_expert_used));
+            return *source;
+        };
     }
-    s.kv = s.runner->make_kv_cache(kPage, pages);
+    s.m = sched::load_model(lo, hooks);
+    s.weights = s.m->weights.get();
+    s.runner = s.m->runner.get();
+    s.kv = s.m->kv.get();
+    s.gpu = s.m->gpu;
+    s.chunk = s.m->options.prefill_chunk;
+    s.routing = *source ? (*source)->describe() : "model (the router's own choice)";
     s.load_s = seconds_since(t0);
     return s;
 }
@@ -126,7 +116,9 @@ void fill_common(ForwardBenchResult& r, const ForwardBenchOptions& o, const Setu
     r.chunk = o.chunk;
     r.load_s = s.load_s;
     r.routing = s.routing;
-    r.backend = o.load.moe_backend;
+    r.backend = s.m->plan.gpu ? s.m->plan.backend : o.load.moe_backend;
+    r.chunk = s.chunk;
+    r.plan = s.m->plan;
 }
 
 // Multiply-adds per token of the active parameters (attention projections, router, routed and shared experts or
@@ -150,7 +142,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
     if (o.prompt_len < 1 || o.gen < 1 || o.batch < 1 || o.batch > 64 || o.chunk < 1)
         throw Error(ErrorCode::invalid_argument, "decode bench: prompt length, steps, batch (≤ 64) and chunk must be positive");
     const int n_ctx = o.prompt_len + o.gen + 2;
-    Setup s = setup(o, n_ctx, o.batch, std::max(o.chunk, o.batch));
+    Setup s = setup(o, n_ctx, o.batch, o.chunk);
     ForwardBenchResult r;
     fill_common(r, o, s);
     const auto& d = s.weights->desc();
@@ -162,7 +154,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         const int seq = s.kv->create();
         seqs.push_back(seq);
         std::vector<float> last(V);
-        r.prefill_s += prefill(s, seq, random_prompt(d.n_vocab, o.prompt_len, o.seed + std::uint64_t(b)), o.chunk, last);
+        r.prefill_s += prefill(s, seq, random_prompt(d.n_vocab, o.prompt_len, o.seed + std::uint64_t(b)), s.chunk, last);
         next[std::size_t(b)] = argmax(last.data(), V);
     }
     r.prefill_tok_s = double(o.prompt_len) * o.batch / r.prefill_s;
@@ -234,6 +226,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
 ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o) {
     if (o.prompt_len < 1 || o.chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill bench: prompt length and chunk must be positive");
     Setup s = setup(o, o.prompt_len + 16, 1, o.chunk);
+    const int chunk = s.chunk;
     ForwardBenchResult r;
     fill_common(r, o, s);
     r.gen = 0;
@@ -244,11 +237,11 @@ ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o) {
     // Warm-up on a separate sequence (first-use costs: cuBLAS heuristics, page faults), then the timed prompt.
     {
         const int warm = s.kv->create();
-        prefill(s, warm, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt_len, 256)), o.chunk, last);
+        prefill(s, warm, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + std::min(o.prompt_len, 256)), chunk, last);
         s.kv->release(warm);
     }
     const int seq = s.kv->create();
-    r.prefill_s = prefill(s, seq, prompt, o.chunk, last);
+    r.prefill_s = prefill(s, seq, prompt, chunk, last);
     r.prefill_tok_s = o.prompt_len / r.prefill_s;
     const double n = o.prompt_len;
     const double attn = 4.0 * d.attn.n_head * d.attn.head_dim * (n * (n + 1) / 2) * d.n_layer;
@@ -287,6 +280,12 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
                      {"floor_ms", r.floor_ms}};
+    if (r.plan.gpu)
+        j["plan"] = {{"backend", r.plan.backend}, {"budget", r.plan.budget}, {"weights", r.plan.weights},
+                     {"experts", r.plan.experts}, {"expert_slots", r.plan.expert_slots}, {"kv", r.plan.kv},
+                     {"kv_tokens", r.plan.kv_tokens}, {"scratch", r.plan.scratch}, {"cublas", r.plan.cublas},
+                     {"graphs", r.plan.graphs}, {"reserve", r.plan.reserve}, {"prefill_chunk", r.plan.prefill_chunk},
+                     {"prefill_overlap", r.plan.prefill_overlap}};
     for (const auto& [k, v] : r.phases_ms) j["phases_ms"][k] = v;
     for (const auto& [k, v] : r.counters) j["counters"][k] = v;
     return j;
@@ -295,6 +294,14 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
 void print(const ForwardBenchResult& r, bool decode) {
     std::printf("%s  %s  on %s\n", decode ? "decode" : "prefill", r.model.c_str(), r.device.c_str());
     std::printf("  load                     %8.2f s\n", r.load_s);
+    if (r.plan.gpu) {
+        const auto g = [](std::uint64_t b) { return double(b) / double(1ull << 30); };
+        std::printf("  VRAM plan (%.2f GiB)      weights %.2f, experts %.2f (%d slots), KV %.2f (%lld tokens), scratch %.2f, "
+                    "cuBLAS %.2f, graphs+reserve %.2f GiB; chunk %d\n",
+                    g(r.plan.budget), g(r.plan.weights), g(r.plan.experts), r.plan.expert_slots, g(r.plan.kv),
+                    (long long)r.plan.kv_tokens, g(r.plan.scratch), g(r.plan.cublas), g(r.plan.graphs + r.plan.reserve),
+                    r.plan.prefill_chunk);
+    }
     if (!decode) {
         std::printf("  prefill %d tokens (chunk %d)  %8.3f s  %10.1f tok/s  %8.1f TFLOP/s\n", r.prompt_len, r.chunk,
                     r.prefill_s, r.prefill_tok_s, r.prefill_tflops);

@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ft/engine.h"
+#include "ft/plan.h"
 
 namespace ft::bench {
 
@@ -51,6 +52,7 @@ struct ForwardBenchResult {
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H
     int expert_slots = 0;
+    MemoryPlan plan;                  // the VRAM plan it ran with (GPU)
 };
 
 ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o);

@@ -11,6 +11,7 @@ std::string_view error_code_name(ErrorCode code) {
         case ErrorCode::out_of_memory: return "out of memory";
         case ErrorCode::device: return "device error";
         case ErrorCode::io: return "I/O error";
+        case ErrorCode::cancelled: return "cancelled";
         case ErrorCode::internal: return "internal error";
     }
     return "error";

@@ -151,10 +151,11 @@ void CpuMoeBridge::wait(int l, cudaStream_t stream) {
 }
 
 void CpuMoeBridge::check_health() {
-    if (!failed_.load()) return;
+    if (!failure_.failed()) return;
+    const std::optional<std::string> what = failure_.take();
+    if (!what) return;
     for (int l = 0; l < n_layer_; ++l) reinterpret_cast<CpuMoeSlotHeader*>(host_ + std::size_t(l) * slot_bytes_)->err = 0;
-    failed_ = false;
-    throw Error(ErrorCode::internal, "the CPU expert thread failed: " + failure_,
+    throw Error(ErrorCode::internal, "the CPU expert thread failed: " + *what,
                 "this is a bug; the log has details. Use --moe-backend resident or offload to avoid the CPU path");
 }
 
@@ -222,9 +223,8 @@ void CpuMoeBridge::serve(int l) {
             }
             experts_ += jobs_.size();
         } catch (const std::exception& e) {
-            failure_ = e.what();
+            failure_.set(e.what());
             h->err = 1;
-            failed_ = true;
             spdlog::error("CPU experts of layer {}: {}", l, e.what());
         }
     }
@@ -289,8 +289,7 @@ void CpuMoeBridge::watchdog() {
         }
         if (stuck_since == 0) stuck_since = now_ns();
         if (now_ns() - stuck_since > 10'000'000'000LL) {
-            failure_ = "no answer for 10 s";
-            failed_ = true;
+            failure_.set("no answer for 10 s");
             spdlog::error("CPU expert handshake stuck for 10 s: releasing the GPU with an error");
             for (int l = 0; l < n_layer_; ++l) {
                 auto* h = reinterpret_cast<CpuMoeSlotHeader*>(host_ + std::size_t(l) * slot_bytes_);

@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include "core/failure_latch.h"
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
 #include "moe/cpu_expert_executor.h"
@@ -99,8 +100,9 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<std::uint64_t> experts_{0}, busy_ns_{0}, served_{0};
     std::atomic<std::int64_t> pending_since_ns_{0};  // when the coordinator took a layer (0: idle)
-    std::atomic<bool> failed_{false};
-    std::string failure_;
+    // Set by the coordinator (a CPU expert job threw) or the watchdog (no answer), read by check_health() on the
+    // engine thread.
+    FailureLatch failure_;
     std::thread coordinator_, watchdog_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
@@ -114,20 +115,24 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
 
     // Cache state.
     const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);
-    const std::size_t state_bytes = n_flat * 4 * 2 + std::size_t(std::max(n_slots_, 1)) * 4 * 2;
+    // [recency: n_flat stamps][usage: slots stamps][residency: n_flat ints][slot_owner: slots ints] (stamps first:
+    // 8-byte aligned).
+    const std::size_t n_slot_entries = std::size_t(std::max(n_slots_, 1));
+    constexpr std::size_t kStamp = sizeof(kernels::ExpertStamp);
+    const std::size_t state_bytes = (n_flat + n_slot_entries) * (kStamp + sizeof(std::int32_t));
     d_state_ = vram_.alloc(state_bytes, VramUse::scratch, "expert cache tables");
     auto* p = static_cast<std::uint8_t*>(d_state_.get());
-    state_.residency = reinterpret_cast<std::int32_t*>(p);
-    state_.recency = reinterpret_cast<std::uint32_t*>(p + n_flat * 4);
-    state_.slot_owner = reinterpret_cast<std::int32_t*>(p + n_flat * 8);
-    state_.usage = reinterpret_cast<std::uint32_t*>(p + n_flat * 8 + std::size_t(std::max(n_slots_, 1)) * 4);
+    state_.recency = reinterpret_cast<kernels::ExpertStamp*>(p);
+    state_.usage = reinterpret_cast<kernels::ExpertStamp*>(p + n_flat * kStamp);
+    state_.residency = reinterpret_cast<std::int32_t*>(p + (n_flat + n_slot_entries) * kStamp);
+    state_.slot_owner = reinterpret_cast<std::int32_t*>(p + (n_flat + n_slot_entries) * kStamp + n_flat * 4);
     state_.n_layer = n_layer_;
     state_.n_expert = n_expert_;
     state_.n_slots = n_slots_;
     check(cudaMemset(state_.residency, 0xff, n_flat * 4), "init residency");
-    check(cudaMemset(state_.recency, 0, n_flat * 4), "init recency");
+    check(cudaMemset(state_.recency, 0, n_flat * kStamp), "init recency");
     check(cudaMemset(state_.slot_owner, 0xff, std::size_t(std::max(n_slots_, 1)) * 4), "init slot owners");
-    check(cudaMemset(state_.usage, 0, std::size_t(std::max(n_slots_, 1)) * 4), "init usage");
+    check(cudaMemset(state_.usage, 0, n_slot_entries * kStamp), "init usage");
     d_counters_ = vram_.alloc(std::size_t(n_layer_) * sizeof(ExpertCacheCounters), VramUse::scratch, "expert cache counters");
     check(cudaMemset(d_counters_.get(), 0, std::size_t(n_layer_) * sizeof(ExpertCacheCounters)), "init counters");
     state_.counters = static_cast<ExpertCacheCounters*>(d_counters_.get());
@@ -625,6 +630,49 @@ double ExpertOffload::bench_dma(double seconds) {
 
 std::uint64_t ExpertOffload::cpu_expert_bytes() const {
     return (bridge_ ? bridge_->bytes_read() : 0) + (cpu_moe_ ? cpu_moe_->cpu_expert_bytes() : 0);
+}
+
+std::vector<std::int32_t> ExpertOffload::hottest() const {
+    if (n_slots_ <= 0) return {};
+    using Stamp = std::remove_pointer_t<decltype(state_.usage)>;
+    std::vector<std::int32_t> owner(static_cast<std::size_t>(n_slots_));
+    std::vector<Stamp> usage(static_cast<std::size_t>(n_slots_));
+    check(cudaStreamSynchronize(stream_), "expert cache read");
+    check(cudaMemcpy(owner.data(), state_.slot_owner, owner.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+          "read slot owners");
+    check(cudaMemcpy(usage.data(), state_.usage, usage.size() * sizeof(Stamp), cudaMemcpyDeviceToHost), "read slot usage");
+    std::vector<int> order;
+    for (int i = 0; i < n_slots_; ++i)
+        if (owner[std::size_t(i)] >= 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return usage[std::size_t(a)] > usage[std::size_t(b)]; });
+    std::vector<std::int32_t> out;
+    out.reserve(order.size());
+    for (int i : order) out.push_back(owner[std::size_t(i)]);
+    return out;
+}
+
+void ExpertOffload::warm(const std::vector<std::int32_t>& flat_ids) {
+    if (o_.backend == OffloadBackend::static_layers || n_slots_ <= 0 || flat_ids.empty()) return;
+    // The hottest go to the last slots: the first 2 × n_expert are the prefill stream buffers.
+    const int n = int(std::min<std::size_t>(flat_ids.size(), std::size_t(n_slots_)));
+    const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);
+    std::vector<std::int32_t> residency(n_flat, -1), owner(std::size_t(n_slots_), -1);
+    for (int i = 0; i < n; ++i) {
+        const std::int32_t flat = flat_ids[std::size_t(i)];
+        if (flat < 0 || std::size_t(flat) >= n_flat) continue;
+        const int slot = n_slots_ - 1 - i;
+        for (int b = 0; b < 3; ++b)
+            check(cudaMemcpyAsync(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(slot) * bank_bytes_[b],
+                                  host_src_[b][std::size_t(flat)], matrix_bytes_[b], cudaMemcpyDefault, stream_),
+                  "warm the expert cache");
+        residency[std::size_t(flat)] = slot;
+        owner[std::size_t(slot)] = flat;
+    }
+    check(cudaMemcpyAsync(state_.residency, residency.data(), n_flat * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "warm residency");
+    check(cudaMemcpyAsync(state_.slot_owner, owner.data(), owner.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "warm slot owners");
+    check(cudaStreamSynchronize(stream_), "warm the expert cache");
 }
 
 }  // namespace ft::gpu

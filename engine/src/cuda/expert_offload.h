@@ -105,6 +105,10 @@ public:
     // The prefill path: whole layers' expert banks by cudaMemcpyAsync from the host store. Returns GB/s.
     double bench_dma(double seconds);
     bool host_registered() const { return registered_; }
+    // Live rebuild: the cached experts' flat ids, most recently used first (synchronises the stream), and filling a
+    // fresh cache with such a list (as many as fit; the rest stay misses).
+    std::vector<std::int32_t> hottest() const;
+    void warm(const std::vector<std::int32_t>& flat_ids);
 
 private:
     void register_host_store();

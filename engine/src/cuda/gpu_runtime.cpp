@@ -35,6 +35,7 @@ const char* vram_use_name(VramUse u) {
         case VramUse::kv: return "kv";
         case VramUse::scratch: return "scratch";
         case VramUse::experts: return "experts";
+        case VramUse::cublas: return "cublas";
         case VramUse::count: break;
     }
     return "?";
@@ -126,9 +127,9 @@ Linear::Linear(VramBudget& vram, cudaStream_t stream, model::GemmPrecision preci
     check(cublasSetStream(blas_, stream_), "cublasSetStream");
     const std::size_t elem = precision_ == model::GemmPrecision::bf16 ? 2 : 4;
     w_scratch_elems_ = std::size_t(32) << 20;  // 32 Mi elements: a whole attention matrix, LM heads in tiles
-    w_scratch_ = vram.alloc(w_scratch_elems_ * elem, VramUse::scratch, "GEMM weight scratch");
+    w_scratch_ = vram.alloc(w_scratch_elems_ * elem, VramUse::cublas, "GEMM weight scratch");
     if (precision_ == model::GemmPrecision::bf16 && max_m_ > kc::kGemvMaxM)
-        x_scratch_ = vram.alloc(std::size_t(max_m_) * std::size_t(max_k_) * 2, VramUse::scratch, "GEMM activation scratch");
+        x_scratch_ = vram.alloc(std::size_t(max_m_) * std::size_t(max_k_) * 2, VramUse::cublas, "GEMM activation scratch");
 }
 
 Linear::~Linear() {

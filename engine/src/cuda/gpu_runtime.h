@@ -22,7 +22,7 @@ namespace ft::gpu {
 void check(cudaError_t e, const char* what);
 void check(cublasStatus_t s, const char* what);
 
-enum class VramUse { weights, kv, scratch, experts, count };
+enum class VramUse { weights, kv, scratch, experts, cublas, count };
 const char* vram_use_name(VramUse u);
 
 // Every device allocation of one runner. A request over the budget throws ft::Error(out_of_memory) naming what was

@@ -73,14 +73,12 @@ public:
             throw Error(ErrorCode::invalid_argument, fmt::format("GPU {} does not exist ({} found)", o.device, devices.size()));
         check(cudaSetDevice(o.device), "cudaSetDevice");
         gpu_name_ = devices[std::size_t(o.device)].name;
-        std::uint64_t budget = o.vram_budget;
-        const std::uint64_t free_b = devices[std::size_t(o.device)].free_bytes;
-        if (budget == 0 || budget > free_b) {
-            if (budget > free_b)
-                spdlog::warn("VRAM budget {:.2f} GiB is more than the {:.2f} GiB free on {}: using what is free",
-                             double(budget) / double(1ull << 30), double(free_b) / double(1ull << 30), gpu_name_);
-            budget = free_b > (512ull << 20) ? free_b - (512ull << 20) : free_b;  // leave room for the CUDA context
-        }
+        if (!o.plan.gpu || o.plan.budget == 0)
+            throw Error(ErrorCode::internal, "GPU runner without a VRAM plan (memory/planner.h makes one)");
+        // Our allocations (weights, experts, KV, scratch, GEMM tiles) fit in the plan's budget less what it keeps for
+        // cuBLAS's own workspace, the graphs and the reserve — the parts the CUDA libraries allocate themselves.
+        const std::uint64_t outside = o.plan.graphs + o.plan.reserve + (32ull << 20);
+        const std::uint64_t budget = o.plan.budget > outside ? o.plan.budget - outside : o.plan.budget;
         vram_ = std::make_unique<gpu::VramBudget>(budget);
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
 
@@ -101,21 +99,11 @@ public:
                         "use --device cpu");
         max_t_ = std::max<std::int64_t>(o.max_batch_tokens, o.max_sequences);
         backend_ = o.moe;
-        if (backend_ == MoeBackend::automatic) {
-            // Resident when the weights, the KV cache and the scratch fit the budget with 10 % to spare.
-            const double kv_bytes = double(o.n_ctx) * o.max_sequences * d_.n_layer * n_head_kv_ * (head_dim_ + v_head_dim_) * 4.0;
-            const double scratch = double(max_t_) * d_.n_embd * 4.0 * (6 + 4 * route_.k);
-            const double need = double(w.expert_bytes() + w.other_bytes()) + kv_bytes + scratch;
-            // Not resident: hybrid pays only where the CPU's expert bandwidth clearly beats PCIe's (measured by
-            // `ft bench bw`: fraction B_P/(B_P+B_C) < 0.4, i.e. B_C > 1.5 B_P, as on laptops with PCIe 4 ×8); else the
-            // misses it leaves uncached cost more than the CPU saves (docs/benchmarks.md) and offload is faster.
-            const bool cpu_pays = o.hybrid_fraction >= 0 && o.hybrid_fraction < 0.4;
-            backend_ = need * 1.1 < double(budget) ? MoeBackend::resident : cpu_pays ? MoeBackend::hybrid : MoeBackend::offload;
-            spdlog::info("MoE backend auto: {} (model + KV + scratch ≈ {:.2f} GiB, budget {:.2f} GiB)", moe_backend_name(backend_),
-                         need / double(1ull << 30), double(budget) / double(1ull << 30));
-        }
+        if (backend_ == MoeBackend::automatic)
+            throw Error(ErrorCode::internal, "GPU runner: the plan must resolve the MoE backend");
         upload_weights();
         allocate_scratch();
+        allocate_cache_structures();
     }
 
     ~Qwen3MoeGpu() override {
@@ -138,53 +126,96 @@ public:
         g.v_head_dim = v_head_dim_;
         g.page_size = page_size;
         g.n_pages = n_pages;
+        g.elem_bytes = opt_.kv_f16 ? 2 : 4;
         return g;
     }
 
     std::unique_ptr<kv::KvCache> make_kv_cache(int page_size, std::int64_t n_pages) override {
-        page_size_ = page_size;
-        pages_stride_ = int((opt_.n_ctx + page_size - 1) / page_size);
-        d_pages_ = vram_->alloc_as<std::int32_t>(std::size_t(opt_.max_sequences + 1) * std::size_t(pages_stride_) + 1,
-                                                 VramUse::scratch, "page tables");
-        // Pinned staging of the batch: 4 arrays of max_t ints, then the page tables.
-        if (pinned_meta_) cudaFreeHost(pinned_meta_);
-        pinned_meta_ = nullptr;
-        const std::size_t meta_ints = std::size_t(4 * max_t_) + std::size_t(opt_.max_sequences + 1) * std::size_t(pages_stride_);
-        check(cudaMallocHost(reinterpret_cast<void**>(&pinned_meta_), meta_ints * sizeof(std::int32_t)), "pinned metadata");
-        auto alloc = [this](std::size_t floats) {
-            return std::static_pointer_cast<float>(vram_->alloc(floats * sizeof(float), VramUse::kv, "the KV cache"));
-        };
+        if (page_size != page_size_)
+            throw Error(ErrorCode::internal, fmt::format("GPU KV cache: page size {} (planned {})", page_size, page_size_));
+        auto alloc = [this](std::size_t bytes) { return vram_->alloc(bytes, VramUse::kv, "the KV cache"); };
         auto kv = std::make_unique<kv::KvCache>(kv_geometry(page_size, n_pages), alloc);
-        attn_ws_ = vram_->alloc(
-            kc::attention_decode_workspace(attention_params(), opt_.max_sequences, opt_.n_ctx), VramUse::scratch,
-            "decode attention workspace");
-        if (backend_ != MoeBackend::resident && !offload_) {
-            // The expert cache takes what the budget has left (less 256 MiB for cuBLAS and the CUDA runtime).
-            gpu::OffloadOptions oo;
-            oo.backend = backend_ == MoeBackend::offload ? gpu::OffloadBackend::offload
-                         : backend_ == MoeBackend::cpu    ? gpu::OffloadBackend::cpu
-                         : backend_ == MoeBackend::static_layers ? gpu::OffloadBackend::static_layers
-                                                                 : gpu::OffloadBackend::hybrid;
-            const std::uint64_t reserve = 256ull << 20;
-            oo.cache_bytes = vram_->budget() > vram_->used() + reserve ? vram_->budget() - vram_->used() - reserve : 0;
-            double frac = opt_.hybrid_fraction;
-            if (frac < 0) {
-                frac = 0.5;
-                spdlog::info("hybrid: no bandwidth fraction given: using 0.5 (run `ft bench bw` to measure it)");
-            }
-            oo.frac_q16 = std::uint32_t(std::lround(std::clamp(frac, 0.0, 1.0) * 65536.0));
-            oo.max_fetch = opt_.max_fetch;
-            oo.threads = opt_.cpu_threads;
-            oo.max_tokens = int(kGroupedMaxTokens);
-            oo.slots = opt_.expert_slots;
-            oo.admit_per_layer = opt_.hybrid_admit;
-            offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
-            if (oo.backend != gpu::OffloadBackend::offload)
-                check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
-        }
         spdlog::info("GPU memory on {}: {} (peak {:.2f} GiB of a {:.2f} GiB budget)", gpu_name_, vram_->summary(),
                      double(vram_->peak()) / double(1ull << 30), double(vram_->budget()) / double(1ull << 30));
         return kv;
+    }
+
+    // Page tables, the decode attention workspace, the batch staging and the expert cache: sized by the plan.
+    void allocate_cache_structures() {
+        page_size_ = opt_.plan.kv_page_size > 0 ? opt_.plan.kv_page_size : 16;
+        pages_stride_ = int((opt_.n_ctx + page_size_ - 1) / page_size_);
+        d_pages_ = vram_->alloc_as<std::int32_t>(std::size_t(opt_.max_sequences + 1) * std::size_t(pages_stride_) + 1,
+                                                 VramUse::scratch, "page tables");
+        // Pinned staging of the batch: 4 arrays of max_t ints, then the page tables.
+        const std::size_t meta_ints = std::size_t(4 * max_t_) + std::size_t(opt_.max_sequences + 1) * std::size_t(pages_stride_);
+        check(cudaMallocHost(reinterpret_cast<void**>(&pinned_meta_), meta_ints * sizeof(std::int32_t)), "pinned metadata");
+        attn_ws_ = vram_->alloc(
+            kc::attention_decode_workspace(attention_params(), opt_.max_sequences, opt_.n_ctx), VramUse::scratch,
+            "decode attention workspace");
+        if (backend_ != MoeBackend::resident) make_offload(opt_.plan.expert_slots);
+    }
+
+    void make_offload(int slots) {
+        gpu::OffloadOptions oo;
+        oo.backend = backend_ == MoeBackend::offload ? gpu::OffloadBackend::offload
+                     : backend_ == MoeBackend::cpu    ? gpu::OffloadBackend::cpu
+                     : backend_ == MoeBackend::static_layers ? gpu::OffloadBackend::static_layers
+                                                             : gpu::OffloadBackend::hybrid;
+        oo.cache_bytes = std::uint64_t(slots) * opt_.plan.expert_slot_bytes;
+        double frac = opt_.hybrid_fraction;
+        if (frac < 0) {
+            frac = 0.5;
+            if (oo.backend == gpu::OffloadBackend::hybrid)
+                spdlog::info("hybrid: no bandwidth fraction measured: using 0.5 (run `ft bench bw` to measure it)");
+        }
+        oo.frac_q16 = std::uint32_t(std::lround(std::clamp(frac, 0.0, 1.0) * 65536.0));
+        oo.max_fetch = opt_.max_fetch;
+        oo.threads = opt_.cpu_threads;
+        oo.max_tokens = int(kGroupedMaxTokens);
+        oo.slots = slots;
+        oo.admit_per_layer = opt_.hybrid_admit;
+        offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
+        if (oo.backend != gpu::OffloadBackend::offload && !blocking_)
+            check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
+    }
+
+    void resize_expert_cache(int slots) override {
+        if (!offload_) throw Error(ErrorCode::unsupported, "this backend has no expert cache to resize");
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        sync("before resizing the expert cache");
+        for (auto& [b, g] : graphs_) cudaGraphExecDestroy(g);
+        graphs_.clear();
+        const std::vector<std::int32_t> hot = offload_->hottest();  // most recently used first
+        {
+            // Keep the totals of the cache that goes away (the counters are cumulative since load).
+            std::uint64_t fetched = 0;
+            for (const auto& l : offload_->layer_stats()) fetched += l.fetched;
+            retired_fetch_bytes_ += double(fetched + offload_->admitted()) * double(offload_->expert_bytes());
+            retired_prefill_bytes_ += double(offload_->prefill_h2d_bytes());
+        }
+        const int old_slots = offload_->n_slots();
+        offload_.reset();  // frees the old slots before the new ones are taken (the plan counted one cache)
+        try {
+            make_offload(slots);
+        } catch (const Error& e) {
+            spdlog::error("expert cache resize to {} slots failed ({}): restoring {} slots", slots, e.what(), old_slots);
+            make_offload(old_slots);
+            offload_->warm(hot);
+            throw;
+        }
+        offload_->warm(hot);
+        spdlog::info("expert cache: {} → {} slots, {} hottest experts kept", old_slots, slots,
+                     std::min<std::size_t>(hot.size(), std::size_t(slots)));
+    }
+
+    void kv_copy(void* dst, const void* src, std::size_t bytes) override {
+        check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "KV cache copy");
+    }
+
+    void invalidate_graphs() override {
+        for (auto& [b, g] : graphs_) cudaGraphExecDestroy(g);
+        graphs_.clear();
+        graph_kv_ = nullptr;
     }
 
     std::string device_name() const override {
@@ -210,7 +241,11 @@ public:
                                    {n + "cpu", double(layers[il].cpu)}});
             }
             const std::uint64_t admitted = offload_->admitted();
-            const double h2d = double(offload_->prefill_h2d_bytes()) + double(fetched + admitted) * double(offload_->expert_bytes());
+            const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
+            const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
+            const double h2d = prefill_h2d + fetch_h2d;
+            c.insert(c.end(), {{"fetch_h2d_bytes", fetch_h2d}, {"prefill_h2d_bytes", prefill_h2d},
+                               {"hybrid_fraction", backend_ == MoeBackend::hybrid ? current_fraction() : 0.0}});
             c.insert(c.end(), {{"expert_slots", double(offload_->n_slots())},
                                {"expert_slot_bytes", double(offload_->slot_bytes())},
                                {"expert_hits", double(hits)},
@@ -235,6 +270,10 @@ public:
                 {"vram_weights_bytes", double(vram_->used(VramUse::weights))},
                 {"vram_kv_bytes", double(vram_->used(VramUse::kv))},
                 {"vram_scratch_bytes", double(vram_->used(VramUse::scratch))},
+                {"vram_experts_bytes", double(vram_->used(VramUse::experts))},
+                {"vram_cublas_bytes", double(vram_->used(VramUse::cublas))},
+                {"vram_budget_bytes", double(vram_->budget())},
+                {"d2h_bytes", double(d2h_bytes_)},
                 {"weight_bytes_per_token", double(decode_weight_bytes_)}};
     }
 
@@ -415,7 +454,17 @@ private:
         auto p = vram_->alloc(t.bytes(), VramUse::weights, what);
         uploader_->copy(p.get(), t.data, t.bytes());
         keep_.push_back(p);
+        uploaded();
         return p;
+    }
+    // Load progress and cancellation between uploads.
+    void uploaded() {
+        if (opt_.cancel && opt_.cancel->load()) throw Error(ErrorCode::cancelled, "the load was cancelled");
+        if (!opt_.on_upload) return;
+        const auto now = Clock::now();
+        if (now - last_progress_ < std::chrono::milliseconds(100)) return;
+        last_progress_ = now;
+        opt_.on_upload(uploader_->bytes(), opt_.plan.weights);
     }
     DeviceMatrix matrix(const TensorView& t, const std::string& name) {
         DeviceMatrix m;
@@ -469,6 +518,7 @@ private:
                     uploader_->copy(d, tq.data, tq.bytes());
                     uploader_->copy(d + tq.bytes(), tk.data, tk.bytes());
                     uploader_->copy(d + tq.bytes() + tk.bytes(), tv.data, tv.bytes());
+                    uploaded();
                     L.qkv = {tq.type, d, tq.row_bytes, tq.rows + tk.rows + tv.rows, tq.cols};
                     L.q = {tq.type, d, tq.row_bytes, tq.rows, tq.cols};
                     L.k = {tk.type, d + tq.bytes(), tk.row_bytes, tk.rows, tk.cols};
@@ -498,6 +548,7 @@ private:
                         const TensorView& t = get(w_.expert(il, int(e)));
                         uploader_->copy(static_cast<std::uint8_t*>(p.get()) + e * one, t.data, one);
                     }
+                    uploaded();
                     if (!kc::gemv_supported(e0.type))
                         throw Error(ErrorCode::unsupported,
                                     fmt::format("{}: {} is {}, which the GPU kernels do not read yet", w_.path().string(),
@@ -528,6 +579,7 @@ private:
         }
         decode_weight_bytes_ += output_.row_bytes * std::size_t(output_.rows) + embd_.row_bytes;
         uploader_->finish();
+        if (opt_.on_upload) opt_.on_upload(uploader_->bytes(), uploader_->bytes());
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
         spdlog::info("uploaded {:.2f} GiB of weights to {} in {:.2f} s ({:.1f} GB/s)",
                      double(uploader_->bytes()) / double(1ull << 30), gpu_name_, s, double(uploader_->bytes()) / s / 1e9);
@@ -539,7 +591,10 @@ private:
         const std::int64_t qd = std::int64_t(n_head_) * head_dim_, kd = std::int64_t(n_head_kv_) * head_dim_,
                            vd = std::int64_t(n_head_kv_) * v_head_dim_, ad = std::int64_t(n_head_) * v_head_dim_;
         const std::int64_t K = route_.k, NE = route_.n_expert;
-        const std::int64_t F = std::max<std::int64_t>(d_.moe.n_ff_exp, d_.n_ff);
+        // Expert rows are [T·k, n_ff_exp]; a dense layer's (if the model has any) [T, n_ff] shares the buffers.
+        bool any_dense = false;
+        for (const Layer& L : layers_) any_dense |= !L.moe;
+        const std::int64_t F = d_.moe.n_ff_exp, FD = any_dense ? std::int64_t(d_.n_ff) : 0;
         auto f32 = [&](std::int64_t n, const char* what) {
             return vram_->alloc_as<float>(std::size_t(std::max<std::int64_t>(n, 1)), VramUse::scratch, what);
         };
@@ -555,8 +610,8 @@ private:
         offsets_ = vram_->alloc_as<std::int32_t>(std::size_t(NE + 1), VramUse::scratch, "MoE scratch");
         xs_ = f32(T * K * E, "MoE scratch");
         ys_ = f32(T * K * E, "MoE scratch");
-        g_ = f32(T * K * F, "MoE scratch");
-        u_ = f32(T * K * F, "MoE scratch");
+        g_ = f32(std::max(T * K * F, T * FD), "MoE scratch");
+        u_ = f32(std::max(T * K * F, T * FD), "MoE scratch");
         logit_tile_ = std::max<std::int64_t>(opt_.max_sequences, 256);
         logits_ = f32(logit_tile_ * std::int64_t(n_vocab_), "logits");
         d_meta_ = vram_->alloc_as<std::int32_t>(std::size_t(4 * max_t_), VramUse::scratch, "batch metadata");
@@ -566,7 +621,7 @@ private:
             check(cudaMemset(d_routing_.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
             host_routing_.resize(n);
         }
-        const std::int64_t max_k = std::max({E, qd, ad, F});
+        const std::int64_t max_k = std::max({E, qd, ad, F, FD});
         if (max_t_ > kGroupedMaxTokens) {
             // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
             // budget has room beside the KV cache — one layer's experts dequantized at once.
@@ -575,9 +630,7 @@ private:
             if (opt_.gemm == GemmPrecision::bf16) dense_rows_ = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
             else dense_rows_ = xs_;  // f32: the gathered rows are used as they are
             const std::size_t dense = std::size_t(NE) * std::size_t(d_.moe.n_ff_exp) * std::size_t(E) * 3 * el;
-            const std::uint64_t keep_free = 2ull << 30;  // room for the KV cache
-            if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 &&
-                vram_->used() + dense + keep_free < vram_->budget())
+            if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 && opt_.plan.prefill_dense_experts)
                 dense_experts_ = vram_->alloc(dense, VramUse::scratch, "dense expert scratch");
         }
         linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, max_k);
@@ -641,6 +694,7 @@ private:
         kw.page_size = page_size_;
         kw.page_tables = d_pages_.get();
         kw.pages_stride = pages_stride_;
+        kw.type = opt_.kv_f16 ? kernels::DType::F16 : kernels::DType::F32;
         for (int il = 0; il < int(d_.n_layer); ++il) {
             const Layer& L = layers_[std::size_t(il)];
             launched(kc::rms_norm_f32(x_.get(), L.attn_norm, xn_.get(), T, E, eps_, stream_), "attn norm");
@@ -658,10 +712,10 @@ private:
             }
             launched(kc::qk_norm_rope(rope_, q, ld, n_head_, k, ld, n_head_kv_, L.q_norm, L.k_norm, eps_, T, d_pos, stream_),
                      "q/k norm + rope");
-            float* kc_ = kv_->k(il);
-            float* vc_ = kv_->v(il);
+            void* kc_ = kv_->k_data(il);
+            void* vc_ = kv_->v_data(il);
             launched(kc::kv_write(kw, k, ld, v, ld, d_pos, d_row, T, kc_, vc_, stream_), "kv write");
-            const kc::DevicePagedKv view{kc_, vc_, d_pages_.get(), pages_stride_};
+            const kc::DevicePagedKv view{kc_, vc_, d_pages_.get(), pages_stride_, kw.type};
             if (decode) {
                 mark("q/k/v + norms + rope + kv write");
                 launched(kc::attention_decode(ap, q, ld, T, d_pos, d_row, opt_.n_ctx, view, att_.get(), attn_ws_.get(),
@@ -846,7 +900,10 @@ private:
               "read logits");
         sync("read logits");
         std::memcpy(out, pinned_logits_, bytes);
+        d2h_bytes_ += bytes;
     }
+
+    double current_fraction() const { return opt_.hybrid_fraction >= 0 ? std::clamp(opt_.hybrid_fraction, 0.0, 1.0) : 0.5; }
 
     cudaGraphExec_t graph_for(std::int64_t B) {
         if (auto it = graphs_.find(B); it != graphs_.end()) return it->second;
@@ -900,6 +957,9 @@ private:
 
     std::int64_t max_t_ = 0, logit_tile_ = 0;
     int page_size_ = 16, pages_stride_ = 0;
+    Clock::time_point last_progress_{};
+    std::uint64_t d2h_bytes_ = 0;
+    double retired_fetch_bytes_ = 0, retired_prefill_bytes_ = 0;  // of expert caches replaced by a rebuild
     std::shared_ptr<float> x_, xn_, qkv_, att_, router_logits_, route_w_, xs_, ys_, g_, u_, logits_;
     std::shared_ptr<std::int32_t> route_ids_, order_, where_, offsets_, d_meta_, d_pages_;
     std::shared_ptr<void> attn_ws_, dense_experts_, dense_rows_;

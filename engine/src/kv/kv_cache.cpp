@@ -1,5 +1,6 @@
 #include "kv/kv_cache.h"
 
+#include <cstddef>
 #include <new>
 #include <string>
 
@@ -10,8 +11,9 @@ namespace ft::kv {
 KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g) {
     if (g.n_layer <= 0 || g.n_head_kv <= 0 || g.head_dim <= 0 || g.v_head_dim <= 0 || g.page_size <= 0 || g.n_pages <= 0)
         throw Error(ErrorCode::internal, "KV cache: invalid geometry");
-    const std::size_t per_layer_k = std::size_t(g.n_pages) * std::size_t(g.page_size) * std::size_t(g.n_head_kv) * std::size_t(g.head_dim);
-    const std::size_t per_layer_v = per_layer_k / std::size_t(g.head_dim) * std::size_t(g.v_head_dim);
+    if (g.elem_bytes != 2 && g.elem_bytes != 4)
+        throw Error(ErrorCode::internal, "KV cache: element size " + std::to_string(g.elem_bytes) + " (2 or 4)");
+    const std::size_t per_layer_k = g.k_layer_bytes(), per_layer_v = g.v_layer_bytes();
     if (alloc) {
         for (int l = 0; l < g.n_layer; ++l) {
             k_.push_back(alloc(per_layer_k));
@@ -19,9 +21,10 @@ KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g) {
         }
     } else try {
         for (int l = 0; l < g.n_layer; ++l) {
-            // new float[] leaves the memory untouched: the OS commits pages only as positions are written.
-            k_.emplace_back(new float[per_layer_k], std::default_delete<float[]>());
-            v_.emplace_back(new float[per_layer_v], std::default_delete<float[]>());
+            // new[] of a trivial type leaves the memory untouched: the OS commits pages only as positions are
+            // written. (operator new[] aligns to at least 16 bytes.)
+            k_.emplace_back(new std::byte[per_layer_k], std::default_delete<std::byte[]>());
+            v_.emplace_back(new std::byte[per_layer_v], std::default_delete<std::byte[]>());
         }
     } catch (const std::bad_alloc&) {
         throw Error(ErrorCode::out_of_memory,
@@ -76,14 +79,23 @@ void KvCache::truncate(int seq, std::int64_t n_tokens) {
 
 std::int64_t KvCache::capacity(int seq) const { return std::int64_t(seqs_.at(std::size_t(seq)).pages.size()) * g_.page_size; }
 
+float* KvCache::f32(void* p) const {
+    if (g_.elem_bytes != 4)
+        throw Error(ErrorCode::internal, "KV cache: f32 access to a cache of " + std::to_string(g_.elem_bytes) +
+                                             "-byte elements");
+    return static_cast<float*>(p);
+}
+
+std::int64_t KvCache::slot(int seq, std::int64_t pos) const {
+    return std::int64_t(seqs_[std::size_t(seq)].pages[std::size_t(pos / g_.page_size)]) * g_.page_size + pos % g_.page_size;
+}
+
 float* KvCache::k_at(int layer, int seq, std::int64_t pos) {
-    const std::int64_t slot = std::int64_t(seqs_[std::size_t(seq)].pages[std::size_t(pos / g_.page_size)]) * g_.page_size + pos % g_.page_size;
-    return k_[std::size_t(layer)].get() + slot * g_.n_head_kv * g_.head_dim;
+    return k(layer) + slot(seq, pos) * g_.n_head_kv * g_.head_dim;
 }
 
 float* KvCache::v_at(int layer, int seq, std::int64_t pos) {
-    const std::int64_t slot = std::int64_t(seqs_[std::size_t(seq)].pages[std::size_t(pos / g_.page_size)]) * g_.page_size + pos % g_.page_size;
-    return v_[std::size_t(layer)].get() + slot * g_.n_head_kv * g_.v_head_dim;
+    return v(layer) + slot(seq, pos) * g_.n_head_kv * g_.v_head_dim;
 }
 
 }  // namespace ft::kv

@@ -1,8 +1,9 @@
-// Paged KV cache (f32): a pool of pages per layer shared by all sequences. A page holds page_size consecutive
-// positions of one sequence (all KV heads). Each sequence has a page table (position / page_size → page).
-// Storage is host memory by default (reserved up front, committed by the OS only as pages are used) or whatever a
-// runner's allocator hands out (device memory for the GPU runner: then k()/v()/k_at()/v_at() are device pointers
-// that only kernels may dereference). The page bookkeeping is the same either way and stays on the host.
+// Paged KV cache: a pool of pages per layer shared by all sequences. A page holds page_size consecutive positions
+// of one sequence (all KV heads). Each sequence has a page table (position / page_size → page).
+// Storage is bytes: elem_bytes per element (4: f32, what the CPU runner reads; 2: f16, the GPU runner's default).
+// It is host memory by default (reserved up front, committed by the OS only as pages are used) or whatever a
+// runner's allocator hands out (device memory for the GPU runner: then every pointer below is a device pointer that
+// only kernels may dereference). The page bookkeeping is the same either way and stays on the host.
 // Not thread-safe: the engine thread owns it; kernels read it while the engine thread waits for them.
 #pragma once
 
@@ -20,24 +21,35 @@ struct KvGeometry {
     int v_head_dim = 0;
     int page_size = 16;
     std::int64_t n_pages = 0;
-    std::size_t bytes() const {
-        return std::size_t(n_layer) * std::size_t(n_pages) * std::size_t(page_size) * std::size_t(n_head_kv) *
-               std::size_t(head_dim + v_head_dim) * sizeof(float);
-    }
+    int elem_bytes = 4;  // bytes per K/V element: 4 (f32) or 2 (f16)
+    // One layer's K or V storage.
+    std::size_t k_layer_bytes() const { return positions() * std::size_t(n_head_kv) * std::size_t(head_dim) * elem(); }
+    std::size_t v_layer_bytes() const { return positions() * std::size_t(n_head_kv) * std::size_t(v_head_dim) * elem(); }
+    // All of it: every layer's K and V.
+    std::size_t bytes() const { return std::size_t(n_layer) * (k_layer_bytes() + v_layer_bytes()); }
+
+private:
+    std::size_t positions() const { return std::size_t(n_pages) * std::size_t(page_size); }
+    std::size_t elem() const { return std::size_t(elem_bytes); }
 };
 
-// Allocates `floats` floats of storage (one layer's K or V); the shared_ptr's deleter frees it. Throws ft::Error
-// (out_of_memory) when it cannot.
-using KvAllocator = std::function<std::shared_ptr<float>(std::size_t floats)>;
+// Allocates `bytes` bytes of storage (one layer's K or V), aligned to at least 16 bytes; the shared_ptr's deleter
+// frees it. Throws ft::Error(out_of_memory) when it cannot.
+using KvAllocator = std::function<std::shared_ptr<void>(std::size_t bytes)>;
 
 class KvCache {
 public:
-    // Throws ft::Error(out_of_memory) when the pool cannot be reserved. alloc empty: host memory.
+    // Throws ft::Error(out_of_memory) when the pool cannot be reserved, ft::Error(internal) for a geometry with a
+    // non-positive size or an element size other than 2 or 4. alloc empty: host memory.
     explicit KvCache(const KvGeometry& g, const KvAllocator& alloc = {});
 
     const KvGeometry& geometry() const { return g_; }
-    float* k(int layer) { return k_[std::size_t(layer)].get(); }
-    float* v(int layer) { return v_[std::size_t(layer)].get(); }
+    // One layer's storage, any element type.
+    void* k_data(int layer) { return k_[std::size_t(layer)].get(); }
+    void* v_data(int layer) { return v_[std::size_t(layer)].get(); }
+    // Typed (f32) views for the CPU runner: throw ft::Error(internal) when elem_bytes is not 4.
+    float* k(int layer) { return f32(k_data(layer)); }
+    float* v(int layer) { return f32(v_data(layer)); }
 
     // Sequences: ids are small integers, reused after release().
     int create();
@@ -50,9 +62,13 @@ public:
     std::int64_t capacity(int seq) const;  // positions reserved
     const std::vector<std::int32_t>& page_table(int seq) const { return seqs_[std::size_t(seq)].pages; }
 
-    // Where K / V of one position of one layer live ([n_head_kv, head_dim] floats).
+    // Where K / V of one position of one layer live ([n_head_kv, head_dim] floats; f32 caches only, as k()).
     float* k_at(int layer, int seq, std::int64_t pos);
     float* v_at(int layer, int seq, std::int64_t pos);
+
+    // Sequence ids in use are < seq_slots(); live(seq) tells which.
+    int seq_slots() const { return int(seqs_.size()); }
+    bool live(int seq) const { return seq >= 0 && seq < int(seqs_.size()) && seqs_[std::size_t(seq)].live; }
 
     std::int64_t pages_used() const { return g_.n_pages - std::int64_t(free_.size()); }
     std::int64_t pages_total() const { return g_.n_pages; }
@@ -62,8 +78,11 @@ private:
         bool live = false;
         std::vector<std::int32_t> pages;
     };
+    float* f32(void* p) const;
+    std::int64_t slot(int seq, std::int64_t pos) const;
+
     KvGeometry g_;
-    std::vector<std::shared_ptr<float>> k_, v_;
+    std::vector<std::shared_ptr<void>> k_, v_;
     std::vector<std::int32_t> free_;  // free pages (a stack: lowest ids are handed out first)
     std::vector<Seq> seqs_;
 };

@@ -2,7 +2,10 @@
 // cache and forms batches; runners know only weights, kernels and the MoE entry point.
 #pragma once
 
+#include <atomic>
+#include <cstring>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -10,6 +13,8 @@
 #include <vector>
 
 #include "cpu/worker_pool.h"
+#include "ft/error.h"
+#include "ft/plan.h"
 #include "kv/kv_cache.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
@@ -41,6 +46,16 @@ public:
     virtual std::string device_name() const = 0;
     // Backend statistics as "key value" lines (timings, launches, VRAM use); empty when the backend has none.
     virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
+    // Live rebuild (between steps, on the engine thread): the expert cache to `slots` slots, the hottest experts kept.
+    // Throws ft::Error(unsupported) where there is no expert cache (CPU, resident); on failure the old size is back.
+    virtual void resize_expert_cache(int slots) {
+        (void)slots;
+        throw Error(ErrorCode::unsupported, "this backend has no expert cache to resize");
+    }
+    // Copies bytes between KV cache storage and host memory (either way; device memory on the GPU).
+    virtual void kv_copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+    // Forgets captured decode graphs (a new KV cache or expert cache: addresses changed).
+    virtual void invalidate_graphs() {}
     // Runs one decode step of `batch` (as forward() would, writing its K/V) timed phase by phase: phase name →
     // milliseconds summed over layers, plus "total". Empty when the backend cannot time phases.
     virtual std::vector<std::pair<std::string, double>> profile_step(std::span<const BatchToken> batch, kv::KvCache& kv) {
@@ -85,6 +100,12 @@ struct GpuRunnerOptions {
     int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
     int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
+    bool kv_f16 = true;           // the KV cache in f16 (else f32)
+    // The VRAM plan (memory/planner.h): every allocation's size comes from it (budget, expert slots, KV, chunk).
+    MemoryPlan plan;
+    // Loading: weight bytes uploaded so far / in all, and a flag that stops the upload (ft::Error(cancelled)).
+    std::function<void(std::uint64_t done, std::uint64_t total)> on_upload;
+    const std::atomic<bool>* cancel = nullptr;
     // Decode steps: replace the router's expert choice by this source (measuring cache policy), and/or record it.
     std::shared_ptr<moe::RoutingSource> routing;
     std::shared_ptr<moe::RoutingRecorder> record_routing;

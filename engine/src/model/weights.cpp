@@ -35,7 +35,7 @@ bool looks_like_gguf(const std::filesystem::path& p) {
 
 Weights::~Weights() = default;
 
-std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path) {
+std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const LoadMonitor& monitor) {
     std::unique_ptr<Weights> w(new Weights());
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
@@ -59,7 +59,7 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path) {
     }
     validate(w->desc_);
     w->index(arch_tensors(w->desc_));
-    w->populate();
+    w->populate(monitor);
     return w;
 }
 
@@ -72,7 +72,7 @@ std::vector<std::pair<const std::byte*, std::size_t>> Weights::mapped_files() co
     return out;
 }
 
-void Weights::populate() const {
+void Weights::populate(const LoadMonitor& monitor) const {
     std::vector<const MappedFile*> maps;
     if (gguf_ && gguf_->mapping()) maps.push_back(gguf_->mapping().get());
     if (hf_)
@@ -95,14 +95,27 @@ void Weights::populate() const {
                      double(total) / (1u << 30), double(ram) / (1u << 30));
         return;
     }
-    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> next{0}, done_bytes{0}, finished{0};
     const unsigned n_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < n_threads; ++t)
         threads.emplace_back([&] {
-            for (std::size_t i; (i = next.fetch_add(1)) < chunks.size();) chunks[i].first->populate(chunks[i].second, kChunk);
+            for (std::size_t i; !monitor.cancelled() && (i = next.fetch_add(1)) < chunks.size();) {
+                const MappedFile* m = chunks[i].first;
+                const std::size_t n = std::min(kChunk, m->size() - chunks[i].second);
+                m->populate(chunks[i].second, n);
+                done_bytes.fetch_add(n);
+            }
+            finished.fetch_add(1);
         });
+    // This thread reports progress while the workers map.
+    while (finished.load() < n_threads) {
+        if (monitor.on_bytes) monitor.on_bytes(done_bytes.load(), total);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     for (auto& t : threads) t.join();
+    if (monitor.cancelled()) throw Error(ErrorCode::cancelled, "loading " + path_.string() + " was cancelled");
+    if (monitor.on_bytes) monitor.on_bytes(total, total);
     spdlog::debug("{}: mapped {:.2f} GiB into memory in {:.2f} s", path_.string(), double(total) / (1u << 30),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }

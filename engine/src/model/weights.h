@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -45,11 +47,19 @@ struct ExpertView {
     std::size_t bytes() const { return gate.bytes() + up.bytes() + down.bytes(); }
 };
 
+// Load-time hooks: bytes mapped so far (called on the opening thread, a few times a second) and a flag that stops
+// the load (open() then throws ft::Error(cancelled)).
+struct LoadMonitor {
+    std::function<void(std::uint64_t done, std::uint64_t total)> on_bytes;
+    const std::atomic<bool>* cancel = nullptr;
+    bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+};
+
 class Weights {
 public:
     // path: a .gguf file, or a folder with config.json + safetensors (or a .safetensors file inside such a folder).
     // Throws ft::Error naming the file and the tensor (not_found, invalid_file, unsupported).
-    static std::unique_ptr<Weights> open(const std::filesystem::path& path);
+    static std::unique_ptr<Weights> open(const std::filesystem::path& path, const LoadMonitor& monitor = {});
     ~Weights();
 
     const ModelDesc& desc() const { return desc_; }
@@ -77,7 +87,7 @@ private:
     Weights() = default;
     // Maps every page of the files into the process up front (MappedFile::populate): decode then takes no page
     // faults, which otherwise dominate — each step touches experts not used before.
-    void populate() const;
+    void populate(const LoadMonitor& monitor) const;
     void index(const std::vector<TensorSpec>& specs);
     TensorView view_of(const std::string& name, const std::vector<std::uint64_t>& want_dims, bool expert_slice,
                        std::uint64_t slice) const;

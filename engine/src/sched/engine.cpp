@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -13,15 +14,13 @@
 #include <mutex>
 #include <thread>
 
-#include "bench/bw_profile.h"
-#include "cpu/cpu_topology.h"
-#include "cpu/worker_pool.h"
-#include "ft/gpu.h"
 #include "ft/tokenizer.h"
 #include "kv/kv_cache.h"
+#include "memory/planner.h"
 #include "model/runner.h"
-#include "model/weights.h"
-#include "moe/moe_layer.h"
+#include "sched/engine_stats.h"
+#include "sched/kv_resize.h"
+#include "sched/model_loader.h"
 #include "sched/sampler.h"
 #include "sched/stop_matcher.h"
 
@@ -41,17 +40,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-struct LoadedModel {
-    std::unique_ptr<model::Weights> weights;
-    std::optional<Tokenizer> tokenizer;
-    std::unique_ptr<cpu::WorkerPool> pool;
-    std::unique_ptr<moe::MoeLayer> moe;
-    std::unique_ptr<model::Runner> runner;
-    std::unique_ptr<kv::KvCache> kv;
-    LoadOptions options;
-    ModelInfo info;
-    std::vector<std::int32_t> eog;
-};
+using sched::LoadedModel;
 
 struct Sequence {
     std::uint64_t id = 0;
@@ -60,6 +49,8 @@ struct Sequence {
     std::vector<std::int32_t> tokens;  // prompt + generated
     std::size_t n_prompt = 0;
     std::size_t n_done = 0;             // positions already in the KV cache
+    std::int64_t kv_need = 0;           // KV positions it may grow to (prompt + max tokens, at most the context)
+    bool prepared = false;              // validated and tokenized (it may wait in the queue for KV room)
     bool cancelled = false;
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<StreamDecoder> decoder;
@@ -88,8 +79,13 @@ struct Engine::Impl {
     // Snapshots for other threads.
     EngineStats stats_;
     std::optional<ModelInfo> info_;
+    std::optional<Tokenizer> tokenizer_;
     double decode_rate = 0;  // EWMA tokens/s
-    Clock::time_point backend_published{};
+    Clock::time_point backend_published{}, loaded_at{};
+    std::atomic<bool> cancel_load{false};
+    std::atomic<bool> loading{false};
+    sched::StatsTracker tracker;  // rates and recent windows from the backend's counters
+    std::uint64_t decode_tokens = 0;
 
     void post(std::function<void()> fn) {
         {
@@ -133,112 +129,76 @@ struct Engine::Impl {
                  const std::function<void(const std::optional<Error>&)>& done) {
         abort_all(FinishReason::cancelled);
         model.reset();
+        cancel_load = false;
+        loading = true;
         publish();
-        const auto t0 = Clock::now();
-        auto report = [&](float f, const char* stage) {
-            if (progress) progress({f, stage});
-        };
         try {
-            if (o.n_ctx < 16 || o.n_ctx > (1 << 22)) throw Error(ErrorCode::invalid_argument, "context size must be in [16, 4194304]");
-            if (o.max_sequences < 1 || o.max_sequences > 256) throw Error(ErrorCode::invalid_argument, "max sequences must be in [1, 256]");
-            if (o.prefill_chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill chunk must be positive");
-            auto m = std::make_unique<LoadedModel>();
-            m->options = o;
-            report(0.05f, "opening");
-            m->weights = model::Weights::open(o.model);
-            report(0.4f, "tokenizer");
-            try {
-                m->tokenizer = Tokenizer::load(o.model);
-            } catch (const Error& e) {
-                spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", o.model.string(), e.what());
-            }
-            report(0.6f, "weights");
-            constexpr int kPage = 16;
-            const std::int64_t pages_per_seq = (o.n_ctx + kPage - 1) / kPage;
-            bool use_gpu = o.device == Device::cuda;
-            if (o.device == Device::automatic) {
-                use_gpu = !gpu_devices().empty();
-                if (!use_gpu) spdlog::info("no usable GPU ({}): running on the CPU", gpu_unavailable_reason());
-            }
-            if (use_gpu) {
-                try {
-                    model::GpuRunnerOptions go;
-                    go.device = o.gpu;
-                    go.n_ctx = o.n_ctx;
-                    go.max_sequences = o.max_sequences;
-                    go.max_batch_tokens = o.prefill_chunk + o.max_sequences;
-                    go.vram_budget = o.vram_budget;
-                    go.gemm = o.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
-                    go.graphs = o.gpu_graphs;
-                    if (!model::parse_moe_backend(o.moe_backend, go.moe))
-                        throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.moe_backend + "'",
-                                    "use auto, resident, offload, cpu, hybrid or static");
-                    go.hybrid_fraction = o.hybrid_fraction >= 0 ? o.hybrid_fraction : bench::stored_hybrid_fraction(*m->weights, o.threads);
-                    go.max_fetch = o.max_fetch;
-                    go.cpu_threads = o.threads;
-                    go.expert_slots = o.expert_slots;
-                    go.hybrid_admit = o.hybrid_admit;
-                    if (!o.record_routing.empty())
-                        go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
-                                                                                   int(m->weights->desc().moe.n_expert_used));
-                    m->runner = model::make_gpu_runner(*m->weights, go);
-                    report(0.85f, "kv cache");
-                    m->kv = m->runner->make_kv_cache(kPage, pages_per_seq * o.max_sequences);
-                } catch (const Error& e) {
-                    if (o.device == Device::cuda) throw;
-                    spdlog::warn("the model does not run on the GPU ({}): running on the CPU", e.what());
-                    m->kv.reset();
-                    m->runner.reset();
-                }
-            }
-            if (!m->runner) {
-                if (!o.record_routing.empty())
-                    throw Error(ErrorCode::unsupported, "recording the routing needs the GPU path", "use --device cuda");
-                cpu::WorkerPool::Options po;
-                po.threads = o.threads;
-                m->pool = std::make_unique<cpu::WorkerPool>(po);
-                m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
-                m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
-                m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
-                report(0.85f, "kv cache");
-                m->kv = m->runner->make_kv_cache(kPage, pages_per_seq * o.max_sequences);
-            }
-            if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
-            const model::ModelDesc& d = m->weights->desc();
-            ModelInfo& info = m->info;
-            info.name = d.name.empty() ? o.model.filename().string() : d.name;
-            info.architecture = std::string(model::arch_name(d.arch));
-            info.path = o.model;
-            info.device = m->runner->device_name();
-            info.n_layer = d.n_layer;
-            info.n_embd = d.n_embd;
-            info.n_vocab = d.n_vocab;
-            info.n_expert = d.moe.n_expert;
-            info.n_expert_used = d.moe.n_expert_used;
-            info.expert_bytes = m->weights->expert_bytes();
-            info.other_bytes = m->weights->other_bytes();
-            info.n_ctx = o.n_ctx;
-            info.max_sequences = o.max_sequences;
-            info.has_chat_template = m->tokenizer && !m->tokenizer->chat_template().empty();
-            info.load_seconds = ms_since(t0) / 1000.0;
-            model = std::move(m);
+            sched::LoadHooks hooks;
+            hooks.progress = progress;
+            hooks.cancel = &cancel_load;
+            model = sched::load_model(o, hooks);
+            loading = false;
+            loaded_at = Clock::now();
+            tracker = sched::StatsTracker();
+            const ModelInfo& info = model->info;
             spdlog::info("loaded {} ({}, {} layers, {} experts top-{}) on {} in {:.2f} s", info.name, info.architecture,
                          info.n_layer, info.n_expert, info.n_expert_used, info.device, info.load_seconds);
-            publish();
-            report(1.f, "ready");
+            publish(true);
+            if (progress) progress({1.f, "ready", 0, 0});
             if (done) done(std::nullopt);
         } catch (const Error& e) {
             model.reset();
+            loading = false;
             publish();
-            spdlog::error("load failed: {}", e.what());
+            if (e.code() == ErrorCode::cancelled) spdlog::info("load cancelled: {}", o.model.string());
+            else spdlog::error("load failed: {}", e.what());
             if (done) done(e);
         } catch (const std::exception& e) {
             model.reset();
+            loading = false;
             publish();
             const Error err(ErrorCode::internal, std::string("load failed: ") + e.what());
             spdlog::error("{}", err.what());
             if (done) done(err);
         }
+    }
+
+    // ---- live rebuild ----
+
+    RebuildResult do_rebuild(const CacheRequest& req) {
+        RebuildResult r;
+        if (!model) {
+            r.reason = "no model is loaded";
+            return r;
+        }
+        r.plan = model->plan;
+        // Positions the running requests may grow to: a smaller KV cache could not keep them.
+        const std::int64_t held = kv_reserved();
+        const memory::RebuildCheck c = memory::check_rebuild(model->geometry, model->plan, req, held);
+        if (!c.ok) {
+            r.reason = c.reason;
+            spdlog::info("cache rebuild rejected: {}", c.reason);
+            return r;
+        }
+        const MemoryPlan old = model->plan;
+        try {
+            if (c.plan.expert_slots != old.expert_slots) model->runner->resize_expert_cache(c.plan.expert_slots);
+            if (c.plan.kv_tokens != old.kv_tokens)
+                sched::resize_kv(*model->runner, model->kv, sched::kv_pages(c.plan));
+            model->runner->invalidate_graphs();
+        } catch (const Error& e) {
+            // The runner restored its expert cache; resize_kv leaves the old cache in place on failure.
+            r.reason = std::string("the rebuild failed and was rolled back: ") + e.what();
+            spdlog::error("cache rebuild: {}", r.reason);
+            return r;
+        }
+        model->plan = c.plan;
+        r.accepted = true;
+        r.plan = c.plan;
+        spdlog::info("cache rebuild: KV {} → {} tokens, expert slots {} → {}", old.kv_tokens, c.plan.kv_tokens,
+                     old.expert_slots, c.plan.expert_slots);
+        publish(true);
+        return r;
     }
 
     // ---- requests ----
@@ -290,10 +250,23 @@ struct Engine::Impl {
         queued.clear();
     }
 
-    // Validates and prepares a queued request; false (after on_error) when it cannot run.
-    bool admit(Sequence& s) {
+    // KV positions the running requests may grow to: a request is admitted only when its own need fits beside
+    // them, so a running request never finds the KV cache full (it waits in the queue instead).
+    std::int64_t kv_reserved() const {
+        std::int64_t n = 0;
+        for (const auto& r : running)
+            if (r->kv_seq >= 0) n += r->kv_need;
+        return n;
+    }
+
+    enum class Admit { yes, no, wait };
+
+    // Validates and prepares a queued request: yes (running now), no (failed, after on_error), or wait (no KV room
+    // yet beside the running requests).
+    Admit admit(Sequence& s) {
         try {
             if (!model) throw Error(ErrorCode::invalid_argument, "no model is loaded", "load a model first");
+            if (s.prepared) return admit_kv(s);
             validate_sampling(s.req.sampling);
             if (s.req.max_tokens < 0) throw Error(ErrorCode::invalid_argument, "max_tokens must be >= 0");
             if (s.req.prompt.empty()) {
@@ -320,16 +293,30 @@ struct Engine::Impl {
             s.sampler = std::make_unique<Sampler>(s.req.sampling);
             if (model->tokenizer) s.decoder = std::make_unique<StreamDecoder>(*model->tokenizer, false);
             s.stops = StopMatcher(s.req.stop);
-            s.kv_seq = model->kv->create();
-            s.prefill_start = Clock::now();
-            std::lock_guard lock(mutex);
-            stats_.prompt_tokens_total += s.n_prompt;
-            stats_.requests_total += 1;
-            return true;
+            {
+                const std::int64_t page = model->kv->geometry().page_size;
+                const std::int64_t need = std::min<std::int64_t>(model->options.n_ctx, std::int64_t(s.n_prompt) + std::max(1, s.req.max_tokens));
+                s.kv_need = (need + page - 1) / page * page;  // whole pages
+            }
+            s.prepared = true;
+            {
+                std::lock_guard lock(mutex);
+                stats_.prompt_tokens_total += s.n_prompt;
+                stats_.requests_total += 1;
+            }
+            return admit_kv(s);
         } catch (const Error& e) {
             fail(s, e);
-            return false;
+            return Admit::no;
         }
+    }
+
+    Admit admit_kv(Sequence& s) {
+        const std::int64_t pool = model->kv->pages_total() * model->kv->geometry().page_size;
+        if (!running.empty() && kv_reserved() + s.kv_need > pool) return Admit::wait;
+        s.kv_seq = model->kv->create();
+        s.prefill_start = Clock::now();
+        return Admit::yes;
     }
 
     // One scheduler step: admit, build a batch (decode tokens first, then one prefill chunk), forward, sample.
@@ -341,7 +328,13 @@ struct Engine::Impl {
                 finish(*s, FinishReason::cancelled);
                 continue;
             }
-            if (admit(*s)) running.push_back(std::move(s));
+            const Admit a = admit(*s);
+            if (a == Admit::yes) {
+                running.push_back(std::move(s));
+            } else if (a == Admit::wait) {
+                queued.push_front(std::move(s));  // first in line when KV room frees up
+                break;
+            }
         }
         // Cancelled and finished-by-length requests leave before the batch is built.
         for (auto it = running.begin(); it != running.end();) {
@@ -392,6 +385,7 @@ struct Engine::Impl {
                 if (s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt) s.prefill_ms = ms_since(s.prefill_start);
                 s.n_done += n;
             }
+            decode_tokens += n_decode;
             if (n_decode > 0 && ms > 0) {
                 const double rate = double(n_decode) / (ms / 1000);
                 decode_rate = decode_rate == 0 ? rate : 0.8 * decode_rate + 0.2 * rate;
@@ -447,33 +441,51 @@ struct Engine::Impl {
         }
     }
 
-    // force_backend: refresh the backend counters now (else at most every 100 ms while requests run).
+    // force_backend: refresh the backend counters now (else at most every 100 ms while requests run). The counters
+    // are read here on the engine thread, outside the lock: stats() only ever copies the snapshot.
     void publish(bool force_backend = false) {
+        std::optional<sched::Counters> counters;
+        if (model && (force_backend || running.empty() || ms_since(backend_published) > 100)) {
+            counters = model->runner->counters();
+            backend_published = Clock::now();
+        }
         std::lock_guard lock(mutex);
         stats_.loaded = model != nullptr;
+        stats_.state = loading ? "loading" : !model ? "idle" : running.empty() ? "ready" : "running";
         stats_.model = model ? model->info.name : std::string();
         stats_.device = model ? model->info.device : std::string();
         stats_.running = int(std::count_if(running.begin(), running.end(), [](const auto& r) { return r->kv_seq >= 0; }));
         stats_.queued = int(queued.size());
         stats_.decode_tok_s = running.empty() ? 0 : decode_rate;
         if (model) {
+            stats_.uptime_s = std::chrono::duration<double>(Clock::now() - loaded_at).count();
             stats_.kv_pages_used = model->kv->pages_used();
             stats_.kv_pages_total = model->kv->pages_total();
             stats_.kv_page_size = model->kv->geometry().page_size;
+            stats_.plan = model->plan;
             if (model->moe) {
                 stats_.expert_calls_total = model->moe->stats().expert_calls;
                 stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
             }
-            // The backend's counters cost a device read: refreshed at most 10 times a second (what the UI polls).
-            if (force_backend || running.empty() || stats_.backend.empty() || ms_since(backend_published) > 100) {
-                stats_.backend = model->runner->counters();
-                backend_published = Clock::now();
+            if (counters) {
+                stats_.backend = std::move(*counters);
+                tracker.update(stats_.backend, decode_tokens, int(model->info.n_layer), stats_);
+                if (!model->gpu) {
+                    stats_.cache.cpu_expert_gbps = 0;
+                    stats_.vram = VramStats{};
+                }
             }
         } else {
             stats_.backend.clear();
             stats_.kv_pages_used = stats_.kv_pages_total = 0;
+            stats_.uptime_s = 0;
+            stats_.plan = MemoryPlan{};
+            stats_.vram = VramStats{};
+            stats_.pcie = PcieStats{};
+            stats_.cache = ExpertCacheStats{};
         }
         info_ = model ? std::optional<ModelInfo>(model->info) : std::nullopt;
+        tokenizer_ = model ? model->tokenizer : std::nullopt;
     }
 };
 
@@ -493,6 +505,15 @@ Engine::~Engine() {
 void Engine::load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
                   std::function<void(const std::optional<Error>&)> done) {
     impl_->post([this, o = std::move(options), p = std::move(progress), d = std::move(done)] { impl_->do_load(o, p, d); });
+}
+
+void Engine::cancel_load() { impl_->cancel_load = true; }
+
+void Engine::rebuild_caches(CacheRequest request, std::function<void(const RebuildResult&)> done) {
+    impl_->post([this, request, d = std::move(done)] {
+        const RebuildResult r = impl_->do_rebuild(request);
+        if (d) d(r);
+    });
 }
 
 void Engine::unload(std::function<void()> done) {
@@ -586,13 +607,9 @@ std::vector<float> Engine::evaluate_logits(std::span<const std::int32_t> tokens)
 }
 
 Tokenizer Engine::tokenizer() const {
-    std::promise<Tokenizer> result;
-    auto fut = result.get_future();
-    impl_->post([this, &result] {
-        if (impl_->model && impl_->model->tokenizer) result.set_value(*impl_->model->tokenizer);
-        else result.set_exception(std::make_exception_ptr(Error(ErrorCode::invalid_argument, "no model with a tokenizer is loaded")));
-    });
-    return fut.get();
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->tokenizer_) throw Error(ErrorCode::invalid_argument, "no model with a tokenizer is loaded");
+    return *impl_->tokenizer_;
 }
 
 }  // namespace ft

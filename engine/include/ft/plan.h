@@ -1,0 +1,109 @@
+// ft::MemoryPlan — how one GPU engine spends its VRAM budget, computed before anything is allocated (ARCHITECTURE
+// §3.5), and the fit predictor that tells before loading whether a model runs on a PC and at roughly what speed.
+//
+// Value types only; no threads, no state. plan_memory() and predict_fit() are pure functions of their inputs:
+// callable from any thread (the app's Models page, `ft inspect --plan`, the Console's cache presets).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ft {
+
+// Bytes by category. The GPU runner allocates from these figures only (no fixed reserves of its own).
+struct MemoryPlan {
+    bool gpu = false;                   // false: a CPU-only plan (KV in host RAM; VRAM fields 0)
+    std::string backend;                // "resident", "offload", "cpu", "hybrid", "static" (after auto is resolved)
+    std::uint64_t device_total = 0;     // VRAM of the device
+    std::uint64_t device_free = 0;      // free when planned
+    std::uint64_t budget = 0;           // what the plan may use (--vram-budget, default memory_ratio × free)
+    // Categories (sum = total()):
+    std::uint64_t weights = 0;          // non-expert weights (+ all experts with the resident backend)
+    std::uint64_t experts = 0;          // the expert cache's slots
+    std::uint64_t kv = 0;               // the KV cache
+    std::uint64_t scratch = 0;          // activations, MoE/attention workspaces, page tables, logits
+    std::uint64_t cublas = 0;           // cuBLAS workspace and the GEMM dequantization tiles
+    std::uint64_t graphs = 0;           // captured CUDA graphs (estimate)
+    std::uint64_t reserve = 0;          // headroom kept free (CUDA runtime, fragmentation)
+    // What follows from them:
+    int expert_slots = 0;               // (layer, expert) slots in the VRAM cache (0 for resident)
+    int expert_slots_total = 0;         // n_moe_layers × n_expert: every expert of the model
+    std::uint64_t expert_slot_bytes = 0;
+    std::int64_t kv_tokens = 0;         // positions the KV cache holds (all sequences together)
+    std::uint64_t kv_bytes_per_token = 0;
+    int kv_page_size = 16;
+    int kv_bytes_per_element = 2;       // 2: f16 (the GPU default), 4: f32
+    int prefill_chunk = 0;              // tokens per prefill forward pass (may be below the requested chunk)
+    bool prefill_overlap = false;       // expert_slots ≥ 2 × experts per layer: layer l+1 streams while l computes
+    bool prefill_dense_experts = false; // resident: a layer's experts dequantized at once for prefill (in scratch)
+    int n_ctx = 0, max_sequences = 0;
+    // Slider limits for a live rebuild within this budget (the rest of the plan unchanged):
+    int min_expert_slots = 0, max_expert_slots = 0;
+    std::int64_t min_kv_tokens = 0, max_kv_tokens = 0;
+    std::vector<std::string> notes;     // choices the planner made ("prefill chunk 8192 → 2048 to fit 8 GiB")
+
+    std::uint64_t total() const { return weights + experts + kv + scratch + cublas + graphs + reserve; }
+};
+
+// A live cache rebuild: new sizes for the KV cache and the expert cache (< 0: keep the current size).
+struct CacheRequest {
+    std::int64_t kv_tokens = -1;
+    int expert_slots = -1;
+};
+
+struct RebuildResult {
+    bool accepted = false;
+    std::string reason;                 // why it was rejected (names the numbers); empty when accepted
+    MemoryPlan plan;                    // the plan in force afterwards (the old one when rejected)
+};
+
+// What the fit predictor knows of a PC. Zero fields are filled from this machine (its GPU, RAM, the stored
+// bandwidth profile) by the callers that have one (`ft inspect --plan`, the app).
+struct MachineProfile {
+    std::string gpu_name;
+    std::uint64_t vram_bytes = 0;       // VRAM the model may use (0: no GPU)
+    std::uint64_t ram_bytes = 0;        // host RAM available to the model
+    double pcie_gbps = 0;               // B_P: expert fetches over PCIe (GB/s)
+    double host_gbps = 0;               // B_C: the CPU expert kernel's read bandwidth (GB/s)
+    double gpu_mem_gbps = 0;            // the GPU's memory bandwidth (0: an estimate by GPU class)
+    int cpu_threads = 0;
+};
+
+struct FitPrediction {
+    // "gpu" (everything in VRAM), "hybrid" (GPU + experts from host RAM), "cpu" (CPU only), "no_fit" (not in RAM),
+    // "unsupported" (an architecture the engine does not run)
+    std::string verdict;
+    std::string summary;                // one line for people: "runs on the GPU with experts from RAM, ≈ 40–60 tok/s"
+    std::string reason;                 // for no_fit / cpu: what is missing and how much
+    std::string backend;                // the MoE backend it would use
+    std::uint64_t ram_needed = 0, vram_needed_min = 0;
+    double cache_fraction = 0;          // share of all experts the VRAM cache holds
+    double miss_rate = 0;               // predicted expert-cache miss rate at that fraction
+    double decode_tok_s_low = 0, decode_tok_s_high = 0;
+    double prefill_tok_s = 0;
+    MemoryPlan plan;                    // the GPU plan it assumed (empty for cpu / no_fit)
+};
+
+}  // namespace ft
+
+#include <filesystem>
+
+namespace ft {
+
+struct FitOptions {
+    int n_ctx = 4096, max_sequences = 4;
+    std::string backend = "auto";
+    std::int64_t kv_reserve_tokens = 8192;
+};
+
+// This machine as the fit predictor sees it: GPU `gpu` (its free VRAM × 0.9), physical RAM, and the bandwidths of the
+// newest stored `ft bench bw` profile for that GPU (else 0: the predictor's defaults).
+MachineProfile this_machine(int gpu = 0);
+
+// Whether and how fast the model at `path` runs on `pc`, from its metadata only (nothing is loaded; cheap enough for
+// a list of models). An architecture the engine does not run gives verdict "unsupported" with the reason. Throws
+// ft::Error for a file that cannot be read.
+FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfile& pc, const FitOptions& options = {});
+
+}  // namespace ft

@@ -1,0 +1,70 @@
+// The fit predictor's public entry points: a model's geometry from its metadata, this machine's profile.
+#include <spdlog/spdlog.h>
+
+#include "bench/bw_profile.h"
+#include "format/gguf.h"
+#include "ft/error.h"
+#include "ft/gpu.h"
+#include "ft/plan.h"
+#include "memory/planner.h"
+#include "model/model_desc.h"
+#include "model/model_inspect.h"
+#include "platform/platform.h"
+
+namespace ft {
+
+MachineProfile this_machine(int gpu) {
+    MachineProfile pc;
+    pc.ram_bytes = platform::physical_memory_bytes();
+    const auto devs = gpu_devices();
+    if (gpu >= 0 && gpu < int(devs.size())) {
+        const GpuInfo& d = devs[std::size_t(gpu)];
+        pc.gpu_name = d.name;
+        pc.vram_bytes = std::uint64_t(0.9 * double(d.free_bytes));
+        try {
+            if (auto p = bench::newest_profile(d.name)) {
+                pc.pcie_gbps = p->pcie_both_gbs > 0 ? p->pcie_both_gbs : p->pcie_gbs;
+                pc.host_gbps = p->cpu_both_gbs > 0 ? p->cpu_both_gbs : p->cpu_gbs;
+                pc.cpu_threads = p->threads;
+            }
+        } catch (const Error& e) {
+            spdlog::debug("fit predictor: no bandwidth profile ({})", e.what());
+        }
+    }
+    return pc;
+}
+
+FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfile& pc, const FitOptions& o) {
+    const nlohmann::json j = model::inspect_path(path);
+    FitPrediction f;
+    if (j.contains("description_error") || !j.contains("sizes")) {
+        f.verdict = "unsupported";
+        f.reason = j.value("description_error", std::string("the file holds no model weights"));
+        f.summary = "not supported: " + f.reason;
+        return f;
+    }
+    model::ModelDesc d;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && j.value("format", std::string()) == "gguf") {
+        d = model::desc_from_gguf(gguf::Reader::open(path));
+    } else {
+        d = model::desc_from_hf_dir(std::filesystem::is_directory(path, ec) ? path : path.parent_path());
+    }
+    if (d.arch != model::ArchId::qwen3_moe) {
+        f.verdict = "unsupported";
+        f.reason = "the " + std::string(model::arch_name(d.arch)) + " architecture does not run in this version yet";
+        f.summary = "not supported yet: " + std::string(model::arch_name(d.arch));
+        return f;
+    }
+    const auto& s = j["sizes"];
+    const memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
+                                                        s.value("expert_pool_bytes", std::uint64_t(0)));
+    memory::PlanRequest r;
+    r.n_ctx = o.n_ctx;
+    r.max_sequences = o.max_sequences;
+    r.backend = o.backend;
+    r.kv_reserve_tokens = o.kv_reserve_tokens;
+    return memory::predict_fit(g, pc, r);
+}
+
+}  // namespace ft

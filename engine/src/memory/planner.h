@@ -1,0 +1,75 @@
+// The VRAM planner (ARCHITECTURE §3.5): from a model's geometry, the device's memory and the load options, one
+// MemoryPlan in bytes per category; the GPU runner allocates exactly what it says. Also the checks of a live cache
+// rebuild and the fit predictor's arithmetic. Pure functions: no CUDA, no state (CPU builds and tests use it too).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ft/plan.h"
+
+namespace ft::model {
+struct ModelDesc;
+class Weights;
+}  // namespace ft::model
+
+namespace ft::memory {
+
+// What the planner needs of a model.
+struct ModelGeometry {
+    int n_layer = 0, n_moe_layers = 0, n_expert = 0, n_expert_used = 0;
+    std::int64_t n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0, v_head_dim = 0, n_vocab = 0;
+    std::int64_t n_ff_exp = 0, n_ff = 0;
+    std::uint64_t non_expert_bytes = 0;   // in VRAM always (norms are widened to f32 there: counted)
+    std::uint64_t expert_pool_bytes = 0;  // every routed expert
+    std::uint64_t slot_bytes = 0;         // one (layer, expert): gate + up + down, each padded to 256 bytes
+    std::uint64_t active_expert_bytes = 0;  // routed expert bytes one token reads (k experts × layers)
+    std::uint64_t active_other_bytes = 0;   // non-expert bytes one decode token reads
+};
+
+ModelGeometry geometry_of(const model::Weights& w);
+// Without loading (the fit predictor): from the description and the byte counts `ft inspect` reports.
+ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes);
+
+struct PlanRequest {
+    std::uint64_t device_total = 0, device_free = 0;
+    std::uint64_t vram_budget = 0;   // 0: memory_ratio × device_free
+    double memory_ratio = 0.9;
+    int n_ctx = 4096, max_sequences = 4, prefill_chunk = 8192;
+    std::string backend = "auto";    // auto resident offload cpu hybrid static
+    bool cpu_pays = false;           // auto: the CPU's expert bandwidth clearly beats PCIe (hybrid over offload)
+    bool kv_f16 = true;
+    bool exact_prefill = false;      // f32 GEMMs (bigger tiles)
+    std::int64_t kv_reserve_tokens = 8192;
+    std::int64_t kv_tokens = 0;      // > 0: this many KV positions
+    int expert_slots = 0;            // > 0: this many expert slots
+};
+
+// Throws ft::Error(out_of_memory) when the budget cannot hold the model at the smallest settings, naming the smallest
+// budget that works; ft::Error(invalid_argument) for a request that contradicts itself.
+MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r);
+
+// The scratch bytes a GPU runner allocates for a forward pass of up to max_tokens tokens (activations, attention,
+// router and MoE workspaces, logits tile, page tables) — the runner's own allocation list, summed.
+std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t max_tokens, int max_sequences, int n_ctx,
+                            bool exact_prefill, bool offload);
+// GEMM tiles (weights dequantized for cuBLAS, activations in BF16) plus cuBLAS's own workspace.
+std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t max_tokens, bool exact_prefill);
+std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16);
+
+// A live rebuild to (kv_tokens, expert_slots) with everything else as in `current`: the new plan, or the reason it
+// is refused (with the numbers). running_kv_tokens: positions the running sequences hold now.
+struct RebuildCheck {
+    bool ok = false;
+    std::string reason;
+    MemoryPlan plan;
+};
+RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& current, const CacheRequest& req,
+                           std::int64_t running_kv_tokens);
+
+// The fit predictor: the plan (when there is a GPU) and the speed bands for a machine.
+FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, const PlanRequest& r);
+
+std::string gib(double bytes);  // "7.45 GiB"
+
+}  // namespace ft::memory

@@ -1,0 +1,217 @@
+#include "sched/model_loader.h"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "bench/bw_profile.h"
+#include "cpu/cpu_topology.h"
+#include "ft/gpu.h"
+
+namespace ft::sched {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kPage = 16;
+
+void check_cancel(const LoadHooks& h) {
+    if (h.cancel && h.cancel->load()) throw Error(ErrorCode::cancelled, "the load was cancelled");
+}
+
+// The stored hybrid fraction for GPU `gpu`, measured now (and stored) when the model needs one and none is stored.
+double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool needed, const LoadHooks& h,
+                       std::uint64_t bytes_total) {
+    if (o.hybrid_fraction >= 0) return o.hybrid_fraction;
+    const auto devs = gpu_devices();
+    if (o.gpu < 0 || o.gpu >= int(devs.size())) return -1;
+    const int threads = o.threads > 0 ? o.threads : std::max(1, int(cpu::cpu_topology().cores.size()));
+    const std::string fmt = bench::expert_format(w);
+    try {
+        if (const double f = bench::stored_hybrid_fraction(devs, o.gpu, fmt, threads); f >= 0) return f;
+        if (!needed) return -1;
+        if (h.progress) h.progress({0.62f, "bandwidth profile", bytes_total, bytes_total});
+        spdlog::info("no bandwidth profile for {} / {} / {} threads: measuring it now (a few seconds, once)",
+                     devs[std::size_t(o.gpu)].name, fmt, threads);
+        const bench::BwProfile p = bench::measure_profile(w, o.gpu, threads, 0.5);
+        bench::store_profile(p);
+        spdlog::info("bandwidth profile measured and stored: B_P {:.1f} GB/s, B_C {:.1f} GB/s (together), fraction {:.3f}",
+                     p.pcie_both_gbs, p.cpu_both_gbs, p.fraction);
+        return p.fraction;
+    } catch (const Error& e) {
+        spdlog::warn("bandwidth profile unavailable ({}): the hybrid split uses 0.5", e.what());
+        return -1;
+    }
+}
+
+}  // namespace
+
+std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h) {
+    const auto t0 = Clock::now();
+    if (o.n_ctx < 16 || o.n_ctx > (1 << 22)) throw Error(ErrorCode::invalid_argument, "context size must be in [16, 4194304]");
+    if (o.max_sequences < 1 || o.max_sequences > 256) throw Error(ErrorCode::invalid_argument, "max sequences must be in [1, 256]");
+    if (o.prefill_chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill chunk must be positive");
+    auto report = [&](float f, const char* stage, std::uint64_t done = 0, std::uint64_t total = 0) {
+        if (h.progress) h.progress({f, stage, done, total});
+    };
+    auto m = std::make_unique<LoadedModel>();
+    m->options = o;
+    report(0.f, "opening");
+    // Mapping the files is 0 → 60 % of the bar, uploading to the GPU 60 → 95 %.
+    std::uint64_t file_bytes = 0;
+    model::LoadMonitor mon;
+    mon.cancel = h.cancel;
+    mon.on_bytes = [&](std::uint64_t done, std::uint64_t total) {
+        file_bytes = total;
+        report(total ? 0.6f * float(double(done) / double(total)) : 0.f, "mapping", done, total);
+    };
+    m->weights = model::Weights::open(o.model, mon);
+    check_cancel(h);
+    report(0.6f, "tokenizer", file_bytes, file_bytes);
+    try {
+        m->tokenizer = Tokenizer::load(o.model);
+    } catch (const Error& e) {
+        spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", o.model.string(), e.what());
+    }
+    m->geometry = memory::geometry_of(*m->weights);
+    bool use_gpu = o.device == Device::cuda;
+    if (o.device == Device::automatic) {
+        use_gpu = !gpu_devices().empty();
+        if (!use_gpu) spdlog::info("no usable GPU ({}): running on the CPU", gpu_unavailable_reason());
+    }
+    std::string gpu_failure;
+    if (use_gpu) {
+        try {
+            const auto devs = gpu_devices();
+            if (devs.empty()) throw Error(ErrorCode::device, "no usable GPU: " + gpu_unavailable_reason(), "use --device cpu");
+            if (o.gpu < 0 || o.gpu >= int(devs.size()))
+                throw Error(ErrorCode::invalid_argument, "GPU " + std::to_string(o.gpu) + " does not exist (" +
+                                                             std::to_string(devs.size()) + " found)");
+            const GpuInfo& dev = devs[std::size_t(o.gpu)];
+            model::GpuRunnerOptions go;
+            if (!model::parse_moe_backend(o.moe_backend, go.moe))
+                throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.moe_backend + "'",
+                            "use auto, resident, offload, cpu, hybrid or static");
+            memory::PlanRequest pr;
+            pr.device_total = dev.total_bytes;
+            pr.device_free = dev.free_bytes;
+            pr.vram_budget = o.vram_budget;
+            pr.memory_ratio = o.memory_ratio;
+            pr.n_ctx = o.n_ctx;
+            pr.max_sequences = o.max_sequences;
+            pr.prefill_chunk = o.prefill_chunk;
+            pr.backend = o.moe_backend;
+            // Exact prefill (the f32 checking path) keeps f32 KV: f16 K/V would be its largest error.
+            pr.kv_f16 = !o.kv_f32 && !o.gpu_exact_prefill;
+            pr.exact_prefill = o.gpu_exact_prefill;
+            pr.kv_reserve_tokens = o.kv_reserve_tokens;
+            pr.kv_tokens = o.kv_tokens;
+            pr.expert_slots = o.expert_slots;
+            // Does the model need the hybrid fraction (not everything fits)? Plan once without it to know.
+            const MemoryPlan first = memory::plan_memory(m->geometry, pr);
+            const bool needs_fraction = first.backend == "hybrid" || (o.moe_backend == "auto" && first.backend != "resident");
+            go.hybrid_fraction = hybrid_fraction(*m->weights, o, needs_fraction, h, file_bytes);
+            pr.cpu_pays = go.hybrid_fraction >= 0 && go.hybrid_fraction < 0.4;
+            m->plan = memory::plan_memory(m->geometry, pr);
+            for (const auto& n : m->plan.notes) spdlog::info("plan: {}", n);
+            spdlog::info("VRAM plan ({} of {} free, budget {}): weights {}, experts {} ({} slots of {}), KV {} ({} tokens, {}), "
+                         "scratch {}, cuBLAS {}, graphs {}, reserve {}; prefill chunk {}, overlap {}",
+                         dev.name, memory::gib(double(dev.free_bytes)), memory::gib(double(m->plan.budget)),
+                         memory::gib(double(m->plan.weights)), memory::gib(double(m->plan.experts)), m->plan.expert_slots,
+                         m->plan.expert_slots_total, memory::gib(double(m->plan.kv)), m->plan.kv_tokens,
+                         m->plan.kv_bytes_per_element == 2 ? "f16" : "f32", memory::gib(double(m->plan.scratch)),
+                         memory::gib(double(m->plan.cublas)), memory::gib(double(m->plan.graphs)),
+                         memory::gib(double(m->plan.reserve)), m->plan.prefill_chunk, m->plan.prefill_overlap ? "on" : "off");
+            model::parse_moe_backend(m->plan.backend, go.moe);
+            go.plan = m->plan;
+            go.device = o.gpu;
+            go.n_ctx = o.n_ctx;
+            go.max_sequences = o.max_sequences;
+            go.max_batch_tokens = m->plan.prefill_chunk + o.max_sequences;
+            go.vram_budget = m->plan.budget;
+            go.gemm = o.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+            go.graphs = o.gpu_graphs;
+            go.kv_f16 = pr.kv_f16;
+            go.max_fetch = o.max_fetch;
+            go.cpu_threads = o.threads;
+            go.expert_slots = m->plan.expert_slots;
+            go.hybrid_admit = o.hybrid_admit;
+            go.routing = h.routing ? h.routing(*m->weights) : nullptr;
+            go.cancel = h.cancel;
+            go.on_upload = [&](std::uint64_t done, std::uint64_t total) {
+                report(0.62f + 0.33f * float(total ? double(done) / double(total) : 1.0), "weights", file_bytes + done,
+                       file_bytes + total);
+            };
+            if (!o.record_routing.empty())
+                go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
+                                                                           int(m->weights->desc().moe.n_expert_used));
+            m->runner = model::make_gpu_runner(*m->weights, go);
+            check_cancel(h);
+            report(0.95f, "kv cache");
+            m->kv = m->runner->make_kv_cache(kPage, kv_pages(m->plan));
+            m->gpu = true;
+        } catch (const Error& e) {
+            if (o.device == Device::cuda || e.code() == ErrorCode::cancelled || e.code() == ErrorCode::invalid_argument) throw;
+            gpu_failure = e.what();
+            spdlog::warn("the model does not run on the GPU ({}): running on the CPU instead", e.what());
+            m->kv.reset();
+            m->runner.reset();
+            m->plan = MemoryPlan{};
+        }
+    }
+    if (!m->runner) {
+        if (!o.record_routing.empty())
+            throw Error(ErrorCode::unsupported, "recording the routing needs the GPU path", "use --device cuda");
+        cpu::WorkerPool::Options po;
+        po.threads = o.threads;
+        m->pool = std::make_unique<cpu::WorkerPool>(po);
+        m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
+        m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
+        m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
+        report(0.95f, "kv cache");
+        MemoryPlan& p = m->plan;
+        p.gpu = false;
+        p.backend = "cpu engine";
+        p.n_ctx = o.n_ctx;
+        p.max_sequences = o.max_sequences;
+        p.prefill_chunk = o.prefill_chunk;
+        p.kv_page_size = kPage;
+        p.kv_bytes_per_element = 4;
+        p.kv_bytes_per_token = memory::kv_bytes_per_token(m->geometry, false);
+        const std::int64_t full = std::int64_t(o.n_ctx) * o.max_sequences;
+        p.kv_tokens = o.kv_tokens > 0 ? o.kv_tokens : full;
+        p.kv_tokens = (p.kv_tokens + kPage - 1) / kPage * kPage;
+        if (p.kv_tokens < o.n_ctx)
+            throw Error(ErrorCode::invalid_argument, "a KV cache of " + std::to_string(o.kv_tokens) +
+                                                         " positions is smaller than the context (" + std::to_string(o.n_ctx) + ")",
+                        "raise --kv-tokens or lower --ctx");
+        p.kv = std::uint64_t(p.kv_tokens) * p.kv_bytes_per_token;
+        p.min_kv_tokens = o.n_ctx;
+        p.max_kv_tokens = std::max<std::int64_t>(full, p.kv_tokens) * 4;
+        p.expert_slots_total = m->geometry.n_moe_layers * m->geometry.n_expert;
+        if (!gpu_failure.empty()) p.notes.push_back("the GPU could not run this model (" + gpu_failure + "): running on the CPU");
+        m->kv = m->runner->make_kv_cache(kPage, kv_pages(p));
+    }
+    m->options.prefill_chunk = m->plan.prefill_chunk > 0 ? m->plan.prefill_chunk : o.prefill_chunk;
+    if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
+    const model::ModelDesc& d = m->weights->desc();
+    ModelInfo& info = m->info;
+    info.name = d.name.empty() ? o.model.filename().string() : d.name;
+    info.architecture = std::string(model::arch_name(d.arch));
+    info.path = o.model;
+    info.device = m->runner->device_name();
+    info.n_layer = d.n_layer;
+    info.n_embd = d.n_embd;
+    info.n_vocab = d.n_vocab;
+    info.n_expert = d.moe.n_expert;
+    info.n_expert_used = d.moe.n_expert_used;
+    info.expert_bytes = m->weights->expert_bytes();
+    info.other_bytes = m->weights->other_bytes();
+    info.n_ctx = o.n_ctx;
+    info.max_sequences = o.max_sequences;
+    info.has_chat_template = m->tokenizer && !m->tokenizer->chat_template().empty();
+    info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return m;
+}
+
+}  // namespace ft::sched

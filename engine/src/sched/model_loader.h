@@ -1,0 +1,52 @@
+// Loading a model for the engine and for `ft bench` (one path, so a bench figure is the product's figure): open and
+// map the weights, plan the VRAM (memory/planner.h), make the runner for the device and its KV cache.
+// Runs on the calling thread (the engine thread); reports progress through the callback.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cpu/worker_pool.h"
+#include "ft/engine.h"
+#include "ft/plan.h"
+#include "ft/tokenizer.h"
+#include "kv/kv_cache.h"
+#include "memory/planner.h"
+#include "model/runner.h"
+#include "model/weights.h"
+#include "moe/moe_layer.h"
+
+namespace ft::sched {
+
+struct LoadedModel {
+    std::unique_ptr<model::Weights> weights;
+    std::optional<Tokenizer> tokenizer;
+    std::unique_ptr<cpu::WorkerPool> pool;
+    std::unique_ptr<moe::MoeLayer> moe;
+    std::unique_ptr<model::Runner> runner;
+    std::unique_ptr<kv::KvCache> kv;
+    LoadOptions options;        // as given, with prefill_chunk replaced by the plan's
+    memory::ModelGeometry geometry;
+    MemoryPlan plan;
+    bool gpu = false;
+    ModelInfo info;
+    std::vector<std::int32_t> eog;
+};
+
+struct LoadHooks {
+    std::function<void(const LoadProgress&)> progress;
+    const std::atomic<bool>* cancel = nullptr;
+    // Benchmarks: replace the router's expert choice on decode steps (GPU).
+    std::function<std::shared_ptr<moe::RoutingSource>(const model::Weights&)> routing;
+};
+
+// Throws ft::Error (the file's, the planner's, the device's; cancelled).
+std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHooks& hooks);
+
+// KV pages for a plan's positions.
+inline std::int64_t kv_pages(const MemoryPlan& p) { return (p.kv_tokens + p.kv_page_size - 1) / p.kv_page_size; }
+
+}  // namespace ft::sched

@@ -1,0 +1,209 @@
+// The VRAM planner and the fit predictor on real model geometries (the synth presets' real configs): plans fit their
+// budget category by category, small budgets shrink the prefill chunk instead of failing, too-small budgets name the
+// smallest one that works, rebuild checks reject with numbers, and the predictor's verdicts follow the machine.
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+#include "ft/error.h"
+#include "ft/plan.h"
+#include "ft_test.h"
+#include "memory/planner.h"
+#include "model/model_desc.h"
+#include "synth/synth_model.h"
+
+// Runs expr, which must throw ft::Error with the given code.
+#define QVERIFY_THROWS_FT(expr, code_)                                  \
+    do {                                                                \
+        bool thrown_ = false;                                           \
+        try {                                                           \
+            (void)(expr);                                               \
+        } catch (const ft::Error& e_) {                                 \
+            thrown_ = true;                                             \
+            QCOMPARE(e_.code(), code_);                                 \
+        }                                                               \
+        QVERIFY2(thrown_, #expr " did not throw");                      \
+    } while (0)
+
+namespace {
+
+constexpr std::uint64_t GiB = 1ull << 30;
+
+// Qwen3-30B-A3B as `ft synth --preset qwen3-30b-a3b --weights q4_k` writes it (sizes from `ft inspect`: expert pool
+// 15.19 GiB, non-expert 0.85 GiB).
+ft::memory::ModelGeometry qwen30b() {
+    const auto d = ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "qwen3-30b-a3b", {});
+    return ft::memory::geometry_of(d, std::uint64_t(0.85 * double(GiB)), std::uint64_t(15.19 * double(GiB)));
+}
+
+ft::memory::PlanRequest at(std::uint64_t budget) {
+    ft::memory::PlanRequest r;
+    r.device_total = r.device_free = 140 * GiB;
+    r.vram_budget = budget;
+    return r;
+}
+
+}  // namespace
+
+class TestPlanner : public QObject {
+    Q_OBJECT
+
+private slots:
+    void eightGiBDefaultsFit() {
+        const auto g = qwen30b();
+        const ft::MemoryPlan p = ft::memory::plan_memory(g, at(8 * GiB));
+        QCOMPARE(QString::fromStdString(p.backend), QStringLiteral("offload"));
+        QVERIFY2(p.total() <= p.budget, qPrintable(QString("total %1 > budget %2").arg(p.total()).arg(p.budget)));
+        QCOMPARE(p.kv_bytes_per_element, 2);  // f16 KV by default on the GPU
+        QVERIFY(p.kv_tokens >= 8192);           // the KV floor
+        QVERIFY(p.prefill_chunk < 8192);        // a smaller chunk instead of failing
+        QVERIFY(p.prefill_chunk >= 256);
+        QVERIFY2(p.expert_slots >= 1600, qPrintable(QString::number(p.expert_slots)));  // ≥ 26 % of 6144 experts
+        QCOMPARE(p.experts, std::uint64_t(p.expert_slots) * p.expert_slot_bytes);
+        QCOMPARE(p.kv, std::uint64_t(p.kv_tokens) * p.kv_bytes_per_token);
+        QVERIFY(p.prefill_overlap);
+        QVERIFY(p.min_expert_slots == 128 && p.max_expert_slots >= p.expert_slots);
+        QVERIFY(p.max_kv_tokens >= p.kv_tokens && p.min_kv_tokens <= p.kv_tokens);
+        QVERIFY(!p.notes.empty());
+    }
+
+    void slotsGrowWithTheBudget() {
+        const auto g = qwen30b();
+        int last = 0;
+        for (std::uint64_t b : {4 * GiB, 8 * GiB, 12 * GiB, 16 * GiB}) {
+            const ft::MemoryPlan p = ft::memory::plan_memory(g, at(b));
+            qInfo("%2llu GiB: weights %.2f, experts %.2f (%d slots), KV %.2f (%lld tokens), scratch %.2f, cublas %.2f, "
+                  "graphs %.2f, reserve %.2f GiB; chunk %d", (unsigned long long)(b / GiB), double(p.weights) / GiB,
+                  double(p.experts) / GiB, p.expert_slots, double(p.kv) / GiB, (long long)p.kv_tokens, double(p.scratch) / GiB,
+                  double(p.cublas) / GiB, double(p.graphs) / GiB, double(p.reserve) / GiB, p.prefill_chunk);
+            QVERIFY(p.total() <= b);
+            QVERIFY2(p.expert_slots > last, qPrintable(QString("%1 GiB: %2 slots").arg(b / GiB).arg(p.expert_slots)));
+            last = p.expert_slots;
+        }
+        // With every expert fitting, auto is resident and nothing is cached.
+        const ft::MemoryPlan all = ft::memory::plan_memory(g, at(40 * GiB));
+        QCOMPARE(QString::fromStdString(all.backend), QStringLiteral("resident"));
+        QCOMPARE(all.expert_slots, 0);
+        QVERIFY(all.weights > 16 * GiB);
+        QVERIFY(all.total() <= 40 * GiB);
+    }
+
+    void f32KvHalvesTheTokens() {
+        const auto g = qwen30b();
+        auto r = at(8 * GiB);
+        r.kv_f16 = false;
+        const ft::MemoryPlan p = ft::memory::plan_memory(g, r);
+        QCOMPARE(p.kv_bytes_per_element, 4);
+        QCOMPARE(p.kv_bytes_per_token, 2 * ft::memory::plan_memory(g, at(8 * GiB)).kv_bytes_per_token);
+    }
+
+    void tooSmallNamesTheSmallestBudget() {
+        const auto g = qwen30b();
+        try {
+            ft::memory::plan_memory(g, at(GiB));
+            QFAIL("a 1 GiB budget planned");
+        } catch (const ft::Error& e) {
+            QCOMPARE(e.code(), ft::ErrorCode::out_of_memory);
+            const QString m = QString::fromStdString(e.message());
+            QVERIFY2(m.contains("at least") && m.contains("GiB"), qPrintable(m));
+            // The figure it names really works.
+            const QRegularExpression re("at least ([0-9.]+) GiB");
+            const auto match = re.match(m);
+            QVERIFY(match.hasMatch());
+            const double need = match.captured(1).toDouble();
+            QVERIFY(need > 1.0);
+            const ft::MemoryPlan p = ft::memory::plan_memory(g, at(std::uint64_t((need + 0.02) * double(GiB))));
+            QVERIFY(p.total() <= std::uint64_t((need + 0.02) * double(GiB)));
+        }
+    }
+
+    void explicitSizes() {
+        const auto g = qwen30b();
+        auto r = at(8 * GiB);
+        r.expert_slots = 1000;
+        r.kv_tokens = 20000;
+        const ft::MemoryPlan p = ft::memory::plan_memory(g, r);
+        QCOMPARE(p.expert_slots, 1000);
+        QCOMPARE(p.kv_tokens, std::int64_t(20000));
+        r.expert_slots = 5000;  // 12 GiB of experts in 8 GiB
+        QVERIFY_THROWS_FT(ft::memory::plan_memory(g, r), ft::ErrorCode::out_of_memory);
+        r.expert_slots = 100000;
+        QVERIFY_THROWS_FT(ft::memory::plan_memory(g, r), ft::ErrorCode::invalid_argument);
+    }
+
+    void rebuildChecks() {
+        const auto g = qwen30b();
+        const ft::MemoryPlan p = ft::memory::plan_memory(g, at(8 * GiB));
+        // More KV, fewer experts: accepted, inside the budget.
+        ft::CacheRequest grow{p.kv_tokens * 2, p.expert_slots - int(p.kv_tokens * p.kv_bytes_per_token / p.expert_slot_bytes) - 1};
+        auto c = ft::memory::check_rebuild(g, p, grow, 0);
+        QVERIFY2(c.ok, c.reason.c_str());
+        QVERIFY(c.plan.total() <= p.budget);
+        QCOMPARE(c.plan.kv_tokens, p.kv_tokens * 2);
+        // Past the budget: rejected with the numbers, the plan unchanged.
+        c = ft::memory::check_rebuild(g, p, {p.kv_tokens * 4, p.expert_slots}, 0);
+        QVERIFY(!c.ok);
+        QVERIFY2(QString::fromStdString(c.reason).contains("budget"), c.reason.c_str());
+        QCOMPARE(c.plan.kv_tokens, p.kv_tokens);
+        // Fewer slots than one layer's experts.
+        c = ft::memory::check_rebuild(g, p, {-1, 100}, 0);
+        QVERIFY(!c.ok);
+        QVERIFY2(QString::fromStdString(c.reason).contains("128"), c.reason.c_str());
+        // KV below what the running requests hold.
+        c = ft::memory::check_rebuild(g, p, {5000, -1}, 6000);
+        QVERIFY(!c.ok);
+        QVERIFY2(QString::fromStdString(c.reason).contains("6000"), c.reason.c_str());
+        // The slider's limits are themselves accepted.
+        c = ft::memory::check_rebuild(g, p, {p.min_kv_tokens, p.max_expert_slots}, 0);
+        QVERIFY2(c.ok, c.reason.c_str());
+        c = ft::memory::check_rebuild(g, p, {p.max_kv_tokens, p.min_expert_slots}, 0);
+        QVERIFY2(c.ok, c.reason.c_str());
+    }
+
+    void predictorVerdicts() {
+        const auto g = qwen30b();
+        ft::memory::PlanRequest r;
+        ft::MachineProfile pc;
+        pc.ram_bytes = 64 * GiB;
+        pc.vram_bytes = 8 * GiB;
+        pc.pcie_gbps = 25;
+        pc.host_gbps = 60;
+        pc.gpu_mem_gbps = 450;
+        auto f = ft::memory::predict_fit(g, pc, r);
+        QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("hybrid"));
+        QCOMPARE(QString::fromStdString(f.backend), QStringLiteral("hybrid"));  // the CPU outruns PCIe here
+        QVERIFY(f.decode_tok_s_low > 5 && f.decode_tok_s_high > f.decode_tok_s_low);
+        QVERIFY(f.prefill_tok_s > 0);
+        // More VRAM: faster.
+        pc.vram_bytes = 16 * GiB;
+        const auto f16 = ft::memory::predict_fit(g, pc, r);
+        QVERIFY(f16.decode_tok_s_low > f.decode_tok_s_low);
+        pc.vram_bytes = 48 * GiB;
+        QCOMPARE(QString::fromStdString(ft::memory::predict_fit(g, pc, r).verdict), QStringLiteral("gpu"));
+        pc.vram_bytes = 0;
+        QCOMPARE(QString::fromStdString(ft::memory::predict_fit(g, pc, r).verdict), QStringLiteral("cpu"));
+        pc.vram_bytes = GiB / 2;  // too small for the weights: CPU with the reason
+        f = ft::memory::predict_fit(g, pc, r);
+        QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("cpu"));
+        QVERIFY(!f.reason.empty());
+        pc.ram_bytes = 8 * GiB;
+        f = ft::memory::predict_fit(g, pc, r);
+        QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("no_fit"));
+        QVERIFY2(QString::fromStdString(f.reason).contains("GiB"), f.reason.c_str());
+    }
+
+    void predictorOnAFile() {
+        // The tiny golden model (a Hugging Face folder): fits anywhere.
+        ft::MachineProfile pc;
+        pc.ram_bytes = 16 * GiB;
+        pc.vram_bytes = 0;
+        const auto f = ft::predict_fit(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny", pc);
+        QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("cpu"));
+        QVERIFY(f.decode_tok_s_high > 0);
+        // A file that is no model.
+        QTemporaryDir dir;
+        QVERIFY_THROWS_FT(ft::predict_fit(dir.path().toStdString() + "/none.gguf", pc), ft::ErrorCode::not_found);
+    }
+};
+
+FT_TEST_MAIN(TestPlanner)
+#include "test_planner.moc"
