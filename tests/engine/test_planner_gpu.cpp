@@ -7,59 +7,15 @@
 #include <thread>
 
 #include "ft/engine.h"
+#include "engine_batch.h"
 #include "ft_test.h"
 
 namespace {
 
 const std::filesystem::path kModel = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
 
-std::atomic<int> g_tokens{0};
-
-std::vector<std::vector<std::int32_t>> run_batch(ft::Engine& e, int n, int max_tokens,
-                                                  const std::function<void()>& while_running = {}) {
-    g_tokens = 0;
-    struct Req {
-        std::vector<std::int32_t> tokens;
-        std::promise<void> done;
-        std::optional<std::string> error;
-    };
-    std::vector<std::unique_ptr<Req>> reqs;
-    for (int i = 0; i < n; ++i) {
-        auto r = std::make_unique<Req>();
-        ft::GenerationRequest g;
-        g.prompt_text = "GPU request " + std::to_string(i) + " about " + std::to_string(31 * i + 7);
-        g.sampling.temperature = 0;
-        g.max_tokens = max_tokens;
-        g.ignore_eos = true;
-        Req* rp = r.get();
-        g.on_token = [rp](const ft::TokenEvent& ev) {
-            if (ev.token >= 0) rp->tokens.push_back(ev.token);
-            ++g_tokens;
-        };
-        g.on_finish = [rp](const ft::FinishEvent&) { rp->done.set_value(); };
-        g.on_error = [rp](const ft::Error& err) {
-            rp->error = err.what();
-            rp->done.set_value();
-        };
-        e.submit(std::move(g));
-        reqs.push_back(std::move(r));
-    }
-    if (while_running) while_running();
-    std::vector<std::vector<std::int32_t>> out;
-    for (auto& r : reqs) {
-        r->done.get_future().wait();
-        if (r->error) throw std::runtime_error(*r->error);
-        out.push_back(r->tokens);
-    }
-    return out;
-}
-
-ft::RebuildResult rebuild(ft::Engine& e, ft::CacheRequest req) {
-    std::promise<ft::RebuildResult> p;
-    auto f = p.get_future();
-    e.rebuild_caches(req, [&p](const ft::RebuildResult& r) { p.set_value(r); });
-    return f.get();
-}
+using ft::test::rebuild;
+using ft::test::run_batch;
 
 ft::LoadOptions options(const std::string& backend) {
     ft::LoadOptions o;
@@ -94,7 +50,7 @@ class TestPlannerGpu : public QObject {
         int accepted = 0, rejected = 0;
         std::mt19937 rng(99 + unsigned(batch));
         const auto got = run_batch(e, batch, 200, [&] {
-            while (g_tokens.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+            while (ft::test::streamed_tokens.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
             for (int i = 0; i < 100; ++i) {
                 ft::CacheRequest req;
                 const int kind = int(rng() % 10);
