@@ -6,6 +6,7 @@
 #include "bench/bw_profile.h"
 #include "bench/cpu_moe_bench.h"
 #include "bench/decode_bench.h"
+#include "bench_serve.h"
 #include "commands.h"
 #include "engine_options.h"
 #include "ft/error.h"
@@ -15,7 +16,7 @@ namespace ft::cli {
 const CommandSpec& spec_bench() {
     static const CommandSpec spec{
         "bench",
-        "bw|cpu-moe|decode|prefill --model PATH [options] [--json FILE]",
+        "bw|cpu-moe|decode|prefill|serve --model PATH [options] [--json FILE]",
         "benchmarks that print figures and write JSON",
         "Benchmarks of the product.\n"
         "  bw       B_P (expert fetches over PCIe as decode issues them) and B_C (the CPU expert kernel), each alone\n"
@@ -27,7 +28,9 @@ const CommandSpec& spec_bench() {
         "  decode   prefill a random prompt per sequence, then decode --gen steps of --batch tokens (greedy) on\n"
         "           --device: tok/s, ms per step, kernels per step, the step's phases timed inside the CUDA graph,\n"
         "           and at batch 1 the fraction of the GPU copy bandwidth (measured in the same run) reached.\n"
-        "  prefill  one random prompt of --prompt-len tokens in --chunk chunks: tok/s and model TFLOP/s.",
+        "  prefill  one random prompt of --prompt-len tokens in --chunk chunks: tok/s and model TFLOP/s.\n"
+        "  serve    --clients N clients each send --requests R streamed chat requests (greedy, --max-tokens) to the\n"
+        "           API server at --url, or to one started in-process with --model: aggregate tok/s, TTFT p50/p99.",
         {
             {"model", "PATH", "model to benchmark (.gguf or Hugging Face folder)", ""},
             {"device", "cpu|cuda|auto", "decode/prefill: where to run", "auto"},
@@ -36,7 +39,7 @@ const CommandSpec& spec_bench() {
             {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G", "the free VRAM"},
             {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention): exact, slower", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
-            {"prompt-len", "N", "decode/prefill: prompt tokens", "512 (decode), 8192 (prefill)"},
+            {"prompt-len", "N", "decode/prefill: prompt tokens; serve: prompt words", "512 (decode), 8192 (prefill), 64 (serve)"},
             {"gen", "N", "decode: steps", "128"},
             {"batch", "N", "decode: sequences decoded together", "1"},
             {"chunk", "N", "prefill chunk", "8192"},
@@ -53,16 +56,21 @@ const CommandSpec& spec_bench() {
             {"rounds", "R", "cpu-moe: timed passes over all MoE layers", "3"},
             {"seconds", "S", "bw: seconds per measurement", "2"},
             {"seed", "S", "random seed", "1"},
+            {"clients", "N", "serve: concurrent clients", "4"},
+            {"requests", "R", "serve: requests per client", "4"},
+            {"max-tokens", "N", "serve: tokens per reply at most", "128"},
+            {"url", "URL", "serve: a running server (else one is started with --model)", ""},
+            {"api-key", "KEY", "serve: the server's --api-key", ""},
             {"json", "FILE", "also write the results as JSON", ""},
         },
-        "SUITE  bw | cpu-moe | decode | prefill",
+        "SUITE  bw | cpu-moe | decode | prefill | serve",
     };
     return spec;
 }
 
 int run_bench(const Args& args) {
     if (args.positionals().size() != 1) {
-        throw Error(ErrorCode::invalid_argument, "ft bench: name one benchmark", "available: bw, cpu-moe, decode, prefill");
+        throw Error(ErrorCode::invalid_argument, "ft bench: name one benchmark", "available: bw, cpu-moe, decode, prefill, serve");
     }
     const std::string suite = args.positionals()[0];
     nlohmann::json out;
@@ -180,9 +188,11 @@ int run_bench(const Args& args) {
                 }
             }
         }
+    } else if (suite == "serve") {
+        out = bench_serve(args);
     } else {
         throw Error(ErrorCode::invalid_argument, "ft bench: unknown benchmark '" + suite + "'",
-                    "available: bw, cpu-moe, decode, prefill");
+                    "available: bw, cpu-moe, decode, prefill, serve");
     }
     if (auto path = args.get("json")) {
         std::ofstream f(*path);

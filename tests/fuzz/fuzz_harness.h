@@ -12,4 +12,11 @@ namespace ft::fuzz {
 int gguf_one_input(const std::uint8_t* data, std::size_t size);
 int safetensors_one_input(const std::uint8_t* data, std::size_t size);
 
+// fuzz_harness_text.cpp. tool_parser: [format][flags][split seed] + model output; besides crashes it traps when the
+// events break the parser contract (split feeding differs from one delta, an ended call's arguments are not a JSON
+// object, text is not UTF-8). chat_template: template text [+ NUL + messages JSON]. tokenizer_json: a tokenizer.json.
+int tool_parser_one_input(const std::uint8_t* data, std::size_t size);
+int chat_template_one_input(const std::uint8_t* data, std::size_t size);
+int tokenizer_json_one_input(const std::uint8_t* data, std::size_t size);
+
 }  // namespace ft::fuzz

@@ -156,6 +156,62 @@ private slots:
             QCOMPARE(ft::fuzz::safetensors_one_input(reinterpret_cast<const std::uint8_t*>(s.bytes.data()),
                                                      s.bytes.size()), 1);
         }
+        const std::pair<const char*, std::vector<ft::fuzz::Seed> (*)()> text_sets[] = {
+            {"tool_parser", ft::fuzz::tool_parser_seeds},
+            {"chat_template", ft::fuzz::chat_template_seeds},
+            {"tokenizer_json", ft::fuzz::tokenizer_json_seeds}};
+        const Harness text_harness[] = {ft::fuzz::tool_parser_one_input, ft::fuzz::chat_template_one_input,
+                                        ft::fuzz::tokenizer_json_one_input};
+        for (int k = 0; k < 3; ++k)
+            for (const auto& s : text_sets[k].second()) {
+                QVERIFY2(slurp(kCorpus / text_sets[k].first / s.name) == s.bytes,
+                         ("regenerate the corpus (fuzz_make_corpus tests/fuzz/corpus): " + s.name).c_str());
+                // Every seed is a valid input: it must parse / render / load.
+                QVERIFY2(text_harness[k](reinterpret_cast<const std::uint8_t*>(s.bytes.data()), s.bytes.size()) == 1,
+                         s.name.c_str());
+            }
+    }
+
+    void toolParserCorpusAndMutants() {
+        const auto corpus = committed("tool_parser");
+        QVERIFY(corpus.size() >= 8);
+        const Counts c = run(ft::fuzz::tool_parser_one_input, corpus, 20000 / int(corpus.size()), 0x853c49e6748fea9bull);
+        qInfo("tool_parser: %zu corpus inputs, %d mutants parsed, %d rejected", corpus.size(), c.parsed, c.rejected);
+        QVERIFY(c.parsed > 0);
+    }
+
+    void chatTemplateCorpusAndMutants() {
+        auto corpus = committed("chat_template");
+        QVERIFY(corpus.size() >= 3);
+        // The real models' templates beside the checkout, when present (not committed here).
+        const auto real = std::filesystem::path(FT_TESTDATA_DIR) / "chat-templates";
+        std::size_t n_real = 0;
+        if (std::filesystem::exists(real)) {
+            // The messages part (from the NUL on) of the first generated seed.
+            const auto seed = ft::fuzz::chat_template_seeds().front().bytes;
+            const std::string first(reinterpret_cast<const char*>(seed.data()), seed.size());
+            const std::string messages = first.substr(first.find('\0'));
+            for (const auto& e : std::filesystem::directory_iterator(real)) {
+                if (e.path().extension() != ".jinja") continue;
+                auto b = slurp(e.path());
+                const auto* m = reinterpret_cast<const std::byte*>(messages.data());
+                b.insert(b.end(), m, m + messages.size());
+                corpus.push_back(std::move(b));
+                ++n_real;
+            }
+        }
+        const Counts c = run(ft::fuzz::chat_template_one_input, corpus, 4000 / int(corpus.size()) + 1, 0x5851f42d4c957f2dull);
+        qInfo("chat_template: %zu inputs (%zu real templates), %d mutants rendered, %d rejected", corpus.size(), n_real,
+              c.parsed, c.rejected);
+        QVERIFY(c.parsed > 0 && c.rejected > 0);
+    }
+
+    void tokenizerJsonCorpusAndMutants() {
+        const auto corpus = committed("tokenizer_json");
+        QVERIFY(corpus.size() >= 2);
+        const Counts c = run(ft::fuzz::tokenizer_json_one_input, corpus, 4000 / int(corpus.size()), 0x14057b7ef767814full);
+        qInfo("tokenizer_json: %zu corpus inputs, %d mutants loaded, %d rejected", corpus.size(), c.parsed, c.rejected);
+        QVERIFY(c.parsed > 0 && c.rejected > 0);
     }
 
     void ggufCorpusAndMutants() {

@@ -49,7 +49,11 @@ Value f_tojson(Interpreter& in, const Value& v, CallArgs& a, std::size_t pos) {
     if (const Value* e = arg(a, 0, "ensure_ascii")) o.ensure_ascii = e->truthy();
     if (const Value* i = arg(a, 1, "indent"); i && !i->is_none()) {
         if (i->is_string()) o.indent = i->str();
-        else if (i->is_int()) o.indent = std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, i->as_int())), ' ');
+        else if (i->is_int()) {
+            const auto n = static_cast<std::size_t>(std::max<std::int64_t>(0, i->as_int()));
+            check_string_size(in, n);  // tojson(indent=10**10) must be a limit error, not bad_alloc
+            o.indent = std::string(n, ' ');
+        }
         else in.fail(pos, "tojson: indent must be an integer or a string");
         o.item_sep = ",";
     }
@@ -307,7 +311,10 @@ Value f_indent(Interpreter& in, const Value& v, CallArgs& a, std::size_t pos) {
     if (v.is_undefined()) fail_undefined(in, v, pos);
     if (!v.is_string()) in.fail(pos, "indent: a string is required, not " + v.type_name());  // Jinja2: s += "\n"
     std::string ind = "    ";
-    if (const Value* w = arg(a, 0, "width")) ind = w->is_string() ? w->str() : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())), ' ');
+    if (const Value* w = arg(a, 0, "width")) {
+        if (!w->is_string()) check_string_size(in, static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())));
+        ind = w->is_string() ? w->str() : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())), ' ');
+    }
     bool first = arg(a, 1, "first") && arg(a, 1, "first")->truthy();
     bool blank = arg(a, 2, "blank") && arg(a, 2, "blank")->truthy();
     std::string s = text_of(in, v, pos) + "\n";  // Jinja2 appends a newline before splitting lines
@@ -425,6 +432,7 @@ Value f_center(Interpreter& in, const Value& v, CallArgs& a, std::size_t pos) {
     auto len = static_cast<std::int64_t>(utf8_length(s));
     if (w <= len) return Value::string(s);
     std::int64_t pad = w - len, left = pad / 2 + (pad & w & 1);
+    check_string_size(in, static_cast<std::size_t>(w));
     return Value::string(std::string(static_cast<std::size_t>(left), ' ') + s +
                          std::string(static_cast<std::size_t>(pad - left), ' '));
 }

@@ -479,6 +479,7 @@ void json_dump(Interpreter& in, std::string& out, const Value& v, const JsonOpti
     if (depth > 200) in.fail(pos, "tojson: value nested too deeply");
     auto newline = [&](int d) {
         if (!opt.indent) return;
+        check_string_size(in, out.size() + 1 + static_cast<std::size_t>(d) * opt.indent->size());
         out += '\n';
         for (int k = 0; k < d; ++k) out += *opt.indent;
     };

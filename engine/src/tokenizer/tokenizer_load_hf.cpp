@@ -115,12 +115,14 @@ void add_pre(Tokenizer::Impl& m, const json& p, const std::string& src, bool& by
 
 }  // namespace
 
-Tokenizer Tokenizer::from_hf(const std::filesystem::path& tokenizer_json, const std::filesystem::path& tokenizer_config) {
+// The loader proper; from_hf() turns the JSON library's type errors (a field of the wrong type) into ft::Error.
+static Tokenizer from_hf_unchecked(const std::filesystem::path& tokenizer_json,
+                                   const std::filesystem::path& tokenizer_config) {
     const std::string src = tokenizer_json.string();
     const json j = read_json(tokenizer_json);
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
         bad(src, "model", "no tokenizer model");
-    auto m = std::make_shared<Impl>();
+    auto m = std::make_shared<Tokenizer::Impl>();
     m->pre_name = "hf";
     const json& model = j["model"];
     const std::string mtype = str_field(model, "type");
@@ -258,6 +260,15 @@ Tokenizer Tokenizer::from_hf(const std::filesystem::path& tokenizer_json, const 
     }
     m->finalize(src);
     return Tokenizer(std::move(m));
+}
+
+Tokenizer Tokenizer::from_hf(const std::filesystem::path& tokenizer_json, const std::filesystem::path& tokenizer_config) {
+    try {
+        return from_hf_unchecked(tokenizer_json, tokenizer_config);
+    } catch (const json::exception& e) {
+        throw Error(ErrorCode::invalid_file, tokenizer_json.string() + ": a field has the wrong JSON type: " + e.what(),
+                    "the tokenizer.json (or tokenizer_config.json) is damaged or not a Hugging Face tokenizers file");
+    }
 }
 
 }  // namespace ft

@@ -1,0 +1,74 @@
+// The API server's requests, transport-free: OpenAI (/v1/chat/completions, /v1/completions) and Anthropic
+// (/v1/messages, /v1/messages/count_tokens) JSON bodies parsed into one ApiRequest, which holds what the chat
+// template needs (messages and tools in the OpenAI shape the Hugging Face templates expect) and what the engine needs
+// (sampling, limits, stop strings). Parsing never touches the engine: the transport renders, tokenizes and submits.
+//
+// Errors: ApiError with the HTTP status and the error type of the protocol the request came in (OpenAI's
+// "invalid_request_error", Anthropic's "invalid_request_error", …), naming the field at fault.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ft/sampling.h"
+
+namespace ft::serve {
+
+enum class Protocol { openai, anthropic };
+enum class Endpoint { chat, completion, messages, count_tokens };
+
+// An error answered with an HTTP status and a protocol-shaped body (see error_body()).
+class ApiError : public std::runtime_error {
+public:
+    ApiError(int status, std::string type, std::string message, std::string param = {}, std::string code = {})
+        : std::runtime_error(message), status(status), type(std::move(type)), param(std::move(param)), code(std::move(code)) {}
+    int status;
+    std::string type;   // "invalid_request_error", "not_found_error", "authentication_error", "rate_limit_error", …
+    std::string param;  // OpenAI: the offending field ("messages[2].content"); may be empty
+    std::string code;   // OpenAI: "model_not_found", "context_length_exceeded", …; may be empty
+};
+
+// A 400 naming the field.
+ApiError bad_request(const std::string& message, const std::string& param = {});
+
+enum class ToolChoice { automatic, none, required, named };
+
+struct ApiRequest {
+    Protocol protocol = Protocol::openai;
+    Endpoint endpoint = Endpoint::chat;
+    std::string model;
+    bool stream = false;
+    bool include_usage = false;          // OpenAI stream_options.include_usage
+    // Chat: what the template renders (OpenAI message shape, content as strings).
+    std::string messages_json;
+    std::string tools_json;              // empty: no tools
+    std::optional<bool> enable_thinking; // unset: the template's default
+    ToolChoice tool_choice = ToolChoice::automatic;
+    std::string tool_choice_name;        // named
+    bool parallel_tool_calls = true;
+    bool json_object = false;            // response_format json_object / json_schema
+    // Completion: the raw prompt (text or token ids); no template.
+    std::string prompt_text;
+    std::vector<std::int32_t> prompt_ids;
+    // Generation.
+    SamplingParams sampling;
+    int max_tokens = -1;                 // -1: until the context is full
+    std::vector<std::string> stop;
+    bool logprobs = false;
+    int top_logprobs = 0;
+    bool echo = false;                   // completion: prepend the prompt to the text
+};
+
+// Parse a request body. Throws ApiError (400) for malformed JSON and bad or unsupported fields.
+ApiRequest parse_openai_chat(const std::string& body);
+ApiRequest parse_openai_completion(const std::string& body);
+ApiRequest parse_anthropic_messages(const std::string& body, bool count_tokens = false);
+
+// The protocol-shaped error body: OpenAI {"error":{message,type,param,code}}, Anthropic
+// {"type":"error","error":{type,message}}.
+std::string error_body(Protocol protocol, const ApiError& error);
+
+}  // namespace ft::serve

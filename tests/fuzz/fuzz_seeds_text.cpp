@@ -1,0 +1,130 @@
+// Seeds of the text fuzzers (tool-call parsers, chat templates, tokenizer.json), written here so the committed
+// corpus can be rebuilt with fuzz_make_corpus.
+#include <cstring>
+
+#include "fuzz_seeds.h"
+
+namespace ft::fuzz {
+
+namespace {
+
+std::vector<std::byte> bytes_of(std::string_view s) {
+    std::vector<std::byte> b(s.size());
+    if (!s.empty()) std::memcpy(b.data(), s.data(), s.size());
+    return b;
+}
+
+// [format][flags][split seed] + text (see tool_parser_one_input).
+Seed parser_seed(std::string name, int format, int flags, std::string_view text) {
+    std::string s;
+    s += static_cast<char>(format);
+    s += static_cast<char>(flags);
+    s += static_cast<char>(0x5a);
+    s += text;
+    return {std::move(name), bytes_of(s)};
+}
+
+const std::string kCallsBegin = "<\xef\xbd\x9ctool\xe2\x96\x81" "calls\xe2\x96\x81" "begin\xef\xbd\x9c>";
+const std::string kCallsEnd = "<\xef\xbd\x9ctool\xe2\x96\x81" "calls\xe2\x96\x81" "end\xef\xbd\x9c>";
+const std::string kCallBegin = "<\xef\xbd\x9ctool\xe2\x96\x81" "call\xe2\x96\x81" "begin\xef\xbd\x9c>";
+const std::string kCallEnd = "<\xef\xbd\x9ctool\xe2\x96\x81" "call\xe2\x96\x81" "end\xef\xbd\x9c>";
+const std::string kSep = "<\xef\xbd\x9ctool\xe2\x96\x81" "sep\xef\xbd\x9c>";
+
+}  // namespace
+
+std::vector<Seed> tool_parser_seeds() {
+    std::vector<Seed> out;
+    out.push_back(parser_seed("seed-qwen3", 1, 8,
+                              "<think>\nweather\n</think>\n\nOk.\n<tool_call>\n{\"name\": \"f\", \"arguments\": "
+                              "{\"s\": \"Paris\", \"n\": 3, \"a\": [1, 2.5e-1, true, null]}}\n</tool_call>\n"
+                              "<tool_call>\n{\"arguments\": {}, \"name\": \"g\"}\n</tool_call>"));
+    out.push_back(parser_seed("seed-qwen3-open-think", 1, 1, "hmm\n</think>\n\nThe answer is 4."));
+    out.push_back(parser_seed("seed-qwen3-coder", 2, 8 | 1,
+                              "plan\n</think>\n\n<tool_call>\n<function=f>\n<parameter=s>\nmulti\nline \"q\"\n"
+                              "</parameter>\n<parameter=n>\n7\n</parameter>\n<parameter=b>\ntrue\n</parameter>\n"
+                              "<parameter=o>\n{\"k\": [1]}\n</parameter>\n</function>\n</tool_call>"));
+    out.push_back(parser_seed("seed-deepseek-r1", 3, 1,
+                              "think\n</think>\n\nSure." + kCallsBegin + kCallBegin + "function" + kSep +
+                                  "f\n```json\n{\"s\": \"x\"}\n```" + kCallEnd + kCallsEnd));
+    out.push_back(parser_seed("seed-deepseek-v31", 3, 0,
+                              kCallsBegin + kCallBegin + "f" + kSep + "{\"n\": -1.5E+3}" + kCallEnd + "\n" +
+                                  kCallBegin + "g" + kSep + "{}" + kCallEnd + kCallsEnd));
+    out.push_back(parser_seed("seed-glm", 4, 8,
+                              "\n<think>need tool</think>\nOk.\n<tool_call>f\n<arg_key>s</arg_key>\n<arg_value>B"
+                              "\xe5\x8c\x97</arg_value>\n<arg_key>n</arg_key>\n<arg_value>2</arg_value>\n</tool_call>"));
+    out.push_back(parser_seed("seed-harmony", 5, 0,
+                              "<|channel|>analysis<|message|>Need f.<|end|><|start|>assistant<|channel|>commentary "
+                              "to=functions.f <|constrain|>json<|message|>{\"s\":\"x\"}<|call|>"));
+    out.push_back(parser_seed("seed-harmony-final", 5, 0,
+                              "<|channel|>analysis<|message|>Hi.<|end|><|start|>assistant<|channel|>final"
+                              "<|message|>Hello!<|return|>"));
+    return out;
+}
+
+std::vector<Seed> chat_template_seeds() {
+    std::vector<Seed> out;
+    const std::string messages =
+        R"([{"role":"system","content":"S"},{"role":"user","content":"What is the weather?"},)"
+        R"({"role":"assistant","content":"","reasoning_content":"use f","tool_calls":[{"id":"c0","type":"function",)"
+        R"("function":{"name":"f","arguments":"{\"s\":\"Paris\",\"n\":2}"}}]},)"
+        R"({"role":"tool","tool_call_id":"c0","content":"sunny"},{"role":"user","content":[{"type":"text","text":"ok"}]}])";
+    auto seed = [&](std::string name, const std::string& tpl) {
+        out.push_back({std::move(name), bytes_of(tpl + std::string(1, '\0') + messages)});
+    };
+    // The constructs the real chat templates use (Qwen3, DeepSeek, GLM, gpt-oss): loops with loop.*, namespace,
+    // macros, string methods, filters, tests, slicing, tojson, raise_exception.
+    seed("seed-chatml",
+         "{%- set ns = namespace(last=-1) -%}{%- for m in messages -%}{%- if m.role == 'user' -%}"
+         "{%- set ns.last = loop.index0 -%}{%- endif -%}{%- endfor -%}"
+         "{%- for m in messages -%}<|im_start|>{{ m.role }}\n"
+         "{%- if m.content is string -%}{{ m.content | trim }}{%- else -%}{%- for c in m.content -%}{{ c.text }}"
+         "{%- endfor -%}{%- endif -%}"
+         "{%- if m.reasoning_content and loop.index0 > ns.last -%}<think>\n{{ m.reasoning_content.strip('\\n') }}"
+         "\n</think>{%- endif -%}"
+         "{%- for tc in m.tool_calls or [] -%}<tool_call>\n{{ {'name': tc.function.name, 'arguments': "
+         "tc.function.arguments} | tojson }}\n</tool_call>{%- endfor -%}<|im_end|>\n{%- endfor -%}"
+         "{%- if add_generation_prompt -%}<|im_start|>assistant\n<think>\n{%- endif -%}");
+    seed("seed-macros",
+         "{%- macro render(v, d=0) -%}{%- if v is mapping -%}{%- for k, x in v | dictsort -%}{{ k }}={{ render(x, d+1) }};"
+         "{%- endfor -%}{%- elif v is iterable and v is not string -%}[{{ v | map('string') | join(',') }}]"
+         "{%- else -%}{{ v }}{%- endif -%}{%- endmacro -%}"
+         "{%- for t in tools -%}{{ render(t.function.parameters) }}{{ t.function.name | upper }}{%- endfor -%}"
+         "{{ messages[1:3] | length }}{{ messages[-1].role[:2] }}{{ (messages | selectattr('role', 'equalto', 'tool')"
+         " | list | length) }}{{ 'a,b,c'.split(',')[1] }}{{ '%s-%d' % ('x', 3) }}{{ range(3) | sum }}"
+         "{{ messages[0].content.startswith('S') }}{{ bos_token ~ eos_token }}"
+         "{%- if messages | length > 99 -%}{{ raise_exception('too many') }}{%- endif -%}"
+         "{{ strftime_now('%Y-%m-%d') }}{{ none is none }}{{ 1 if true else 2 }}{{ [1,2,3] | reverse | first }}");
+    seed("seed-harmony-like",
+         "{%- for m in messages -%}{%- if m.role == 'assistant' and m.tool_calls -%}{%- for tc in m.tool_calls -%}"
+         "<|start|>assistant to=functions.{{ tc.function.name }}<|channel|>commentary json<|message|>"
+         "{{ tc.function.arguments | tojson }}<|call|>{%- endfor -%}{%- elif m.role == 'tool' -%}"
+         "<|start|>functions.f to=assistant<|channel|>commentary<|message|>{{ m.content | tojson }}<|end|>"
+         "{%- else -%}<|start|>{{ m.role }}<|message|>{{ m.content if m.content is string else '' }}<|end|>"
+         "{%- endif -%}{%- endfor -%}{%- if add_generation_prompt %}<|start|>assistant{% endif %}");
+    return out;
+}
+
+std::vector<Seed> tokenizer_json_seeds() {
+    std::vector<Seed> out;
+    // Byte-level BPE (Qwen/GPT-2 style): Split regex + ByteLevel, merges in both forms, added tokens, a post-processor.
+    out.push_back({"seed-bytelevel.json", bytes_of(R"({"version":"1.0",
+ "added_tokens":[{"id":9,"content":"<|im_start|>","special":true},{"id":10,"content":"<|im_end|>","special":true,"lstrip":true},
+   {"id":11,"content":"<x>","special":false,"rstrip":true}],
+ "normalizer":{"type":"NFC"},
+ "pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"\\p{N}{1,3}| ?\\p{L}+|\\s+"},"behavior":"Isolated","invert":false},
+   {"type":"ByteLevel","add_prefix_space":false,"use_regex":false}]},
+ "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<|im_start|>"}},{"Sequence":{"id":"A"}}]},
+ "decoder":{"type":"ByteLevel"},
+ "model":{"type":"BPE","ignore_merges":false,"vocab":{"H":0,"e":1,"l":2,"o":3,"He":4,"ll":5,"\u0120":6,"w":7,"Hell":8},
+   "merges":["H e","l l",["He","ll"]]}})")});
+    // SentencePiece-style BPE: Replace + Prepend normalizers, byte fallback, unk, Digits.
+    out.push_back({"seed-spm.json", bytes_of(R"({"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"\u2581"},
+   {"type":"Replace","pattern":{"String":" "},"content":"\u2581"}]},
+ "pre_tokenizer":{"type":"Digits","individual_digits":true},
+ "model":{"type":"BPE","byte_fallback":true,"unk_token":"<unk>","vocab":{"<unk>":0,"<s>":1,"</s>":2,"<0x41>":3,"<0xC3>":4,
+   "\u2581":5,"a":6,"\u2581a":7,"b":8},"merges":["\u2581 a"]},
+ "added_tokens":[{"id":1,"content":"<s>","special":true},{"id":2,"content":"</s>","special":true}]})")});
+    return out;
+}
+
+}  // namespace ft::fuzz

@@ -1,0 +1,328 @@
+// Drives a running `ft serve` with the official OpenAI and Anthropic npm clients (pinned in package.json).
+//   node serve_clients.mjs clients URL MODEL API_KEY    the protocol checks (chat, streams, tools, errors, …)
+//   node serve_clients.mjs load URL MODEL API_KEY [CLIENTS] [REQUESTS]   concurrent clients vs the same requests alone
+// Prints one line per check; exits 1 on the first failure (with what was expected and what came back).
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+
+const [mode, url, model, apiKey] = process.argv.slice(2);
+const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, timeout: 120000 });
+const anthropic = new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: 120000 });
+
+function check(cond, what, detail) {
+  if (!cond) {
+    console.error(`FAIL: ${what}${detail !== undefined ? `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}` : ''}`);
+    process.exit(1);
+  }
+}
+function ok(what) { console.log(`ok - ${what}`); }
+async function expectError(promise, status, what) {
+  try {
+    await promise;
+  } catch (e) {
+    check(e.status === status, `${what}: HTTP ${status}`, `${e.status} ${e.message}`);
+    return e;
+  }
+  check(false, `${what}: expected HTTP ${status}, got success`);
+}
+
+const greedy = { temperature: 0, seed: 7 };
+const weather = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+async function clients() {
+  // Models.
+  const models = await openai.models.list();
+  check(models.data.some((m) => m.id === model), 'models.list has the served model', models.data);
+  ok('openai models.list');
+
+  // Chat, non-streamed and streamed: the same greedy text.
+  const messages = [{ role: 'system', content: 'You are brief.' }, { role: 'user', content: 'Say hello in three words.' }];
+  const full = await openai.chat.completions.create({ model, messages, max_tokens: 24, ...greedy });
+  const msg = full.choices[0].message;
+  check(full.object === 'chat.completion' && typeof full.id === 'string', 'chat.completion shape', full);
+  check(typeof msg.content === 'string' || msg.content === null, 'message content', msg);
+  check(full.usage.prompt_tokens > 0 && full.usage.completion_tokens > 0, 'usage', full.usage);
+  check(['stop', 'length'].includes(full.choices[0].finish_reason), 'finish_reason', full.choices[0]);
+  ok(`chat non-streamed (${full.usage.completion_tokens} tokens)`);
+
+  const stream = await openai.chat.completions.create({ model, messages, max_tokens: 24, ...greedy, stream: true, stream_options: { include_usage: true } });
+  let text = '', reasoning = '', usage = null, finish = null, chunks = 0;
+  for await (const chunk of stream) {
+    chunks++;
+    check(chunk.object === 'chat.completion.chunk' && chunk.id === chunk.id, 'chunk shape', chunk);
+    if (chunk.usage) usage = chunk.usage;
+    const c = chunk.choices[0];
+    if (!c) continue;
+    if (c.delta.content) text += c.delta.content;
+    if (c.delta.reasoning_content) reasoning += c.delta.reasoning_content;
+    if (c.finish_reason) finish = c.finish_reason;
+  }
+  check(text === (msg.content ?? ''), 'streamed text equals non-streamed text', { streamed: text, whole: msg.content });
+  check(reasoning === (msg.reasoning_content ?? ''), 'streamed reasoning equals non-streamed', { streamed: reasoning, whole: msg.reasoning_content });
+  check(usage && usage.completion_tokens === full.usage.completion_tokens && usage.prompt_tokens === full.usage.prompt_tokens,
+    'stream usage (include_usage) equals non-streamed usage', { usage, full: full.usage });
+  check(finish === full.choices[0].finish_reason, 'stream finish_reason', finish);
+  ok(`chat streamed in ${chunks} chunks equals non-streamed`);
+
+  // stop, max_completion_tokens, logprobs.
+  const lp = await openai.chat.completions.create({ model, messages, max_completion_tokens: 6, ...greedy, logprobs: true, top_logprobs: 2 });
+  const lpc = lp.choices[0].logprobs.content;
+  check(lp.usage.completion_tokens <= 6, 'max_completion_tokens', lp.usage);
+  check(lpc.length > 0 && lpc.length <= lp.usage.completion_tokens, 'logprobs per token', lpc.length);
+  check(lpc.every((e) => e.logprob <= 0 && e.top_logprobs.length === 2 && Array.isArray(e.bytes)), 'logprob entries', lpc[0]);
+  check(Math.abs(lpc[0].logprob - lpc[0].top_logprobs[0].logprob) < 1e-4, 'greedy token is the top alternative', lpc[0]);
+  ok('logprobs/top_logprobs');
+  if (text.length > 4) {
+    const stopAt = text.slice(2, 4);
+    const st = await openai.chat.completions.create({ model, messages, max_tokens: 24, ...greedy, stop: [stopAt] });
+    check(!(st.choices[0].message.content ?? '').includes(stopAt), 'stop string not in the output', { stopAt, out: st.choices[0].message.content });
+    ok('stop');
+  }
+  const jo = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'Give me JSON.' }], max_tokens: 4, ...greedy, response_format: { type: 'json_object' } });
+  check(jo.choices.length === 1, 'response_format json_object accepted', jo);
+  ok('response_format json_object accepted');
+
+  // Tool-call round trip, request side: tools, the model's call and the tool's result go in and render.
+  const tr = await openai.chat.completions.create({
+    model, max_tokens: 8, ...greedy, tools: [weather], tool_choice: 'auto', parallel_tool_calls: false,
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"sunny"}' },
+    ],
+  });
+  check(tr.usage.prompt_tokens > full.usage.prompt_tokens, 'tool round trip renders tools and results into the prompt', tr.usage);
+  for (const c of tr.choices[0].message.tool_calls ?? []) check(JSON.parse(c.function.arguments) !== null, 'tool call arguments are JSON', c);
+  ok('tool-call round trip (request side)');
+
+  // Legacy completions, streamed equals non-streamed.
+  const prompt = 'The capital of France is';
+  const comp = await openai.completions.create({ model, prompt, max_tokens: 12, ...greedy });
+  let ctext = '';
+  for await (const c of await openai.completions.create({ model, prompt, max_tokens: 12, ...greedy, stream: true })) ctext += c.choices[0]?.text ?? '';
+  check(comp.object === 'text_completion' && ctext === comp.choices[0].text, 'completions streamed equals non-streamed', { ctext, text: comp.choices[0].text });
+  ok('completions');
+
+  // Anthropic: messages, streamed equals non-streamed, event order, count_tokens.
+  const amsg = { model, max_tokens: 24, temperature: 0, system: [{ type: 'text', text: 'You are brief.' }], messages: [{ role: 'user', content: 'Say hello in three words.' }] };
+  const am = await anthropic.messages.create(amsg);
+  check(am.type === 'message' && am.role === 'assistant' && Array.isArray(am.content), 'anthropic message shape', am);
+  check(['end_turn', 'max_tokens'].includes(am.stop_reason), 'anthropic stop_reason', am.stop_reason);
+  const atext = am.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+  const events = [];
+  const as = anthropic.messages.stream(amsg);
+  for await (const ev of as) events.push(ev.type);
+  const fm = await as.finalMessage();
+  const stext = fm.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+  check(stext === atext, 'anthropic streamed text equals non-streamed', { stext, atext });
+  check(events[0] === 'message_start' && events.at(-1) === 'message_stop' && events.includes('message_delta'), 'anthropic event order', events);
+  check(fm.usage.output_tokens === am.usage.output_tokens && fm.usage.input_tokens === am.usage.input_tokens, 'anthropic stream usage', fm.usage);
+  ok(`anthropic messages, streamed (${events.length} events) equals non-streamed`);
+
+  const thinking = anthropic.messages.stream({ ...amsg, thinking: { type: 'enabled', budget_tokens: 1024 } });
+  for await (const ev of thinking) {
+    if (ev.type === 'content_block_start') check(['text', 'thinking', 'tool_use'].includes(ev.content_block.type), 'block type', ev);
+  }
+  const tm = await thinking.finalMessage();
+  check(tm.content.every((b) => ['text', 'thinking', 'tool_use'].includes(b.type)), 'thinking stream blocks', tm.content);
+  ok('anthropic thinking stream');
+
+  const ct = await anthropic.messages.countTokens({ model, system: amsg.system, messages: amsg.messages });
+  check(ct.input_tokens === am.usage.input_tokens, 'count_tokens equals the message input tokens', { ct, usage: am.usage });
+  ok(`count_tokens (${ct.input_tokens})`);
+
+  const atool = await anthropic.messages.create({
+    model, max_tokens: 8, temperature: 0,
+    tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: weather.function.parameters }],
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+    ],
+  });
+  check(atool.usage.input_tokens > am.usage.input_tokens, 'anthropic tool_use/tool_result render into the prompt', atool.usage);
+  for (const b of atool.content) if (b.type === 'tool_use') check(typeof b.input === 'object', 'tool_use input', b);
+  ok('anthropic tool round trip (request side)');
+
+  // Error shapes.
+  let e = await expectError(openai.chat.completions.create({ model: 'no-such-model', messages }), 404, 'openai unknown model');
+  check(e.code === 'model_not_found' && e.error?.type === 'invalid_request_error', 'openai error shape', e.error);
+  e = await expectError(anthropic.messages.create({ ...amsg, model: 'no-such-model' }), 404, 'anthropic unknown model');
+  check(e.error?.type === 'error' && e.error?.error?.type === 'not_found_error', 'anthropic error shape', e.error);
+  const long = 'hello '.repeat(3000);
+  e = await expectError(openai.chat.completions.create({ model, messages: [{ role: 'user', content: long }] }), 400, 'openai context overflow');
+  check(e.code === 'context_length_exceeded', 'context_length_exceeded', e.error);
+  e = await expectError(anthropic.messages.create({ ...amsg, messages: [{ role: 'user', content: long }] }), 400, 'anthropic context overflow');
+  check(e.error?.error?.type === 'invalid_request_error', 'anthropic overflow shape', e.error);
+  e = await expectError(openai.chat.completions.create({ model, messages, temperature: 5 }), 400, 'openai bad temperature');
+  check(e.param === 'temperature', 'error names the field', e.error);
+  const wrongKey = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'wrong', maxRetries: 0 });
+  await expectError(wrongKey.models.list(), 401, 'wrong API key');
+  const wrongKeyA = new Anthropic({ baseURL: url, apiKey: 'wrong', maxRetries: 0 });
+  e = await expectError(wrongKeyA.messages.create(amsg), 401, 'anthropic wrong API key');
+  check(e.error?.error?.type === 'authentication_error', 'anthropic 401 shape', e.error);
+  const raw = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` }, body: '{"model": ' });
+  const rawBody = await raw.json();
+  check(raw.status === 400 && rawBody.error.type === 'invalid_request_error' && /JSON/.test(rawBody.error.message), 'malformed JSON: 400', rawBody);
+  check(raw.headers.get('access-control-allow-origin') === null, 'no CORS headers by default');
+  const pre = await fetch(`${url}/v1/chat/completions`, { method: 'OPTIONS' });
+  check(pre.status === 405 && pre.headers.get('access-control-allow-origin') === null, 'no CORS preflight by default', pre.status);
+  const nf = await fetch(`${url}/v1/nothing`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  check(nf.status === 404 && (await nf.json()).error, 'unknown route: 404 with an error body');
+  ok('error shapes');
+
+  // A non-streamed client that goes away cancels its generation too (the server sends keep-alive spaces after 2 s).
+  {
+    const auth = { headers: { 'x-api-key': apiKey } };
+    let seen = false;
+    for (let seed = 11; seed < 16 && !seen; seed++) {
+      const ac = new AbortController();
+      const p = openai.chat.completions.create({ model, messages, max_tokens: 4000, temperature: 1, seed }, { signal: ac.signal }).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 2600));
+      seen = (await (await fetch(`${url}/v1/requests`, auth)).json()).requests.length === 1;
+      ac.abort();
+      const r = await p;
+      if (!seen) continue;  // finished (end of turn) within 2.6 s: try another seed
+      check(r instanceof Error, 'the aborted request rejects', r);
+      let left = -1;
+      for (let i = 0; i < 60 && left !== 0; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        left = (await (await fetch(`${url}/v1/requests`, auth)).json()).requests.length;
+      }
+      check(left === 0, 'the abandoned non-streamed request was cancelled', left);
+    }
+    check(seen, 'a long non-streamed request was running at 2.6 s');
+    ok('non-streamed client disconnect cancels');
+    // A non-streamed answer that takes longer than 2 s (it waits behind 4 long streams for a decode slot) comes
+    // with leading keep-alive spaces and still parses, with the official client too.
+    const busy = Array.from({ length: 4 }, (_, i) => openai.completions.create({ model, prompt: `Story ${i}:`, max_tokens: 1000, temperature: 0, stream: true })
+      .then(async (st) => { for await (const _ of st); }));
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    const resp = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ model, prompt: 'Once upon a time', max_tokens: 1000, temperature: 0 }) });
+    const text = await resp.text();
+    const ms = Date.now() - t0;
+    check(resp.status === 200 && JSON.parse(text).object === 'text_completion', 'slow non-streamed answer parses', text.slice(0, 200));
+    if (ms > 2500) check(text.startsWith(' '), 'keep-alive spaces before the JSON', text.slice(0, 20));
+    const viaClient = await openai.completions.create({ model, prompt: 'Once upon a time', max_tokens: 1000, temperature: 0 });
+    check(viaClient.choices[0].text === JSON.parse(text).choices[0].text, 'same answer through the official client', viaClient.choices[0].text);
+    await Promise.all(busy);
+    ok(`slow non-streamed answer (${ms} ms${ms > 2500 ? ', after keep-alive spaces' : ''})`);
+  }
+
+  // GET /v1/requests lists a running request; POST /v1/requests/{id}/cancel stops it (the stream then ends).
+  {
+    const auth = { headers: { 'x-api-key': apiKey } };
+    const s = await openai.chat.completions.create({ model, messages, max_tokens: 3000, temperature: 1, seed: 5, stream: true });
+    const it = s[Symbol.asyncIterator]();
+    await it.next();
+    const list = (await (await fetch(`${url}/v1/requests`, auth)).json()).requests;
+    check(list.length === 1 && list[0].endpoint === '/v1/chat/completions' && list[0].stream === true && list[0].prompt_tokens > 0,
+      'GET /v1/requests lists the running request', list);
+    const c = await fetch(`${url}/v1/requests/${list[0].id}/cancel`, { method: 'POST', ...auth });
+    check(c.status === 200, 'cancel answers 200', c.status);
+    let n = 0;
+    for (let r = await it.next(); !r.done; r = await it.next()) n++;
+    check(n < 3000, 'the cancelled stream ended early', n);
+    ok(`requests list + cancel (stream ended after ${n} more chunks)`);
+  }
+
+  // A client that goes away cancels its generation.
+  const ac = new AbortController();
+  const before = (await (await fetch(`${url}/v1/stats`, { headers: { 'x-api-key': apiKey } })).json()).generated_tokens_total;
+  try {
+    const s = await openai.chat.completions.create({ model, messages, max_tokens: 3000, temperature: 1, seed: 3, stream: true }, { signal: ac.signal });
+    let n = 0;
+    for await (const _ of s) if (++n === 3) ac.abort();
+  } catch (err) {
+    check(err.name === 'AbortError' || /abort/i.test(String(err)), 'abort error', String(err));
+  }
+  let inflight = -1;
+  for (let i = 0; i < 50 && inflight !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    inflight = (await (await fetch(`${url}/v1/requests`, { headers: { 'x-api-key': apiKey } })).json()).requests.length;
+  }
+  const after = (await (await fetch(`${url}/v1/stats`, { headers: { 'x-api-key': apiKey } })).json()).generated_tokens_total;
+  check(inflight === 0, 'the aborted request is gone from /v1/requests', inflight);
+  check(after - before < 3000, 'the aborted generation stopped early', { before, after });
+  ok(`client disconnect cancels (${after - before} tokens generated)`);
+}
+
+async function load(nClients, nRequests) {
+  const prompts = [];
+  for (let c = 0; c < nClients; c++) for (let r = 0; r < nRequests; r++) prompts.push({ c, r, content: `Client ${c} request ${r}: count to ten.` });
+  const ask = (p) => openai.chat.completions.create({ model, messages: [{ role: 'user', content: p.content }], max_tokens: 8, temperature: 0 });
+  // Alone first (one at a time), then all clients at once.
+  const alone = new Map();
+  for (const p of prompts) alone.set(p.content, (await ask(p)).choices[0].message.content);
+  const t0 = Date.now();
+  const ids = new Set();
+  const results = await Promise.all(Array.from({ length: nClients }, async (_, c) => {
+    const out = [];
+    for (let r = 0; r < nRequests; r++) {
+      const p = prompts[c * nRequests + r];
+      const res = await ask(p);
+      ids.add(res.id);
+      out.push({ p, text: res.choices[0].message.content });
+    }
+    return out;
+  }));
+  const flat = results.flat();
+  check(flat.length === prompts.length, 'every request completed', flat.length);
+  check(ids.size === prompts.length, 'no response lost or duplicated (distinct ids)', ids.size);
+  for (const { p, text } of flat) check(text === alone.get(p.content), `client ${p.c} request ${p.r}: greedy output equals the request alone`, { together: text, alone: alone.get(p.content) });
+  ok(`load: ${nClients} clients x ${nRequests} requests in ${Date.now() - t0} ms, all equal to the requests alone`);
+}
+
+// With --max-queue 1: while one request generates, another is answered 429 in each protocol's error shape.
+async function queue() {
+  const ac = new AbortController();
+  const first = await openai.chat.completions.create(
+    { model, messages: [{ role: 'user', content: 'Write a long story.' }], max_tokens: 1000, temperature: 0, stream: true }, { signal: ac.signal });
+  const it = first[Symbol.asyncIterator]();
+  await it.next();  // the first request is now generating
+  const e = await expectError(openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }), 429, 'openai: queue full');
+  check(e.error?.type === 'rate_limit_error' && e.headers?.get?.('retry-after') === '1', 'openai 429 shape and Retry-After', e.error);
+  const a = await expectError(anthropic.messages.create({ model, max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] }), 429, 'anthropic: queue full');
+  check(a.error?.error?.type === 'rate_limit_error', 'anthropic 429 shape', a.error);
+  ac.abort();
+  try { while (!(await it.next()).done); } catch { /* aborted */ }
+  // The slot frees once the aborted request is cancelled: a new request is served again.
+  let served = false;
+  for (let i = 0; i < 50 && !served; i++) {
+    try {
+      await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+      served = true;
+    } catch (err) {
+      check(err.status === 429, 'only 429 while the slot frees', err.status);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  check(served, 'served again after the first request was cancelled');
+  ok('bounded queue: 429 while full, served again after');
+
+  // This server also runs with --max-body 4K and --cors http://example.test.
+  const big = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x'.repeat(8000) }] }) });
+  check(big.status === 413 && (await big.json()).error.type === 'request_too_large', 'body over --max-body: 413', big.status);
+  const pre = await fetch(`${url}/v1/messages`, { method: 'OPTIONS', headers: { Origin: 'http://example.test' } });
+  check(pre.status === 204 && pre.headers.get('access-control-allow-origin') === 'http://example.test' &&
+    /x-api-key/.test(pre.headers.get('access-control-allow-headers')), 'CORS preflight', pre.status);
+  const m = await fetch(`${url}/v1/models`, { headers: { 'x-api-key': apiKey } });
+  check(m.headers.get('access-control-allow-origin') === 'http://example.test', 'CORS header with --cors');
+  ok('body limit 413, CORS when asked');
+}
+
+try {
+  if (mode === 'clients') await clients();
+  else if (mode === 'queue') await queue();
+  else if (mode === 'load') await load(Number(process.argv[6] ?? 32), Number(process.argv[7] ?? 3));
+  else check(false, `unknown mode ${mode}`);
+} catch (err) {
+  console.error(`FAIL: ${err.stack ?? err}`);
+  process.exit(1);
+}

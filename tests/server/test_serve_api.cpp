@@ -1,0 +1,469 @@
+// The API server's transport-free part (engine/src/serve): OpenAI and Anthropic request JSON → ApiRequest, the
+// protocol-shaped error bodies, SSE framing, and the response writers fed token events through the real Qwen3
+// tool/reasoning parser; prepare() with the tiny model's real template and tokenizer.
+#include <nlohmann/json.hpp>
+
+// Engine headers before Qt's: EngineStats has a field named `slots`, which Qt defines as a macro.
+#include "ft/chat_template.h"
+#include "ft/tokenizer.h"
+#include "serve/api_request.h"
+#include "serve/api_response.h"
+#include "serve/tool_parser.h"
+// (keep the engine headers above)
+#include "ft_test.h"
+
+using namespace ft::serve;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const std::string kModel = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
+
+// Splits an SSE stream into (event name, data) frames; fails on a frame not ended by a blank line.
+std::vector<std::pair<std::string, std::string>> sse_frames(const std::string& s) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const std::size_t end = s.find("\n\n", pos);
+        if (end == std::string::npos) {
+            out.push_back({"<unterminated>", s.substr(pos)});
+            break;
+        }
+        const std::string frame = s.substr(pos, end - pos);
+        pos = end + 2;
+        std::string name, data;
+        std::size_t lp = 0;
+        while (lp <= frame.size()) {
+            std::size_t le = frame.find('\n', lp);
+            if (le == std::string::npos) le = frame.size();
+            const std::string line = frame.substr(lp, le - lp);
+            if (line.rfind("event: ", 0) == 0) name = line.substr(7);
+            else if (line.rfind("data: ", 0) == 0) data += line.substr(6);
+            lp = le + 1;
+        }
+        out.push_back({name, data});
+    }
+    return out;
+}
+
+ft::TokenEvent tok(const std::string& text, std::int32_t id = 1) {
+    ft::TokenEvent e;
+    e.token = id;
+    e.text = text;
+    e.logprob = -0.5f;
+    e.top_logprobs = {{id, -0.5f}, {2, -1.5f}};
+    return e;
+}
+
+ft::FinishEvent fin(ft::FinishReason r, int prompt, int completion, std::string stop_text = {}) {
+    ft::FinishEvent f;
+    f.reason = r;
+    f.prompt_tokens = prompt;
+    f.completion_tokens = completion;
+    f.stop_text = std::move(stop_text);
+    return f;
+}
+
+std::unique_ptr<ToolParser> qwen3_parser(bool tools) {
+    ToolParserOptions o;
+    o.tools = tools;
+    o.id_prefix = "call_t_";
+    return tool_parser_make(ToolFormat::qwen3, o);
+}
+
+// The model output the writer tests feed, cut at awkward places (inside tags).
+const std::vector<std::string> kPieces = {"<thi", "nk>\nLet me", " think.\n</th", "ink>\n\nHello", " world",
+                                          "\n<tool_", "call>\n{\"name\": \"get_weather\", \"argu",
+                                          "ments\": {\"city\": \"Paris\"}}\n</tool_call>"};
+
+int status_of(const std::function<void()>& f, std::string* type = nullptr, std::string* param = nullptr) {
+    try {
+        f();
+    } catch (const ApiError& e) {
+        if (type) *type = e.type;
+        if (param) *param = e.param;
+        return e.status;
+    }
+    return 0;
+}
+
+}  // namespace
+
+class TestServeApi : public QObject {
+    Q_OBJECT
+private slots:
+    void openaiChatFields() {
+        const auto r = parse_openai_chat(R"({"model":"m","messages":[{"role":"developer","content":"be brief"},
+            {"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
+            "stream":true,"stream_options":{"include_usage":true},"max_tokens":9,"max_completion_tokens":7,
+            "stop":"END","seed":42,"temperature":0,"top_p":0.5,"logprobs":true,"top_logprobs":3,
+            "tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],
+            "tool_choice":"auto","parallel_tool_calls":false})");
+        QCOMPARE(r.model, std::string("m"));
+        QVERIFY(r.stream && r.include_usage);
+        QCOMPARE(r.max_tokens, 7);  // max_completion_tokens wins
+        QCOMPARE(r.stop, std::vector<std::string>{"END"});
+        QCOMPARE(r.sampling.seed, std::uint64_t(42));
+        QCOMPARE(r.sampling.temperature, 0.f);
+        QCOMPARE(r.sampling.top_p, 0.5f);
+        QVERIFY(r.logprobs);
+        QCOMPARE(r.top_logprobs, 3);
+        QVERIFY(!r.parallel_tool_calls);
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(m[0]["role"].get<std::string>(), std::string("system"));
+        QCOMPARE(m[1]["content"].get<std::string>(), std::string("ab"));
+        const json t = json::parse(r.tools_json);
+        QCOMPARE(t[0]["function"]["name"].get<std::string>(), std::string("f"));
+    }
+
+    void openaiToolRoundTripRequest() {
+        // The second turn of a tool call: the assistant's call (arguments as a JSON string) and the tool's result.
+        json body = json::parse(R"({"model":"m","messages":[{"role":"user","content":"weather?"},
+            {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",
+              "function":{"name":"get_weather"}}]},
+            {"role":"tool","tool_call_id":"call_1","content":"sunny"}],
+            "tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]})");
+        body["messages"][1]["tool_calls"][0]["function"]["arguments"] = json{{"city", "Paris"}}.dump();  // a JSON string
+        const auto r = parse_openai_chat(body.dump());
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(m[1]["content"].get<std::string>(), std::string());  // templates need a string
+        QCOMPARE(m[1]["tool_calls"][0]["function"]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(m[2]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[2]["tool_call_id"].get<std::string>(), std::string("call_1"));
+        // Rendered by the model's own template: the call and the result appear where Qwen3 puts them.
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        ft::ChatRenderRequest rr;
+        rr.messages_json = r.messages_json;
+        rr.tools_json = r.tools_json;
+        const std::string p = tpl.apply(rr);
+        QVERIFY2(p.find("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>") !=
+                     std::string::npos,
+                 p.c_str());
+        QVERIFY2(p.find("<tool_response>\nsunny\n</tool_response>") != std::string::npos, p.c_str());
+        QVERIFY(p.find("# Tools") != std::string::npos);
+    }
+
+    void openaiJsonObjectAddsInstruction() {
+        const auto r = parse_openai_chat(R"({"model":"m","messages":[{"role":"user","content":"x"}],
+            "response_format":{"type":"json_object"}})");
+        QVERIFY(r.json_object);
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(m[0]["role"].get<std::string>(), std::string("system"));
+        QVERIFY(m[0]["content"].get<std::string>().find("JSON") != std::string::npos);
+    }
+
+    void openaiErrors() {
+        std::string type, param;
+        QCOMPARE(status_of([] { parse_openai_chat("{not json"); }, &type), 400);
+        QCOMPARE(type, std::string("invalid_request_error"));
+        QCOMPARE(status_of([] { parse_openai_chat(R"({"model":"m"})"); }, nullptr, &param), 400);
+        QCOMPARE(param, std::string("messages"));
+        QCOMPARE(status_of([] { parse_openai_chat(R"({"model":"m","messages":[{"role":"user","content":"x"}],"temperature":3})"); },
+                           nullptr, &param),
+                 400);
+        QCOMPARE(param, std::string("temperature"));
+        QCOMPARE(status_of([] { parse_openai_chat(R"({"model":"m","messages":[{"role":"user","content":"x"}],"n":2})"); }), 400);
+        QCOMPARE(status_of([] {
+                     parse_openai_chat(R"({"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]})");
+                 }),
+                 400);
+        QCOMPARE(status_of([] { parse_openai_chat(R"({"model":"m","messages":[{"role":"wizard","content":"x"}]})"); },
+                           nullptr, &param),
+                 400);
+        QCOMPARE(param, std::string("messages[0].role"));
+        QCOMPARE(status_of([] { parse_openai_completion(R"({"model":"m"})"); }), 400);
+        // Shapes.
+        const ApiError e(404, "invalid_request_error", "no such model", "model", "model_not_found");
+        const json o = json::parse(error_body(Protocol::openai, e));
+        QCOMPARE(o["error"]["message"].get<std::string>(), std::string("no such model"));
+        QCOMPARE(o["error"]["code"].get<std::string>(), std::string("model_not_found"));
+        QCOMPARE(o["error"]["param"].get<std::string>(), std::string("model"));
+        const json a = json::parse(error_body(Protocol::anthropic, ApiError(404, "not_found_error", "no such model")));
+        QCOMPARE(a["type"].get<std::string>(), std::string("error"));
+        QCOMPARE(a["error"]["type"].get<std::string>(), std::string("not_found_error"));
+    }
+
+    void openaiCompletionFields() {
+        const auto r = parse_openai_completion(R"({"model":"m","prompt":[1,2,3],"logprobs":2,"echo":true})");
+        QCOMPARE(r.prompt_ids, (std::vector<std::int32_t>{1, 2, 3}));
+        QCOMPARE(r.max_tokens, 16);  // OpenAI's default
+        QVERIFY(r.logprobs && r.echo);
+        QCOMPARE(r.top_logprobs, 2);
+    }
+
+    void anthropicConversion() {
+        const auto r = parse_anthropic_messages(R"({"model":"m","max_tokens":100,
+            "system":[{"type":"text","text":"You are terse."}],
+            "thinking":{"type":"enabled","budget_tokens":1024},
+            "tools":[{"name":"get_weather","description":"d","input_schema":{"type":"object"}},{"type":"web_search_20250305","name":"web_search"}],
+            "tool_choice":{"type":"any","disable_parallel_tool_use":true},
+            "stop_sequences":["@@@"], "temperature":0.2, "top_k":5,
+            "messages":[{"role":"user","content":"weather?"},
+              {"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"text","text":"Checking."},
+                 {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},
+              {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"sunny"}]},
+                 {"type":"text","text":"thanks"}]}]})");
+        QCOMPARE(r.max_tokens, 100);
+        QCOMPARE(r.enable_thinking, std::optional<bool>(true));
+        QVERIFY(r.tool_choice == ToolChoice::required && !r.parallel_tool_calls);
+        QCOMPARE(r.stop, std::vector<std::string>{"@@@"});
+        QCOMPARE(r.sampling.top_k, 5);
+        const json t = json::parse(r.tools_json);
+        QCOMPARE(int(t.size()), 1);  // the server tool without input_schema is left out
+        QCOMPARE(t[0]["function"]["parameters"]["type"].get<std::string>(), std::string("object"));
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(int(m.size()), 5);
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("You are terse."));
+        QCOMPARE(m[2]["reasoning_content"].get<std::string>(), std::string("hm"));
+        QCOMPARE(m[2]["content"].get<std::string>(), std::string("Checking."));
+        QCOMPARE(m[2]["tool_calls"][0]["function"]["arguments"]["city"].get<std::string>(), std::string("Paris"));
+        QCOMPARE(m[3]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[3]["tool_call_id"].get<std::string>(), std::string("toolu_1"));
+        QCOMPARE(m[3]["content"].get<std::string>(), std::string("sunny"));
+        QCOMPARE(m[4]["content"].get<std::string>(), std::string("thanks"));
+        // Errors: max_tokens required except for count_tokens; unsupported blocks are named.
+        QCOMPARE(status_of([] { parse_anthropic_messages(R"({"model":"m","messages":[{"role":"user","content":"x"}]})"); }), 400);
+        QCOMPARE(status_of([] { parse_anthropic_messages(R"({"model":"m","messages":[{"role":"user","content":"x"}]})", true); }), 0);
+        QCOMPARE(status_of([] {
+                     parse_anthropic_messages(
+                         R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]})");
+                 }),
+                 400);
+    }
+
+    void sseFraming() {
+        QCOMPARE(sse_data("{\"a\":1}"), std::string("data: {\"a\":1}\n\n"));
+        QCOMPARE(sse_event("ping", "{}"), std::string("event: ping\ndata: {}\n\n"));
+        QCOMPARE(sse_done(), std::string("data: [DONE]\n\n"));
+    }
+
+    // Streamed chunks and the non-streamed body come from the same events: same text, reasoning and tool call.
+    void openaiWriterStreamEqualsBody() {
+        std::string streamed_content, streamed_reasoning, streamed_args, call_name, stream;
+        std::string body;
+        for (bool streaming : {true, false}) {
+            WriterSetup s;
+            s.id = "chatcmpl-x";
+            s.model = "m";
+            s.stream = streaming;
+            s.include_usage = true;
+            s.logprobs = true;
+            s.top_logprobs = 2;
+            s.token_bytes = [](std::int32_t id) { return "t" + std::to_string(id); };
+            auto w = openai_chat_writer(s, qwen3_parser(true));
+            std::string out = w->start();
+            for (const auto& p : kPieces) out += w->token(tok(p));
+            out += w->finish(fin(ft::FinishReason::stop, 11, int(kPieces.size())));
+            if (streaming) stream = out;
+            else body = w->body();
+        }
+        const auto frames = sse_frames(stream);
+        QVERIFY(frames.size() >= 4);
+        QCOMPARE(frames.back().second, std::string("[DONE]"));
+        int usage_chunks = 0;
+        std::string finish_reason;
+        for (std::size_t i = 0; i + 1 < frames.size(); ++i) {
+            QVERIFY2(frames[i].first.empty(), frames[i].first.c_str());
+            const json c = json::parse(frames[i].second);
+            QCOMPARE(c["object"].get<std::string>(), std::string("chat.completion.chunk"));
+            if (c["choices"].empty()) {
+                ++usage_chunks;
+                QCOMPARE(c["usage"]["prompt_tokens"].get<int>(), 11);
+                continue;
+            }
+            const json& d = c["choices"][0]["delta"];
+            if (d.contains("content")) streamed_content += d["content"].get<std::string>();
+            if (d.contains("reasoning_content")) streamed_reasoning += d["reasoning_content"].get<std::string>();
+            if (d.contains("tool_calls"))
+                for (const auto& tc : d["tool_calls"]) {
+                    QCOMPARE(tc["index"].get<int>(), 0);
+                    if (tc.contains("id")) call_name = tc["function"]["name"].get<std::string>();
+                    streamed_args += tc["function"]["arguments"].get<std::string>();
+                }
+            if (!c["choices"][0]["finish_reason"].is_null()) finish_reason = c["choices"][0]["finish_reason"].get<std::string>();
+        }
+        QCOMPARE(usage_chunks, 1);
+        QCOMPARE(finish_reason, std::string("tool_calls"));
+        const json b = json::parse(body);
+        const json& msg = b["choices"][0]["message"];
+        QCOMPARE(msg["content"].get<std::string>(), streamed_content);
+        QCOMPARE(streamed_content, std::string("Hello world"));
+        QCOMPARE(msg["reasoning_content"].get<std::string>(), streamed_reasoning);
+        QCOMPARE(streamed_reasoning, std::string("Let me think."));
+        QCOMPARE(call_name, std::string("get_weather"));
+        QCOMPARE(msg["tool_calls"][0]["function"]["arguments"].get<std::string>(), streamed_args);
+        QCOMPARE(json::parse(streamed_args)["city"].get<std::string>(), std::string("Paris"));
+        QCOMPARE(b["choices"][0]["finish_reason"].get<std::string>(), std::string("tool_calls"));
+        QCOMPARE(b["usage"]["total_tokens"].get<int>(), 11 + int(kPieces.size()));
+        // logprobs: one entry per token, with the token's bytes and 2 alternatives.
+        const json& lp = b["choices"][0]["logprobs"]["content"];
+        QCOMPARE(int(lp.size()), int(kPieces.size()));
+        QCOMPARE(lp[0]["token"].get<std::string>(), std::string("t1"));
+        QCOMPARE(int(lp[0]["top_logprobs"].size()), 2);
+    }
+
+    void openaiWriterNoToolsIsText() {
+        // Without tools in the request, tool-call markup is plain content.
+        WriterSetup s;
+        s.id = "x";
+        auto w = openai_chat_writer(s, qwen3_parser(false));
+        w->start();
+        w->token(tok("<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>"));
+        w->finish(fin(ft::FinishReason::length, 1, 1));
+        const json b = json::parse(w->body());
+        QVERIFY(b["choices"][0]["message"]["content"].get<std::string>().find("<tool_call>") != std::string::npos);
+        QCOMPARE(b["choices"][0]["finish_reason"].get<std::string>(), std::string("length"));
+    }
+
+    void anthropicWriterEvents() {
+        WriterSetup s;
+        s.id = "msg_x";
+        s.model = "m";
+        s.stream = true;
+        s.prompt_tokens = 11;
+        auto w = anthropic_writer(s, qwen3_parser(true));
+        std::string out = w->start();
+        for (const auto& p : kPieces) out += w->token(tok(p));
+        out += w->finish(fin(ft::FinishReason::stop, 11, 8));
+        const auto frames = sse_frames(out);
+        std::vector<std::string> names;
+        std::string text, thinking, partial;
+        std::vector<std::string> block_types;
+        for (const auto& [name, data] : frames) {
+            const json j = json::parse(data);
+            QCOMPARE(j["type"].get<std::string>(), name);  // event name == data.type
+            names.push_back(name);
+            if (name == "content_block_start") {
+                block_types.push_back(j["content_block"]["type"].get<std::string>());
+                QCOMPARE(j["index"].get<int>(), int(block_types.size()) - 1);
+            }
+            if (name == "content_block_delta") {
+                const json& d = j["delta"];
+                const std::string t = d["type"].get<std::string>();
+                if (t == "text_delta") text += d["text"].get<std::string>();
+                else if (t == "thinking_delta") thinking += d["thinking"].get<std::string>();
+                else if (t == "input_json_delta") partial += d["partial_json"].get<std::string>();
+                else QFAIL(t.c_str());
+            }
+            if (name == "message_delta") {
+                QCOMPARE(j["delta"]["stop_reason"].get<std::string>(), std::string("tool_use"));
+                QCOMPARE(j["usage"]["output_tokens"].get<int>(), 8);
+            }
+        }
+        QCOMPARE(names.front(), std::string("message_start"));
+        QCOMPARE(names.back(), std::string("message_stop"));
+        QCOMPARE(block_types, (std::vector<std::string>{"thinking", "text", "tool_use"}));
+        QCOMPARE(int(std::count(names.begin(), names.end(), "content_block_stop")), 3);
+        QCOMPARE(thinking, std::string("Let me think."));
+        QCOMPARE(text, std::string("Hello world"));
+        QCOMPARE(json::parse(partial)["city"].get<std::string>(), std::string("Paris"));
+    }
+
+    void anthropicWriterBodyAndStopSequence() {
+        WriterSetup s;
+        s.id = "msg_y";
+        s.stop = {"###"};
+        auto w = anthropic_writer(s, qwen3_parser(false));
+        w->start();
+        w->token(tok("Hi"));
+        w->finish(fin(ft::FinishReason::stop, 3, 1, "###"));
+        const json b = json::parse(w->body());
+        QCOMPARE(b["type"].get<std::string>(), std::string("message"));
+        QCOMPARE(b["content"][0]["text"].get<std::string>(), std::string("Hi"));
+        QCOMPARE(b["stop_reason"].get<std::string>(), std::string("stop_sequence"));
+        QCOMPARE(b["stop_sequence"].get<std::string>(), std::string("###"));
+        QCOMPARE(b["usage"]["input_tokens"].get<int>(), 3);
+    }
+
+    // A fuzz smoke of the three request parsers: deterministic mutations of valid bodies (bytes flipped, cut,
+    // duplicated, JSON tokens spliced in) must give a parsed request or an ApiError with a 4xx status, nothing else.
+    void requestParsersOnlyThrowApiErrors() {
+        const std::vector<std::string> seeds = {
+            R"({"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"f"}},"stop":["a","b"],"max_tokens":5,"logprobs":true,"top_logprobs":2,"response_format":{"type":"json_object"},"stream_options":{"include_usage":true}})",
+            R"({"model":"m","prompt":[1,2,3],"max_tokens":3,"logprobs":1,"echo":true,"stop":"x"})",
+            R"({"model":"m","max_tokens":9,"system":[{"type":"text","text":"s"}],"thinking":{"type":"enabled"},"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"f"},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"u","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"u","content":"ok","is_error":true}]}]})",
+        };
+        const std::vector<std::string> splice = {"null", "1e999", "-1", "[]", "{}", "\"\"", "true", "\"\\ud800\"", "18446744073709551616", ",", ":", "\xff"};
+        std::uint64_t state = 0x12345678;
+        auto next = [&] {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return state;
+        };
+        int parsed = 0, rejected = 0;
+        for (int round = 0; round < 3000; ++round) {
+            std::string s = seeds[std::size_t(round) % seeds.size()];
+            const int edits = 1 + int(next() % 4);
+            for (int e = 0; e < edits && !s.empty(); ++e) {
+                const std::size_t at = std::size_t(next() % s.size());
+                switch (next() % 4) {
+                case 0: s[at] = char(next() & 0xff); break;
+                case 1: s.resize(at); break;
+                case 2: s.insert(at, s.substr(at, std::size_t(next() % 16))); break;
+                default: s.insert(at, splice[std::size_t(next() % splice.size())]); break;
+                }
+            }
+            for (int which = 0; which < 4; ++which) {
+                try {
+                    if (which == 0) parse_openai_chat(s);
+                    else if (which == 1) parse_openai_completion(s);
+                    else parse_anthropic_messages(s, which == 3);
+                    ++parsed;
+                } catch (const ApiError& e) {
+                    QVERIFY2(e.status >= 400 && e.status < 500, s.c_str());
+                    QVERIFY(!std::string(e.what()).empty());
+                    QVERIFY(json::parse(error_body(Protocol::openai, e)).is_object());  // valid JSON whatever the input
+                    ++rejected;
+                }
+            }
+        }
+        QVERIFY(parsed > 0 && rejected > 0);
+    }
+
+    // prepare(): the real template and tokenizer of the tiny model; model names; the context check.
+    void prepareWithTinyModel() {
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
+        ServedModel m;
+        m.id = "tiny";
+        m.aliases = {"claude-test"};
+        m.architecture = "qwen3_moe";
+        m.n_ctx = 256;
+        m.chat_template = &tpl;
+        m.tokenizer = &tk;
+        auto r = parse_openai_chat(R"({"model":"tiny","messages":[{"role":"user","content":"Hello"}],"max_tokens":1000})");
+        auto p = prepare(r, m, "id", 0);
+        ft::ChatRenderRequest rr;
+        rr.messages_json = R"([{"role":"user","content":"Hello"}])";
+        ft::EncodeOptions eo;
+        eo.parse_special = true;
+        QCOMPARE(p.generation.prompt, tk.encode(tpl.apply(rr), eo));
+        QCOMPARE(p.generation.max_tokens, 256 - p.prompt_tokens);  // clipped to the context
+        r.model = "claude-test";
+        QCOMPARE(status_of([&] { prepare(r, m, "id", 0); }), 0);
+        r.model = "gpt-nothing";
+        std::string type;
+        QCOMPARE(status_of([&] { prepare(r, m, "id", 0); }, &type), 404);
+        auto a = parse_anthropic_messages(R"({"model":"gpt-nothing","max_tokens":5,"messages":[{"role":"user","content":"x"}]})");
+        QCOMPARE(status_of([&] { prepare(a, m, "id", 0); }, &type), 404);
+        QCOMPARE(type, std::string("not_found_error"));
+        // Context overflow: 400 context_length_exceeded.
+        std::string longtext;
+        for (int i = 0; i < 300; ++i) longtext += "word ";
+        auto big = parse_openai_chat(json{{"model", "tiny"}, {"messages", {{{"role", "user"}, {"content", longtext}}}}}.dump());
+        try {
+            prepare(big, m, "id", 0);
+            QFAIL("no context error");
+        } catch (const ApiError& e) {
+            QCOMPARE(e.status, 400);
+            QCOMPARE(e.code, std::string("context_length_exceeded"));
+        }
+        // count_tokens renders the same prompt.
+        auto c = parse_anthropic_messages(R"({"model":"tiny","messages":[{"role":"user","content":"Hello"}]})", true);
+        QCOMPARE(count_prompt_tokens(c, m), p.prompt_tokens);
+    }
+};
+
+FT_TEST_MAIN(TestServeApi)
+#include "test_serve_api.moc"

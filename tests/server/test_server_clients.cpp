@@ -1,0 +1,206 @@
+// `ft serve` end to end on the tiny model (CPU engine): a real server on a free port, driven by the official
+// `openai` and `@anthropic-ai/sdk` npm clients (tests/reference/serve_clients.mjs), by a 32-client load test, and by
+// `ft ctl`; plus the port-in-use error and the bounded queue (429).
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QStandardPaths>
+
+#include <filesystem>
+
+#include "ft_process.h"
+#include "ft_test.h"
+
+using ft::test::run_ft;
+namespace fs = std::filesystem;
+
+namespace {
+
+const QString kModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+const QString kKey = QStringLiteral("test-key-123");
+
+// A running `ft serve`; stopped (SIGTERM, then kill) when it goes out of scope.
+struct Server {
+    QProcess proc;
+    QString url, out, err;
+
+    bool start(const QStringList& extra = {}) {
+        QStringList args{"serve", "--model", kModel, "--device", "cpu", "--port", "0", "--ctx", "1024", "--threads", "2",
+                         "--api-key", kKey};
+        args += extra;
+        proc.start(QStringLiteral(FT_EXE), args);
+        if (!proc.waitForStarted(10000)) return false;
+        QRegularExpression re(QStringLiteral("listening on (http://\\S+)"));
+        for (int i = 0; i < 600; ++i) {
+            proc.waitForReadyRead(100);
+            out += QString::fromUtf8(proc.readAllStandardOutput());
+            err += QString::fromUtf8(proc.readAllStandardError());
+            const auto m = re.match(out);
+            if (m.hasMatch()) {
+                url = m.captured(1);
+                return true;
+            }
+            if (proc.state() == QProcess::NotRunning) return false;
+        }
+        return false;
+    }
+    ~Server() {
+        if (proc.state() != QProcess::NotRunning) {
+            proc.terminate();
+            if (!proc.waitForFinished(10000)) {
+                proc.kill();
+                proc.waitForFinished(5000);
+            }
+        }
+    }
+};
+
+QString node_exe() { return qEnvironmentVariable("FT_NODE", QStandardPaths::findExecutable(QStringLiteral("node"))); }
+
+bool reference_missing(QString& why) {
+    const fs::path modules = fs::path(FT_SOURCE_DIR) / "tests" / "reference" / "node_modules";
+    if (node_exe().isEmpty()) why = QStringLiteral("node is not installed");
+    else if (!fs::exists(modules / "openai" / "package.json") || !fs::exists(modules / "@anthropic-ai" / "sdk" / "package.json"))
+        why = QStringLiteral("tests/reference/node_modules lacks openai / @anthropic-ai/sdk (run npm ci in tests/reference)");
+    return !why.isEmpty();
+}
+
+// Runs serve_clients.mjs; returns its exit code, output in `log`.
+int run_node(const QStringList& args, QString& log, int timeout_ms = 400000) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.setWorkingDirectory(QStringLiteral(FT_SOURCE_DIR "/tests/reference"));
+    p.start(node_exe(), QStringList{QStringLiteral(FT_SOURCE_DIR "/tests/reference/serve_clients.mjs")} + args);
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished(5000);
+        log = QString::fromUtf8(p.readAll()) + "\n(timeout)";
+        return -1;
+    }
+    log = QString::fromUtf8(p.readAll());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+}
+
+// Resident memory of a process (Linux /proc; -1 elsewhere).
+long rss_kib(qint64 pid) {
+    QFile f(QString("/proc/%1/status").arg(pid));
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    for (const auto& line : f.readAll().split('\n'))
+        if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').first().toLong();
+    return -1;
+}
+
+}  // namespace
+
+class TestServerClients : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QString why;
+        if (reference_missing(why)) {
+            if (qEnvironmentVariableIsSet("FT_REQUIRE_REFERENCE")) QFAIL(qPrintable(why));
+            QSKIP(qPrintable(why));
+        }
+        QVERIFY2(m_server.start(), qPrintable(m_server.out + m_server.err));
+    }
+
+    void officialClients() {
+        QString log;
+        const int rc = run_node({"clients", m_server.url, "qwen3-moe-tiny", kKey}, log);
+        qInfo().noquote() << log;
+        QVERIFY2(rc == 0, qPrintable(log + "\nserver stderr:\n" + m_server.err + QString::fromUtf8(m_server.proc.readAllStandardError())));
+    }
+
+    // 32 clients x 20 requests at once (and the same 640 requests one by one first): all complete, none lost or
+    // duplicated, each greedy reply equal to the request alone; the server's memory stays flat over those 1,280.
+    void loadThirtyTwoClients() {
+        const long rss_before = rss_kib(m_server.proc.processId());
+        QString log;
+        const int rc = run_node({"load", m_server.url, "qwen3-moe-tiny", kKey, "32", "20"}, log);
+        qInfo().noquote() << log;
+        QVERIFY2(rc == 0, qPrintable(log));
+        const long rss_after = rss_kib(m_server.proc.processId());
+        if (rss_before > 0) {
+            qInfo("server RSS %ld KiB before, %ld KiB after 1280 requests", rss_before, rss_after);
+            QVERIFY2(rss_after - rss_before < 32 * 1024, qPrintable(QString("RSS grew by %1 KiB").arg(rss_after - rss_before)));
+        }
+    }
+
+    void ctlAgainstServer() {
+        auto r = run_ft({"ctl", "health", "--url", m_server.url});
+        QVERIFY2(r.code == 0 && r.out.startsWith("ok: model qwen3-moe-tiny"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "stats", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("\"generated_tokens_total\"") && r.out.contains("\"kv_pages_total\""), qPrintable(r.out));
+        r = run_ft({"ctl", "stats", "--url", m_server.url});  // no key
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--api-key"), qPrintable(r.err));
+        r = run_ft({"ctl", "cache", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0 && r.out.contains("kv "), qPrintable(r.out + r.err));
+        // Live cache rebuild (the CPU engine resizes its KV cache; it has no expert cache): accepted, then visible in
+        // the status; impossible sizes are rejected with the engine's reason and change nothing.
+        r = run_ft({"ctl", "cache", "--kv", "8192", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0 && r.out.contains("rebuilt") && r.out.contains("8192 KV positions"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "cache", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0 && r.out.contains("(8192 positions)"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "cache", "--moe", "7", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 1 && r.err.contains("rejected") && r.err.contains("expert cache"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "cache", "--kv", "1", "--url", m_server.url, "--api-key", kKey, "--json"});
+        QVERIFY2(r.code == 1 && r.out.contains("\"accepted\": false"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "cache", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0 && r.out.contains("(8192 positions)"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "requests", "--url", m_server.url, "--api-key", kKey});
+        QVERIFY2(r.code == 0 && r.out.contains("no requests in flight"), qPrintable(r.out + r.err));
+        r = run_ft({"ctl", "cancel", "99999", "--url", m_server.url, "--api-key", kKey});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no request 99999"), qPrintable(r.err));
+        r = run_ft({"ctl", "health", "--url", "http://127.0.0.1:1"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("cannot reach the server") && r.err.contains("ft serve"), qPrintable(r.err));
+    }
+
+    void benchServe() {
+        QTemporaryDir dir;
+        const QString json = dir.filePath("bench.json");
+        const auto r = run_ft({"bench", "serve", "--url", m_server.url, "--api-key", kKey, "--clients", "3", "--requests", "2",
+                               "--max-tokens", "4", "--json", json});
+        QVERIFY2(r.code == 0 && r.out.contains("tok/s aggregate") && r.out.contains("TTFT p50"), qPrintable(r.out + r.err));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto j = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(j["requests_ok"].toInt(), 6);
+        QCOMPARE(j["requests_failed"].toInt(), 0);
+        QVERIFY(j["completion_tokens"].toInt() > 0 && j["completion_tokens"].toInt() <= 6 * 4);
+        QVERIFY(j["aggregate_tok_s"].toDouble() > 0 && j["ttft_ms_p99"].toDouble() >= j["ttft_ms_p50"].toDouble());
+    }
+
+    void portInUse() {
+        const QString port = m_server.url.section(':', -1);
+        const auto r = run_ft({"serve", "--model", kModel, "--device", "cpu", "--threads", "1", "--port", port}, {}, 120000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("port " + port + " is already in use") && r.err.contains("--port"), qPrintable(r.err));
+    }
+
+    // A queue of 1: a second concurrent request is answered 429 with the protocol's error shape; the body limit (413)
+    // and CORS (only when asked for) on the same server.
+    void boundedQueue() {
+        Server small;
+        QVERIFY2(small.start({"--max-queue", "1", "--max-body", "4K", "--cors", "http://example.test"}),
+                 qPrintable(small.out + small.err));
+        QString log;
+        const int rc = run_node({"queue", small.url, "qwen3-moe-tiny", kKey}, log);
+        qInfo().noquote() << log;
+        QVERIFY2(rc == 0, qPrintable(log));
+    }
+
+    void cleanupTestCase() {}
+
+private:
+    Server m_server;
+};
+
+FT_TEST_MAIN(TestServerClients)
+#include "test_server_clients.moc"
