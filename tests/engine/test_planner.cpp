@@ -140,10 +140,14 @@ private slots:
         QVERIFY(c.plan.total() <= p.budget);
         QCOMPARE(c.plan.kv_tokens, p.kv_tokens * 2);
         // Past the budget: rejected with the numbers, the plan unchanged.
-        c = ft::memory::check_rebuild(g, p, {p.kv_tokens * 4, p.expert_slots}, 0);
+        c = ft::memory::check_rebuild(g, p, {p.kv_tokens * 2, p.max_expert_slots}, 0);
         QVERIFY(!c.ok);
         QVERIFY2(QString::fromStdString(c.reason).contains("budget"), c.reason.c_str());
         QCOMPARE(c.plan.kv_tokens, p.kv_tokens);
+        // More KV than every sequence at full context: past the slider's limit.
+        c = ft::memory::check_rebuild(g, p, {p.max_kv_tokens + 16, p.min_expert_slots}, 0);
+        QVERIFY(!c.ok);
+        QVERIFY2(QString::fromStdString(c.reason).contains(std::to_string(p.max_kv_tokens).c_str()), c.reason.c_str());
         // Fewer slots than one layer's experts.
         c = ft::memory::check_rebuild(g, p, {-1, 100}, 0);
         QVERIFY(!c.ok);

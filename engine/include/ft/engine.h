@@ -45,7 +45,6 @@ struct LoadOptions {
     std::int64_t kv_reserve_tokens = 8192;  // KV positions the planner keeps before giving VRAM to the expert cache
     std::int64_t kv_tokens = 0;    // KV positions to allocate (0: what the planner chooses)
     bool kv_f32 = false;           // GPU KV cache in f32 instead of f16
-    std::uint64_t pin_budget = 0;  // host memory that may be page-locked for the expert store (0: as much as the OS allows)
     bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower
     bool gpu_graphs = true;        // replay the decode step as a CUDA graph
     // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
@@ -173,8 +172,9 @@ public:
     void load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
               std::function<void(const std::optional<Error>&)> done);
     void unload(std::function<void()> done = {});
-    // Stops a load in progress at its next check point (between files, between upload chunks); its done callback
-    // then gets ft::Error(cancelled). No effect when nothing is loading.
+    // Stops every load queued so far — the one in progress at its next check point (between mapped chunks, between
+    // uploads), one still waiting at its start; their done callbacks get ft::Error(cancelled). No effect on loads
+    // queued afterwards.
     void cancel_load();
     // Resizes the KV cache and the expert cache of the loaded model while it serves (queued to the engine thread;
     // the step in flight finishes first). The request is checked against the geometry and the budget before

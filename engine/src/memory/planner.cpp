@@ -284,6 +284,8 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& cur, const 
     if (req.kv_tokens == 0) return fail("a KV cache of 0 positions cannot serve");
     if (kv < cur.n_ctx && kv < std::int64_t(cur.n_ctx) * cur.max_sequences)
         return fail(fmt::format("{} KV positions are less than one {}-token context", kv, cur.n_ctx));
+    if (req.kv_tokens > 0 && kv > cur.max_kv_tokens)
+        return fail(fmt::format("{} KV positions are more than the {} this plan allows", kv, cur.max_kv_tokens));
     if (kv < running_kv_tokens)
         return fail(fmt::format("{} KV positions are fewer than the {} the running requests hold", kv, running_kv_tokens));
     if (slots != cur.expert_slots) {

@@ -83,6 +83,8 @@ struct Engine::Impl {
     double decode_rate = 0;  // EWMA tokens/s
     Clock::time_point backend_published{}, loaded_at{};
     std::atomic<bool> cancel_load{false};
+    // Loads are numbered when queued; cancel_load() cancels every load queued so far (one still waiting included).
+    std::atomic<std::uint64_t> loads_queued{0}, loads_cancelled{0};
     std::atomic<bool> loading{false};
     sched::StatsTracker tracker;  // rates and recent windows from the backend's counters
     std::uint64_t decode_tokens = 0;
@@ -125,11 +127,11 @@ struct Engine::Impl {
 
     // ---- loading ----
 
-    void do_load(const LoadOptions& o, const std::function<void(const LoadProgress&)>& progress,
+    void do_load(std::uint64_t seq, const LoadOptions& o, const std::function<void(const LoadProgress&)>& progress,
                  const std::function<void(const std::optional<Error>&)>& done) {
         abort_all(FinishReason::cancelled);
         model.reset();
-        cancel_load = false;
+        cancel_load = loads_cancelled.load() >= seq;
         loading = true;
         publish();
         try {
@@ -504,10 +506,14 @@ Engine::~Engine() {
 
 void Engine::load(LoadOptions options, std::function<void(const LoadProgress&)> progress,
                   std::function<void(const std::optional<Error>&)> done) {
-    impl_->post([this, o = std::move(options), p = std::move(progress), d = std::move(done)] { impl_->do_load(o, p, d); });
+    const std::uint64_t seq = ++impl_->loads_queued;
+    impl_->post([this, seq, o = std::move(options), p = std::move(progress), d = std::move(done)] { impl_->do_load(seq, o, p, d); });
 }
 
-void Engine::cancel_load() { impl_->cancel_load = true; }
+void Engine::cancel_load() {
+    impl_->loads_cancelled = impl_->loads_queued.load();
+    impl_->cancel_load = true;
+}
 
 void Engine::rebuild_caches(CacheRequest request, std::function<void(const RebuildResult&)> done) {
     impl_->post([this, request, d = std::move(done)] {
