@@ -8,6 +8,8 @@ find_package(hwy CONFIG REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+# The API server's HTTP/1.1 transport (app/server): Debian's libcpp-httplib-dev, a header plus a shared library.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 
 if(FT_CUDA)
   include(CheckLanguage)
@@ -33,7 +35,8 @@ if(FT_TESTS)
   list(APPEND FT_QT_COMPONENTS Core Test)
 endif()
 if(FT_GUI)
-  list(APPEND FT_QT_COMPONENTS Core Gui Widgets Qml Quick QuickControls2 Charts Sql HttpServer LinguistTools Test)
+  list(APPEND FT_QT_COMPONENTS Core Gui Widgets Qml Quick QuickControls2 Charts Sql Network Concurrent
+       LinguistTools Test)
 endif()
 if(FT_QT_COMPONENTS)
   list(REMOVE_DUPLICATES FT_QT_COMPONENTS)

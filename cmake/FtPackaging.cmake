@@ -22,10 +22,11 @@ else()
   set(CPACK_DEBIAN_PACKAGE_MAINTAINER "FreeToken Desktop team")
   set(CPACK_DEBIAN_PACKAGE_SECTION "science")
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-  # What shlibdeps cannot see: the QML modules and the SQLite driver the app loads at run time.
+  # What shlibdeps cannot see: the QML modules and the SQLite driver the app loads at run time
+  # (Qt.labs.folderlistmodel: the file and folder dialogs of QtQuick.Dialogs crash without it).
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-layouts, \
 qml6-module-qtquick-window, qml6-module-qtquick-templates, qml6-module-qtquick-dialogs, qml6-module-qtqml-workerscript, \
-qml6-module-qtquick-shapes, libqt6sql6-sqlite, libqt6svg6")
+qml6-module-qtquick-shapes, qml6-module-qt-labs-folderlistmodel, libqt6sql6-sqlite, libqt6svg6")
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 endif()
 include(CPack)

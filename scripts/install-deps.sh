@@ -8,6 +8,7 @@ mode=${1:---gui}
 pkgs=(
   build-essential cmake ninja-build pkg-config git
   libhwloc-dev libspdlog-dev libfmt-dev libhwy-dev libpcre2-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
+  libcpp-httplib-dev
   qt6-base-dev libqt6test6 qt6-base-dev-tools
 )
 # Node.js + npm run the differential tests (reference tokenizers/templates from npm). Any node >= 18 will do,
@@ -15,11 +16,12 @@ pkgs=(
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 if [[ "$mode" == "--gui" ]]; then
   pkgs+=(
-    qt6-declarative-dev qt6-declarative-dev-tools qt6-charts-dev qt6-httpserver-dev qt6-websockets-dev qt6-tools-dev qt6-tools-dev-tools
+    qt6-declarative-dev qt6-declarative-dev-tools qt6-charts-dev qt6-websockets-dev qt6-tools-dev qt6-tools-dev-tools
     qt6-l10n-tools qt6-shadertools-dev libqt6sql6-sqlite libqt6svg6
     qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
     qml6-module-qtquick-templates qml6-module-qtquick-dialogs qml6-module-qtqml-workerscript qml6-module-qtcharts
     qml6-module-qtqml-models qml6-module-qtquick-shapes
+    qml6-module-qt-labs-folderlistmodel
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
   )
 fi

@@ -1,6 +1,7 @@
 #include "app_settings.h"
 
 #include <QLocale>
+#include <QUrl>
 
 #include "ft/paths.h"
 
@@ -47,6 +48,31 @@ bool AppSettings::setLanguage(const QString& language) {
     m_language = language;
     m_settings->setValue("ui/language", language);
     emit languageChanged();
+    return true;
+}
+
+QString AppSettings::hubToken() const { return m_settings->value("hub/token").toString(); }
+
+void AppSettings::setHubToken(const QString& token) {
+    if (token.trimmed() == hubToken()) return;
+    m_settings->setValue("hub/token", token.trimmed());
+    m_settings->sync();
+    emit hubChanged();
+}
+
+QString AppSettings::hubEndpoint() const { return m_settings->value("hub/endpoint").toString(); }
+
+bool AppSettings::setHubEndpoint(const QString& url) {
+    const QString u = url.trimmed();
+    if (!u.isEmpty()) {
+        const QUrl parsed(u, QUrl::StrictMode);
+        if (!parsed.isValid() || (parsed.scheme() != "http" && parsed.scheme() != "https") || parsed.host().isEmpty())
+            return false;
+    }
+    if (u == hubEndpoint()) return true;
+    m_settings->setValue("hub/endpoint", u);
+    m_settings->sync();
+    emit hubChanged();
     return true;
 }
 

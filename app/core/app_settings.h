@@ -18,6 +18,8 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(int apiPort READ apiPort CONSTANT)
+    Q_PROPERTY(QString hubToken READ hubToken WRITE setHubToken NOTIFY hubChanged)
+    Q_PROPERTY(QString hubEndpoint READ hubEndpoint WRITE setHubEndpoint NOTIFY hubChanged)
 public:
     // `file` empty: ft::data_dir()/freetoken.ini.
     explicit AppSettings(const QString& file = {}, QObject* parent = nullptr);
@@ -32,6 +34,13 @@ public:
     QString language() const { return m_language; }
     bool setLanguage(const QString& language);
     int apiPort() const { return m_apiPort; }
+    // Hugging Face: the access token sent as "Authorization: Bearer" (gated/private repositories), and the server
+    // (empty: https://huggingface.co; FT_HF_ENDPOINT overrides it). Read from the file each time, so every
+    // AppSettings of the process sees the latest value. setHubEndpoint refuses what is not an http(s) URL.
+    QString hubToken() const;
+    void setHubToken(const QString& token);
+    QString hubEndpoint() const;
+    bool setHubEndpoint(const QString& url);
 
     QString filePath() const;
     void sync();
@@ -39,6 +48,7 @@ public:
 signals:
     void themeChanged();
     void languageChanged();
+    void hubChanged();
 
 private:
     std::unique_ptr<QSettings> m_settings;

@@ -9,6 +9,7 @@
 #include "ft/error.h"
 #include "ft/log.h"
 #include "ft/version.h"
+#include "engine_host.h"
 #include "log_hub.h"
 #include "system_info.h"
 #include "qml_setup.h"
@@ -64,8 +65,9 @@ int main(int argc, char** argv) {
 
         int rc = 1;
         {
+            ft::EngineHost host;  // the one engine of the app; outlives the QML that uses it
             QQmlApplicationEngine engine;
-            ft::ui::prepare_engine(engine, &hub);
+            ft::ui::prepare_engine(engine, &hub, &host);
             engine.load(ft::ui::main_qml_url());
             if (engine.rootObjects().isEmpty()) {
                 spdlog::critical("the user interface failed to load (see the warnings above)");

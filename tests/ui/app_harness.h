@@ -9,6 +9,10 @@
 #include <QQuickWindow>
 #include <QString>
 
+#include <memory>
+
+#include "engine_host.h"
+
 namespace ft {
 class LogHub;
 }
@@ -17,7 +21,8 @@ namespace ft::test {
 
 class UiHarness {
 public:
-    explicit UiHarness(ft::LogHub* hub);
+    explicit UiHarness(ft::LogHub* hub);  // with an EngineHost of its own, as the app has
+    ft::EngineHost* host() const { return m_host.get(); }
     bool load();                                   // false if Main.qml failed to load or never got exposed
     QQuickWindow* window() const { return m_window; }
     QObject* root() const { return m_root; }
@@ -32,6 +37,7 @@ public:
 
 private:
     ft::LogHub* m_hub;
+    std::unique_ptr<ft::EngineHost> m_host;  // declared before m_engine: outlives the QML
     QQmlApplicationEngine m_engine;
     QQuickWindow* m_window = nullptr;
     QObject* m_root = nullptr;

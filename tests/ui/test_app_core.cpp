@@ -151,7 +151,7 @@ private slots:
         }
         QSqlDatabase::removeDatabase("raw0");
         ft::ModelLibrary lib(db);
-        QCOMPARE(lib.schemaVersion(), 1);
+        QCOMPARE(lib.schemaVersion(), ft::ModelLibrary::kSchemaVersion);
         QVERIFY(lib.models().isEmpty());
     }
 

@@ -141,8 +141,9 @@ private slots:
         m_ui->settle();
         QVERIFY(!m_ui->item("modelsEmptyState")->isVisible());
         QCOMPARE(m_ui->item("nav_models")->property("badge").toInt(), 1);
-        QVERIFY(m_ui->click("removeModelButton"));
-        QCOMPARE(library->property("count").toInt(), 0);
+        QVERIFY(m_ui->click("removeModelButton"));   // asks first (tests/ui/test_models_page covers the dialog)
+        QVERIFY(m_ui->click("confirmRemoveButton"));
+        QTRY_COMPARE(library->property("count").toInt(), 0);
         QVERIFY(m_ui->item("modelsEmptyState")->isVisible());
         const QStringList w = take_warnings();
         QVERIFY2(w.isEmpty(), qPrintable(w.join('\n')));

@@ -44,7 +44,7 @@ bool install_language(const QString& language) {
     return true;
 }
 
-void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub) {
+void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* engineHost) {
     QQuickStyle::setStyle("Basic");
     // Prefer a modern UI face; Noto Sans CJK also covers Hangul and Hanzi for the translations.
     QFont font(first_available({"Inter", "Segoe UI Variable Text", "Segoe UI", "Noto Sans", "Noto Sans CJK SC",
@@ -59,6 +59,7 @@ void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub) {
         install_language(settings.language());
     }
     engine.setInitialProperties({{"logHub", QVariant::fromValue<QObject*>(hub)},
+                                 {"engineHost", QVariant::fromValue<QObject*>(engineHost)},
                                  {"monoFamily", first_available({"JetBrains Mono", "Cascadia Mono", "Consolas",
                                                                  "Noto Sans Mono", "DejaVu Sans Mono"},
                                                                 "monospace")}});

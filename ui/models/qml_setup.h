@@ -13,9 +13,10 @@ class LogHub;
 
 namespace ft::ui {
 
-// Controls style, fonts, the icon image provider, the saved language, and the `logHub` initial property of Main.qml.
+// Controls style, fonts, the icon image provider, the saved language, and the `logHub` and `engineHost` (the app's
+// ft::EngineHost, owned by the caller and outliving `engine`; may be null) initial properties of Main.qml.
 // Call after QApplication exists and before engine.load(main_qml_url()).
-void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub);
+void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* engineHost = nullptr);
 QUrl main_qml_url();
 
 // Installs the translator for `language` ("en", "ko", "zh_CN"); false if unknown or its .qm is missing.

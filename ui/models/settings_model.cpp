@@ -24,6 +24,7 @@ QString safe_path(std::filesystem::path (*fn)()) {
 SettingsModel::SettingsModel(QObject* parent) : QObject(parent) {
     connect(&m_settings, &AppSettings::themeChanged, this, &SettingsModel::themeChanged);
     connect(&m_settings, &AppSettings::languageChanged, this, &SettingsModel::languageChanged);
+    connect(&m_settings, &AppSettings::hubChanged, this, &SettingsModel::hubChanged);
 }
 
 void SettingsModel::setTheme(const QString& theme) { m_settings.setTheme(theme); }

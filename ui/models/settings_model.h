@@ -22,6 +22,9 @@ class SettingsModel : public QObject {
     Q_PROPERTY(QString logDir READ logDir CONSTANT)
     Q_PROPERTY(QString modelsDir READ modelsDir CONSTANT)
     Q_PROPERTY(QString settingsFile READ settingsFile CONSTANT)
+    Q_PROPERTY(QString hubToken READ hubToken WRITE setHubToken NOTIFY hubChanged)
+    Q_PROPERTY(QString hubEndpoint READ hubEndpoint NOTIFY hubChanged)
+    Q_PROPERTY(bool hubEndpointFromEnvironment READ hubEndpointFromEnvironment CONSTANT)
 public:
     explicit SettingsModel(QObject* parent = nullptr);
 
@@ -38,11 +41,19 @@ public:
     QString modelsDir() const;
     QString settingsFile() const { return m_settings.filePath(); }
 
+    QString hubToken() const { return m_settings.hubToken(); }
+    void setHubToken(const QString& token) { m_settings.setHubToken(token); }
+    QString hubEndpoint() const { return m_settings.hubEndpoint(); }
+    bool hubEndpointFromEnvironment() const { return qEnvironmentVariableIsSet("FT_HF_ENDPOINT"); }
+    // False (nothing saved) when `url` is neither empty nor an http(s) address.
+    Q_INVOKABLE bool setHubEndpoint(const QString& url) { return m_settings.setHubEndpoint(url); }
+
     Q_INVOKABLE void openFolder(const QString& path) const;
 
 signals:
     void themeChanged();
     void languageChanged();
+    void hubChanged();
 
 private:
     AppSettings m_settings;

@@ -7,6 +7,7 @@ import FreeToken.Ui
 ApplicationWindow {
     id: root
     property QtObject logHub: null          // set by the executable (ft::ui::prepare_engine)
+    property QtObject engineHost: null      // the app's EngineHost, set by the executable (null: no engine)
     property string monoFamily: "monospace"
     property string currentPage: "models"
     readonly property var pages: ["models", "console", "chat", "logs", "settings"]
@@ -26,7 +27,9 @@ ApplicationWindow {
     SettingsModel { id: settingsModel; objectName: "settingsModel" }
     SystemMonitor { id: systemMonitor; objectName: "systemMonitor" }
     ModelListModel { id: libraryModel; objectName: "libraryModel" }
+    DownloadListModel { id: downloadModel; objectName: "downloadModel"; library: libraryModel }
     LogListModel { id: logListModel; objectName: "logListModel"; hub: root.logHub }
+    ChatSession { id: chatSession; objectName: "chatSession"; host: root.engineHost }
     Binding { target: Theme; property: "dark"; value: settingsModel.dark }
     Binding { target: Theme; property: "monoFamily"; value: root.monoFamily }
 
@@ -62,9 +65,20 @@ ApplicationWindow {
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: root.pages.indexOf(root.currentPage)
-            ModelsPage { objectName: "page_models"; library: libraryModel }
-            ConsolePage { objectName: "page_console"; monitor: systemMonitor; onGoToModels: root.showPage("models") }
-            ChatPage { objectName: "page_chat"; onGoToModels: root.showPage("models") }
+            ModelsPage { objectName: "page_models"; library: libraryModel; downloads: downloadModel; engineHost: root.engineHost }
+            ConsolePage {
+                objectName: "page_console"
+                monitor: systemMonitor
+                host: root.engineHost
+                onGoToModels: root.showPage("models")
+                onGoToChat: root.showPage("chat")
+            }
+            ChatPage {
+                objectName: "page_chat"
+                session: chatSession
+                engineHost: root.engineHost
+                onGoToModels: root.showPage("models")
+            }
             LogsPage { objectName: "page_logs"; logModel: logListModel }
             SettingsPage { objectName: "page_settings"; settings: settingsModel }
         }

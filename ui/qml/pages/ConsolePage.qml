@@ -2,91 +2,81 @@ import QtQuick
 import QtQuick.Layouts
 import FreeToken.Ui
 
-// Dashboard. Engine figures (speed, hit rate, PCIe) arrive with the engine; the hardware figures are live now.
+// Dashboard: the model card, the cache config (KV ↔ expert cache, live rebuild), the live engine charts of the
+// ConsoleModel (fed by EngineHost at 8 Hz) and the hardware figures.
 Page {
     id: page
     property SystemMonitor monitor
+    property QtObject host: null            // the app's EngineHost
     signal goToModels()
+    signal goToChat()
     title: qsTr("Console")
-    subtitle: qsTr("No model loaded · hardware figures are live")
+    subtitle: cm.loaded
+              ? qsTr("%1 · up %2 · %3 requests total").arg(cm.modelName).arg(engineCard.duration(cm.uptimeSeconds)).arg(cm.requestsTotal)
+              : qsTr("No model loaded · hardware figures are live")
     readonly property int columns: width >= 760 ? 3 : 2
 
-    actions: Pill {
-        tint: Theme.success
-        text: qsTr("Live · %1 s").arg(page.monitor ? page.monitor.interval / 1000 : 1)
+    actions: [
+        Segmented {
+            objectName: "consoleWindow"
+            visible: cm.loaded
+            options: [{ value: 1, label: qsTr("1 min") }, { value: 5, label: qsTr("5 min") }, { value: 15, label: qsTr("15 min") }]
+            value: cm.windowMinutes
+            onActivated: (v) => cm.windowMinutes = v
+        },
+        Pill {
+            tint: Theme.success
+            text: cm.loaded ? qsTr("Live · 8 Hz") : qsTr("Live · %1 s").arg(page.monitor ? page.monitor.interval / 1000 : 1)
+        }
+    ]
+
+    ConsoleModel { id: cm; objectName: "consoleModel"; host: page.host }
+
+    FaultBanner {
+        objectName: "faultBanner"
+        Layout.fillWidth: true
+        visible: cm.fault.length > 0
+        message: cm.fault
+        onRestart: cm.restartEngine()
+        onDismiss: cm.dismissFault()
     }
 
-    Card {
+    ConsoleModelCard {
+        id: engineCard
         objectName: "engineCard"
         Layout.fillWidth: true
-        RowLayout {
-            Layout.fillWidth: true
-            spacing: Theme.s4
-            Rectangle {
-                width: 44
-                height: 44
-                radius: 12
-                color: Theme.surfaceAlt
-                border.color: Theme.border
-                Icon { anchors.centerIn: parent; name: "chip"; size: 22; color: Theme.textMuted }
-            }
-            ColumnLayout {
-                Layout.fillWidth: true
-                spacing: 2
-                Text { text: qsTr("No model loaded"); color: Theme.text; font.pixelSize: Theme.fontTitle + 1; font.weight: Font.DemiBold }
-                Text {
-                    Layout.fillWidth: true
-                    text: qsTr("Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.")
-                    color: Theme.textMuted
-                    font.pixelSize: Theme.fontSmall
-                    wrapMode: Text.WordWrap
-                }
-            }
-            Pill { text: qsTr("Idle"); tint: Theme.textFaint }
-            AppButton { text: qsTr("Go to Models"); iconName: "models"; onClicked: page.goToModels() }
-        }
+        vm: cm
+        onGoToChat: page.goToChat()
+        onGoToModels: page.goToModels()
     }
 
     Text {
-        text: qsTr("Engine")
-        color: Theme.textMuted
-        font.pixelSize: Theme.fontSmall
-        font.weight: Font.DemiBold
-        Layout.topMargin: Theme.s2
-    }
-    GridLayout {
+        objectName: "bandwidthText"
         Layout.fillWidth: true
-        columns: page.columns
-        columnSpacing: Theme.s4
-        rowSpacing: Theme.s4
-        MetricCard {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
-            Layout.preferredWidth: 1
-            title: qsTr("Decode speed")
-            iconName: "bolt"
-            available: false
-            note: qsTr("Available when a model runs")
-        }
-        MetricCard {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
-            Layout.preferredWidth: 1
-            title: qsTr("Expert cache hit rate")
-            iconName: "gauge"
-            available: false
-            note: qsTr("Available when a model runs")
-        }
-        MetricCard {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
-            Layout.preferredWidth: 1
-            title: qsTr("PCIe transfer")
-            iconName: "arrow-down"
-            available: false
-            note: qsTr("Available when a model runs")
-        }
+        visible: cm.loaded && (cm.bpGbps > 0 || cm.bcGbps > 0)
+        text: qsTr("Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses")
+              .arg(cm.bpGbps.toFixed(1)).arg(cm.bcGbps.toFixed(1)).arg((100 * cm.fraction).toFixed(0))
+        color: Theme.textMuted
+        font.family: Theme.monoFamily
+        font.pixelSize: Theme.fontCaption
+        wrapMode: Text.WordWrap
     }
+
+    CacheConfigCard {
+        objectName: "cacheConfigCard"
+        Layout.fillWidth: true
+        visible: cm.cacheConfigAvailable
+        vm: cm
+    }
+
+    ConsoleCharts {
+        objectName: "consoleCharts"
+        Layout.fillWidth: true
+        visible: cm.loaded
+        vm: cm
+        columns: page.columns >= 3 ? 2 : 1
+    }
+
     Text {
         text: qsTr("Hardware")
         color: Theme.textMuted

@@ -2,17 +2,37 @@ import QtQuick
 import QtQuick.Controls.Basic
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import QtQuick.Templates as T
 import FreeToken.Ui
 
-// The model library (SQLite). Empty, it explains what to add and where models live.
+// The model library (SQLite). Add by file/folder dialog, by dropping a .gguf file or a model folder on the page, by
+// scanning the models folder, or by downloading from Hugging Face. Each row loads through the app's EngineHost.
 Page {
     id: page
     property ModelListModel library
+    property DownloadListModel downloads
+    property var engineHost: null
     title: qsTr("Models")
     subtitle: library && library.count > 0 ? qsTr("%n model(s) in your library", "", library.count)
                                            : qsTr("Your library is empty")
 
+    // What the DropArea calls; also the entry point for tests.
+    function dropUrls(urls) { return page.library.addUrls(urls) }
+
     actions: [
+        AppButton {
+            objectName: "downloadModelButton"
+            text: qsTr("Download…")
+            iconName: "arrow-down"
+            onClicked: downloadDialog.open()
+        },
+        AppButton {
+            objectName: "scanModelsButton"
+            text: qsTr("Scan models folder")
+            iconName: "search"
+            tip: qsTr("Add every model in %1").arg(page.library ? page.library.modelsDir : "")
+            onClicked: page.library.scanModelsFolder()
+        },
         AppButton {
             objectName: "addFolderButton"
             text: qsTr("Add folder…")
@@ -30,14 +50,26 @@ Page {
 
     FileDialog {
         id: fileDialog
+        objectName: "modelFileDialog"
         title: qsTr("Choose a GGUF model file")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: page.library.addUrl(selectedFile)
     }
     FolderDialog {
         id: folderDialog
+        objectName: "modelFolderDialog"
         title: qsTr("Choose a Hugging Face model folder")
         onAccepted: page.library.addUrl(selectedFolder)
+    }
+    RemoveModelDialog {
+        id: removeDialog
+        parent: T.Overlay.overlay
+        onRemoveConfirmed: (id, deleteFiles) => page.library.removeModel(id, deleteFiles)
+    }
+    DownloadDialog {
+        id: downloadDialog
+        parent: T.Overlay.overlay
+        downloads: page.downloads
     }
 
     Rectangle {
@@ -65,6 +97,43 @@ Page {
             AppButton { objectName: "dismissErrorButton"; kind: "ghost"; iconName: "close"; tip: qsTr("Dismiss"); implicitHeight: 26; onClicked: page.library.clearError() }
         }
     }
+    Text {
+        objectName: "libraryNotice"
+        visible: page.library && page.library.notice.length > 0
+        text: page.library ? page.library.notice : ""
+        color: Theme.textMuted
+        font.pixelSize: Theme.fontSmall
+    }
+
+    // Downloads in progress (and recent ones), above the library.
+    Card {
+        objectName: "downloadsCard"
+        visible: page.downloads && page.downloads.count > 0
+        Layout.fillWidth: true
+        padding: Theme.s4
+        spacing: Theme.s2
+        SectionTitle { text: qsTr("Downloads") }
+        Repeater {
+            model: page.downloads
+            delegate: DownloadRow {
+                required property var model
+                Layout.fillWidth: true
+                downloads: page.downloads
+                downloadId: model.downloadId
+                repo: model.repo
+                label: model.label
+                dlState: model.state
+                bytesDone: model.bytesDone
+                bytesTotal: model.bytesTotal
+                fraction: model.fraction
+                speed: model.speed
+                eta: model.eta
+                error: model.error
+                fileIndex: model.fileIndex
+                fileCount: model.fileCount
+            }
+        }
+    }
 
     Card {
         objectName: "modelsEmptyState"
@@ -78,7 +147,7 @@ Page {
             Layout.fillWidth: true
             iconName: "models"
             title: qsTr("Add a model to start")
-            body: qsTr("FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded; it is used where it is, nothing is copied.")
+            body: qsTr("FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.")
 
             Row {
                 id: tiles
@@ -130,12 +199,60 @@ Page {
         delegate: ModelRow {
             required property var model
             Layout.fillWidth: true
+            host: page.engineHost
             name: model.name
             path: model.path
             format: model.format
             sizeBytes: model.sizeBytes
             addedAt: model.addedAt
-            onRemoveRequested: page.library.remove(model.modelId)
+            readable: model.readable
+            readError: model.readError
+            architecture: model.architecture
+            runnable: model.runnable
+            supportNote: model.supportNote
+            quant: model.quant
+            totalParams: model.totalParams
+            activeParams: model.activeParams
+            parts: model.parts
+            fitVerdict: model.fitVerdict
+            fitReason: model.fitReason
+            tokSLow: model.tokSLow
+            tokSHigh: model.tokSHigh
+            onRemoveRequested: removeDialog.ask(model.modelId, model.name, model.path, model.format !== "gguf")
+        }
+    }
+
+    // Drop a .gguf file or a model folder anywhere on the page.
+    DropArea {
+        id: drop
+        objectName: "modelDropArea"
+        parent: page
+        anchors.fill: parent
+        z: 100
+        onEntered: (drag) => {
+            drag.accepted = drag.hasUrls && drag.urls.some(u => page.library.acceptsUrl(u))
+        }
+        onDropped: (dropEvent) => {
+            if (dropEvent.hasUrls) {
+                page.dropUrls(dropEvent.urls)
+                dropEvent.acceptProposedAction()
+            }
+        }
+        Rectangle {
+            anchors.fill: parent
+            anchors.margins: Theme.s3
+            visible: drop.containsDrag
+            radius: Theme.radius
+            color: Theme.accentSoft
+            border.color: Theme.accent
+            border.width: 2
+            Text {
+                anchors.centerIn: parent
+                text: qsTr("Drop a .gguf file or a model folder to add it")
+                color: Theme.accent
+                font.pixelSize: Theme.fontTitle
+                font.weight: Font.DemiBold
+            }
         }
     }
 }

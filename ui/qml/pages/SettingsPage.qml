@@ -1,4 +1,5 @@
 import QtQuick
+import QtQuick.Controls.Basic
 import QtQuick.Layouts
 import FreeToken.Ui
 
@@ -68,6 +69,59 @@ Page {
             }
             Pill { text: qsTr("Not started"); tint: Theme.textFaint }
             Item { Layout.fillWidth: true }
+        }
+    }
+
+    Card {
+        objectName: "hubSettingsCard"
+        Layout.fillWidth: true
+        SectionTitle {
+            Layout.fillWidth: true
+            iconName: "arrow-down"
+            text: qsTr("Hugging Face")
+            caption: qsTr("Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).")
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: Theme.s4
+            Text { text: qsTr("Access token"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+            TextField {
+                id: tokenField
+                objectName: "hubTokenField"
+                Layout.fillWidth: true
+                text: page.settings ? page.settings.hubToken : ""
+                echoMode: TextInput.Password
+                placeholderText: qsTr("hf_… (optional)")
+                color: Theme.text
+                placeholderTextColor: Theme.textFaint
+                background: Rectangle { radius: Theme.radiusSmall; color: Theme.surfaceAlt; border.color: tokenField.activeFocus ? Theme.accent : Theme.border }
+                onEditingFinished: page.settings.hubToken = text
+            }
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: Theme.s4
+            Text { text: qsTr("Server"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+            TextField {
+                id: endpointField
+                objectName: "hubEndpointField"
+                Layout.fillWidth: true
+                text: page.settings ? page.settings.hubEndpoint : ""
+                enabled: page.settings && !page.settings.hubEndpointFromEnvironment
+                placeholderText: "https://huggingface.co"
+                color: Theme.text
+                placeholderTextColor: Theme.textFaint
+                property bool bad: false
+                background: Rectangle { radius: Theme.radiusSmall; color: Theme.surfaceAlt; border.color: endpointField.bad ? Theme.danger : endpointField.activeFocus ? Theme.accent : Theme.border }
+                onEditingFinished: bad = !page.settings.setHubEndpoint(text)
+            }
+        }
+        Text {
+            visible: endpointField.bad || (page.settings && page.settings.hubEndpointFromEnvironment)
+            text: endpointField.bad ? qsTr("Enter an http:// or https:// address, or leave it empty for huggingface.co.")
+                                    : qsTr("Set by FT_HF_ENDPOINT in the environment.")
+            color: endpointField.bad ? Theme.danger : Theme.textFaint
+            font.pixelSize: Theme.fontCaption
         }
     }
 

@@ -1,0 +1,166 @@
+#include "model_facts.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <system_error>
+
+#include "ft/error.h"
+#include "model/model_desc.h"
+#include "model/model_inspect.h"
+
+namespace ft {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Architectures the engine can run (a forward pass in engine/src/model/<arch>/), not only describe.
+// TODO(lead): replace with a public query from the engine (see the report); kept in this one place until then.
+bool engine_runs(const std::string& arch) { return arch == "qwen3_moe"; }
+
+std::string describe_error(const Error& e) {
+    return e.hint().empty() ? e.message() : e.message() + " — " + e.hint();
+}
+
+std::uint64_t elements_of(const json& shape) {
+    std::uint64_t n = 1;
+    for (const auto& d : shape) n *= d.get<std::uint64_t>();
+    return n;
+}
+
+// The split GGUF's parts next to `first` (name-0000K-of-0000N.gguf, K = 1..N), or just `first`.
+std::vector<fs::path> gguf_parts(const fs::path& first, std::string& error) {
+    std::string stem;
+    int part = 0, count = 0;
+    if (!parse_split_gguf_name(first.filename().string(), stem, part, count)) return {first};
+    std::vector<fs::path> out;
+    for (int k = 1; k <= count; ++k) {
+        char name[64];
+        std::snprintf(name, sizeof name, "-%05d-of-%05d.gguf", k, count);
+        const fs::path p = first.parent_path() / (stem + name);
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec)) {
+            error = "part " + std::to_string(k) + " of " + std::to_string(count) + " is missing (" + p.string() +
+                    ") — download every part into the same folder";
+            return {};
+        }
+        out.push_back(p);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool parse_split_gguf_name(const std::string& file_name, std::string& stem, int& part, int& count) {
+    // <stem>-DDDDD-of-DDDDD.gguf
+    static const std::string tail = ".gguf";
+    if (file_name.size() < 16 + tail.size()) return false;  // at least "x-00001-of-00002"
+    const std::size_t end = file_name.size() - tail.size();
+    std::string lower_tail = file_name.substr(end);
+    std::transform(lower_tail.begin(), lower_tail.end(), lower_tail.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower_tail != tail) return false;
+    const std::string core = file_name.substr(0, end);  // ...-00001-of-00003
+    if (core.size() < 16) return false;
+    const std::string suffix = core.substr(core.size() - 15);  // -00001-of-00003
+    auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }); };
+    if (suffix[0] != '-' || suffix.substr(6, 4) != "-of-" || !digits(suffix.substr(1, 5)) || !digits(suffix.substr(10, 5)))
+        return false;
+    part = std::stoi(suffix.substr(1, 5));
+    count = std::stoi(suffix.substr(10, 5));
+    if (part < 1 || count < 1 || part > count) return false;
+    stem = core.substr(0, core.size() - 15);
+    return !stem.empty();
+}
+
+ModelFacts read_model_facts(const fs::path& path) {
+    ModelFacts f;
+    std::error_code ec;
+    const bool is_dir = fs::is_directory(path, ec);
+    if (is_dir) {
+        f.parts = {path};
+        for (const auto& e : fs::directory_iterator(path, ec))
+            if (e.is_regular_file(ec)) f.file_bytes += e.file_size(ec);
+    } else {
+        f.parts = gguf_parts(path, f.error);
+        if (f.parts.empty()) return f;
+        for (const auto& p : f.parts) f.file_bytes += fs::file_size(p, ec);
+    }
+
+    std::vector<json> reports;
+    try {
+        for (const auto& p : f.parts) reports.push_back(model::inspect_path(p));
+    } catch (const Error& e) {
+        f.error = describe_error(e);
+        return f;
+    } catch (const std::exception& e) {
+        f.error = std::string("cannot read the model: ") + e.what();
+        return f;
+    }
+    f.readable = true;
+    const json& first = reports.front();
+    f.architecture = first.value("architecture", std::string());
+    f.name = first.value("name", std::string());
+    if (first.contains("description")) {
+        const json& d = first["description"];
+        f.described = true;
+        f.architecture = d.value("architecture", f.architecture);
+        f.n_layer = d.value("n_layer", 0u);
+        f.n_embd = d.value("n_embd", 0u);
+        f.n_expert = d["moe"].value("n_expert", 0u);
+        f.n_expert_used = d["moe"].value("n_expert_used", 0u);
+        f.n_moe_layers = d["moe"].value("n_moe_layers", 0u);
+        f.n_head_kv = d["attention"].value("n_head_kv", 0u);
+        f.head_dim = d["attention"].value("head_dim", 0u);
+    }
+    if (!f.described) {
+        f.support_note = first.value("description_error", std::string("the architecture is not recognised"));
+    } else if (!engine_runs(f.architecture)) {
+        f.support_note = "architecture " + f.architecture + " is recognised but FreeToken cannot run it yet (supported: qwen3_moe)";
+    }
+    f.runnable = f.described && f.support_note.empty();
+
+    // Sizes over the tensors of every part (a split model's tensors are spread over its files).
+    std::uint64_t expert_params = 0;
+    std::map<std::string, std::uint64_t> expert_type_bytes, all_type_bytes;
+    bool any_tensor = false;
+    for (const json& r : reports) {
+        if (!r.contains("tensors")) continue;
+        for (const json& t : r["tensors"]) {
+            any_tensor = true;
+            const std::uint64_t n = elements_of(t["shape"]);
+            const std::uint64_t b = t.value("bytes", std::uint64_t(0));
+            const std::string type = t.value("type", std::string("?"));
+            f.total_params += n;
+            all_type_bytes[type] += b;
+            if (model::classify_tensor(t.value("name", std::string())) == model::TensorClass::routed_expert) {
+                f.expert_pool_bytes += b;
+                expert_params += n;
+                expert_type_bytes[type] += b;
+            } else {
+                f.non_expert_bytes += b;
+            }
+        }
+    }
+    f.active_params = f.total_params - expert_params;
+    if (f.n_expert > 0)
+        f.active_params += static_cast<std::uint64_t>(static_cast<long double>(expert_params) * f.n_expert_used / f.n_expert);
+    else
+        f.active_params += expert_params;
+    const std::uint64_t slots = std::uint64_t(f.n_moe_layers) * f.n_expert;
+    if (slots) f.bytes_per_expert = f.expert_pool_bytes / slots;
+    const auto& types = expert_type_bytes.empty() ? all_type_bytes : expert_type_bytes;
+    std::uint64_t best = 0;
+    for (const auto& [type, bytes] : types)
+        if (bytes > best) best = bytes, f.quant = type;
+    std::transform(f.quant.begin(), f.quant.end(), f.quant.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    if (!any_tensor && f.support_note.empty()) {
+        f.runnable = false;
+        f.support_note = "the file has no weights (a vocabulary-only GGUF)";
+    }
+    return f;
+}
+
+}  // namespace ft

@@ -1,0 +1,281 @@
+// ChatStore: migrations from an empty database and from the current schema, refusal of a newer one, conversations
+// and messages (search, rename, delete with messages, regenerate's truncation), recovery of an interrupted reply,
+// and crash safety: the real chat path in a child process (chat_reply_writer) killed with SIGKILL mid-reply loses
+// nothing it had shown, and the reply comes back marked partial.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "chat_store.h"
+#include "ft/error.h"
+#include "ft_test.h"
+#include "reply_text.h"
+
+namespace {
+
+int exec_int(const QString& file, const QString& sql) {
+    int value = -1;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "probe");
+        db.setDatabaseName(file);
+        if (db.open()) {
+            QSqlQuery q(db);
+            if (q.exec(sql) && q.next()) value = q.value(0).toInt();
+            db.close();
+        }
+    }
+    QSqlDatabase::removeDatabase("probe");
+    return value;
+}
+
+}  // namespace
+
+class TestChatStore : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString file(const QString& name) const { return m_dir.filePath(name); }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void migratesAnEmptyDatabase() {
+        ft::ChatStore store(file("empty.db"));
+        QCOMPARE(store.schemaVersion(), ft::ChatStore::kSchemaVersion);
+        QCOMPARE(store.journalMode().toLower(), QStringLiteral("wal"));
+        QVERIFY(store.conversations().isEmpty());
+        QCOMPARE(store.recoveredPartials(), 0);
+    }
+
+    void reopensTheCurrentSchemaKeepingData() {
+        const QString path = file("current.db");
+        qint64 id = 0;
+        {
+            ft::ChatStore store(path);
+            const auto c = store.createConversation("First", "/models/a.gguf", "Be brief.", R"({"temperature":0.2})");
+            id = c.id;
+            ft::MessageRecord m;
+            m.conversationId = id;
+            m.role = "user";
+            m.content = "Hello";
+            store.addMessage(m);
+            m.role = "assistant";
+            m.content = "Hi!";
+            m.reasoning = "greet back";
+            m.promptTokens = 12;
+            m.completionTokens = 3;
+            m.tokensPerSecond = 40.5;
+            m.ttftMs = 80;
+            store.addMessage(m);
+        }
+        QCOMPARE(exec_int(path, "PRAGMA user_version"), ft::ChatStore::kSchemaVersion);
+        ft::ChatStore again(path);
+        QCOMPARE(again.schemaVersion(), ft::ChatStore::kSchemaVersion);
+        const auto list = again.conversations();
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list.first().title, QStringLiteral("First"));
+        QCOMPARE(list.first().systemPrompt, QStringLiteral("Be brief."));
+        QCOMPARE(list.first().samplingJson, QStringLiteral(R"({"temperature":0.2})"));
+        const auto msgs = again.messages(id);
+        QCOMPARE(msgs.size(), 2);
+        QCOMPARE(msgs.at(1).reasoning, QStringLiteral("greet back"));
+        QCOMPARE(msgs.at(1).completionTokens, 3);
+        QCOMPARE(msgs.at(1).tokensPerSecond, 40.5);
+        QCOMPARE(msgs.at(1).state, QStringLiteral("complete"));
+    }
+
+    void refusesANewerSchema() {
+        const QString path = file("newer.db");
+        { ft::ChatStore store(path); }
+        exec_int(path, "PRAGMA user_version = 99");
+        QCOMPARE(exec_int(path, "PRAGMA user_version"), 99);
+        try {
+            ft::ChatStore store(path);
+            QFAIL("a newer schema was accepted");
+        } catch (const ft::Error& e) {
+            QCOMPARE(e.code(), ft::ErrorCode::unsupported);
+            QVERIFY(QString::fromStdString(e.message()).contains("newer.db"));
+        }
+    }
+
+    void unwritablePlaceIsAClearError() {
+        const QString blocker = file("a-file");
+        QFile f(blocker);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        try {
+            ft::ChatStore store(blocker + "/sub/chats.db");
+            QFAIL("opened a database under a file");
+        } catch (const ft::Error& e) {
+            QCOMPARE(e.code(), ft::ErrorCode::io);
+            QVERIFY(QString::fromStdString(e.message()).contains("chats.db"));
+        }
+    }
+
+    void conversationsSearchRenameDelete() {
+        ft::ChatStore store(file("crud.db"));
+        const auto a = store.createConversation("Rust lifetimes");
+        const auto b = store.createConversation("Dinner ideas");
+        ft::MessageRecord m;
+        m.conversationId = b.id;
+        m.role = "user";
+        m.content = "Something with 100% tomatoes";
+        store.addMessage(m);
+        QCOMPARE(store.conversations().first().id, b.id);  // newest activity first
+        QCOMPARE(store.conversations("rust").size(), 1);
+        QCOMPARE(store.conversations("TOMATOES").first().id, b.id);  // message text, any case
+        QCOMPARE(store.conversations("100%").size(), 1);               // % is literal
+        QCOMPARE(store.conversations("0%t").size(), 0);
+        store.renameConversation(a.id, "Borrow checker");
+        QCOMPARE(store.conversation(a.id)->title, QStringLiteral("Borrow checker"));
+        try {
+            store.renameConversation(9999, "x");
+            QFAIL("renamed a missing conversation");
+        } catch (const ft::Error& e) {
+            QCOMPARE(e.code(), ft::ErrorCode::not_found);
+        }
+        QVERIFY(store.removeConversation(b.id));
+        QVERIFY(store.messages(b.id).isEmpty());  // messages go with it
+        QCOMPARE(store.conversations().size(), 1);
+        QVERIFY(!store.removeConversation(b.id));
+    }
+
+    void truncatesForRegenerate() {
+        ft::ChatStore store(file("trunc.db"));
+        const auto c = store.createConversation("t");
+        QList<qint64> ids;
+        for (int i = 0; i < 4; ++i) {
+            ft::MessageRecord m;
+            m.conversationId = c.id;
+            m.role = i % 2 ? "assistant" : "user";
+            m.content = QString::number(i);
+            ids << store.addMessage(m).id;
+        }
+        store.removeMessagesFrom(c.id, ids.at(2));
+        const auto msgs = store.messages(c.id);
+        QCOMPARE(msgs.size(), 2);
+        QCOMPARE(msgs.last().content, QStringLiteral("1"));
+    }
+
+    void streamingReplyIsMarkedPartialOnOpen() {
+        const QString path = file("stream.db");
+        qint64 id = 0;
+        {
+            ft::ChatStore store(path);
+            const auto c = store.createConversation("s");
+            ft::MessageRecord m;
+            m.conversationId = c.id;
+            m.role = "assistant";
+            m.state = "streaming";
+            m.content = "half a";
+            m = store.addMessage(m);
+            m.content = "half a reply";
+            store.updateMessage(m);
+            id = c.id;
+        }
+        ft::ChatStore again(path);
+        QCOMPARE(again.recoveredPartials(), 1);
+        const auto msgs = again.messages(id);
+        QCOMPARE(msgs.first().state, QStringLiteral("partial"));
+        QCOMPARE(msgs.first().content, QStringLiteral("half a reply"));
+    }
+
+    void killedMidReplyLosesNothingShown() {
+        QTemporaryDir data;
+        QVERIFY(data.isValid());
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FT_DATA_DIR", data.path());
+        child.setProcessEnvironment(env);
+        child.start(QStringLiteral(CHAT_REPLY_WRITER), {QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny")});
+        QVERIFY(child.waitForStarted(10000));
+        QString lastShown;
+        int shown = 0;
+        QString finished;
+        QElapsedTimer t;
+        t.start();
+        while (shown < 3 && finished.isEmpty() && t.elapsed() < 120000) {
+            if (!child.canReadLine() && !child.waitForReadyRead(1000)) {
+                if (child.state() == QProcess::NotRunning) break;
+                continue;
+            }
+            while (child.canReadLine()) {
+                const QString line = QString::fromUtf8(child.readLine()).trimmed();
+                if (line.startsWith("shown ")) {
+                    const QString text = QString::fromUtf8(QByteArray::fromBase64(line.mid(6).toLatin1()));
+                    if (!text.isEmpty()) {
+                        lastShown = text;
+                        ++shown;
+                    }
+                } else if (line.startsWith("finished")) {
+                    finished = line;
+                }
+            }
+        }
+        QVERIFY2(finished.isEmpty(), "the reply finished before the child could be killed");
+        QVERIFY2(shown >= 3, qPrintable("only " + QString::number(shown) + " updates shown; stderr: " +
+                                        QString::fromUtf8(child.readAllStandardError())));
+        child.kill();  // SIGKILL: no destructor, no final save
+        QVERIFY(child.waitForFinished(10000));
+        QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+
+        ft::ChatStore store(QDir(data.path()).filePath("chats.db"));
+        QCOMPARE(store.recoveredPartials(), 1);
+        const auto convs = store.conversations();
+        QCOMPARE(convs.size(), 1);
+        const auto msgs = store.messages(convs.first().id);
+        QCOMPARE(msgs.size(), 2);
+        QCOMPARE(msgs.at(0).role, QStringLiteral("user"));
+        QCOMPARE(msgs.at(1).state, QStringLiteral("partial"));
+        // Saved before shown: the stored reply holds at least everything the user saw.
+        QVERIFY2(msgs.at(1).content.startsWith(lastShown),
+                 qPrintable("shown: " + lastShown.left(200) + "\nstored: " + msgs.at(1).content.left(200)));
+    }
+
+    void reasoningIsSplitOff() {
+        auto p = ft::split_reasoning("<think>\nLet me see.\n</think>\n\nThe answer is 4.");
+        QCOMPARE(p.reasoning, QStringLiteral("Let me see."));
+        QCOMPARE(p.answer, QStringLiteral("The answer is 4."));
+        QVERIFY(!p.thinking);
+        p = ft::split_reasoning("<think>still going");
+        QCOMPARE(p.reasoning, QStringLiteral("still going"));
+        QVERIFY(p.answer.isEmpty());
+        QVERIFY(p.thinking);
+        p = ft::split_reasoning("Hello <thi");  // a tag cut off mid-stream is held back
+        QCOMPARE(p.answer, QStringLiteral("Hello "));
+        p = ft::split_reasoning("opened by the prompt</think>Done", true);
+        QCOMPARE(p.reasoning, QStringLiteral("opened by the prompt"));
+        QCOMPARE(p.answer, QStringLiteral("Done"));
+        p = ft::split_reasoning("<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Hi");
+        QCOMPARE(p.reasoning, QStringLiteral("plan"));
+        QCOMPARE(p.answer, QStringLiteral("Hi"));
+        p = ft::split_reasoning("<think>\n\n</think>\n\nNo thoughts.");
+        QVERIFY(p.reasoning.isEmpty());
+        QCOMPARE(p.answer, QStringLiteral("No thoughts."));
+    }
+
+    void markdownCodeBlocksAreSegments() {
+        auto s = ft::split_markdown("Intro **bold**\n```cpp\nint main() {}\n```\nAfter");
+        QCOMPARE(s.size(), 3);
+        QVERIFY(!s.at(0).code);
+        QCOMPARE(s.at(0).text, QStringLiteral("Intro **bold**"));
+        QVERIFY(s.at(1).code);
+        QCOMPARE(s.at(1).language, QStringLiteral("cpp"));
+        QCOMPARE(s.at(1).text, QStringLiteral("int main() {}"));
+        QCOMPARE(s.at(2).text, QStringLiteral("After"));
+        s = ft::split_markdown("Streaming\n~~~\nprint(1)");  // still open: a code block so far
+        QCOMPARE(s.size(), 2);
+        QVERIFY(s.at(1).code);
+        QCOMPARE(s.at(1).text, QStringLiteral("print(1)"));
+        s = ft::split_markdown("````\n```\ninner\n```\n````");  // a longer fence holds shorter ones
+        QCOMPARE(s.size(), 1);
+        QCOMPARE(s.at(0).text, QStringLiteral("```\ninner\n```"));
+    }
+};
+
+FT_TEST_MAIN(TestChatStore)
+#include "test_chat_store.moc"

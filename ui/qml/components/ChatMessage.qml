@@ -1,0 +1,163 @@
+import QtQuick
+import QtQuick.Controls.Basic
+import QtQuick.Layouts
+import FreeToken.Ui
+
+// One message of the conversation. The user's: plain text, right-aligned, with Edit. The model's: its thinking
+// (folded), the answer as markdown with code blocks, the reply's figures, and Copy / Regenerate.
+Item {
+    id: msg
+    required property int index
+    required property var messageId
+    required property string role
+    required property string content
+    required property string reasoning
+    required property bool thinking
+    required property string state
+    required property string error
+    required property var segments
+    required property int promptTokens
+    required property int completionTokens
+    required property double tokensPerSecond
+    required property double ttftMs
+    property bool isLast: false
+    property bool busy: false
+    readonly property bool mine: role === "user"
+    signal editRequested(int row, string text)
+    signal regenerateRequested()
+    signal copyRequested(string text)
+
+    objectName: mine ? "userMessage" : "assistantMessage"
+    implicitHeight: column.implicitHeight + Theme.s4
+
+    ColumnLayout {
+        id: column
+        x: msg.mine ? msg.width - width : 0
+        width: msg.mine ? Math.min(msg.width * 0.8, bubbleText.implicitWidth + 2 * Theme.s4 + 2) : msg.width
+        spacing: Theme.s2
+
+        ChatReasoning {
+            Layout.fillWidth: true
+            visible: !msg.mine && (msg.reasoning.length > 0 || msg.thinking)
+            text: msg.reasoning
+            thinking: msg.thinking
+        }
+        Rectangle {
+            Layout.fillWidth: true
+            visible: msg.mine
+            implicitHeight: bubbleText.implicitHeight + 2 * Theme.s3
+            radius: Theme.radius
+            color: Theme.accentSoft
+            border.color: Qt.rgba(Theme.accent.r, Theme.accent.g, Theme.accent.b, 0.3)
+            Text {
+                id: bubbleText
+                objectName: "userMessageText"
+                x: Theme.s4
+                y: Theme.s3
+                width: Math.min(implicitWidth, msg.width * 0.8 - 2 * Theme.s4)
+                text: msg.content
+                textFormat: Text.PlainText
+                wrapMode: Text.Wrap
+                color: Theme.text
+                font.pixelSize: Theme.fontBody
+            }
+        }
+        Repeater {
+            model: msg.mine ? [] : msg.segments
+            delegate: Loader {
+                required property var modelData
+                Layout.fillWidth: true
+                sourceComponent: modelData.code ? codeSegment : proseSegment
+                Component {
+                    id: proseSegment
+                    Text {
+                        objectName: "replyText"
+                        text: modelData.text
+                        textFormat: Text.MarkdownText
+                        wrapMode: Text.Wrap
+                        color: Theme.text
+                        linkColor: Theme.accent
+                        font.pixelSize: Theme.fontBody
+                        onLinkActivated: (link) => Qt.openUrlExternally(link)
+                    }
+                }
+                Component {
+                    id: codeSegment
+                    ChatCodeBlock {
+                        code: modelData.text
+                        language: modelData.language
+                        onCopyRequested: (text) => msg.copyRequested(text)
+                    }
+                }
+            }
+        }
+        Text {
+            Layout.fillWidth: true
+            visible: !msg.mine && msg.state === "streaming" && msg.content.length === 0 && !msg.thinking
+            text: qsTr("Waiting for the first token…")
+            color: Theme.textFaint
+            font.pixelSize: Theme.fontSmall
+            font.italic: true
+        }
+        Text {
+            objectName: "messageError"
+            Layout.fillWidth: true
+            visible: msg.state === "error"
+            text: qsTr("The reply failed: %1").arg(msg.error)
+            color: Theme.danger
+            font.pixelSize: Theme.fontSmall
+            wrapMode: Text.Wrap
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: Theme.s1
+            visible: msg.state !== "streaming"
+            layoutDirection: msg.mine ? Qt.RightToLeft : Qt.LeftToRight
+            Text {
+                objectName: "replyFigures"
+                visible: !msg.mine && msg.completionTokens > 0
+                text: qsTr("%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens")
+                          .arg(msg.completionTokens).arg(msg.tokensPerSecond.toFixed(1))
+                          .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens)
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontCaption
+            }
+            Pill {
+                objectName: "partialPill"
+                visible: msg.state === "partial"
+                text: qsTr("Stopped before the end")
+                tint: Theme.warning
+            }
+            Item { Layout.fillWidth: true }
+            AppButton {
+                objectName: "editMessageButton"
+                visible: msg.mine
+                enabled: !msg.busy
+                kind: "ghost"
+                iconName: "file"
+                tip: qsTr("Edit and resend")
+                implicitHeight: 28
+                onClicked: msg.editRequested(msg.index, msg.content)
+            }
+            AppButton {
+                objectName: "copyReplyButton"
+                visible: !msg.mine
+                kind: "ghost"
+                iconName: "copy"
+                tip: qsTr("Copy reply")
+                implicitHeight: 28
+                onClicked: msg.copyRequested(msg.content)
+            }
+            AppButton {
+                objectName: "regenerateButton"
+                visible: !msg.mine && msg.isLast
+                enabled: !msg.busy
+                kind: "ghost"
+                iconName: "bolt"
+                tip: qsTr("Regenerate")
+                implicitHeight: 28
+                onClicked: msg.regenerateRequested()
+            }
+        }
+    }
+}
