@@ -20,6 +20,9 @@ bool UiHarness::load() {
     if (!m_window) return false;
     m_window->show();
     if (!QTest::qWaitForWindowExposed(m_window)) return false;
+    // Under a real X server (Xvfb) keys go to the active window only: make it so, as a user's click would.
+    m_window->requestActivate();
+    QTest::qWaitForWindowActive(m_window, 2000);
     settle();
     return true;
 }
