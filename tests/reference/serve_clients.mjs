@@ -180,7 +180,7 @@ async function clients() {
     let seen = false;
     for (let seed = 11; seed < 16 && !seen; seed++) {
       const ac = new AbortController();
-      const p = openai.chat.completions.create({ model, messages, max_tokens: 4000, temperature: 1, seed }, { signal: ac.signal }).catch((e) => e);
+      const p = openai.chat.completions.create({ model, messages, max_tokens: 4000, temperature: 1, seed, ignore_eos: true }, { signal: ac.signal }).catch((e) => e);
       await new Promise((r) => setTimeout(r, 2600));
       seen = (await (await fetch(`${url}/v1/requests`, auth)).json()).requests.length === 1;
       ac.abort();

@@ -97,6 +97,7 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
     }
     const int room = m.n_ctx - p.prompt_tokens;
     p.generation.max_tokens = r.max_tokens < 0 ? room : std::min(r.max_tokens, room);
+    p.generation.ignore_eos = r.ignore_eos;
     p.generation.sampling = r.sampling;
     p.generation.sampling.top_logprobs = r.logprobs ? r.top_logprobs : 0;
     p.generation.stop = r.stop;

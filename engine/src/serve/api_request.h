@@ -56,6 +56,7 @@ struct ApiRequest {
     // Generation.
     SamplingParams sampling;
     int max_tokens = -1;                 // -1: until the context is full
+    bool ignore_eos = false;             // OpenAI extension: keep generating through end-of-turn tokens
     std::vector<std::string> stop;
     bool logprobs = false;
     int top_logprobs = 0;

@@ -113,6 +113,7 @@ json normalize_tools(const json& tools) {
 void parse_common(const json& body, ApiRequest& r) {
     r.model = get_string(body, "model", "", std::nullopt);
     r.stream = get_bool(body, "stream", false);
+    r.ignore_eos = get_bool(body, "ignore_eos", false);  // extension (as vLLM and llama.cpp): generate to max_tokens
     if (body.contains("stream_options") && body["stream_options"].is_object())
         r.include_usage = get_bool(body["stream_options"], "include_usage", false);
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
