@@ -359,7 +359,9 @@ void DequantizeRow(DType wt, const void* src, float* dst, std::int64_t k) {
 }
 
 // Rows are decoded into an L1/L2-resident f32 tile (kTile rows), then each activation row is dotted with all
-// rows of the tile, so an activation vector is loaded once per kTile weight rows.
+// rows of the tile, so an activation vector is loaded once per kTile weight rows. The sums run in MatvecRows' order
+// (two accumulators taking alternate vectors): where MatvecRows decodes to f32, a row's result is bit-identical
+// whatever m is, so a token's output does not depend on the batch it ran in (the prefix cache relies on it).
 void MatmulRows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, std::int64_t ldx,
                 std::int64_t m, float* y, std::int64_t ldy, std::int64_t row_begin, std::int64_t row_end) {
     const DF df;
@@ -384,13 +386,21 @@ void MatmulRows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, 
                 std::memcpy(xpad.data(), xi, size_t(k) * 4);
                 xi = xpad.data();
             }
-            VF acc[kTile];
-            for (int t = 0; t < kTile; ++t) acc[t] = hn::Zero(df);
-            for (std::int64_t j = 0; j < kp; j += std::int64_t(N)) {
-                const auto xv = hn::LoadU(df, xi + j);
-                for (int t = 0; t < nr; ++t) acc[t] = hn::MulAdd(hn::LoadU(df, tile.data() + t * kp + j), xv, acc[t]);
+            VF acc0[kTile], acc1[kTile];
+            for (int t = 0; t < kTile; ++t) acc0[t] = acc1[t] = hn::Zero(df);
+            std::int64_t j = 0;
+            for (; j + 2 * std::int64_t(N) <= kp; j += 2 * std::int64_t(N)) {
+                const auto xv0 = hn::LoadU(df, xi + j), xv1 = hn::LoadU(df, xi + j + std::int64_t(N));
+                for (int t = 0; t < nr; ++t) {
+                    acc0[t] = hn::MulAdd(hn::LoadU(df, tile.data() + t * kp + j), xv0, acc0[t]);
+                    acc1[t] = hn::MulAdd(hn::LoadU(df, tile.data() + t * kp + j + std::int64_t(N)), xv1, acc1[t]);
+                }
             }
-            for (int t = 0; t < nr; ++t) y[i * ldy + r0 + t] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
+            if (j < kp) {
+                const auto xv = hn::LoadU(df, xi + j);
+                for (int t = 0; t < nr; ++t) acc0[t] = hn::MulAdd(hn::LoadU(df, tile.data() + t * kp + j), xv, acc0[t]);
+            }
+            for (int t = 0; t < nr; ++t) y[i * ldy + r0 + t] = hn::GetLane(hn::SumOfLanes(df, hn::Add(acc0[t], acc1[t])));
         }
     }
 }

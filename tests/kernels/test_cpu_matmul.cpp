@@ -4,6 +4,7 @@
 // fallback (forced with set_int8_dot_for_test), each against its own tolerance.
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cpu/isa.h"
@@ -247,6 +248,38 @@ private slots:
             QCOMPARE(dflt, ft::kernels::cpu::int8_dot_by_default(t) ? int8 : highway);
         }
         QVERIFY(!ft::kernels::cpu::int8_dot_by_default(DType::Q8_0));
+    }
+
+    // Batch invariance: where matvec_rows decodes weights to f32 (every type but the integer dot paths of
+    // Q4_K/Q8_0 and the int8 K-quants), each row of matmul_rows is bit-identical to matvec_rows of that row alone,
+    // on every SIMD target: a token's output does not depend on how many tokens share its batch.
+    void matmulRowsAreBitIdenticalToMatvec() {
+        const Int8DotScope highway_only(Int8Dot::none);
+        int targets = 0;
+        for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+            ++targets;
+            for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q5_K, DType::Q6_K, DType::MXFP4}) {
+                const int rows = 7, m = 5;
+                for (int k : {512, 70}) {
+                    if (k % int(ft::kernels::dtype_info(t).block_elems) != 0) continue;
+                    const auto w = make_weights(t, rows, k, 300 + int(t));
+                    const auto x = ft::test::random_floats(std::size_t(m * k), 5 + k, -1.f, 1.f);
+                    std::vector<float> batched(static_cast<std::size_t>(m * rows)), single(static_cast<std::size_t>(rows));
+                    ft::kernels::cpu::matmul_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), k, m, batched.data(), rows, 0, rows);
+                    for (int i = 0; i < m; ++i) {
+                        ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data() + i * k, single.data(), 0, rows);
+                        QVERIFY2(std::equal(single.begin(), single.end(), batched.begin() + i * rows),
+                                 qPrintable(QString("%1 k=%2 row of %3 on %4").arg(ft::kernels::dtype_info(t).name.data()).arg(k)
+                                                .arg(i).arg(hwy::TargetName(target))));
+                    }
+                }
+            }
+        }
+        hwy::SetSupportedTargetsForTest(0);
+        hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+        QVERIFY(targets >= 2);
     }
 
     void unsupportedTypesAreReported() {
