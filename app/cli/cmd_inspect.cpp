@@ -27,7 +27,7 @@ const CommandSpec& spec_inspect() {
             {"ram", "BYTES", "--plan: host RAM, e.g. 32G", "this machine's RAM"},
             {"pcie-gbps", "G", "--plan: expert fetch bandwidth over PCIe, GB/s", "the stored profile, else 25"},
             {"host-gbps", "G", "--plan: CPU expert kernel read bandwidth, GB/s", "the stored profile, else 40"},
-            {"gpu-gbps", "G", "--plan: the GPU's memory bandwidth, GB/s", "400"},
+            {"gpu-gbps", "G", "--plan: the GPU's memory bandwidth, GB/s", "this GPU's peak (memory clock × bus width), else 400"},
             {"ctx", "N", "--plan: context per request", "4096"},
             {"parallel", "N", "--plan: requests decoded together", "4"},
             {"gpu", "N", "--plan: which GPU of this machine", "0"},
@@ -83,15 +83,17 @@ int run_plan(const Args& args, const std::string& path) {
                          {"decode_tok_s", {f.decode_tok_s_low, f.decode_tok_s_high}},
                          {"prefill_tok_s", f.prefill_tok_s},
                          {"machine", {{"gpu", pc.gpu_name}, {"vram", pc.vram_bytes}, {"ram", pc.ram_bytes},
-                                      {"pcie_gbps", pc.pcie_gbps}, {"host_gbps", pc.host_gbps}}}};
+                                      {"pcie_gbps", pc.pcie_gbps}, {"host_gbps", pc.host_gbps},
+                                      {"gpu_mem_gbps", pc.gpu_mem_gbps}, {"gpu_sms", pc.gpu_sms}, {"gpu_cc", pc.gpu_cc}}}};
         if (f.plan.gpu) j["plan"] = plan_json(f.plan);
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
     std::printf("%s\n", f.summary.c_str());
     if (!f.reason.empty()) std::printf("  why           %s\n", f.reason.c_str());
-    std::printf("  machine       %s, VRAM %s, RAM %s, PCIe %.1f GB/s, CPU experts %.1f GB/s%s\n",
-                pc.gpu_name.empty() ? "no GPU" : pc.gpu_name.c_str(), gib(pc.vram_bytes).c_str(), gib(pc.ram_bytes).c_str(),
+    std::printf("  machine       %s, VRAM %s (%.0f GB/s), RAM %s, PCIe %.1f GB/s, CPU experts %.1f GB/s%s\n",
+                pc.gpu_name.empty() ? "no GPU" : pc.gpu_name.c_str(), gib(pc.vram_bytes).c_str(),
+                pc.gpu_mem_gbps > 0 ? pc.gpu_mem_gbps : 400.0, gib(pc.ram_bytes).c_str(),
                 pc.pcie_gbps > 0 ? pc.pcie_gbps : 25.0, pc.host_gbps > 0 ? pc.host_gbps : 40.0,
                 pc.pcie_gbps > 0 ? "" : " (defaults: no `ft bench bw` profile)");
     std::printf("  RAM needed    %s\n", gib(f.ram_needed).c_str());
@@ -111,7 +113,7 @@ int run_plan(const Args& args, const std::string& path) {
         if (f.verdict == "hybrid") std::printf(" (predicted miss rate %.0f %%)", 100 * f.miss_rate);
         std::printf("\n");
     }
-    if (f.prefill_tok_s > 0) std::printf("  prefill       %.0f tok/s\n", f.prefill_tok_s);
+    if (f.prefill_tok_s > 0) std::printf("  prefill       %.0f tok/s (an 8k-token prompt)\n", f.prefill_tok_s);
     return 0;
 }
 

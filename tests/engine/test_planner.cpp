@@ -4,6 +4,9 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
+#include <cmath>
+#include <cstdio>
+
 #include "ft/error.h"
 #include "ft/plan.h"
 #include "ft_test.h"
@@ -193,6 +196,43 @@ private slots:
         f = ft::memory::predict_fit(g, pc, r);
         QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("no_fit"));
         QVERIFY2(QString::fromStdString(f.reason).contains("GiB"), f.reason.c_str());
+    }
+
+    void predictorMatchesTheH200() {
+        // Measured on the H200 machine (2026-12-01, docs/benchmarks.md "Fit predictor"): `ft bench decode` (offload,
+        // synthetic routing, batch 1) and `ft bench prefill --prompt-len 8192` at each budget with default options,
+        // against `ft inspect --plan --vram B` on the same machine profile. The predictor must stay within ±25 %.
+        const auto g = qwen30b();
+        ft::MachineProfile pc;
+        pc.ram_bytes = 125 * GiB;
+        pc.pcie_gbps = 43.6;
+        pc.host_gbps = 55.8;
+        pc.gpu_mem_gbps = 4800;
+        pc.gpu_sms = 132;
+        pc.gpu_cc = 90;
+        struct Row {
+            int gib;
+            double decode, prefill;
+        };
+        for (const Row& m : {Row{4, 90.6, 3131.7}, Row{8, 125.9, 5341.1}, Row{12, 145.4, 7127.3}, Row{16, 156.8, 9088.5}}) {
+            pc.vram_bytes = std::uint64_t(m.gib) * GiB;
+            ft::memory::PlanRequest r;
+            const auto f = ft::memory::predict_fit(g, pc, r);
+            const double decode = (f.decode_tok_s_low + f.decode_tok_s_high) / 2;
+            std::printf("%2d GiB: decode predicted %.1f (%.1f–%.1f) measured %.1f (%+.0f %%); prefill predicted %.0f "
+                        "measured %.0f (%+.0f %%); miss rate %.1f %% at %.0f %% cached\n",
+                        m.gib, decode, f.decode_tok_s_low, f.decode_tok_s_high, m.decode, 100 * (decode / m.decode - 1),
+                        f.prefill_tok_s, m.prefill, 100 * (f.prefill_tok_s / m.prefill - 1), 100 * f.miss_rate,
+                        100 * f.cache_fraction);
+            QCOMPARE(QString::fromStdString(f.backend), QStringLiteral("offload"));
+            QVERIFY2(std::abs(decode / m.decode - 1) <= 0.25, qPrintable(QString::number(decode)));
+            QVERIFY2(std::abs(f.prefill_tok_s / m.prefill - 1) <= 0.25, qPrintable(QString::number(f.prefill_tok_s)));
+        }
+        // The miss curve through its anchors.
+        QVERIFY(std::abs(ft::memory::lru_miss_rate(0.37) - 0.16) < 1e-9);
+        QCOMPARE(ft::memory::lru_miss_rate(0.0), 1.0);
+        QCOMPARE(ft::memory::lru_miss_rate(1.0), 0.0);
+        QVERIFY(ft::memory::lru_miss_rate(0.2) > ft::memory::lru_miss_rate(0.3));
     }
 
     void predictorOnAFile() {

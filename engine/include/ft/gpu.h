@@ -16,6 +16,7 @@ struct GpuInfo {
     std::uint64_t total_bytes = 0;
     std::uint64_t free_bytes = 0;
     int pci_bus = 0;
+    double mem_gbps = 0;         // peak memory bandwidth from the memory clock and bus width (GB/s; 0: unknown)
     int driver_version = 0;      // e.g. 13000 for CUDA 13.0
     int runtime_version = 0;
 };

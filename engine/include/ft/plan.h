@@ -67,6 +67,7 @@ struct MachineProfile {
     double pcie_gbps = 0;               // B_P: expert fetches over PCIe (GB/s)
     double host_gbps = 0;               // B_C: the CPU expert kernel's read bandwidth (GB/s)
     double gpu_mem_gbps = 0;            // the GPU's memory bandwidth (0: an estimate by GPU class)
+    int gpu_sms = 0, gpu_cc = 0;        // multiprocessors and compute capability ×10 (0: an estimate by GPU class)
     int cpu_threads = 0;
 };
 
@@ -81,7 +82,7 @@ struct FitPrediction {
     double cache_fraction = 0;          // share of all experts the VRAM cache holds
     double miss_rate = 0;               // predicted expert-cache miss rate at that fraction
     double decode_tok_s_low = 0, decode_tok_s_high = 0;
-    double prefill_tok_s = 0;
+    double prefill_tok_s = 0;           // an 8k-token prompt
     MemoryPlan plan;                    // the GPU plan it assumed (empty for cpu / no_fit)
 };
 

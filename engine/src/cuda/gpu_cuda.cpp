@@ -40,6 +40,10 @@ const Probe& probe() {
             g.multiprocessors = prop.multiProcessorCount;
             g.total_bytes = prop.totalGlobalMem;
             g.pci_bus = prop.pciBusID;
+            int mem_khz = 0, bus_bits = 0;  // double data rate: two transfers per clock
+            if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, i) == cudaSuccess &&
+                cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess)
+                g.mem_gbps = 2.0 * double(mem_khz) * 1e3 * double(bus_bits) / 8.0 / 1e9;
             g.driver_version = driver;
             g.runtime_version = runtime;
             p.devices.push_back(std::move(g));

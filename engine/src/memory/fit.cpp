@@ -21,6 +21,9 @@ MachineProfile this_machine(int gpu) {
         const GpuInfo& d = devs[std::size_t(gpu)];
         pc.gpu_name = d.name;
         pc.vram_bytes = std::uint64_t(0.9 * double(d.free_bytes));
+        pc.gpu_mem_gbps = d.mem_gbps;
+        pc.gpu_sms = d.multiprocessors;
+        pc.gpu_cc = d.cc_major * 10 + d.cc_minor;
         try {
             if (auto p = bench::newest_profile(d.name)) {
                 pc.pcie_gbps = p->pcie_both_gbs > 0 ? p->pcie_both_gbs : p->pcie_gbs;

@@ -68,6 +68,8 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& current, co
                            std::int64_t running_kv_tokens);
 
 // The fit predictor: the plan (when there is a GPU) and the speed bands for a machine.
+// lru_miss_rate: the decode miss rate it assumes for a global LRU holding fraction c of all experts.
+double lru_miss_rate(double c);
 FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, const PlanRequest& r);
 
 std::string gib(double bytes);  // "7.45 GiB"
