@@ -22,6 +22,7 @@ std::vector<OptionSpec> load_option_specs() {
         {"kv-tokens", "N", "KV cache positions, all requests together (GPU: planned from the budget)", "what the plan gives"},
         {"kv-reserve", "N", "KV positions the planner keeps before giving VRAM to the expert cache", "8192"},
         {"kv-f32", "", "GPU KV cache in f32 instead of f16", ""},
+        {"no-prefix-cache", "", "do not keep finished requests' KV pages for later prompts that start the same way", ""},
         {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention) instead of tensor cores: exact, slower", ""},
         {"no-graphs", "", "launch the decode step's kernels one by one instead of replaying a CUDA graph", ""},
         {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static", "auto"},
@@ -31,6 +32,8 @@ std::vector<OptionSpec> load_option_specs() {
         {"expert-slots", "N", "expert cache slots in VRAM (offload/cpu/hybrid)", "what --vram-budget leaves"},
         {"hybrid-admit", "N", "hybrid: also fetch up to N of each layer's CPU-computed experts into the cache in the background",
          "0"},
+        {"pin-budget", "BYTES", "host memory the GPU expert store may pin in place, e.g. 16G; the rest goes through a small "
+         "pinned bounce ring (same output, slower misses)", "as much as the OS allows"},
         {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},
     };
 }
@@ -79,6 +82,7 @@ LoadOptions load_options_from(const Args& args) {
     o.kv_reserve_tokens = args.get_int("kv-reserve", o.kv_reserve_tokens);
     if (o.kv_reserve_tokens < 0) throw Error(ErrorCode::invalid_argument, "--kv-reserve must be >= 0");
     o.kv_f32 = args.has("kv-f32");
+    o.prefix_cache = !args.has("no-prefix-cache");
     o.gpu_exact_prefill = args.has("exact-prefill");
     o.gpu_graphs = !args.has("no-graphs");
     o.moe_backend = args.get_or("moe-backend", "auto");
@@ -90,6 +94,7 @@ LoadOptions load_options_from(const Args& args) {
     o.hybrid_admit = int(args.get_int("hybrid-admit", 0));
     if (o.hybrid_admit < 0 || o.hybrid_admit > 256) throw Error(ErrorCode::invalid_argument, "--hybrid-admit must be in [0, 256]");
     if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
+    o.pin_budget = args.get_bytes("pin-budget", 0);
     if (const auto f = args.get("record-routing")) o.record_routing = *f;
     return o;
 }

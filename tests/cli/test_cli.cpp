@@ -78,6 +78,15 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--bogus") && r.err.contains("ft inspect --help"), qPrintable(r.err));
     }
+    void pinBudgetNeedsAByteSize() {
+        const auto help = run_ft({"run", "--help"});
+        QVERIFY2(help.out.contains("--pin-budget BYTES"), qPrintable(help.out));
+        for (const char* bad : {"lots", "8X", "-1G"}) {
+            const auto r = run_ft({"run", "--model", "none.gguf", "--pin-budget", bad});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--pin-budget") && r.err.contains(bad), qPrintable(r.err));
+        }
+    }
     void badLogLevelIsAnError() {
         const auto r = run_ft({"--log-level", "loud", "info"});
         QCOMPARE(r.code, 2);

@@ -1,6 +1,7 @@
 // The paged KV cache's storage (kv/kv_cache.h): sizes count the element type (f32 for the CPU runner, f16 for the
 // GPU's default), an allocator is asked for exactly those bytes, the f32 accessors address the pages, and asking an
-// f16 cache for f32 views is a clear error instead of a misread.
+// f16 cache for f32 views is a clear error instead of a misread; pages shared through the prefix cache are counted
+// per holder and evicted least recently used first.
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -22,6 +23,12 @@ ft::kv::KvGeometry geometry(int elem_bytes) {
     g.n_pages = 5;
     g.elem_bytes = elem_bytes;
     return g;
+}
+
+std::vector<std::int32_t> tokens(std::int32_t first, int n) {
+    std::vector<std::int32_t> t(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) t[std::size_t(i)] = first + i;
+    return t;
 }
 
 }  // namespace
@@ -90,6 +97,120 @@ private slots:
                 QVERIFY2(std::strstr(e.what(), "2-byte") != nullptr, e.what());
             }
         }
+    }
+
+    // The prefix cache: only whole pages are cached, a shared page is counted per holder and reads as shared, a
+    // sequence that shares a prefix extends it in the tree, the last token is never shared past max_positions.
+    void prefixPagesAreSharedAndCounted() {
+        ft::kv::KvCache kv(geometry(4));  // 5 pages of 16
+        const auto toks = tokens(0, 40);
+        const int a = kv.create();
+        kv.reserve(a, 40);  // 3 pages, the last one partly filled
+        kv.cache_prefix(a, toks, 40);
+        QCOMPARE(kv.pages_cached(), std::int64_t(2));  // the partly filled page is not cached
+        QCOMPARE(kv.pages_cached_idle(), std::int64_t(0));
+        QVERIFY(kv.shared(a, 31) && !kv.shared(a, 32));
+        const std::vector<std::int32_t> a_pages = kv.page_table(a);
+        kv.release(a);
+        QCOMPARE(kv.pages_used(), std::int64_t(2));
+        QCOMPARE(kv.pages_cached_idle(), std::int64_t(2));
+
+        const int b = kv.create();
+        QCOMPARE(kv.share_prefix(b, toks, 39), std::int64_t(32));
+        QCOMPARE(kv.page_table(b), std::vector<std::int32_t>(a_pages.begin(), a_pages.begin() + 2));
+        QVERIFY(kv.shared(b, 0) && kv.shared(b, 31));
+        QCOMPARE(kv.pages_cached_idle(), std::int64_t(0));
+        kv.reserve(b, 48);
+        QVERIFY(!kv.shared(b, 32));  // its own page: the only one it may write
+        const int c = kv.create();
+        QCOMPARE(kv.share_prefix(c, toks, 31), std::int64_t(16));  // at most max_positions
+        const int d = kv.create();
+        QCOMPARE(kv.share_prefix(d, tokens(1, 40), 39), std::int64_t(0));  // other tokens
+        QCOMPARE(kv.pages_used(), std::int64_t(3));
+        // b extends the cached prefix by its third page.
+        kv.cache_prefix(b, tokens(0, 48), 48);
+        QCOMPARE(kv.pages_cached(), std::int64_t(3));
+        kv.release(b);
+        kv.release(c);
+        kv.release(d);
+        QCOMPARE(kv.pages_used(), std::int64_t(3));
+        const int e = kv.create();
+        QCOMPARE(kv.share_prefix(e, tokens(0, 60), 59), std::int64_t(48));
+        kv.release(e);
+        kv.clear_prefixes();
+        QCOMPARE(kv.pages_used(), std::int64_t(0));
+        QCOMPARE(kv.pages_cached(), std::int64_t(0));
+    }
+
+    // Two sequences that computed the same tokens each on their own: the first one's pages are cached, the second
+    // keeps private copies that go back to the pool with it. Only when it ends do its pages past the copies join
+    // the cache (while it runs it must hold every ancestor of a cached page it holds).
+    void aPrivateCopyIsNotCached() {
+        ft::kv::KvCache kv(geometry(4));
+        const auto toks = tokens(0, 48);
+        const int x = kv.create(), y = kv.create();
+        kv.reserve(x, 32);
+        kv.reserve(y, 48);
+        kv.cache_prefix(x, toks, 32);
+        kv.cache_prefix(y, toks, 48);
+        QCOMPARE(kv.pages_cached(), std::int64_t(2));
+        QVERIFY(!kv.shared(y, 0) && !kv.shared(y, 40));
+        const std::int32_t y_third = kv.page_table(y)[2];
+        kv.cache_and_release(y, toks, 48);
+        QCOMPARE(kv.pages_cached(), std::int64_t(3));
+        QCOMPARE(kv.pages_used(), std::int64_t(2 + 1));  // x's two and y's cached third page; y's copies are free
+        kv.release(x);
+        QCOMPARE(kv.pages_used(), std::int64_t(3));
+        QCOMPARE(kv.pages_cached_idle(), std::int64_t(3));
+        const int z = kv.create();
+        QCOMPARE(kv.share_prefix(z, tokens(0, 49), 48), std::int64_t(48));
+        QCOMPARE(kv.page_table(z)[2], y_third);
+        kv.release(z);
+        kv.clear_prefixes();
+        QCOMPARE(kv.pages_used(), std::int64_t(0));
+    }
+
+    // Reserve evicts least recently used idle prefixes, never pages a sequence holds, and fails cleanly (nothing
+    // evicted) when even the idle pages would not be enough.
+    void reserveEvictsLeastRecentlyUsed() {
+        ft::kv::KvCache kv(geometry(4));  // 5 pages
+        auto cache = [&](int first) {
+            const int s = kv.create();
+            kv.reserve(s, 16);
+            kv.cache_prefix(s, tokens(first, 16), 16);
+            kv.release(s);
+        };
+        cache(100);  // A
+        cache(200);  // B
+        cache(300);  // C
+        cache(400);  // D
+        QCOMPARE(kv.pages_used(), std::int64_t(4));
+        const int hold = kv.create();
+        QCOMPARE(kv.share_prefix(hold, tokens(100, 17), 16), std::int64_t(16));  // A in use (and most recent)
+        const int big = kv.create();
+        kv.reserve(big, 32);  // 1 free page + 1 evicted: B, the least recently used idle one
+        auto cached = [&](int first) {
+            const int s = kv.create();
+            const bool hit = kv.share_prefix(s, tokens(first, 17), 16) > 0;
+            kv.release(s);
+            return hit;
+        };
+        QVERIFY(!cached(200));
+        QVERIFY(cached(300) && cached(400));  // (this touches C, then D)
+        try {
+            kv.reserve(big, 5 * 16);  // 3 more pages: only C and D are idle
+            QFAIL("expected ft::Error");
+        } catch (const ft::Error& err) {
+            QCOMPARE(err.code(), ft::ErrorCode::out_of_memory);
+            QVERIFY2(std::strstr(err.what(), "KV cache is full") != nullptr, err.what());
+        }
+        QCOMPARE(kv.pages_cached(), std::int64_t(3));  // nothing was evicted for it
+        kv.reserve(big, 3 * 16);  // C goes (older than D)
+        QVERIFY(!cached(300) && cached(400));
+        QVERIFY(cached(100));  // A was held all along
+        kv.release(hold);
+        kv.release(big);
+        QCOMPARE(kv.pages_used(), kv.pages_cached());
     }
 
     void badElementSizeIsAnError() {

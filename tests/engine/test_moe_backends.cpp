@@ -1,7 +1,9 @@
 // Every expert-offload backend (offload, cpu, hybrid, static) against the resident GPU backend on the tiny golden
 // model (4 layers × 16 experts, top-4): teacher-forced logits through decode steps (one token per forward: the
 // captured decode graph with the expert cache, the q* split and the CPU handshake) and through prefill (whole-layer
-// streaming), at cache sizes from one layer's experts to all of them; greedy continuations identical. GPU only.
+// streaming), at cache sizes from one layer's experts to all of them; greedy continuations identical. A capped host
+// store (--pin-budget: part of the experts left unpinned, fetched through the bounce ring) gives bit-identical
+// outputs to the fully pinned one. GPU only.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -106,7 +108,7 @@ private slots:
         ft::Engine p;
         p.load_sync(options("resident", 0, 4096));
         ref_prefill = p.evaluate_logits(prompt);
-        ref_greedy = greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 20), 40);
+        ref_greedy = greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 80), 40);
         // The static backend computes its CPU layers' prefill on the CPU in f32: compared with the exact GPU prefill.
         ft::Engine x;
         x.load_sync(options("resident", 0, 4096, true));
@@ -125,6 +127,7 @@ private slots:
         QTest::newRow("cpu 16 slots") << QStringLiteral("cpu") << 16;
         QTest::newRow("hybrid 24 slots, host-function sync") << QStringLiteral("hybrid-hostfunc") << 24;
         QTest::newRow("hybrid 24 slots, background admission") << QStringLiteral("hybrid-admit") << 24;
+        QTest::newRow("hybrid 24 slots, q* refined online") << QStringLiteral("hybrid-online") << 24;
         QTest::newRow("static 1 layer resident") << QStringLiteral("static") << 16;
         QTest::newRow("static 3 layers resident") << QStringLiteral("static") << 48;
     }
@@ -140,10 +143,15 @@ private slots:
         // Background admission of CPU-computed experts (--hybrid-admit).
         const bool admit = backend.endsWith("-admit");
         if (admit) backend.chop(6);
+        // q* from the bandwidth profile, refined online from the steps' fetch and CPU timings (no fixed fraction).
+        const bool online = backend.endsWith("-online");
+        if (online) backend.chop(7);
         const auto restore = qScopeGuard([] { qunsetenv("FT_CPU_SYNC"); });
         // Teacher-forced through decode steps.
         ft::Engine e;
-        const auto info = e.load_sync(options(backend.toStdString(), n_slots, 1, false, admit ? 8 : 0));
+        ft::LoadOptions lo = options(backend.toStdString(), n_slots, 1, false, admit ? 8 : 0);
+        if (online) lo.hybrid_fraction = -1;
+        const auto info = e.load_sync(lo);
         qInfo("%s%s", info.device.c_str(), hostfunc ? " (CPU handshake through host-function nodes)" : "");
         const auto got = e.evaluate_logits(prompt);
         const auto a = compare(got, ref_decode, vocab);
@@ -163,6 +171,16 @@ private slots:
         }
         if (admit) QVERIFY(counter(st, "expert_admitted") > 0);
         else QCOMPARE(counter(st, "expert_admitted"), 0.0);
+        if (online) {
+            // Both rates measured from the decode steps, and q* where they put it (to within the tuner's dead band).
+            const double bp = counter(st, "live_fetch_gbps"), bc = counter(st, "live_cpu_gbps"), q = counter(st, "hybrid_fraction");
+            qInfo("online q*: live B_P %.2f GB/s, B_C %.2f GB/s, fraction %.4f", bp, bc, q);
+            QVERIFY(bp > 0 && bc > 0);
+            QVERIFY2(std::abs(q - bp / (bp + bc)) <= 1.0 / 128 + 1.0 / 65536, qPrintable(QString::number(q)));
+        } else if (backend == "hybrid") {
+            QCOMPARE(counter(st, "hybrid_fraction"), 0.5);  // a fraction given stays fixed
+            QCOMPARE(counter(st, "live_fetch_gbps"), 0.0);
+        }
         // Prefill (whole-layer streaming, or the static backend's CPU layers) and greedy decode.
         const bool exact = backend == "static";
         ft::Engine p;
@@ -171,9 +189,99 @@ private slots:
         const auto b = compare(pre, exact ? ref_prefill_exact : ref_prefill, vocab);
         qInfo("prefill: min cosine %.9f, max |Δlogit| %.3g", b.min_cos, b.max_abs);
         QVERIFY2(b.min_cos >= 0.9999, qPrintable(QString::number(b.min_cos, 'g', 10)));
-        if (!exact) QCOMPARE(greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 20), 40), ref_greedy);
+        if (!exact) QCOMPARE(greedy(p, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 80), 40), ref_greedy);
     }
 
+    // --pin-budget (the stand-in for the OS's cap on pinned memory): only part of the store is pinned in place, the
+    // rest stays in the mapped file and reaches decode's fetches through the pinned bounce ring, prefill streaming and
+    // the static backend's uploads through pageable copies. Logits (decode steps and prefill) and greedy continuations
+    // must be bit-identical to the same backend with everything pinned; the ring must have carried experts.
+    void pinBudgetMatchesFullyPinned_data() {
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<int>("n_slots");
+        QTest::addColumn<double>("share");  // pin budget / the store's bytes (0: one byte, i.e. nothing pinned)
+        QTest::newRow("offload 16 slots, 25 %") << QStringLiteral("offload") << 16 << 0.25;
+        QTest::newRow("offload 24 slots, nothing pinned") << QStringLiteral("offload") << 24 << 0.0;
+        QTest::newRow("hybrid 24 slots, 25 %") << QStringLiteral("hybrid") << 24 << 0.25;
+        QTest::newRow("hybrid 16 slots, nothing pinned") << QStringLiteral("hybrid") << 16 << 0.0;
+        QTest::newRow("hybrid 24 slots, 25 %, host-function sync") << QStringLiteral("hybrid-hostfunc") << 24 << 0.25;
+        QTest::newRow("cpu 32 slots, 25 %") << QStringLiteral("cpu") << 32 << 0.25;
+        QTest::newRow("static 2 layers resident, 25 %") << QStringLiteral("static") << 32 << 0.25;
+        QTest::newRow("offload 24 slots, budget above the store") << QStringLiteral("offload") << 24 << 2.0;
+    }
+    void pinBudgetMatchesFullyPinned() {
+        try {
+            pinBudgetCase();
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+    }
+
+public:  // the body of pinBudgetMatchesFullyPinned (not a test of its own)
+    void pinBudgetCase() {
+        QFETCH(QString, backend);
+        QFETCH(int, n_slots);
+        QFETCH(double, share);
+        const bool hostfunc = backend.endsWith("-hostfunc");
+        if (hostfunc) {
+            backend.chop(9);
+            qputenv("FT_CPU_SYNC", "hostfunc");
+        }
+        const auto restore = qScopeGuard([] { qunsetenv("FT_CPU_SYNC"); });
+        const bool fetches = backend == "offload" || backend == "hybrid";
+        const bool exact = backend == "static";  // its CPU layers' prefill is f32 on the CPU: compare like with like
+        const auto base = options(backend.toStdString(), n_slots, 1, exact);
+        // Fully pinned: the reference, and the store's size.
+        ft::Engine full;
+        full.load_sync(base);
+        const auto want = full.evaluate_logits(prompt);
+        const auto fs = full.stats();
+        const double store = counter(fs, "host_store_bytes");
+        QVERIFY(store > 0);
+        QVERIFY2(counter(fs, "host_pinned_bytes") >= store, "the fully pinned run did not pin everything");
+        QCOMPARE(counter(fs, "host_bounced"), 0.0);
+        // Capped.
+        ft::LoadOptions o = base;
+        o.pin_budget = share > 0 ? std::uint64_t(share * store) : 1;
+        ft::Engine e;
+        const auto info = e.load_sync(o);
+        const auto got = e.evaluate_logits(prompt);
+        const auto st = e.stats();
+        const double pinned = counter(st, "host_pinned_bytes"), bounced = counter(st, "host_bounce_bytes");
+        qInfo("%s, pin budget %llu of %.0f bytes: pinned %.0f, bounced %.0f experts (%.0f bytes), fetched %.0f", info.device.c_str(),
+              static_cast<unsigned long long>(o.pin_budget), store, pinned, counter(st, "host_bounced"), bounced,
+              counter(st, "expert_fetched"));
+        QVERIFY(pinned <= double(o.pin_budget));
+        if (share >= 1) {
+            QVERIFY2(pinned >= store, "a budget above the store must pin all of it");
+            QCOMPARE(bounced, 0.0);
+        } else {
+            QVERIFY(pinned < store);
+            if (share == 0) QCOMPARE(pinned, 0.0);
+            if (fetches) QVERIFY2(bounced > 0, "no expert went through the bounce ring");
+            else QCOMPARE(bounced, 0.0);  // cpu and static never fetch on the decode path
+        }
+        const auto a = compare(got, want, vocab);
+        qInfo("decode steps vs fully pinned: min cosine %.9f, max |Δlogit| %.3g", a.min_cos, a.max_abs);
+        QCOMPARE(a.max_abs, 0.0);
+        // Prefill (layer streaming from a partly pinned store) and greedy decode.
+        ft::LoadOptions po = options(backend.toStdString(), n_slots, 4096, exact);
+        ft::Engine pf;
+        pf.load_sync(po);
+        const auto want_pre = pf.evaluate_logits(prompt);
+        const auto want_greedy = greedy(pf, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 80), 40);
+        po.pin_budget = o.pin_budget;
+        ft::Engine pc;
+        pc.load_sync(po);
+        const auto b = compare(pc.evaluate_logits(prompt), want_pre, vocab);
+        qInfo("prefill vs fully pinned: min cosine %.9f, max |Δlogit| %.3g", b.min_cos, b.max_abs);
+        QCOMPARE(b.max_abs, 0.0);
+        QCOMPARE(greedy(pc, std::vector<std::int32_t>(prompt.begin(), prompt.begin() + 80), 40), want_greedy);
+        if (!exact) QCOMPARE(want_greedy, ref_greedy);
+        if (fetches && share < 1) QVERIFY(counter(pc.stats(), "host_bounce_bytes") > 0);
+    }
+
+private slots:
     void tooSmallCacheIsAClearError() {
         ft::Engine e;
         try {

@@ -45,6 +45,9 @@ struct LoadOptions {
     std::int64_t kv_reserve_tokens = 8192;  // KV positions the planner keeps before giving VRAM to the expert cache
     std::int64_t kv_tokens = 0;    // KV positions to allocate (0: what the planner chooses)
     bool kv_f32 = false;           // GPU KV cache in f32 instead of f16
+    // GPU offload backends: host memory the expert store may page-lock (0: as much as the OS allows). Experts past
+    // it stay in the mapped file and reach the GPU through a small pinned bounce ring; outputs do not change.
+    std::uint64_t pin_budget = 0;
     bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower
     bool gpu_graphs = true;        // replay the decode step as a CUDA graph
     // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
@@ -55,6 +58,10 @@ struct LoadOptions {
     int expert_slots = 0;          // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;          // hybrid: CPU-computed experts per layer also fetched in the background (0: off)
     std::filesystem::path record_routing;  // GPU: write every decode step's expert choice to this trace file
+    // Prefix cache: finished requests leave the KV pages of their tokens cached (least recently used evicted first
+    // when pages are needed), and a request whose prompt starts with the same tokens reuses them instead of
+    // computing them again (whole pages only; the prompt's last token is always computed). Same outputs either way.
+    bool prefix_cache = true;
 };
 
 struct LoadProgress {
@@ -91,6 +98,7 @@ struct FinishEvent {
     std::string stop_text;         // the stop string or end-of-generation token that ended it (if any)
     int prompt_tokens = 0;
     int completion_tokens = 0;
+    int cached_tokens = 0;         // prompt tokens whose KV came from the prefix cache (not computed)
     double ttft_ms = 0;            // submit → first token
     double prefill_tok_s = 0;
     double decode_tok_s = 0;
@@ -148,6 +156,11 @@ struct EngineStats {
     std::uint64_t prompt_tokens_total = 0, generated_tokens_total = 0, requests_total = 0;
     std::int64_t kv_pages_used = 0, kv_pages_total = 0;
     int kv_page_size = 0;
+    // Prefix cache: prompt positions computed and prompt positions reused from cached pages (totals, as
+    // prompt_tokens_total), and the pages the cache holds now (counted in kv_pages_used; those no running request
+    // uses are reclaimed when pages are needed).
+    std::uint64_t prefill_tokens_total = 0, prefix_hit_tokens_total = 0;
+    std::int64_t kv_pages_cached = 0;
     std::uint64_t expert_calls_total = 0;     // (token, expert) pairs computed
     std::uint64_t cpu_expert_bytes_total = 0;  // expert weight bytes read by the CPU executor
     double uptime_s = 0;                      // since the model finished loading

@@ -201,6 +201,10 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.fetched_per_token = delta("expert_fetched") / tokens;
         r.cpu_per_token = delta("expert_cpu") / tokens;
         r.admitted_per_token = delta("expert_admitted") / tokens;
+        r.fraction_start = counter(c0, "hybrid_fraction");
+        r.fraction_end = counter(r.counters, "hybrid_fraction");
+        r.live_fetch_gbs = counter(r.counters, "live_fetch_gbps");
+        r.live_cpu_gbs = counter(r.counters, "live_cpu_gbps");
         r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
         if (o.measure_host) {
             cpu::WorkerPool::Options po;
@@ -277,6 +281,10 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"fetched_per_token", r.fetched_per_token},
                      {"cpu_per_token", r.cpu_per_token},
                      {"admitted_per_token", r.admitted_per_token},
+                     {"fraction_start", r.fraction_start},
+                     {"fraction_end", r.fraction_end},
+                     {"live_fetch_gbs", r.live_fetch_gbs},
+                     {"live_cpu_gbs", r.live_cpu_gbs},
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
                      {"floor_ms", r.floor_ms}};
@@ -323,6 +331,13 @@ void print(const ForwardBenchResult& r, bool decode) {
                     r.fetched_per_token, r.cpu_per_token, r.miss_bytes_per_token / 1e6);
         if (r.admitted_per_token > 0) std::printf("; %.1f admitted in the background", r.admitted_per_token);
         std::printf("\n");
+        if (r.fraction_end > 0) {
+            std::printf("  q* fraction              %8.3f", r.fraction_end);
+            if (r.live_fetch_gbs > 0)
+                std::printf(" (%.3f at the start; refined online: live B_P %.1f GB/s, B_C %.1f GB/s)", r.fraction_start,
+                            r.live_fetch_gbs, r.live_cpu_gbs);
+            std::printf("\n");
+        }
         if (r.floor_ms > 0)
             std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",
                         r.floor_ms, r.host_read_gbs);

@@ -48,6 +48,8 @@ struct ForwardBenchResult {
     std::string backend, routing;
     double hit_rate = 0, misses_per_token = 0, fetched_per_token = 0, cpu_per_token = 0;
     double admitted_per_token = 0;    // hybrid: CPU-computed experts brought into the cache in the background
+    double fraction_start = 0, fraction_end = 0;  // hybrid: q* before and after the timed steps (refined online)
+    double live_fetch_gbs = 0, live_cpu_gbs = 0;  // hybrid: the online refinement's B_P and B_C at the end
     double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H

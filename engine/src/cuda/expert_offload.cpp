@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <type_traits>
 
 #include <spdlog/fmt/fmt.h>
@@ -108,6 +111,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     for (int b = 0; b < 3; ++b) {
         banks_[b] = vram_.alloc(std::max<std::size_t>(1, std::size_t(n_slots_)) * bank_bytes_[b], VramUse::experts,
                                 "the expert cache");
+        if (bounce_) continue;  // the source tables live in the bounce ring's mapped memory
         d_src_[b] = vram_.alloc(host_src_[b].size() * sizeof(void*), VramUse::scratch, "expert source table");
         check(cudaMemcpy(d_src_[b].get(), host_src_[b].data(), host_src_[b].size() * sizeof(void*), cudaMemcpyHostToDevice),
               "upload the expert source table");
@@ -172,10 +176,9 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
             if (base < 0) continue;
             for (int b = 0; b < 3; ++b)
                 for (int e = 0; e < n_expert_; ++e)
-                    check(cudaMemcpyAsync(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(base + e) * bank_bytes_[b],
-                                          host_src_[b][std::size_t(il * n_expert_ + e)], mat(w.expert(il, e), b).bytes(),
-                                          cudaMemcpyDefault, stream_),
-                          "upload resident experts");
+                    copy_from_store(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(base + e) * bank_bytes_[b],
+                                    host_src_[b][std::size_t(il * n_expert_ + e)], mat(w.expert(il, e), b).bytes(), stream_,
+                                    "upload resident experts");
         }
         check(cudaStreamSynchronize(stream_), "upload resident experts");
     }
@@ -198,7 +201,11 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     }
 
     check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "copy stream");
-    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0) {
+    // Background admissions copy experts on a side stream outside the bounce ring's handshake: with unpinned experts
+    // they are off (an unpinned expert's table entry points at whatever the ring held last).
+    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0 && bounce_)
+        spdlog::warn("--hybrid-admit is off: part of the expert store is not pinned (--pin-budget or the OS's cap)");
+    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0 && !bounce_) {
         max_admit_ = std::min(o.admit_per_layer, o.max_tokens * k_);
         int lo = 0, hi = 0;
         cudaDeviceGetStreamPriorityRange(&lo, &hi);  // lo: the least urgent
@@ -216,6 +223,20 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     for (int i = 0; i < 2; ++i) {
         check(cudaEventCreateWithFlags(&ready_[i], cudaEventDisableTiming), "event");
         check(cudaEventCreateWithFlags(&release_[i], cudaEventDisableTiming), "event");
+    }
+    if (o.backend == OffloadBackend::hybrid && o.recalibrate) {
+        std::vector<int> moe_layers;
+        for (int il = 0; il < n_layer_; ++il)
+            if (w.layer_has_experts(il)) moe_layers.push_back(il);
+        FractionTuner::Sources src;
+        src.fetched = [this] {
+            std::vector<std::uint64_t> n;
+            for (const auto& l : layer_stats()) n.push_back(l.fetched);
+            return n;
+        };
+        src.cpu_bytes = [this] { return bridge_->bytes_read(); };
+        src.cpu_busy_seconds = [this] { return bridge_->cpu_busy_seconds(); };
+        tuner_ = std::make_unique<FractionTuner>(moe_layers, expert_bytes(), fraction(), std::move(src), FractionTunerOptions{});
     }
     spdlog::info("expert offload: {}", describe());
 }
@@ -235,94 +256,227 @@ ExpertOffload::~ExpertOffload() {
     }
     if (fork_) cudaEventDestroy(fork_);
     if (join_) cudaEventDestroy(join_);
-    for (auto& [p, n] : registered_ranges_) cudaHostUnregister(p);
-    if (pinned_copy_) cudaFreeHost(pinned_copy_);
+    bounce_.reset();  // its thread stops before the registrations go
 }
 
 std::string ExpertOffload::describe() const {
     std::string s = fmt::format("{} backend, {} cache slots of {:.2f} MiB ({} of {} experts, {}), host store {}",
                                 offload_backend_name(o_.backend), n_slots_, double(slot_bytes_) / double(1 << 20),
                                 n_slots_, n_layer_ * n_expert_, gib(double(n_slots_) * double(slot_bytes_)),
-                                registered_ ? "pinned in place (mapped file registered)" : "copied to pinned memory");
+                                all_pinned_ ? "pinned in place"
+                                            : fmt::format("{} of {} pinned in place{}", gib(double(pinned_bytes_)),
+                                                          gib(double(store_bytes_)),
+                                                          bounce_ ? fmt::format(", the rest through a bounce ring of {} slots",
+                                                                                bounce_->slots())
+                                                                  : std::string()));
     if (o_.backend == OffloadBackend::hybrid)
-        s += fmt::format(", q* fraction {:.3f}{}", double(o_.frac_q16) / 65536.0,
-                         o_.max_fetch >= 0 ? fmt::format(", max fetch {}", o_.max_fetch) : std::string());
+        s += fmt::format(", q* fraction {:.3f}{}{}", double(o_.frac_q16) / 65536.0,
+                         o_.max_fetch >= 0 ? fmt::format(", max fetch {}", o_.max_fetch) : std::string(),
+                         o_.recalibrate ? " (refined online)" : "");
     if (bridge_) s += bridge_->uses_memops() ? ", CPU sync by stream memory operations" : ", CPU sync by host-function nodes";
+    if (bounce_) s += bounce_->uses_memops() ? ", bounce ring sync by stream memory operations" : ", bounce ring sync by host-function nodes";
     return s;
 }
 
-// Registers the mapped model file(s) as pinned, device-mapped host memory (no copy); where the OS or driver refuses,
-// copies the expert pool into pinned memory instead (more host RAM, said in the log).
+namespace {
+
+// In-place registrations are rounded out to this granule (and clamped to their file), so no two of them share a page
+// on any OS page size up to 64 KiB.
+constexpr std::uintptr_t kPinGranule = std::uintptr_t(64) << 10;
+
+// Disjoint, sorted byte ranges [lo, hi) of one mapped file; adding a range merges it with those it overlaps or touches.
+class RangeSet {
+public:
+    std::uint64_t uncovered(std::uintptr_t lo, std::uintptr_t hi) const {
+        std::uint64_t covered = 0;
+        auto it = m_.upper_bound(lo);
+        if (it != m_.begin()) --it;
+        for (; it != m_.end() && it->first < hi; ++it)
+            if (it->second > lo) covered += std::min(hi, it->second) - std::max(lo, it->first);
+        return (hi - lo) - covered;
+    }
+    void add(std::uintptr_t lo, std::uintptr_t hi) {
+        auto it = m_.upper_bound(lo);
+        if (it != m_.begin() && std::prev(it)->second >= lo) --it;
+        while (it != m_.end() && it->first <= hi) {
+            lo = std::min(lo, it->first);
+            hi = std::max(hi, it->second);
+            it = m_.erase(it);
+        }
+        m_.emplace(lo, hi);
+    }
+    const std::map<std::uintptr_t, std::uintptr_t>& ranges() const { return m_; }
+
+private:
+    std::map<std::uintptr_t, std::uintptr_t> m_;
+};
+
+}  // namespace
+
+// Pins the store in place, as far as the pin budget and the OS allow: the experts in flat order (whole layers first)
+// while their pages fit the budget, registered as page ranges of the mapped file(s) (no copy); the first range the
+// driver refuses (a cap we did not know of) ends pinning. Unpinned experts stay in the mapping: offload and hybrid
+// fetch them through a pinned bounce ring, every other reader copies them with cudaMemcpy (which reads pageable
+// memory). Never fails for lack of pinnable memory unless not even the ring can be pinned.
+// (The old fallback, copying every expert into cudaHostAlloc memory when registration failed, is gone: under a cap
+// it fails as well, and where it succeeds it doubles the host RAM the experts take.)
 void ExpertOffload::register_host_store() {
     const auto t0 = std::chrono::steady_clock::now();
-    auto files = w_.mapped_files();
-    std::vector<std::pair<const std::uint8_t*, std::uint8_t*>> map;  // host base → device base
-    bool ok = !files.empty();
-    for (auto& [base, size] : files) {
-        if (!ok) break;
-        void* p = const_cast<std::byte*>(base);
-        const std::size_t page = 4096;
-        const std::size_t len = (size + page - 1) / page * page;
-        cudaError_t e = cudaHostRegister(p, len, cudaHostRegisterMapped | cudaHostRegisterReadOnly | cudaHostRegisterPortable);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            spdlog::warn("cannot pin the mapped model file in place ({}): copying the experts to pinned memory",
-                         cudaGetErrorString(e));
-            ok = false;
-            break;
-        }
-        registered_ranges_.emplace_back(p, len);
-        void* dev = nullptr;
-        check(cudaHostGetDevicePointer(&dev, p, 0), "map the model file for the GPU");
-        map.emplace_back(reinterpret_cast<const std::uint8_t*>(base), static_cast<std::uint8_t*>(dev));
-        pinned_bytes_ += len;
-    }
-    for (int b = 0; b < 3; ++b) host_src_[b].assign(std::size_t(n_layer_) * std::size_t(n_expert_), nullptr);
-    if (ok) {
-        registered_ = true;
-        for (int il = 0; il < n_layer_; ++il) {
-            if (!w_.layer_has_experts(il)) continue;
-            for (int e = 0; e < n_expert_; ++e)
-                for (int b = 0; b < 3; ++b) {
-                    const auto* h = reinterpret_cast<const std::uint8_t*>(mat(w_.expert(il, e), b).data);
-                    for (std::size_t f = 0; f < files.size(); ++f) {
-                        const auto* hb = reinterpret_cast<const std::uint8_t*>(files[f].first);
-                        if (h >= hb && h < hb + files[f].second) host_src_[b][std::size_t(il * n_expert_ + e)] = map[f].second + (h - hb);
-                    }
-                    if (!host_src_[b][std::size_t(il * n_expert_ + e)])
-                        throw Error(ErrorCode::internal, "an expert tensor lies outside the mapped model files");
-                }
-        }
-    } else {
-        for (auto& [p, n] : registered_ranges_) cudaHostUnregister(p);
-        registered_ranges_.clear();
-        pinned_bytes_ = 0;
-        const std::size_t total = std::size_t(n_layer_) * std::size_t(n_expert_) * slot_bytes_;
-        if (cudaHostAlloc(reinterpret_cast<void**>(&pinned_copy_), total, cudaHostAllocMapped | cudaHostAllocPortable) !=
-            cudaSuccess) {
-            cudaGetLastError();
-            throw Error(ErrorCode::out_of_memory,
-                        "cannot pin " + gib(double(total)) + " of host memory for the experts",
-                        "free host RAM, or use --moe-backend resident with a larger GPU, or --device cpu");
-        }
-        pinned_bytes_ = total;
-        std::uint8_t* dev = nullptr;
-        check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), pinned_copy_, 0), "map pinned experts");
-        for (int il = 0; il < n_layer_; ++il) {
-            if (!w_.layer_has_experts(il)) continue;
-            for (int e = 0; e < n_expert_; ++e) {
-                std::size_t off = std::size_t(il * n_expert_ + e) * slot_bytes_;
-                for (int b = 0; b < 3; ++b) {
-                    const model::TensorView& t = mat(w_.expert(il, e), b);
-                    std::memcpy(pinned_copy_ + off, t.data, t.bytes());
-                    host_src_[b][std::size_t(il * n_expert_ + e)] = dev + off;
-                    off += bank_bytes_[b];
+    const auto files = w_.mapped_files();
+    const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);
+    // Each expert's matrices as granule-rounded ranges of their file, merged (file -1: not in a mapped file).
+    struct Piece {
+        int file = -1;
+        std::uintptr_t lo = 0, hi = 0;
+    };
+    std::vector<std::array<Piece, 3>> pieces(n_flat);
+    std::vector<const std::uint8_t*> host[3];
+    for (int b = 0; b < 3; ++b) host[b].assign(n_flat, nullptr);
+    store_bytes_ = 0;
+    for (int il = 0; il < n_layer_; ++il) {
+        if (!w_.layer_has_experts(il)) continue;
+        for (int e = 0; e < n_expert_; ++e) {
+            const std::size_t flat = std::size_t(il * n_expert_ + e);
+            for (int b = 0; b < 3; ++b) {
+                const model::TensorView& t = mat(w_.expert(il, e), b);
+                const auto p = reinterpret_cast<std::uintptr_t>(t.data);
+                host[b][flat] = reinterpret_cast<const std::uint8_t*>(t.data);
+                store_bytes_ += t.bytes();
+                for (std::size_t f = 0; f < files.size(); ++f) {
+                    const auto base = reinterpret_cast<std::uintptr_t>(files[f].first);
+                    if (p < base || p + t.bytes() > base + files[f].second) continue;
+                    const std::uintptr_t end = base + (files[f].second + 4095) / 4096 * 4096;
+                    pieces[flat][std::size_t(b)] = {int(f), std::max(base, p / kPinGranule * kPinGranule),
+                                                    std::min(end, (p + t.bytes() + kPinGranule - 1) / kPinGranule * kPinGranule)};
                 }
             }
         }
     }
-    spdlog::info("expert host store: {} {} in {:.2f} s", registered_ ? "registered" : "copied", gib(double(pinned_bytes_)),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+
+    // Choose: experts in flat order while the pages they add fit the budget.
+    const std::uint64_t budget = o_.pin_budget > 0 ? o_.pin_budget : std::numeric_limits<std::uint64_t>::max();
+    std::vector<RangeSet> chosen(files.size());
+    std::uint64_t chosen_bytes = 0;
+    for (std::size_t flat = 0; flat < n_flat; ++flat) {
+        if (!host[0][flat]) continue;
+        auto& pc = pieces[flat];
+        if (pc[0].file < 0 || pc[1].file < 0 || pc[2].file < 0) continue;  // not in a mapped file: bounced
+        // The expert's own pieces may share pages: count each page once.
+        RangeSet own;
+        for (const Piece& q : pc)
+            if (q.file == pc[0].file) own.add(q.lo, q.hi);
+        std::uint64_t add = 0;
+        for (const auto& [lo, hi] : own.ranges()) add += chosen[std::size_t(pc[0].file)].uncovered(lo, hi);
+        for (const Piece& q : pc)
+            if (q.file != pc[0].file) add += chosen[std::size_t(q.file)].uncovered(q.lo, q.hi);
+        if (chosen_bytes + add > budget) break;
+        chosen_bytes += add;
+        for (const Piece& q : pc) chosen[std::size_t(q.file)].add(q.lo, q.hi);
+    }
+
+    // Register. The device address of a byte inside range r is dev[r] + (byte - lo[r]).
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> reg;  // lo, hi
+    std::vector<std::uint8_t*> reg_dev;
+    std::string refused;
+    for (std::size_t f = 0; f < chosen.size() && refused.empty(); ++f)
+        for (const auto& [lo, hi] : chosen[f].ranges()) {
+            void* p = reinterpret_cast<void*>(lo);
+            const cudaError_t e =
+                cudaHostRegister(p, hi - lo, cudaHostRegisterMapped | cudaHostRegisterReadOnly | cudaHostRegisterPortable);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                refused = fmt::format("the driver refused to pin more than {} ({})", gib(double(pinned_bytes_)),
+                                      cudaGetErrorString(e));
+                break;
+            }
+            registered_.ranges.emplace_back(p, hi - lo);
+            void* dev = nullptr;
+            if (cudaHostGetDevicePointer(&dev, p, 0) != cudaSuccess) {
+                cudaGetLastError();
+                cudaHostUnregister(p);
+                registered_.ranges.pop_back();
+                refused = "a pinned range could not be mapped for the GPU";
+                break;
+            }
+            reg.emplace_back(lo, hi);
+            reg_dev.push_back(static_cast<std::uint8_t*>(dev));
+            pinned_bytes_ += hi - lo;
+        }
+    if (!refused.empty()) spdlog::warn("expert host store: {}: the rest stays in the mapped file", refused);
+
+    // Which experts are pinned (all three matrices inside registered ranges), and the addresses every reader uses.
+    const bool fetches = o_.backend == OffloadBackend::offload || o_.backend == OffloadBackend::hybrid;
+    std::uint64_t unpinned_bytes = 0;
+    auto classify = [&] {
+        std::vector<std::size_t> order(reg.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reg[a].first < reg[b].first; });
+        auto device_of = [&](const std::uint8_t* h, std::size_t n) -> const std::uint8_t* {
+            const auto p = reinterpret_cast<std::uintptr_t>(h);
+            auto it = std::upper_bound(order.begin(), order.end(), p, [&](std::uintptr_t v, std::size_t i) { return v < reg[i].first; });
+            if (it == order.begin()) return nullptr;
+            const std::size_t r = *std::prev(it);
+            return p + n <= reg[r].second ? reg_dev[r] + (p - reg[r].first) : nullptr;
+        };
+        host_pinned_.assign(n_flat, false);
+        layer_bounced_.assign(std::size_t(n_layer_), 0);
+        unpinned_bytes = 0;
+        for (std::size_t flat = 0; flat < n_flat; ++flat) {
+            if (!host[0][flat]) continue;
+            const std::uint8_t* d[3];
+            bool pinned = true;
+            for (int b = 0; b < 3; ++b) pinned = (d[b] = device_of(host[b][flat], matrix_bytes_[b])) != nullptr && pinned;
+            host_pinned_[flat] = pinned;
+            for (int b = 0; b < 3; ++b) host_src_[b][flat] = pinned ? d[b] : host[b][flat];
+            if (!pinned) {
+                layer_bounced_[flat / std::size_t(n_expert_)] = 1;
+                unpinned_bytes += expert_bytes();
+            }
+        }
+    };
+    for (int b = 0; b < 3; ++b) host_src_[b].assign(n_flat, nullptr);
+    for (;;) {
+        classify();
+        if (!fetches || unpinned_bytes == 0) break;
+        ExpertBounce::Options bo;
+        bo.max_list = o_.max_tokens * k_;
+        bo.slots = std::min(bo.max_list, n_expert_);  // a call fetches each expert once
+        for (int b = 0; b < 3; ++b) {
+            bo.bytes[b] = matrix_bytes_[b];
+            bo.stride[b] = bank_bytes_[b];
+        }
+        std::vector<bool> pinned_or_absent(host_pinned_);
+        for (std::size_t flat = 0; flat < n_flat; ++flat) pinned_or_absent[flat] = pinned_or_absent[flat] || !host[0][flat];
+        try {
+            bounce_ = std::make_unique<ExpertBounce>(bo, host_src_, pinned_or_absent);
+            break;
+        } catch (const Error& e) {
+            if (e.code() != ErrorCode::out_of_memory || registered_.ranges.empty()) throw;
+            // The OS's cap leaves no room for the ring: give back the last range pinned in place and try again.
+            spdlog::warn("{}: unpinning {} of the store in place to make room", e.what(), gib(double(registered_.ranges.back().second)));
+            cudaHostUnregister(registered_.ranges.back().first);
+            pinned_bytes_ -= registered_.ranges.back().second;
+            registered_.ranges.pop_back();
+            reg.pop_back();
+            reg_dev.pop_back();
+        }
+    }
+    pinned_spans_.assign(reg.begin(), reg.end());
+    std::sort(pinned_spans_.begin(), pinned_spans_.end());
+    all_pinned_ = unpinned_bytes == 0;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (all_pinned_)
+        spdlog::info("expert host store: pinned {} of {} in place in {:.2f} s", gib(double(pinned_bytes_)), gib(double(store_bytes_)), s);
+    else if (bounce_)
+        spdlog::info("expert host store: pinned {} of {} in place; {} staged through a pinned bounce ring of {} slots ({}){} "
+                     "in {:.2f} s",
+                     gib(double(pinned_bytes_)), gib(double(store_bytes_)), gib(double(unpinned_bytes)), bounce_->slots(),
+                     gib(double(bounce_->ring_bytes())), o_.pin_budget > 0 ? fmt::format(", pin budget {}", gib(double(o_.pin_budget))) : "", s);
+    else
+        spdlog::info("expert host store: pinned {} of {} in place; {} stays in the mapped file (the {} backend reads it "
+                     "there or copies it once) in {:.2f} s",
+                     gib(double(pinned_bytes_)), gib(double(store_bytes_)), gib(double(unpinned_bytes)),
+                     offload_backend_name(o_.backend), s);
 }
 
 void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x,
@@ -360,13 +514,16 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     check(kc::expert_cache_plan(pp, stream_), "expert cache plan");
     if (handshake) bridge_->submit(il, stream_);
     phase("experts: stage + plan");
+    if (bounce_ && layer_bounced_[std::size_t(il)]) bounce_->enqueue(il, fetch_, fetch_count_, P, stream_);  // unpinned misses
     if (!cpu_layer) {
         if (!is_static) {
             kc::ExpertCopyParams cp = copy_params();
             cp.fetch = fetch_;
             cp.fetch_count = fetch_count_;
             cp.max_fetch = P;
+            if (tuner_) tuner_->fetch_begin(il, stream_);
             check(kc::expert_copy(cp, stream_), "expert fetch");
+            if (tuner_) tuner_->fetch_end(il, stream_);
             phase("experts: PCIe fetch");
         }
         kc::ExpertMatrix m[3];
@@ -424,8 +581,8 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
 kc::ExpertCopyParams ExpertOffload::copy_params() const {
     kc::ExpertCopyParams cp;
     for (int b = 0; b < 3; ++b)
-        cp.banks[b] = {static_cast<const std::uint8_t* const*>(d_src_[b].get()), static_cast<std::uint8_t*>(banks_[b].get()),
-                       matrix_bytes_[b], bank_bytes_[b]};
+        cp.banks[b] = {bounce_ ? bounce_->table(b) : static_cast<const std::uint8_t* const*>(d_src_[b].get()),
+                       static_cast<std::uint8_t*>(banks_[b].get()), matrix_bytes_[b], bank_bytes_[b]};
     cp.n_banks = 3;
     return cp;
 }
@@ -458,26 +615,51 @@ void ExpertOffload::stream_layer(int il, int buffer) {
     check(cudaStreamWaitEvent(copy_stream_, release_[buffer], 0), "prefill wait");
     const int first = buffer * n_expert_;
     check(kc::expert_cache_bind_layer(state_, il, first, 0, copy_stream_), "bind prefill buffer");
+    copy_layer(il, first, copy_stream_);
+    prefill_h2d_ += expert_bytes() * std::size_t(n_expert_);
+    check(cudaEventRecord(ready_[buffer], copy_stream_), "prefill event");
+    buffer_layer_[std::size_t(buffer)] = il;
+}
+
+// One cudaMemcpyAsync may not span pinned and pageable memory (cudaErrorInvalidValue), and the matrices of an unpinned
+// expert can begin or end inside a registered range (ranges are rounded out to 64 KiB, and an expert counts as pinned
+// only when all three of its matrices are): split the copy at the edges of the registered ranges.
+void ExpertOffload::copy_from_store(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, cudaStream_t stream,
+                                    const char* what) const {
+    std::uintptr_t p = reinterpret_cast<std::uintptr_t>(src);
+    const std::uintptr_t end = p + n;
+    while (p < end) {
+        std::uintptr_t stop = end;
+        auto it = std::upper_bound(pinned_spans_.begin(), pinned_spans_.end(), p,
+                                   [](std::uintptr_t v, const std::pair<std::uintptr_t, std::uintptr_t>& r) { return v < r.first; });
+        if (it != pinned_spans_.begin() && p < std::prev(it)->second) stop = std::min(end, std::prev(it)->second);  // inside one
+        else if (it != pinned_spans_.end()) stop = std::min(end, it->first);  // pageable up to the next one
+        check(cudaMemcpyAsync(dst + (p - reinterpret_cast<std::uintptr_t>(src)), reinterpret_cast<const void*>(p), stop - p,
+                              cudaMemcpyDefault, stream),
+              what);
+        p = stop;
+    }
+}
+
+// Unpinned experts are ordinary host memory: cudaMemcpyAsync stages them through the driver's own pinned buffers
+// (synchronous for the host, still correct).
+void ExpertOffload::copy_layer(int il, int first_slot, cudaStream_t stream) {
     for (int b = 0; b < 3; ++b) {
-        const std::size_t bytes = mat(w_.expert(il, 0), b).bytes();
-        auto* dst = static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(first) * bank_bytes_[b];
+        const std::size_t bytes = matrix_bytes_[b];
+        auto* dst = static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(first_slot) * bank_bytes_[b];
         // One copy when the layer's experts are stored back to back with the bank's stride (GGUF), else one each.
         const std::uint8_t* src0 = host_src_[b][std::size_t(il * n_expert_)];
         bool contiguous = bytes == bank_bytes_[b];
         for (int e = 1; contiguous && e < n_expert_; ++e)
             contiguous = host_src_[b][std::size_t(il * n_expert_ + e)] == src0 + std::size_t(e) * bytes;
         if (contiguous) {
-            check(cudaMemcpyAsync(dst, src0, bytes * std::size_t(n_expert_), cudaMemcpyDefault, copy_stream_), "prefill copy");
+            copy_from_store(dst, src0, bytes * std::size_t(n_expert_), stream, "expert layer copy");
         } else {
             for (int e = 0; e < n_expert_; ++e)
-                check(cudaMemcpyAsync(dst + std::size_t(e) * bank_bytes_[b], host_src_[b][std::size_t(il * n_expert_ + e)], bytes,
-                                      cudaMemcpyDefault, copy_stream_),
-                      "prefill copy");
+                copy_from_store(dst + std::size_t(e) * bank_bytes_[b], host_src_[b][std::size_t(il * n_expert_ + e)], bytes, stream,
+                                "expert layer copy");
         }
-        prefill_h2d_ += bytes * std::size_t(n_expert_);
     }
-    check(cudaEventRecord(ready_[buffer], copy_stream_), "prefill event");
-    buffer_layer_[std::size_t(buffer)] = il;
 }
 
 bool ExpertOffload::prefill_layer(int il, kc::ExpertMatrix& gate, kc::ExpertMatrix& up, kc::ExpertMatrix& down) {
@@ -538,6 +720,7 @@ void ExpertOffload::prefill_on_cpu(int il, std::int64_t T, const float* xn, floa
 
 void ExpertOffload::check_health() {
     if (bridge_) bridge_->check_health();
+    if (bounce_) bounce_->check_health();
 }
 
 void ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
@@ -548,6 +731,15 @@ void ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
     check(cudaMemcpyAsync(&c->max_fetch, &o_.max_fetch, sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_), "set q*");
     check(cudaStreamSynchronize(stream_), "set q*");
 }
+
+void ExpertOffload::after_step(bool decode) {
+    if (!tuner_) return;
+    if (const auto f = tuner_->after_step(decode))
+        set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
+}
+
+double ExpertOffload::live_fetch_gbps() const { return tuner_ ? tuner_->fetch_gbps() : 0.0; }
+double ExpertOffload::live_cpu_gbps() const { return tuner_ ? tuner_->cpu_gbps() : 0.0; }
 
 std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
     std::vector<ExpertCacheCounters> c(static_cast<std::size_t>(n_layer_));
@@ -561,9 +753,15 @@ std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
 
 std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed) {
     constexpr int kPerLaunch = 8;
-    std::vector<int> moe_layers;
+    // Experts pinned in place (the ring's slots stand in for the others when none is: still pinned memory over PCIe).
+    std::vector<int> flats, all;
     for (int il = 0; il < n_layer_; ++il)
-        if (w_.layer_has_experts(il)) moe_layers.push_back(il);
+        if (w_.layer_has_experts(il))
+            for (int e = 0; e < n_expert_; ++e) {
+                all.push_back(il * n_expert_ + e);
+                if (host_pinned_[std::size_t(il * n_expert_ + e)]) flats.push_back(il * n_expert_ + e);
+            }
+    if (flats.empty()) flats = all;
     std::uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
     auto next = [&rng] {
         rng ^= rng << 13;
@@ -576,8 +774,7 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
     std::vector<kernels::ExpertFetch> lists(std::size_t(kLists) * kPerLaunch);
     for (int i = 0; i < kLists; ++i)
         for (int j = 0; j < kPerLaunch; ++j) {
-            const int il = moe_layers[next() % moe_layers.size()];
-            lists[std::size_t(i * kPerLaunch + j)] = {il * n_expert_ + int(next() % std::uint64_t(n_expert_)),
+            lists[std::size_t(i * kPerLaunch + j)] = {flats[next() % flats.size()],
                                                       int((std::size_t(i) * kPerLaunch + std::size_t(j)) % std::size_t(n_slots_))};
         }
     auto d_lists = vram_.alloc(lists.size() * sizeof(kernels::ExpertFetch) + 256, VramUse::scratch, "fetch benchmark");
@@ -609,19 +806,20 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
 }
 
 double ExpertOffload::bench_dma(double seconds) {
-    std::vector<int> moe_layers;
+    if (n_slots_ < n_expert_) throw Error(ErrorCode::internal, "DMA benchmark: fewer slots than one layer's experts");
+    // Layers pinned in place when there are any (the prefill path's speed with a full pin).
+    std::vector<int> moe_layers, pinned_layers;
     for (int il = 0; il < n_layer_; ++il)
-        if (w_.layer_has_experts(il)) moe_layers.push_back(il);
+        if (w_.layer_has_experts(il)) {
+            moe_layers.push_back(il);
+            if (layer_bounced_.empty() || !layer_bounced_[std::size_t(il)]) pinned_layers.push_back(il);
+        }
+    if (!pinned_layers.empty()) moe_layers = pinned_layers;
     const auto t0 = std::chrono::steady_clock::now();
     std::uint64_t bytes = 0;
     for (std::size_t i = 0;; ++i) {
-        const int il = moe_layers[i % moe_layers.size()];
-        for (int b = 0; b < 3; ++b) {
-            const std::size_t n = matrix_bytes_[b] * std::size_t(n_expert_);
-            check(cudaMemcpyAsync(banks_[b].get(), host_src_[b][std::size_t(il * n_expert_)], n, cudaMemcpyDefault, stream_),
-                  "DMA benchmark");
-            bytes += n;
-        }
+        copy_layer(moe_layers[i % moe_layers.size()], 0, stream_);
+        bytes += expert_bytes() * std::size_t(n_expert_);
         check(cudaStreamSynchronize(stream_), "DMA benchmark");
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s >= seconds) return double(bytes) / s / 1e9;
@@ -662,9 +860,8 @@ void ExpertOffload::warm(const std::vector<std::int32_t>& flat_ids) {
         if (flat < 0 || std::size_t(flat) >= n_flat) continue;
         const int slot = n_slots_ - 1 - i;
         for (int b = 0; b < 3; ++b)
-            check(cudaMemcpyAsync(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(slot) * bank_bytes_[b],
-                                  host_src_[b][std::size_t(flat)], matrix_bytes_[b], cudaMemcpyDefault, stream_),
-                  "warm the expert cache");
+            copy_from_store(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(slot) * bank_bytes_[b],
+                            host_src_[b][std::size_t(flat)], matrix_bytes_[b], stream_, "warm the expert cache");
         residency[std::size_t(flat)] = slot;
         owner[std::size_t(slot)] = flat;
     }

@@ -1,5 +1,7 @@
 // Routed experts that do not all live in VRAM (ARCHITECTURE §3.1–3.3): the host expert store (the mapped model
-// file, registered as pinned host memory so the GPU reads it directly), the VRAM expert cache (one slot pool of
+// file; its expert ranges registered as pinned host memory so the GPU reads them directly, as far as the pin budget
+// and the OS allow — experts left unpinned reach decode's fetches through a pinned bounce ring, expert_bounce.h),
+// the VRAM expert cache (one slot pool of
 // three banks — gate, up, down — shared by every MoE layer, with residency / owner / usage / recency tables on the
 // GPU), and the per-layer decode and prefill paths of the offload-family backends:
 //   offload  every miss fetched over PCIe into an LRU victim slot
@@ -26,7 +28,9 @@
 
 #include "cpu/worker_pool.h"
 #include "cuda/cpu_moe_bridge.h"
+#include "cuda/expert_bounce.h"
 #include "cuda/expert_copy.cuh"
+#include "cuda/fraction_tuner.h"
 #include "cuda/gemv.cuh"
 #include "cuda/gpu_runtime.h"
 #include "model/weights.h"
@@ -52,6 +56,12 @@ struct OffloadOptions {
     // on the H200 it restored offload's hit rate but the background copies slowed the critical path more;
     // docs/benchmarks.md).
     int admit_per_layer = 0;
+    // Host bytes the expert store may pin in place (0: as much as the OS allows). Experts past it stay in the mapped
+    // file; offload/hybrid fetch them through a pinned bounce ring (outputs unchanged, each such miss costs a host copy).
+    std::uint64_t pin_budget = 0;
+    // hybrid: refine frac_q16 online from the decode steps' fetch and CPU timings (cuda/fraction_tuner.h). Off when
+    // the user fixed the fraction.
+    bool recalibrate = false;
 };
 
 struct OffloadLayerStats {
@@ -91,12 +101,21 @@ public:
     // Throws when the CPU side failed during the step (call after the stream synchronised).
     void check_health();
     void set_fraction(std::uint32_t frac_q16, int max_fetch);
+    // After a forward pass's stream finished (decode: it was a decode step): the online q* refinement, when on.
+    void after_step(bool decode);
+    double fraction() const { return double(o_.frac_q16) / 65536.0; }  // q* in use
+    double live_fetch_gbps() const;  // the refinement's smoothed B_P and B_C (0: not measured or not hybrid)
+    double live_cpu_gbps() const;
 
     std::vector<OffloadLayerStats> layer_stats() const;  // reads the GPU counters (synchronises the stream)
     std::uint64_t prefill_h2d_bytes() const { return prefill_h2d_; }  // whole layers streamed for prefill
     std::uint64_t expert_bytes() const { return matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]; }  // one expert
     std::uint64_t cpu_expert_bytes() const;
-    std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }
+    std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }  // pinned in place (whole pages)
+    std::uint64_t host_store_bytes() const { return store_bytes_; }    // every routed expert's matrices
+    // Decode fetches of unpinned experts through the bounce ring: experts and bytes copied (0 when all are pinned).
+    std::uint64_t bounced() const { return bounce_ ? bounce_->experts() : 0; }
+    std::uint64_t bounce_bytes() const { return bounce_ ? bounce_->bytes() : 0; }
     std::uint64_t admitted() const;  // experts brought into the cache in the background (hybrid)
     // `ft bench bw`: expert fetches exactly as decode issues them (the fetch kernel reading the host store over
     // PCIe into cache slots), 8 random experts per launch, until *stop or `seconds` pass. Returns bytes moved and
@@ -104,7 +123,7 @@ public:
     std::pair<std::uint64_t, double> bench_fetch(double seconds, const std::atomic<bool>* stop, std::uint64_t seed);
     // The prefill path: whole layers' expert banks by cudaMemcpyAsync from the host store. Returns GB/s.
     double bench_dma(double seconds);
-    bool host_registered() const { return registered_; }
+    bool host_registered() const { return all_pinned_; }  // every expert pinned in place
     // Live rebuild: the cached experts' flat ids, most recently used first (synchronises the stream), and filling a
     // fresh cache with such a list (as many as fit; the rest stay misses).
     std::vector<std::int32_t> hottest() const;
@@ -114,12 +133,15 @@ private:
     void register_host_store();
     kernels::cuda::ExpertCopyParams copy_params() const;
     void stream_layer(int il, int buffer);
+    void copy_layer(int il, int first_slot, cudaStream_t stream);  // layer il's experts to slots first.. (async)
+    void copy_from_store(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, cudaStream_t stream, const char* what) const;
     int buffer_of(int il) const;
 
     const model::Weights& w_;
     VramBudget& vram_;
     cudaStream_t stream_;
     OffloadOptions o_;
+    std::unique_ptr<FractionTuner> tuner_;
     int n_layer_ = 0, n_expert_ = 0, k_ = 0;
     std::int64_t n_embd_ = 0, n_ff_ = 0;
     kernels::cuda::ExpertMatrix proto_[3];  // type / row bytes / shape of gate, up, down
@@ -128,13 +150,27 @@ private:
     std::size_t slot_bytes_ = 0;
     int n_slots_ = 0;
     std::shared_ptr<void> banks_[3];
-    // Host store: device-readable source address of every flat id's three matrices.
+    // Host store: every flat id's three matrices, at the device-mapped address where pinned (host_pinned_[flat]),
+    // else at the mapped file's host address (cudaMemcpy reads both; the fetch kernel only the first).
     std::vector<const std::uint8_t*> host_src_[3];
-    std::shared_ptr<void> d_src_[3];
-    std::vector<std::pair<void*, std::size_t>> registered_ranges_;
-    std::uint8_t* pinned_copy_ = nullptr;  // fallback when the mapped file cannot be registered
-    std::uint64_t pinned_bytes_ = 0;
-    bool registered_ = false;
+    std::vector<bool> host_pinned_;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pinned_spans_;  // registered ranges [lo, hi), sorted
+    std::shared_ptr<void> d_src_[3];          // the fetch kernel's source tables when every expert is pinned
+    std::unique_ptr<ExpertBounce> bounce_;    // else: the tables and the ring for the unpinned experts
+    std::vector<char> layer_bounced_;         // layers with unpinned experts (their decode calls hand over)
+    // Ranges of the mapped files registered in place; unregistered however the object goes (a constructor that
+    // throws included: a failed live resize builds a new store over the same file).
+    struct Registrations {
+        std::vector<std::pair<void*, std::size_t>> ranges;
+        Registrations() = default;
+        Registrations(const Registrations&) = delete;
+        Registrations& operator=(const Registrations&) = delete;
+        ~Registrations() {
+            for (auto& [p, n] : ranges) cudaHostUnregister(p);
+        }
+    } registered_;
+    std::uint64_t pinned_bytes_ = 0, store_bytes_ = 0;
+    bool all_pinned_ = false;
     // Cache state and per-call scratch on the GPU.
     std::shared_ptr<void> d_state_, d_control_, d_counters_, d_plan_;
     kernels::ExpertCacheState state_{};

@@ -4,13 +4,19 @@
 // It is host memory by default (reserved up front, committed by the OS only as pages are used) or whatever a
 // runner's allocator hands out (device memory for the GPU runner: then every pointer below is a device pointer that
 // only kernels may dereference). The page bookkeeping is the same either way and stays on the host.
+// Pages are reference counted: a page may be in several sequences' page tables and in the prefix cache at once
+// (kv/prefix_cache.h: whole pages of token prefixes kept after their sequence ends). A shared page is read-only;
+// a sequence writes only the pages past the ones it shares.
 // Not thread-safe: the engine thread owns it; kernels read it while the engine thread waits for them.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
+
+#include "kv/prefix_cache.h"
 
 namespace ft::kv {
 
@@ -53,12 +59,31 @@ public:
 
     // Sequences: ids are small integers, reused after release().
     int create();
+    // Drops the sequence's references; a page nobody else holds returns to the pool.
     void release(int seq);
-    // Makes room for positions [0, n_tokens) of seq. Throws ft::Error(out_of_memory) naming the context size
-    // when the pool has no free page left (nothing is changed then).
+    // Makes room for positions [0, n_tokens) of seq, evicting cached prefixes nobody uses (least recently used
+    // first) when the pool has too few free pages. Throws ft::Error(out_of_memory) naming the context size when
+    // even that leaves too few (nothing is changed then).
     void reserve(int seq, std::int64_t n_tokens);
-    // Forgets positions >= n_tokens (pages past them return to the pool).
+    // Forgets positions >= n_tokens (pages past them are released).
     void truncate(int seq, std::int64_t n_tokens);
+
+    // Prefix cache. share_prefix: an empty sequence starts with the cached pages of the longest whole-page prefix
+    // of `tokens`, at most max_positions positions; returns the positions it got (a multiple of page_size). Those
+    // pages must not be written. cache_prefix: caches seq's whole pages holding positions [0, n_valid) of
+    // `tokens` (K/V of those tokens already written), sharing them with the cache; cache_and_release does that
+    // and releases seq (it can cache more: pages past a private copy of a cached page). clear_prefixes: forgets
+    // every cached prefix (pages still in a sequence stay with it).
+    std::int64_t share_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t max_positions);
+    void cache_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t n_valid);
+    void cache_and_release(int seq, std::span<const std::int32_t> tokens, std::int64_t n_valid);
+    void clear_prefixes();
+    // Pages the prefix cache holds, and those of them no sequence holds (reclaimable by reserve()).
+    std::int64_t pages_cached() const { return std::int64_t(prefix_.pages()); }
+    std::int64_t pages_cached_idle() const;
+    // True when the page holding position pos of seq is shared (with another sequence or the prefix cache):
+    // writing it would change what others read.
+    bool shared(int seq, std::int64_t pos) const;
     std::int64_t capacity(int seq) const;  // positions reserved
     const std::vector<std::int32_t>& page_table(int seq) const { return seqs_[std::size_t(seq)].pages; }
 
@@ -80,11 +105,16 @@ private:
     };
     float* f32(void* p) const;
     std::int64_t slot(int seq, std::int64_t pos) const;
+    void unref(std::int32_t page);
+    void insert_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t n_valid, bool releasing);
+    std::int64_t evict(std::int64_t n);  // frees up to n cached pages nobody uses; returns how many
 
     KvGeometry g_;
     std::vector<std::shared_ptr<void>> k_, v_;
     std::vector<std::int32_t> free_;  // free pages (a stack: lowest ids are handed out first)
+    std::vector<std::int32_t> refs_;  // per page: page tables and the prefix cache holding it
     std::vector<Seq> seqs_;
+    PrefixCache prefix_;
 };
 
 }  // namespace ft::kv

@@ -54,6 +54,13 @@ public:
     }
     // Copies bytes between KV cache storage and host memory (either way; device memory on the GPU).
     virtual void kv_copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+    // Tokens one forward pass should take of a prompt with `remaining` tokens left to prefill (0: no limit). The
+    // expert-offload backends stream every layer's experts for a prefill pass, which a short remainder (an agent's
+    // next turn after the prefix cache) does not pay back: it goes through the expert cache in small passes instead.
+    virtual int prefill_slice(std::int64_t remaining) const {
+        (void)remaining;
+        return 0;
+    }
     // Forgets captured decode graphs (a new KV cache or expert cache: addresses changed).
     virtual void invalidate_graphs() {}
     // Runs one decode step of `batch` (as forward() would, writing its K/V) timed phase by phase: phase name →
@@ -96,10 +103,12 @@ struct GpuRunnerOptions {
     bool graphs = true;           // capture and replay the decode step as a CUDA graph
     MoeBackend moe = MoeBackend::automatic;
     double hybrid_fraction = -1;  // q*'s fetched share B_P / (B_P + B_C); < 0: from the bandwidth profile or 0.5
+    bool recalibrate_fraction = false;  // hybrid: refine q* online from live fetch and CPU timings
     int max_fetch = -1;           // hybrid: fetches per layer and step at most (< 0: no cap)
     int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
     int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
+    std::uint64_t pin_budget = 0; // host bytes the expert store may pin (0: no cap; the rest goes through a bounce ring)
     bool kv_f16 = true;           // the KV cache in f16 (else f32)
     // The VRAM plan (memory/planner.h): every allocation's size comes from it (budget, expert slots, KV, chunk).
     MemoryPlan plan;

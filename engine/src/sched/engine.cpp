@@ -49,6 +49,7 @@ struct Sequence {
     std::vector<std::int32_t> tokens;  // prompt + generated
     std::size_t n_prompt = 0;
     std::size_t n_done = 0;             // positions already in the KV cache
+    std::size_t n_cached = 0;           // prompt positions taken from the prefix cache (not computed)
     std::int64_t kv_need = 0;           // KV positions it may grow to (prompt + max tokens, at most the context)
     bool prepared = false;              // validated and tokenized (it may wait in the queue for KV room)
     bool cancelled = false;
@@ -88,6 +89,7 @@ struct Engine::Impl {
     std::atomic<bool> loading{false};
     sched::StatsTracker tracker;  // rates and recent windows from the backend's counters
     std::uint64_t decode_tokens = 0;
+    std::uint64_t prefill_tokens = 0, prefix_hit_tokens = 0;  // prompt positions computed / reused
 
     void post(std::function<void()> fn) {
         {
@@ -136,7 +138,12 @@ struct Engine::Impl {
         publish();
         try {
             sched::LoadHooks hooks;
-            hooks.progress = progress;
+            std::uint64_t bytes_total = 0;  // the "ready" report carries the load's byte count (a fast load may show only it)
+            if (progress)
+                hooks.progress = [&](const LoadProgress& p) {
+                    bytes_total = std::max(bytes_total, p.bytes_total);
+                    progress(p);
+                };
             hooks.cancel = &cancel_load;
             model = sched::load_model(o, hooks);
             loading = false;
@@ -146,7 +153,7 @@ struct Engine::Impl {
             spdlog::info("loaded {} ({}, {} layers, {} experts top-{}) on {} in {:.2f} s", info.name, info.architecture,
                          info.n_layer, info.n_expert, info.n_expert_used, info.device, info.load_seconds);
             publish(true);
-            if (progress) progress({1.f, "ready", 0, 0});
+            if (progress) progress({1.f, "ready", bytes_total, bytes_total});
             if (done) done(std::nullopt);
         } catch (const Error& e) {
             model.reset();
@@ -185,8 +192,12 @@ struct Engine::Impl {
         const MemoryPlan old = model->plan;
         try {
             if (c.plan.expert_slots != old.expert_slots) model->runner->resize_expert_cache(c.plan.expert_slots);
-            if (c.plan.kv_tokens != old.kv_tokens)
+            if (c.plan.kv_tokens != old.kv_tokens) {
+                // Cached prefixes nobody uses are dropped, not copied; running sequences keep theirs (each its own
+                // copy after the resize).
+                model->kv->clear_prefixes();
                 sched::resize_kv(*model->runner, model->kv, sched::kv_pages(c.plan));
+            }
             model->runner->invalidate_graphs();
         } catch (const Error& e) {
             // The runner restored its expert cache; resize_kv leaves the old cache in place on failure.
@@ -227,13 +238,18 @@ struct Engine::Impl {
         ev.stop_text = std::move(stop_text);
         ev.prompt_tokens = int(s.n_prompt);
         ev.completion_tokens = s.generated;
+        ev.cached_tokens = int(s.n_cached);
         ev.ttft_ms = s.generated > 0 ? std::chrono::duration<double, std::milli>(s.first_token - s.submitted).count() : 0;
-        ev.prefill_tok_s = s.prefill_ms > 0 ? double(s.n_prompt) / (s.prefill_ms / 1000.0) : 0;
+        ev.prefill_tok_s = s.prefill_ms > 0 ? double(s.n_prompt - s.n_cached) / (s.prefill_ms / 1000.0) : 0;  // computed
         if (s.generated > 1) {
             const double dec_ms = std::chrono::duration<double, std::milli>(Clock::now() - s.first_token).count();
             ev.decode_tok_s = dec_ms > 0 ? (s.generated - 1) / (dec_ms / 1000.0) : 0;
         }
-        if (s.kv_seq >= 0 && model) model->kv->release(s.kv_seq);
+        if (s.kv_seq >= 0 && model) {
+            // Its whole pages stay cached for a next request with the same start (an agent's next turn).
+            if (model->options.prefix_cache) model->kv->cache_and_release(s.kv_seq, s.tokens, std::int64_t(s.n_done));
+            else model->kv->release(s.kv_seq);
+        }
         s.kv_seq = -1;
         {
             std::lock_guard lock(mutex);
@@ -318,6 +334,13 @@ struct Engine::Impl {
         if (!running.empty() && kv_reserved() + s.kv_need > pool) return Admit::wait;
         s.kv_seq = model->kv->create();
         s.prefill_start = Clock::now();
+        // Cached pages of the prompt's start (the last prompt token is always computed: its logits are needed).
+        // They count in kv_need like computed ones, so the accounting above stays an upper bound.
+        if (model->options.prefix_cache) {
+            s.n_cached = std::size_t(model->kv->share_prefix(s.kv_seq, s.tokens, std::int64_t(s.n_prompt) - 1));
+            s.n_done = s.n_cached;
+            prefix_hit_tokens += s.n_cached;
+        }
         return Admit::yes;
     }
 
@@ -364,6 +387,10 @@ struct Engine::Impl {
         for (auto& sp : running) {
             Sequence& s = *sp;
             if (s.n_done >= s.n_prompt || budget <= 0) continue;
+            // A short remainder in small passes through the expert cache (with the decode tokens of this step).
+            if (const int slice = model->runner->prefill_slice(std::int64_t(s.n_prompt - s.n_done));
+                slice > 0 && std::int64_t(batch.size()) < slice)
+                budget = std::min<std::int64_t>(budget, slice - std::int64_t(batch.size()));
             const std::size_t n = std::min<std::size_t>(std::size_t(budget), s.n_prompt - s.n_done);
             for (std::size_t i = 0; i < n; ++i) {
                 const bool last = s.n_done + i + 1 == s.n_prompt;
@@ -375,6 +402,9 @@ struct Engine::Impl {
         if (batch.empty()) return;
         try {
             for (const auto& b : batch) model->kv->reserve(b.seq, b.pos + 1);
+            for (const auto& b : batch)
+                if (model->kv->shared(b.seq, b.pos))
+                    throw Error(ErrorCode::internal, "KV cache: a step would write a shared page (position " + std::to_string(b.pos) + ")");
             logits.resize(wants.size() * model->info.n_vocab);
             const auto t0 = Clock::now();
             model->runner->forward(batch, *model->kv, logits.data());
@@ -384,10 +414,15 @@ struct Engine::Impl {
                 Sequence& s = *sp;
                 std::size_t n = 0;
                 for (const auto& b : batch) n += b.seq == s.kv_seq;
-                if (s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt) s.prefill_ms = ms_since(s.prefill_start);
+                const bool prompt_done = s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt;
+                if (prompt_done) s.prefill_ms = ms_since(s.prefill_start);
                 s.n_done += n;
+                // The prompt's pages are shared at once with requests admitted while this one still runs.
+                if (prompt_done && model->options.prefix_cache)
+                    model->kv->cache_prefix(s.kv_seq, s.tokens, std::int64_t(s.n_done));
             }
             decode_tokens += n_decode;
+            prefill_tokens += batch.size() - n_decode;
             if (n_decode > 0 && ms > 0) {
                 const double rate = double(n_decode) / (ms / 1000);
                 decode_rate = decode_rate == 0 ? rate : 0.8 * decode_rate + 0.2 * rate;
@@ -459,11 +494,14 @@ struct Engine::Impl {
         stats_.running = int(std::count_if(running.begin(), running.end(), [](const auto& r) { return r->kv_seq >= 0; }));
         stats_.queued = int(queued.size());
         stats_.decode_tok_s = running.empty() ? 0 : decode_rate;
+        stats_.prefill_tokens_total = prefill_tokens;
+        stats_.prefix_hit_tokens_total = prefix_hit_tokens;
         if (model) {
             stats_.uptime_s = std::chrono::duration<double>(Clock::now() - loaded_at).count();
             stats_.kv_pages_used = model->kv->pages_used();
             stats_.kv_pages_total = model->kv->pages_total();
             stats_.kv_page_size = model->kv->geometry().page_size;
+            stats_.kv_pages_cached = model->kv->pages_cached();
             stats_.plan = model->plan;
             if (model->moe) {
                 stats_.expert_calls_total = model->moe->stats().expert_calls;
@@ -479,7 +517,7 @@ struct Engine::Impl {
             }
         } else {
             stats_.backend.clear();
-            stats_.kv_pages_used = stats_.kv_pages_total = 0;
+            stats_.kv_pages_used = stats_.kv_pages_total = stats_.kv_pages_cached = 0;
             stats_.uptime_s = 0;
             stats_.plan = MemoryPlan{};
             stats_.vram = VramStats{};

@@ -111,6 +111,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             const MemoryPlan first = memory::plan_memory(m->geometry, pr);
             const bool needs_fraction = first.backend == "hybrid" || (o.moe_backend == "auto" && first.backend != "resident");
             go.hybrid_fraction = hybrid_fraction(*m->weights, o, needs_fraction, h, file_bytes);
+            go.recalibrate_fraction = o.hybrid_fraction < 0;  // a fraction the user gave stays fixed
             pr.cpu_pays = go.hybrid_fraction >= 0 && go.hybrid_fraction < 0.4;
             m->plan = memory::plan_memory(m->geometry, pr);
             for (const auto& n : m->plan.notes) spdlog::info("plan: {}", n);
@@ -136,6 +137,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             go.cpu_threads = o.threads;
             go.expert_slots = m->plan.expert_slots;
             go.hybrid_admit = o.hybrid_admit;
+            go.pin_budget = o.pin_budget;
             go.routing = h.routing ? h.routing(*m->weights) : nullptr;
             go.cancel = h.cancel;
             go.on_upload = [&](std::uint64_t done, std::uint64_t total) {

@@ -1,0 +1,138 @@
+#include "cuda/fraction_tuner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "ft/error.h"
+
+namespace ft::gpu {
+
+namespace {
+
+// Two layers (at a quarter and three quarters of the depth) are timed: each timing event is a node of the decode
+// graph, and the H200 runs were noisy enough that fewer nodes is the safer side.
+constexpr int kSampledLayers = 2;
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw Error(ErrorCode::device, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// An event-record node when the stream is being captured (the decode graph), a plain record otherwise (the eager
+// small-prefill path, where the external flag is refused).
+void record(cudaEvent_t e, cudaStream_t stream) {
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    check(cudaStreamIsCapturing(stream, &st), "fetch timing event");
+    check(cudaEventRecordWithFlags(e, stream, st == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault),
+          "fetch timing event");
+}
+
+}  // namespace
+
+FractionTuner::FractionTuner(const std::vector<int>& moe_layers, std::uint64_t expert_bytes, double fraction, Sources s,
+                             const FractionTunerOptions& o)
+    : expert_bytes_(expert_bytes), src_(std::move(s)), o_(o), fraction_(std::clamp(fraction, 0.0, 1.0)) {
+    // Up to kSampledLayers layers spread over the depth (early and late layers route differently).
+    const int n = int(moe_layers.size());
+    const int take = std::min(n, kSampledLayers);
+    for (int i = 0; i < take; ++i) sampled_.push_back(moe_layers[std::size_t((2 * i + 1) * n / (2 * take))]);
+    sampled_.erase(std::unique(sampled_.begin(), sampled_.end()), sampled_.end());
+    const int max_layer = moe_layers.empty() ? 0 : *std::max_element(moe_layers.begin(), moe_layers.end());
+    index_of_layer_.assign(std::size_t(max_layer + 1), -1);
+    for (std::size_t i = 0; i < sampled_.size(); ++i) index_of_layer_[std::size_t(sampled_[i])] = int(i);
+    begin_.assign(sampled_.size(), nullptr);
+    end_.assign(sampled_.size(), nullptr);
+    for (std::size_t i = 0; i < sampled_.size(); ++i) {
+        check(cudaEventCreate(&begin_[i]), "fetch timing event");
+        check(cudaEventCreate(&end_[i]), "fetch timing event");
+    }
+}
+
+FractionTuner::~FractionTuner() {
+    for (cudaEvent_t e : begin_)
+        if (e) cudaEventDestroy(e);
+    for (cudaEvent_t e : end_)
+        if (e) cudaEventDestroy(e);
+}
+
+void FractionTuner::fetch_begin(int il, cudaStream_t stream) {
+    if (il < 0 || il >= int(index_of_layer_.size()) || index_of_layer_[std::size_t(il)] < 0) return;
+    record(begin_[std::size_t(index_of_layer_[std::size_t(il)])], stream);
+}
+
+void FractionTuner::fetch_end(int il, cudaStream_t stream) {
+    if (il < 0 || il >= int(index_of_layer_.size()) || index_of_layer_[std::size_t(il)] < 0) return;
+    record(end_[std::size_t(index_of_layer_[std::size_t(il)])], stream);
+}
+
+std::vector<std::uint64_t> FractionTuner::sampled_fetched() {
+    const std::vector<std::uint64_t> all = src_.fetched();
+    std::vector<std::uint64_t> out(sampled_.size(), 0);
+    for (std::size_t i = 0; i < sampled_.size(); ++i)
+        if (std::size_t(sampled_[i]) < all.size()) out[i] = all[std::size_t(sampled_[i])];
+    return out;
+}
+
+std::optional<double> FractionTuner::after_step(bool decode) {
+    if (!decode) {  // a prefill pass in between: its fetches are not the timed ones
+        armed_ = false;
+        return std::nullopt;
+    }
+    ++steps_;
+    const std::uint64_t phase = steps_ % std::uint64_t(o_.period);
+    if (phase == std::uint64_t(o_.period - 1)) {
+        before_ = sampled_fetched();
+        armed_ = true;
+        return std::nullopt;
+    }
+    if (phase != 0 || !armed_) return std::nullopt;
+    armed_ = false;
+
+    // PCIe: the sampled layers' fetch kernels of this one step.
+    const std::vector<std::uint64_t> now = sampled_fetched();
+    for (std::size_t i = 0; i < sampled_.size(); ++i) {
+        const std::uint64_t n = now[i] - before_[i];
+        if (n == 0) continue;
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, begin_[i], end_[i]) != cudaSuccess) {
+            cudaGetLastError();  // not recorded in this step (e.g. a graph captured before the tuner): skip
+            continue;
+        }
+        if (ms <= 0) continue;
+        fetch_bytes_ += double(n) * double(expert_bytes_);
+        fetch_s_ += double(ms) / 1e3;
+    }
+    bool moved = false;
+    const double min_bytes = o_.min_experts * double(expert_bytes_);
+    if (fetch_bytes_ >= min_bytes && fetch_s_ > 0) {
+        const double g = fetch_bytes_ / fetch_s_ / 1e9;
+        fetch_gbps_ = fetch_gbps_ > 0 ? (1 - o_.alpha) * fetch_gbps_ + o_.alpha * g : g;
+        fetch_bytes_ = fetch_s_ = 0;
+        moved = true;
+    }
+    // CPU: the handshake's bytes over its busy time since the last sample.
+    const std::uint64_t cpu_bytes = src_.cpu_bytes();
+    const double cpu_busy = src_.cpu_busy_seconds();
+    const double cb = double(cpu_bytes - cpu_bytes0_), cs = cpu_busy - cpu_busy0_;
+    if (cb >= min_bytes && cs > 0) {
+        const double g = cb / cs / 1e9;
+        cpu_gbps_ = cpu_gbps_ > 0 ? (1 - o_.alpha) * cpu_gbps_ + o_.alpha * g : g;
+        cpu_bytes0_ = cpu_bytes;
+        cpu_busy0_ = cpu_busy;
+        moved = true;
+    }
+    if (!moved || fetch_gbps_ <= 0 || cpu_gbps_ <= 0) return std::nullopt;
+    const double target = fetch_gbps_ / (fetch_gbps_ + cpu_gbps_);
+    if (std::abs(target - fraction_) <= o_.min_change) return std::nullopt;
+    const double old = fraction_;
+    fraction_ = target;
+    ++updates_;
+    if (std::abs(target - old) > 0.05)
+        spdlog::info("hybrid: q* {:.3f} → {:.3f} (live B_P {:.1f} GB/s, B_C {:.1f} GB/s)", old, target, fetch_gbps_, cpu_gbps_);
+    else
+        spdlog::debug("hybrid: q* {:.3f} → {:.3f} (live B_P {:.1f} GB/s, B_C {:.1f} GB/s)", old, target, fetch_gbps_, cpu_gbps_);
+    return target;
+}
+
+}  // namespace ft::gpu
