@@ -1,11 +1,14 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "chat_attach.h"
 #include "commands.h"
 #include "engine_options.h"
 #include "ft/chat_template.h"
@@ -26,14 +29,19 @@ namespace ft::cli {
 const CommandSpec& spec_chat() {
     static const CommandSpec spec{
         "chat",
-        "--model PATH [--system TEXT] [sampling flags]",
+        "--model PATH | --attach URL [--api-key KEY] [--system TEXT] [sampling flags]",
         "chat with a model in the terminal",
         "Terminal chat: each line you type is a user message; the model's reply streams back, rendered with the "
         "model's own chat template. In the chat: /reset (forget the conversation), /system TEXT (set the system "
         "message and reset), /quit (or end of input). Ctrl-C stops a reply. After each reply: tokens, time to first "
-        "token and tok/s on standard error.",
+        "token and tok/s on standard error. With --attach URL the replies come from a running API server (ft serve, "
+        "the desktop app's server) over /v1/chat/completions instead of a model loaded here: --model then names the "
+        "served model (default: the server's), the sampling flags and --max-tokens/--no-think are sent with each "
+        "request, the loading flags do not apply.",
         concat(concat(load_option_specs(), sampling_option_specs()),
                {
+                   {"attach", "URL", "chat with a running server (ft serve) at this address instead", ""},
+                   {"api-key", "KEY", "with --attach: the server's --api-key", ""},
                    {"system", "TEXT", "system message", ""},
                    {"max-tokens", "N", "longest reply in tokens", "2048"},
                    {"no-think", "", "ask thinking models to answer directly (enable_thinking=false)", ""},
@@ -46,19 +54,10 @@ const CommandSpec& spec_chat() {
 namespace {
 std::atomic<bool> g_interrupt{false};
 extern "C" void on_sigint(int) { g_interrupt.store(true); }
-}  // namespace
 
-int run_chat(const Args& args) {
-    const LoadOptions lo = load_options_from(args);
-    Engine engine;
-    const ModelInfo info = engine.load_sync(lo);
-    ChatTemplate tpl(load_chat_template(lo.model));
-    const Tokenizer tok = engine.tokenizer();
+// The chat loop: commands, history; `reply` answers the history (nullopt: it failed and said why).
+int chat_loop(const Args& args, const std::function<std::optional<std::string>(const nlohmann::ordered_json&)>& reply) {
     const bool interactive = FT_ISATTY(0);
-    std::fprintf(stderr, "%s (%s) on %s. /reset, /system TEXT, /quit.\n", info.name.c_str(), info.architecture.c_str(),
-                 info.device.c_str());
-    const SamplingParams sampling = sampling_from(args, SamplingParams{0.7f, 20, 0.8f});
-    const int max_tokens = int(args.get_int("max-tokens", 2048));
     std::string system = args.get_or("system", "");
     nlohmann::ordered_json history = nlohmann::ordered_json::array();
     auto reset = [&] {
@@ -93,6 +92,45 @@ int run_chat(const Args& args) {
             continue;
         }
         history.push_back({{"role", "user"}, {"content", line}});
+        g_interrupt.store(false);
+        const std::optional<std::string> text = reply(history);
+        if (!text) {
+            history.erase(history.end() - 1);
+            continue;
+        }
+        history.push_back({{"role", "assistant"}, {"content", *text}});
+    }
+    return 0;
+}
+
+int run_attached(const Args& args) {
+    AttachOptions o;
+    o.url = *args.get("attach");
+    o.api_key = args.get_or("api-key", "");
+    o.model = args.get_or("model", "");
+    o.sampling = sampling_from(args, SamplingParams{0.7f, 20, 0.8f});
+    o.max_tokens = int(args.get_int("max-tokens", 2048));
+    o.no_think = args.has("no-think");
+    AttachedChat chat(std::move(o));
+    std::fprintf(stderr, "%s at %s. /reset, /system TEXT, /quit.\n", chat.model().c_str(), chat.url().c_str());
+    return chat_loop(args, [&](const nlohmann::ordered_json& history) { return chat.reply(history, g_interrupt); });
+}
+
+}  // namespace
+
+int run_chat(const Args& args) {
+    if (args.has("attach")) return run_attached(args);
+    if (args.has("api-key")) throw Error(ErrorCode::invalid_argument, "--api-key needs --attach URL");
+    const LoadOptions lo = load_options_from(args);
+    Engine engine;
+    const ModelInfo info = engine.load_sync(lo);
+    ChatTemplate tpl(load_chat_template(lo.model));
+    const Tokenizer tok = engine.tokenizer();
+    std::fprintf(stderr, "%s (%s) on %s. /reset, /system TEXT, /quit.\n", info.name.c_str(), info.architecture.c_str(),
+                 info.device.c_str());
+    const SamplingParams sampling = sampling_from(args, SamplingParams{0.7f, 20, 0.8f});
+    const int max_tokens = int(args.get_int("max-tokens", 2048));
+    return chat_loop(args, [&](const nlohmann::ordered_json& history) -> std::optional<std::string> {
         ChatRenderRequest rr;
         rr.messages_json = history.dump();
         if (args.has("no-think")) rr.enable_thinking = false;
@@ -100,9 +138,8 @@ int run_chat(const Args& args) {
         try {
             prompt = tpl.apply(rr);
         } catch (const Error& e) {
-            history.erase(history.end() - 1);
             std::fprintf(stderr, "error: %s\n", e.what());
-            continue;
+            return std::nullopt;
         }
         GenerationRequest req;
         EncodeOptions eo;
@@ -111,7 +148,6 @@ int run_chat(const Args& args) {
         req.sampling = sampling;
         req.max_tokens = max_tokens;
         std::string reply;
-        g_interrupt.store(false);
         FinishEvent fin;
         try {
             fin = generate(
@@ -123,16 +159,14 @@ int run_chat(const Args& args) {
                 },
                 [] { return g_interrupt.exchange(false); });
         } catch (const Error& e) {
-            history.erase(history.end() - 1);
             std::fprintf(stderr, "\nerror: %s\n", e.what());
-            continue;
+            return std::nullopt;
         }
         std::printf("\n");
         std::fprintf(stderr, "[%d tokens, TTFT %.0f ms, %.1f tok/s%s]\n", fin.completion_tokens, fin.ttft_ms,
                      fin.decode_tok_s, fin.reason == FinishReason::cancelled ? ", stopped" : "");
-        history.push_back({{"role", "assistant"}, {"content", reply}});
-    }
-    return 0;
+        return reply;
+    });
 }
 
 }  // namespace ft::cli

@@ -238,7 +238,8 @@ struct ApiServer::Impl {
         };
         res.set_chunked_content_provider(
             "text/event-stream",
-            [this, job, writer, id, proto, finished](std::size_t, httplib::DataSink& sink) {
+            [this, job, writer, id, proto, responses = ar.endpoint == serve::Endpoint::responses,
+             finished](std::size_t, httplib::DataSink& sink) {
                 auto send = [&](const std::string& bytes) { return bytes.empty() || sink.write(bytes.data(), bytes.size()); };
                 if (!send(writer->start())) return false;
                 auto last_write = Clock::now();
@@ -261,7 +262,7 @@ struct ApiServer::Impl {
                             end = true;
                         } else {
                             out += writer->stream_error(from_engine_error(std::get<Error>(ev)));
-                            if (proto == Protocol::openai) out += serve::sse_done();
+                            if (proto == Protocol::openai && !responses) out += serve::sse_done();
                             end = true;
                         }
                     }
@@ -297,6 +298,7 @@ struct ApiServer::Impl {
             switch (endpoint) {
             case serve::Endpoint::chat: ar = serve::parse_openai_chat(req.body); break;
             case serve::Endpoint::completion: ar = serve::parse_openai_completion(req.body); break;
+            case serve::Endpoint::responses: ar = serve::parse_openai_responses(req.body); break;
             case serve::Endpoint::messages: ar = serve::parse_anthropic_messages(req.body); break;
             case serve::Endpoint::count_tokens: ar = serve::parse_anthropic_messages(req.body, true); break;
             }
@@ -317,6 +319,7 @@ struct ApiServer::Impl {
             switch (endpoint) {
             case serve::Endpoint::chat: id = "chatcmpl-" + serve::random_hex(12); break;
             case serve::Endpoint::completion: id = "cmpl-" + serve::random_hex(12); break;
+            case serve::Endpoint::responses: id = "resp_" + serve::random_hex(12); break;
             default: id = "msg_" + serve::random_hex(12); break;
             }
             serve::PreparedRequest prep;
@@ -375,6 +378,14 @@ struct ApiServer::Impl {
         });
         http.Post("/v1/chat/completions", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::chat); });
         http.Post("/v1/completions", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::completion); });
+        http.Post("/v1/responses", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::responses); });
+        http.Get(R"(/v1/responses/([^/]+)(/input_items)?)", [](const httplib::Request& req, httplib::Response& res) {
+            send_error(res, Protocol::openai,
+                       ApiError(404, "invalid_request_error",
+                                "no response '" + std::string(req.matches[1]) +
+                                    "': this server keeps no responses (requests run as with store: false)",
+                                "response_id"));
+        });
         http.Post("/v1/messages", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::messages); });
         http.Post("/v1/messages/count_tokens",
                   [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::count_tokens); });

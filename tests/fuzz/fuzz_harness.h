@@ -19,4 +19,9 @@ int tool_parser_one_input(const std::uint8_t* data, std::size_t size);
 int chat_template_one_input(const std::uint8_t* data, std::size_t size);
 int tokenizer_json_one_input(const std::uint8_t* data, std::size_t size);
 
+// fuzz_harness_request.cpp. The API server's request parsers: [endpoint][flags] + a request body (endpoint % 5:
+// chat completions, completions, responses, messages, count_tokens), prepared against the tiny model and answered
+// by the endpoint's writer; only 4xx ApiErrors (or ft::Error invalid_argument) may come out, outputs must be JSON.
+int request_one_input(const std::uint8_t* data, std::size_t size);
+
 }  // namespace ft::fuzz

@@ -1,5 +1,5 @@
 // Writes the generated seed inputs: fuzz_make_corpus OUT_DIR → OUT_DIR/gguf/*, OUT_DIR/safetensors/*,
-// OUT_DIR/tool_parser/*, OUT_DIR/chat_template/*, OUT_DIR/tokenizer_json/*.
+// OUT_DIR/tool_parser/*, OUT_DIR/chat_template/*, OUT_DIR/tokenizer_json/*, OUT_DIR/request/*.
 #include <cstdio>
 #include <fstream>
 
@@ -21,10 +21,11 @@ int main(int argc, char** argv) {
         };
         for (const auto& s : ft::fuzz::gguf_seeds(out / "gguf")) write(out / "gguf" / s.name, s.bytes);
         for (const auto& s : ft::fuzz::safetensors_seeds()) write(out / "safetensors" / s.name, s.bytes);
-        for (const char* sub : {"tool_parser", "chat_template", "tokenizer_json"}) std::filesystem::create_directories(out / sub);
+        for (const char* sub : {"tool_parser", "chat_template", "tokenizer_json", "request"}) std::filesystem::create_directories(out / sub);
         for (const auto& s : ft::fuzz::tool_parser_seeds()) write(out / "tool_parser" / s.name, s.bytes);
         for (const auto& s : ft::fuzz::chat_template_seeds()) write(out / "chat_template" / s.name, s.bytes);
         for (const auto& s : ft::fuzz::tokenizer_json_seeds()) write(out / "tokenizer_json" / s.name, s.bytes);
+        for (const auto& s : ft::fuzz::request_seeds()) write(out / "request" / s.name, s.bytes);
     } catch (const ft::Error& e) {
         std::fprintf(stderr, "fuzz_make_corpus: %s\n", e.what());
         return 1;

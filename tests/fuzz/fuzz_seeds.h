@@ -17,9 +17,12 @@ struct Seed {
 // `scratch` is a writable folder for the writer's temporary files.
 std::vector<Seed> gguf_seeds(const std::filesystem::path& scratch);
 std::vector<Seed> safetensors_seeds();
-// fuzz_seeds_text.cpp: inputs of tool_parser_one_input, chat_template_one_input, tokenizer_json_one_input.
+// fuzz_seeds_text.cpp: inputs of tool_parser_one_input, chat_template_one_input, tokenizer_json_one_input,
+// request_one_input.
 std::vector<Seed> tool_parser_seeds();
 std::vector<Seed> chat_template_seeds();
 std::vector<Seed> tokenizer_json_seeds();
+// Inputs of request_one_input: one body per endpoint and feature (tools, tool round trips, streams, logprobs, …).
+std::vector<Seed> request_seeds();
 
 }  // namespace ft::fuzz

@@ -127,4 +127,68 @@ std::vector<Seed> tokenizer_json_seeds() {
     return out;
 }
 
+namespace {
+
+// [endpoint][flags] + body (see request_one_input).
+Seed request_seed(std::string name, int endpoint, int flags, std::string_view body) {
+    std::string s;
+    s += static_cast<char>(endpoint);
+    s += static_cast<char>(flags);
+    s += body;
+    return {std::move(name), bytes_of(s)};
+}
+
+}  // namespace
+
+std::vector<Seed> request_seeds() {
+    std::vector<Seed> out;
+    out.push_back(request_seed("seed-chat-tools", 0, 0,
+        R"({"model":"tiny","messages":[{"role":"developer","content":"Be brief."},)"
+        R"({"role":"user","content":[{"type":"text","text":"Weather in Paris?"}]},)"
+        R"({"role":"assistant","content":null,"reasoning_content":"use f","tool_calls":[{"id":"c1","type":"function",)"
+        R"("function":{"name":"f","arguments":"{\"s\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"sunny"}],)"
+        R"("tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object",)"
+        R"("properties":{"s":{"type":"string"}}}}}],"tool_choice":{"type":"function","function":{"name":"f"}},)"
+        R"("parallel_tool_calls":false,"max_tokens":64,"temperature":0.5,"top_p":0.9,"seed":3,"stop":["END","\n\n\n"],)"
+        R"("logprobs":true,"top_logprobs":2,"chat_template_kwargs":{"enable_thinking":true}})"));
+    out.push_back(request_seed("seed-chat-stream", 0, 1,
+        R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}],"stream":true,)"
+        R"("stream_options":{"include_usage":true},"max_completion_tokens":5,"response_format":{"type":"json_object"},)"
+        R"("reasoning_effort":"none","presence_penalty":0.5,"frequency_penalty":-0.5,"n":1,"ignore_eos":true})"));
+    out.push_back(request_seed("seed-completion", 1, 0,
+        R"({"model":"tiny","prompt":"Once upon a time","max_tokens":8,"logprobs":2,"echo":true,"stop":"x",)"
+        R"("stream":false})"));
+    out.push_back(request_seed("seed-completion-ids", 1, 1,
+        R"({"model":"tiny","prompt":[1,2,3,4],"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}})"));
+    out.push_back(request_seed("seed-responses-tools", 2, 0,
+        R"({"model":"tiny","instructions":"Be brief.","input":[{"role":"user","content":[{"type":"input_text",)"
+        R"("text":"Weather?"}]},{"type":"reasoning","id":"rs_1","summary":[],"content":[{"type":"reasoning_text",)"
+        R"("text":"use f"}]},{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"s\":\"x\"}"},)"
+        R"({"type":"function_call_output","call_id":"c1","output":"sunny"},{"type":"message","role":"assistant",)"
+        R"("content":[{"type":"output_text","text":"Sunny."}]},{"role":"user","content":"Thanks"}],)"
+        R"("tools":[{"type":"function","name":"f","description":"d","parameters":{"type":"object",)"
+        R"("properties":{"s":{"type":"string"}}},"strict":false}],"tool_choice":"auto","parallel_tool_calls":true,)"
+        R"("max_output_tokens":32,"temperature":0,"top_p":1,"reasoning":{"effort":"low"},"store":false,)"
+        R"("metadata":{"k":"v"},"text":{"format":{"type":"text"}}})"));
+    out.push_back(request_seed("seed-responses-stream", 2, 1,
+        R"({"model":"tiny","input":"Hello","stream":true,"max_output_tokens":4,"store":true,)"
+        R"("tool_choice":{"type":"function","name":"f"},"tools":[{"type":"function","name":"f"}]})"));
+    out.push_back(request_seed("seed-messages-tools", 3, 0,
+        R"({"model":"tiny","max_tokens":16,"system":[{"type":"text","text":"Be brief."}],)"
+        R"("thinking":{"type":"enabled","budget_tokens":1024},"tools":[{"name":"f","description":"d",)"
+        R"("input_schema":{"type":"object","properties":{"s":{"type":"string"}}}},{"type":"web_search_20250305",)"
+        R"("name":"web_search"}],"tool_choice":{"type":"tool","name":"f","disable_parallel_tool_use":true},)"
+        R"("messages":[{"role":"user","content":"Weather?"},{"role":"assistant","content":[{"type":"thinking",)"
+        R"("thinking":"use f","signature":""},{"type":"text","text":"Let me check."},{"type":"tool_use","id":"u1",)"
+        R"("name":"f","input":{"s":"x"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"u1",)"
+        R"("content":[{"type":"text","text":"sunny"}],"is_error":false},{"type":"text","text":"and?"}]}],)"
+        R"("stop_sequences":["END"],"temperature":0.7,"top_p":0.9,"top_k":20})"));
+    out.push_back(request_seed("seed-messages-stream", 3, 1,
+        R"({"model":"tiny","max_tokens":4,"stream":true,"messages":[{"role":"user","content":"Hi"}]})"));
+    out.push_back(request_seed("seed-count-tokens", 4, 0,
+        R"({"model":"tiny","system":"s","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],)"
+        R"("tools":[{"name":"f","input_schema":{"type":"object"}}]})"));
+    return out;
+}
+
 }  // namespace ft::fuzz

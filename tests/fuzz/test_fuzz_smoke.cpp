@@ -159,10 +159,11 @@ private slots:
         const std::pair<const char*, std::vector<ft::fuzz::Seed> (*)()> text_sets[] = {
             {"tool_parser", ft::fuzz::tool_parser_seeds},
             {"chat_template", ft::fuzz::chat_template_seeds},
-            {"tokenizer_json", ft::fuzz::tokenizer_json_seeds}};
+            {"tokenizer_json", ft::fuzz::tokenizer_json_seeds},
+            {"request", ft::fuzz::request_seeds}};
         const Harness text_harness[] = {ft::fuzz::tool_parser_one_input, ft::fuzz::chat_template_one_input,
-                                        ft::fuzz::tokenizer_json_one_input};
-        for (int k = 0; k < 3; ++k)
+                                        ft::fuzz::tokenizer_json_one_input, ft::fuzz::request_one_input};
+        for (int k = 0; k < 4; ++k)
             for (const auto& s : text_sets[k].second()) {
                 QVERIFY2(slurp(kCorpus / text_sets[k].first / s.name) == s.bytes,
                          ("regenerate the corpus (fuzz_make_corpus tests/fuzz/corpus): " + s.name).c_str());
@@ -211,6 +212,15 @@ private slots:
         QVERIFY(corpus.size() >= 2);
         const Counts c = run(ft::fuzz::tokenizer_json_one_input, corpus, 4000 / int(corpus.size()), 0x14057b7ef767814full);
         qInfo("tokenizer_json: %zu corpus inputs, %d mutants loaded, %d rejected", corpus.size(), c.parsed, c.rejected);
+        QVERIFY(c.parsed > 0 && c.rejected > 0);
+    }
+
+    // The API server's request parsers + prepare + writers (every endpoint), on the tiny model.
+    void requestCorpusAndMutants() {
+        const auto corpus = committed("request");
+        QVERIFY(corpus.size() >= 9);
+        const Counts c = run(ft::fuzz::request_one_input, corpus, 20000 / int(corpus.size()), 0xda3e39cb94b95bdbull);
+        qInfo("request: %zu corpus inputs, %d mutants served, %d rejected", corpus.size(), c.parsed, c.rejected);
         QVERIFY(c.parsed > 0 && c.rejected > 0);
     }
 

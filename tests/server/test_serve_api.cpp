@@ -359,6 +359,190 @@ private slots:
         QCOMPARE(json::parse(partial)["city"].get<std::string>(), std::string("Paris"));
     }
 
+    // /v1/responses: input items → chat messages (the tool round trip included), flat tools, the echoed settings.
+    void responsesRequestFields() {
+        json body = json::parse(R"({"model":"m","instructions":"be brief","store":true,
+            "input":[{"role":"developer","content":"dev"},
+              {"type":"message","role":"user","content":[{"type":"input_text","text":"weather"},{"type":"input_text","text":"?"}]},
+              {"type":"reasoning","id":"rs_1","summary":[],"content":[{"type":"reasoning_text","text":"use the tool"}]},
+              {"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"ARGS"},
+              {"type":"function_call_output","call_id":"call_1","output":"sunny"},
+              {"role":"assistant","content":[{"type":"output_text","text":"Sunny."}]}],
+            "tools":[{"type":"function","name":"get_weather","description":"d","parameters":{"type":"object"}}],
+            "tool_choice":{"type":"function","name":"get_weather"},"parallel_tool_calls":false,
+            "max_output_tokens":9,"temperature":0,"top_p":0.5,"stream":true,"reasoning":{"effort":"none"}})");
+        body["input"][3]["arguments"] = json{{"city", "Paris"}}.dump(-1);  // a JSON string
+        const auto r = parse_openai_responses(body.dump());
+        QVERIFY(r.endpoint == Endpoint::responses);
+        QVERIFY(r.stream && !r.parallel_tool_calls);
+        QCOMPARE(r.max_tokens, 9);
+        QCOMPARE(r.sampling.top_p, 0.5f);
+        QVERIFY(r.tool_choice == ToolChoice::named);
+        QCOMPARE(r.tool_choice_name, std::string("get_weather"));
+        QVERIFY(r.enable_thinking == std::optional<bool>(false));
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(int(m.size()), 6);
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("be brief"));  // instructions first
+        QCOMPARE(m[1]["role"].get<std::string>(), std::string("system"));      // developer
+        QCOMPARE(m[2]["content"].get<std::string>(), std::string("weather?"));
+        QCOMPARE(m[3]["role"].get<std::string>(), std::string("assistant"));
+        QCOMPARE(m[3]["reasoning_content"].get<std::string>(), std::string("use the tool"));
+        QCOMPARE(m[3]["tool_calls"][0]["id"].get<std::string>(), std::string("call_1"));
+        QCOMPARE(json::parse(m[3]["tool_calls"][0]["function"]["arguments"].get<std::string>())["city"].get<std::string>(),
+                 std::string("Paris"));
+        QCOMPARE(m[4]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[4]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(m[5]["content"].get<std::string>(), std::string("Sunny."));  // after the tool: a new message
+        const json t = json::parse(r.tools_json);
+        QCOMPARE(t[0]["function"]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(t[0]["function"]["parameters"]["type"].get<std::string>(), std::string("object"));
+        const json echo = json::parse(r.echo_json);
+        QCOMPARE(echo["store"].get<bool>(), false);  // we keep nothing, whatever was asked
+        QCOMPARE(echo["tools"][0]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(echo["max_output_tokens"].get<int>(), 9);
+        // The template renders the round trip.
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        ft::ChatRenderRequest rr;
+        rr.messages_json = r.messages_json;
+        rr.tools_json = r.tools_json;
+        const std::string p = tpl.apply(rr);
+        QVERIFY2(p.find("<tool_response>\nsunny\n</tool_response>") != std::string::npos, p.c_str());
+        QVERIFY2(p.find("\"city\": \"Paris\"") != std::string::npos, p.c_str());
+        // A plain string input is one user message.
+        const auto s1 = parse_openai_responses(R"({"model":"m","input":"hi"})");
+        QVERIFY(json::parse(s1.messages_json) == json::parse(R"([{"role":"user","content":"hi"}])"));
+    }
+
+    void responsesErrors() {
+        std::string type, param;
+        auto st = [&](const char* body) {
+            type.clear();
+            param.clear();
+            return status_of([&] { parse_openai_responses(body); }, &type, &param);
+        };
+        QCOMPARE(st(R"({"model":"m"})"), 400);
+        QCOMPARE(param, std::string("input"));
+        QCOMPARE(st(R"({"model":"m","input":"x","previous_response_id":"resp_1"})"), 400);
+        QCOMPARE(param, std::string("previous_response_id"));
+        QCOMPARE(st(R"({"model":"m","input":[{"type":"item_reference","id":"msg_1"}]})"), 400);
+        QCOMPARE(param, std::string("input[0].type"));
+        QCOMPARE(st(R"({"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]})"), 400);
+        QCOMPARE(param, std::string("input[0].content[0].type"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"web_search"}]})"), 400);
+        QCOMPARE(param, std::string("tools[0].type"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tool_choice":"required"})"), 400);
+        QCOMPARE(st(R"({"model":"m","input":"x","max_output_tokens":0})"), 400);
+        QCOMPARE(param, std::string("max_output_tokens"));
+        QCOMPARE(st(R"({"model":"m","input":"x","reasoning":{"effort":"maximal"}})"), 400);
+        QCOMPARE(st(R"({"model":"m","input":[{"type":"function_call","name":"f"}]})"), 400);
+        QCOMPARE(param, std::string("input[0].call_id"));
+        QCOMPARE(type, std::string("invalid_request_error"));
+        QCOMPARE(st(R"({"model":"m","input":"x","background":true})"), 400);
+    }
+
+    // The Responses writer: typed events with consecutive sequence numbers, each item announced, filled and closed;
+    // the stream's final response object equals the non-streamed body (ids aside, which are per writer).
+    void responsesWriterStreamEqualsBody() {
+        std::string stream, body;
+        for (bool streaming : {true, false}) {
+            WriterSetup s;
+            s.id = "resp_abc";
+            s.model = "m";
+            s.stream = streaming;
+            s.echo_json = R"({"tools":[],"store":false})";
+            auto w = openai_responses_writer(s, qwen3_parser(true));
+            std::string out = w->start();
+            for (const auto& p : kPieces) out += w->token(tok(p));
+            out += w->finish(fin(ft::FinishReason::stop, 11, int(kPieces.size())));
+            if (streaming) stream = out;
+            else body = w->body();
+        }
+        const auto frames = sse_frames(stream);
+        std::vector<std::string> names;
+        std::string text, reasoning, args;
+        json last;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            const json j = json::parse(frames[i].second);
+            QCOMPARE(j["type"].get<std::string>(), frames[i].first);
+            QCOMPARE(j["sequence_number"].get<int>(), int(i));
+            names.push_back(frames[i].first);
+            if (frames[i].first == "response.output_text.delta") text += j["delta"].get<std::string>();
+            if (frames[i].first == "response.reasoning_text.delta") reasoning += j["delta"].get<std::string>();
+            if (frames[i].first == "response.function_call_arguments.delta") {
+                QCOMPARE(j["output_index"].get<int>(), 2);
+                args += j["delta"].get<std::string>();
+            }
+            if (frames[i].first == "response.function_call_arguments.done")
+                QCOMPARE(j["arguments"].get<std::string>(), args);
+            last = j;
+        }
+        const std::vector<std::string> expected = {
+            "response.created", "response.in_progress",
+            "response.output_item.added", "response.content_part.added"};
+        QCOMPARE(std::vector<std::string>(names.begin(), names.begin() + 4), expected);
+        QCOMPARE(names.back(), std::string("response.completed"));
+        QCOMPARE(int(std::count(names.begin(), names.end(), "response.output_item.added")), 3);
+        QCOMPARE(int(std::count(names.begin(), names.end(), "response.output_item.done")), 3);
+        QCOMPARE(int(std::count(names.begin(), names.end(), "response.content_part.done")), 2);
+        QCOMPARE(int(std::count(names.begin(), names.end(), "response.reasoning_text.done")), 1);
+        QCOMPARE(int(std::count(names.begin(), names.end(), "response.output_text.done")), 1);
+        QCOMPARE(reasoning, std::string("Let me think."));
+        QCOMPARE(text, std::string("Hello world"));
+        const json b = json::parse(body);
+        QVERIFY2(last["response"] == b, last.dump().c_str());
+        QCOMPARE(b["object"].get<std::string>(), std::string("response"));
+        QCOMPARE(b["status"].get<std::string>(), std::string("completed"));
+        QCOMPARE(b["store"].get<bool>(), false);
+        const json& out = b["output"];
+        QCOMPARE(int(out.size()), 3);
+        QCOMPARE(out[0]["type"].get<std::string>(), std::string("reasoning"));
+        QCOMPARE(out[0]["content"][0]["text"].get<std::string>(), reasoning);
+        QCOMPARE(out[1]["type"].get<std::string>(), std::string("message"));
+        QCOMPARE(out[1]["content"][0]["type"].get<std::string>(), std::string("output_text"));
+        QCOMPARE(out[1]["content"][0]["text"].get<std::string>(), text);
+        QCOMPARE(out[2]["type"].get<std::string>(), std::string("function_call"));
+        QCOMPARE(out[2]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(out[2]["call_id"].get<std::string>(), std::string("call_t_0"));
+        QCOMPARE(out[2]["status"].get<std::string>(), std::string("completed"));
+        QCOMPARE(out[2]["arguments"].get<std::string>(), args);
+        QCOMPARE(json::parse(args)["city"].get<std::string>(), std::string("Paris"));
+        QCOMPARE(b["usage"]["input_tokens"].get<int>(), 11);
+        QCOMPARE(b["usage"]["total_tokens"].get<int>(), 11 + int(kPieces.size()));
+        QVERIFY(b["usage"]["output_tokens_details"]["reasoning_tokens"].get<int>() > 0);
+    }
+
+    // Cut by max_output_tokens: status incomplete (response.incomplete), the cut item incomplete too; a broken-off
+    // tool call is closed as incomplete.
+    void responsesWriterIncomplete() {
+        WriterSetup s;
+        s.id = "resp_x";
+        s.model = "m";
+        s.stream = true;
+        auto w = openai_responses_writer(s, qwen3_parser(true));
+        std::string out = w->start();
+        out += w->token(tok("Hello"));
+        out += w->finish(fin(ft::FinishReason::length, 3, 1));
+        const auto frames = sse_frames(out);
+        QCOMPARE(frames.back().first, std::string("response.incomplete"));
+        const json b = json::parse(w->body());
+        QCOMPARE(b["status"].get<std::string>(), std::string("incomplete"));
+        QCOMPARE(b["incomplete_details"]["reason"].get<std::string>(), std::string("max_output_tokens"));
+        QCOMPARE(b["output"][0]["status"].get<std::string>(), std::string("incomplete"));
+
+        s.stream = false;
+        auto w2 = openai_responses_writer(s, qwen3_parser(true));
+        w2->token(tok("<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1"));
+        w2->finish(fin(ft::FinishReason::stop, 3, 1));
+        const json b2 = json::parse(w2->body());
+        for (const auto& o : b2["output"])
+            if (o["type"] == "function_call") QCOMPARE(o["status"].get<std::string>(), std::string("incomplete"));
+        // An error after the stream began: an `error` event with the next sequence number.
+        const json e = json::parse(sse_frames(w->stream_error(bad_request("boom", "x")))[0].second);
+        QCOMPARE(e["type"].get<std::string>(), std::string("error"));
+        QCOMPARE(e["message"].get<std::string>(), std::string("boom"));
+        QCOMPARE(e["sequence_number"].get<int>(), int(frames.size()));
+    }
+
     void anthropicWriterBodyAndStopSequence() {
         WriterSetup s;
         s.id = "msg_y";
@@ -382,6 +566,7 @@ private slots:
             R"({"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":{"type":"function","function":{"name":"f"}},"stop":["a","b"],"max_tokens":5,"logprobs":true,"top_logprobs":2,"response_format":{"type":"json_object"},"stream_options":{"include_usage":true}})",
             R"({"model":"m","prompt":[1,2,3],"max_tokens":3,"logprobs":1,"echo":true,"stop":"x"})",
             R"({"model":"m","max_tokens":9,"system":[{"type":"text","text":"s"}],"thinking":{"type":"enabled"},"tools":[{"name":"f","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"f"},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"u","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"u","content":"ok","is_error":true}]}]})",
+            R"({"model":"m","instructions":"i","input":[{"role":"user","content":[{"type":"input_text","text":"q"}]},{"type":"reasoning","summary":[{"type":"summary_text","text":"r"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}],"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"tool_choice":{"type":"function","name":"f"},"max_output_tokens":5,"reasoning":{"effort":"low"},"text":{"format":{"type":"json_object"}},"store":false})",
         };
         const std::vector<std::string> splice = {"null", "1e999", "-1", "[]", "{}", "\"\"", "true", "\"\\ud800\"", "18446744073709551616", ",", ":", "\xff"};
         std::uint64_t state = 0x12345678;
@@ -404,10 +589,11 @@ private slots:
                 default: s.insert(at, splice[std::size_t(next() % splice.size())]); break;
                 }
             }
-            for (int which = 0; which < 4; ++which) {
+            for (int which = 0; which < 5; ++which) {
                 try {
                     if (which == 0) parse_openai_chat(s);
                     else if (which == 1) parse_openai_completion(s);
+                    else if (which == 4) parse_openai_responses(s);
                     else parse_anthropic_messages(s, which == 3);
                     ++parsed;
                 } catch (const ApiError& e) {

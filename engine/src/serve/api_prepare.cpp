@@ -92,8 +92,10 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
         const std::string msg = "This model's maximum context length is " + std::to_string(m.n_ctx) +
                                 " tokens, but the prompt has " + std::to_string(p.prompt_tokens) +
                                 " tokens. Shorten the conversation, or restart the server with a larger --ctx.";
-        throw ApiError(400, "invalid_request_error", msg, r.endpoint == Endpoint::completion ? "prompt" : "messages",
-                       "context_length_exceeded");
+        const char* param = r.endpoint == Endpoint::completion  ? "prompt"
+                            : r.endpoint == Endpoint::responses ? "input"
+                                                                : "messages";
+        throw ApiError(400, "invalid_request_error", msg, param, "context_length_exceeded");
     }
     const int room = m.n_ctx - p.prompt_tokens;
     p.generation.max_tokens = r.max_tokens < 0 ? room : std::min(r.max_tokens, room);
@@ -113,6 +115,7 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
     s.top_logprobs = r.top_logprobs;
     s.parallel_tool_calls = r.parallel_tool_calls;
     s.stop = r.stop;
+    s.echo_json = r.echo_json;
     const Tokenizer* tok = m.tokenizer;
     s.token_bytes = [tok](std::int32_t t) { return tok->token_to_bytes(t); };
     if (r.endpoint == Endpoint::completion) {
@@ -127,8 +130,9 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
     po.tools_json = po.tools ? r.tools_json : std::string();
     po.id_prefix = (r.protocol == Protocol::anthropic ? "toolu_" : "call_") + random_hex(8) + "_";
     auto parser = tool_parser_for_model(m.architecture, m.chat_template->source().text, po);
-    p.writer = r.protocol == Protocol::anthropic ? anthropic_writer(std::move(s), std::move(parser))
-                                                 : openai_chat_writer(std::move(s), std::move(parser));
+    if (r.protocol == Protocol::anthropic) p.writer = anthropic_writer(std::move(s), std::move(parser));
+    else if (r.endpoint == Endpoint::responses) p.writer = openai_responses_writer(std::move(s), std::move(parser));
+    else p.writer = openai_chat_writer(std::move(s), std::move(parser));
     return p;
 }
 

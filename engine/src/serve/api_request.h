@@ -1,4 +1,4 @@
-// The API server's requests, transport-free: OpenAI (/v1/chat/completions, /v1/completions) and Anthropic
+// The API server's requests, transport-free: OpenAI (/v1/chat/completions, /v1/completions, /v1/responses) and Anthropic
 // (/v1/messages, /v1/messages/count_tokens) JSON bodies parsed into one ApiRequest, which holds what the chat
 // template needs (messages and tools in the OpenAI shape the Hugging Face templates expect) and what the engine needs
 // (sampling, limits, stop strings). Parsing never touches the engine: the transport renders, tokenizes and submits.
@@ -18,7 +18,7 @@
 namespace ft::serve {
 
 enum class Protocol { openai, anthropic };
-enum class Endpoint { chat, completion, messages, count_tokens };
+enum class Endpoint { chat, completion, responses, messages, count_tokens };
 
 // An error answered with an HTTP status and a protocol-shaped body (see error_body()).
 class ApiError : public std::runtime_error {
@@ -61,11 +61,19 @@ struct ApiRequest {
     bool logprobs = false;
     int top_logprobs = 0;
     bool echo = false;                   // completion: prepend the prompt to the text
+    // Responses: the request's settings the response object repeats (instructions, tools, tool_choice, …), a JSON
+    // object; empty for the other endpoints.
+    std::string echo_json;
 };
 
 // Parse a request body. Throws ApiError (400) for malformed JSON and bad or unsupported fields.
 ApiRequest parse_openai_chat(const std::string& body);
 ApiRequest parse_openai_completion(const std::string& body);
+// OpenAI Responses (/v1/responses): `input` (a string or message / function_call / function_call_output / reasoning
+// items) and `instructions` become chat messages; flat function tools become the chat tool shape. We keep nothing:
+// `store` is accepted and ignored (the response says "store": false), `previous_response_id`, item references and
+// `background` are 400s.
+ApiRequest parse_openai_responses(const std::string& body);
 ApiRequest parse_anthropic_messages(const std::string& body, bool count_tokens = false);
 
 // The protocol-shaped error body: OpenAI {"error":{message,type,param,code}}, Anthropic

@@ -46,7 +46,7 @@ public:
 
 // What a writer needs to know of the request and the model.
 struct WriterSetup {
-    std::string id;                 // "chatcmpl-…", "msg_…", "cmpl-…"
+    std::string id;                 // "chatcmpl-…", "msg_…", "cmpl-…", "resp_…"
     std::string model;
     std::int64_t created = 0;       // unix seconds
     int prompt_tokens = 0;
@@ -57,6 +57,7 @@ struct WriterSetup {
     bool parallel_tool_calls = true;
     std::vector<std::string> stop;  // the request's stop strings (to tell stop_sequence from end of turn)
     std::string echo_text;          // completion echo: the prompt text
+    std::string echo_json;          // responses: request fields the response object repeats (ApiRequest::echo_json)
     std::function<std::string(std::int32_t)> token_bytes;  // a token id's bytes (logprobs)
 };
 
@@ -64,6 +65,9 @@ class ToolParser;
 
 std::unique_ptr<ResponseWriter> openai_chat_writer(WriterSetup setup, std::unique_ptr<ToolParser> parser);
 std::unique_ptr<ResponseWriter> openai_completion_writer(WriterSetup setup);
+// OpenAI Responses: the `response` object with reasoning / message / function_call output items; streamed as the
+// typed events (response.created … response.completed), each with a sequence_number.
+std::unique_ptr<ResponseWriter> openai_responses_writer(WriterSetup setup, std::unique_ptr<ToolParser> parser);
 std::unique_ptr<ResponseWriter> anthropic_writer(WriterSetup setup, std::unique_ptr<ToolParser> parser);
 
 // The model behind the server, as the request plumbing sees it.

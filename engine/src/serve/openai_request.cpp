@@ -121,6 +121,10 @@ void parse_common(const json& body, ApiRequest& r) {
     if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p");
     r.sampling.presence_penalty = float(get_number(body, "presence_penalty", 0.0, -2.0, 2.0));
     r.sampling.frequency_penalty = float(get_number(body, "frequency_penalty", 0.0, -2.0, 2.0));
+    // Extensions (as vLLM and llama.cpp): the samplers OpenAI has no field for; `ft chat --attach` sends them.
+    r.sampling.top_k = int(get_int(body, "top_k", 0, 0, 1 << 20));
+    r.sampling.min_p = float(get_number(body, "min_p", 0.0, 0.0, 1.0));
+    r.sampling.repetition_penalty = float(get_number(body, "repetition_penalty", 1.0, 0.01, 10.0));
     if (body.contains("seed") && !body["seed"].is_null()) {
         if (!body["seed"].is_number_integer()) throw bad_request("'seed' must be an integer", "seed");
         const auto s = body["seed"].get<std::int64_t>();

@@ -98,6 +98,9 @@ json stats_to_json(const EngineStats& s) {
     j["kv_pages_used"] = s.kv_pages_used;
     j["kv_pages_total"] = s.kv_pages_total;
     j["kv_page_size"] = s.kv_page_size;
+    j["kv_pages_cached"] = s.kv_pages_cached;
+    j["prefill_tokens_total"] = s.prefill_tokens_total;
+    j["prefix_hit_tokens_total"] = s.prefix_hit_tokens_total;
     j["expert_calls_total"] = s.expert_calls_total;
     j["cpu_expert_bytes_total"] = s.cpu_expert_bytes_total;
     j["uptime_s"] = finite(s.uptime_s);
