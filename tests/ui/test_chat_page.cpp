@@ -191,7 +191,8 @@ private slots:
         const qint64 oldId = messages()->messages().last().id;
         QCOMPARE(messages()->rowCount(), 4);
         QVERIFY(m_ui->click("regenerateButton"));
-        QVERIFY(session()->busy());
+        // With the conversation in the prefix cache a 60-token reply can be done before the click returns.
+        QTRY_VERIFY(session()->busy() || messages()->messages().last().id != oldId);
         waitIdle();
         QCOMPARE(messages()->rowCount(), 4);
         QVERIFY(messages()->messages().last().id != oldId);

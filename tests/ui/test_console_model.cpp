@@ -160,7 +160,7 @@ private slots:
         // While a reply runs: running, decode speed measured, requests counted.
         const double requests = m.requestsTotal();
         bool sawRunning = false;
-        const QString text = reply(200, [&] {
+        const QString text = reply(1200, [&] {
             QTRY_VERIFY(m.engineState() == "running");
             sawRunning = true;
         });
