@@ -15,7 +15,7 @@ step ctest --test-dir "$build_dir" -R "test_planner_gpu|test_planner$|test_engin
 step "$ft" run --model "$model" --device cuda --vram-budget 8G --prompt "The capital of France is" --max-tokens 24 --temperature 0
 for b in ${FT_PLAN_BUDGETS:-4 8 12 16}; do
   echo; echo "=== budget ${b} GiB ==="
-  step "$ft" inspect "$model" --plan --vram "${b}G" --json > "$out/plan-${b}g.json"
+  step bash -c "\"$ft\" inspect \"$model\" --plan --vram ${b}G --json > \"$out/plan-${b}g.json\""
   "$ft" inspect "$model" --plan --vram "${b}G"
   step "$ft" bench decode --model "$model" --device cuda --vram-budget "${b}G" --backend "${FT_PLAN_BACKENDS:-offload,hybrid}" \
     --routing synthetic --json "$out/decode-${b}g.json"
