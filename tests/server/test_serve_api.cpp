@@ -253,10 +253,13 @@ private slots:
             auto w = openai_chat_writer(s, qwen3_parser(true));
             std::string out = w->start();
             for (const auto& p : kPieces) out += w->token(tok(p));
-            out += w->finish(fin(ft::FinishReason::stop, 11, int(kPieces.size())));
+            ft::FinishEvent f = fin(ft::FinishReason::stop, 11, int(kPieces.size()));
+            f.cached_tokens = 8;  // from the prefix cache
+            out += w->finish(f);
             if (streaming) stream = out;
             else body = w->body();
         }
+        QCOMPARE(json::parse(body)["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>(), 8);
         const auto frames = sse_frames(stream);
         QVERIFY(frames.size() >= 4);
         QCOMPARE(frames.back().second, std::string("[DONE]"));
@@ -269,6 +272,7 @@ private slots:
             if (c["choices"].empty()) {
                 ++usage_chunks;
                 QCOMPARE(c["usage"]["prompt_tokens"].get<int>(), 11);
+                QCOMPARE(c["usage"]["prompt_tokens_details"]["cached_tokens"].get<int>(), 8);
                 continue;
             }
             const json& d = c["choices"][0]["delta"];
@@ -453,10 +457,13 @@ private slots:
             auto w = openai_responses_writer(s, qwen3_parser(true));
             std::string out = w->start();
             for (const auto& p : kPieces) out += w->token(tok(p));
-            out += w->finish(fin(ft::FinishReason::stop, 11, int(kPieces.size())));
+            ft::FinishEvent f = fin(ft::FinishReason::stop, 11, int(kPieces.size()));
+            f.cached_tokens = 8;  // from the prefix cache
+            out += w->finish(f);
             if (streaming) stream = out;
             else body = w->body();
         }
+        QCOMPARE(json::parse(body)["usage"]["input_tokens_details"]["cached_tokens"].get<int>(), 8);
         const auto frames = sse_frames(stream);
         std::vector<std::string> names;
         std::string text, reasoning, args;

@@ -44,8 +44,12 @@ json chat_logprob(const WriterSetup& s, const TokenEvent& ev) {
     return e;
 }
 
-json usage_json(int prompt, int completion) {
-    return json{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+// cached: prompt tokens whose KV came from the prefix cache (OpenAI's prompt_tokens_details.cached_tokens).
+json usage_json(int prompt, int completion, int cached) {
+    return json{{"prompt_tokens", prompt},
+                {"completion_tokens", completion},
+                {"total_tokens", prompt + completion},
+                {"prompt_tokens_details", {{"cached_tokens", cached}}}};
 }
 
 class OpenAiChatWriter final : public ResponseWriter {
@@ -76,6 +80,7 @@ public:
         std::string out = apply(events, json());
         completion_tokens_ = ev.completion_tokens;
         prompt_tokens_ = ev.prompt_tokens > 0 ? ev.prompt_tokens : s_.prompt_tokens;
+        cached_tokens_ = ev.cached_tokens;
         if (!calls_.empty()) finish_reason_ = "tool_calls";
         else if (ev.reason == FinishReason::length) finish_reason_ = "length";
         else finish_reason_ = "stop";
@@ -84,7 +89,7 @@ public:
         if (s_.include_usage) {
             json j = header();
             j["choices"] = json::array();
-            j["usage"] = usage_json(prompt_tokens_, completion_tokens_);
+            j["usage"] = usage_json(prompt_tokens_, completion_tokens_, cached_tokens_);
             out += sse_data(j.dump(-1, ' ', false, json::error_handler_t::replace));
         }
         out += sse_done();
@@ -113,7 +118,7 @@ public:
         j["created"] = s_.created;
         j["model"] = s_.model;
         j["choices"] = json::array({choice});
-        j["usage"] = usage_json(prompt_tokens_, completion_tokens_);
+        j["usage"] = usage_json(prompt_tokens_, completion_tokens_, cached_tokens_);
         return j.dump(-1, ' ', false, json::error_handler_t::replace);
     }
 
@@ -209,7 +214,7 @@ private:
     std::vector<int> dropped_;
     json logprobs_ = json::array();
     std::string finish_reason_ = "stop";
-    int prompt_tokens_ = 0, completion_tokens_ = 0;
+    int prompt_tokens_ = 0, completion_tokens_ = 0, cached_tokens_ = 0;
 };
 
 class OpenAiCompletionWriter final : public ResponseWriter {
@@ -251,13 +256,14 @@ public:
     std::string finish(const FinishEvent& ev) override {
         completion_tokens_ = ev.completion_tokens;
         prompt_tokens_ = ev.prompt_tokens > 0 ? ev.prompt_tokens : s_.prompt_tokens;
+        cached_tokens_ = ev.cached_tokens;
         finish_reason_ = ev.reason == FinishReason::length ? "length" : "stop";
         if (!s_.stream) return {};
         std::string out = chunk("", json(), json(finish_reason_));
         if (s_.include_usage) {
             json j = header();
             j["choices"] = json::array();
-            j["usage"] = usage_json(prompt_tokens_, completion_tokens_);
+            j["usage"] = usage_json(prompt_tokens_, completion_tokens_, cached_tokens_);
             out += sse_data(j.dump(-1, ' ', false, json::error_handler_t::replace));
         }
         return out + sse_done();
@@ -275,7 +281,7 @@ public:
         choice["finish_reason"] = finish_reason_;
         json j = header();
         j["choices"] = json::array({choice});
-        j["usage"] = usage_json(prompt_tokens_, completion_tokens_);
+        j["usage"] = usage_json(prompt_tokens_, completion_tokens_, cached_tokens_);
         return j.dump(-1, ' ', false, json::error_handler_t::replace);
     }
 
@@ -307,7 +313,7 @@ private:
     int offset_ = 0;
     json tokens_ = json::array(), token_logprobs_ = json::array(), top_ = json::array(), text_offset_ = json::array();
     std::string finish_reason_ = "stop";
-    int prompt_tokens_ = 0, completion_tokens_ = 0;
+    int prompt_tokens_ = 0, completion_tokens_ = 0, cached_tokens_ = 0;
 };
 
 }  // namespace

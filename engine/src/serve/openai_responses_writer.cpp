@@ -51,6 +51,7 @@ public:
         out += close_item();
         output_tokens_ = ev.completion_tokens;
         input_tokens_ = ev.prompt_tokens > 0 ? ev.prompt_tokens : s_.prompt_tokens;
+        cached_tokens_ = ev.cached_tokens;
         bool any_call = false;
         for (const auto& it : items_) any_call = any_call || it.type == "function_call";
         incomplete_ = ev.reason == FinishReason::length && !any_call;
@@ -134,7 +135,7 @@ private:
             j["usage"] = json();
         } else {
             j["usage"] = json{{"input_tokens", input_tokens_},
-                              {"input_tokens_details", {{"cached_tokens", 0}}},
+                              {"input_tokens_details", {{"cached_tokens", cached_tokens_}}},
                               {"output_tokens", output_tokens_},
                               {"output_tokens_details", {{"reasoning_tokens", reasoning_tokens_}}},
                               {"total_tokens", input_tokens_ + output_tokens_}};
@@ -273,7 +274,7 @@ private:
     std::string item_prefix_;
     std::vector<Item> items_;
     int seq_ = 0;
-    int input_tokens_ = 0, output_tokens_ = 0, reasoning_tokens_ = 0;
+    int input_tokens_ = 0, output_tokens_ = 0, reasoning_tokens_ = 0, cached_tokens_ = 0;
     bool incomplete_ = false;
 };
 
