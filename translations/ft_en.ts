@@ -1,1542 +1,1589 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
-    <context>
-        <name>CacheConfigCard</name>
-        <message>
-            <source>%1K tokens</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 tokens</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Minimum</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Agent / long context</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Max speed</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>KV %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 expert slots</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>≈ %1 tok/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cache config</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>MoE cache</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Rebuilding…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Not applied</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Synced</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Presets</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>KV cache size</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Past the budget: the engine will refuse this size.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Token positions the attention KV cache holds, all conversations together</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>budget %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>MoE expert cache</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 / %2</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 % · %2</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>≥ %1 enables prefill overlap</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>KV + experts: %1 of %2 for the caches</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Revert</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Apply</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Rejected: %1 Nothing changed.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Restored your last setting for this model: KV %1%2.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>, %1 expert slots</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Applied: KV %1%2.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatPage</name>
-        <message>
-            <source>Chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Loading %1…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Model: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Chat settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Load a model to chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Start a conversation</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ConsoleCharts</name>
-        <message>
-            <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No expert cache: every expert is resident in VRAM.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Weights</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Experts</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>KV</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Scratch</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Other</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Free</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>VRAM by category</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>PCIe GB/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>H2D</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>D2H</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Expert fetches</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Prefill streaming</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Expert cache hit rate</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hit rate</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Misses per token</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Fetched over PCIe</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Computed on the CPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>q* fraction in use: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Fetched</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Decode tok/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Waiting for the first sample.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Decode</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>tok/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Prefill tok/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Prefill</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU expert GB/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU experts</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>KV cache positions</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>In use</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Allocated</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hit rate per layer</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 layers</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cold (misses)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hot (hits)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Layer %1</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ConsoleModelCard</name>
-        <message>
-            <source>%1 s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Loading</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Running · %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Idle · up %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Error</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 experts × %2 layers</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>ctx %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>backend %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Tokens/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Requests</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>TTFT</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Unload the model</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ConsolePage</name>
-        <message>
-            <source>Console</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 · up %2 · %3 requests total</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model loaded · hardware figures are live</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>1 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>5 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>15 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Live · 8 Hz</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Live · %1 s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hardware</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>VRAM · GPU %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 free</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>None</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>System RAM</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Experts live here; the GPU caches the busy ones.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>threads</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>SIMD %1</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>DownloadDialog</name>
-        <message>
-            <source>Download from Hugging Face</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>List files</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>From %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message numerus="yes">
-            <source>Whole repository (safetensors, %n file(s))</source>
-            <translation>
-                <numerusform>Whole repository (safetensors, %n file)</numerusform>
-                <numerusform>Whole repository (safetensors, %n files)</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Download</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Close</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>DownloadRow</name>
-        <message>
-            <source>%1 s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Downloading</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Checking sha256…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Paused</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Done: added to the library</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Failed</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>file %1 of %2</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Pause</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Resume</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Remove from this list</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 of %2</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 left</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>FaultBanner</name>
-        <message>
-            <source>The engine stopped with an error</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Restart engine</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ConsoleModel</name>
-        <message>
-            <source>%1 KV positions are more than the %2 this plan allows.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>LogsPage</name>
-        <message>
-            <source>Logs</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Also written to %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Not written to a file (see the first lines)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Copy</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Open folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>All</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Info</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Warnings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Errors</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Search the log</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 of %2 lines</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Auto-scroll</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No lines match the filter</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>Main</name>
-        <message>
-            <source>FreeToken Desktop</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ModelRow</name>
-        <message>
-            <source>Runs on the GPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hybrid GPU + CPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Does not fit in RAM</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 · ≈ %2–%3 tok/s</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Not supported yet</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cannot be read</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 parameters, %2 active</source>
-            <translation type="unfinished" />
-        </message>
-        <message numerus="yes">
-            <source>%n part(s)</source>
-            <translation>
-                <numerusform>%n part</numerusform>
-                <numerusform>%n parts</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 — %2 of %3</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Added %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Load</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Unload</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Remove from the library</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ModelsPage</name>
-        <message>
-            <source>Models</source>
-            <translation type="unfinished" />
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) in your library</source>
-            <translation>
-                <numerusform>%n model in your library</numerusform>
-                <numerusform>%n models in your library</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Your library is empty</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Download…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Scan models folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Add every model in %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Add folder…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Add model…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Choose a GGUF model file</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>GGUF models (*.gguf)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>All files (*)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Choose a Hugging Face model folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Downloads</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Add a model to start</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>A GGUF file</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Choose file…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>A Hugging Face folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Choose folder…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Models you download with FreeToken will be stored in</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Drop a .gguf file or a model folder to add it</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>QObject</name>
-        <message>
-            <source>%1 s ago</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 min ago</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>RemoveModelDialog</name>
-        <message>
-            <source>Remove %1?</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Also delete the folder from the disk</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Also delete the file from the disk</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Remove and delete</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>SettingsPage</name>
-        <message>
-            <source>Settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Changes apply immediately and are saved</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Appearance</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Theme</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>System</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Dark</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Light</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Language</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Local API server</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>An OpenAI- and Anthropic-compatible server on this PC. It is not started yet: it arrives with the engine.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Address</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Not started</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Storage</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Data folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Models folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Log folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Settings file</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>About</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Version</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Build</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Hugging Face</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Access token</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>hf_… (optional)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Server</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Set by FT_HF_ENDPOINT in the environment.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>Sidebar</name>
-        <message>
-            <source>Desktop</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Models</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Console</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Logs</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Switch to the light theme</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Switch to the dark theme</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>SystemBox</name>
-        <message>
-            <source>VRAM</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No GPU</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>RAM</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 threads</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::DownloadListModel</name>
-        <message>
-            <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 failed: the server answered HTTP %2; try again later</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The server sent %1 with the wrong size: try again later</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Downloaded, but the library refused %1: %2</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ModelListModel</name>
-        <message>
-            <source>No models found in %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message numerus="yes">
-            <source>%n new model(s) added</source>
-            <translation>
-                <numerusform>%n new model added</numerusform>
-                <numerusform>%n new models added</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n already in the library</source>
-            <translation>
-                <numerusform>%n already in the library</numerusform>
-                <numerusform>%n already in the library</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) added</source>
-            <translation>
-                <numerusform>%n model added</numerusform>
-                <numerusform>%n models added</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatCodeBlock</name>
-        <message>
-            <source>code</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Copied</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Copy code</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatComposer</name>
-        <message>
-            <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>A model must be loaded before you can chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Send</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Stop the reply (Esc)</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatConversationList</name>
-        <message>
-            <source>New chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Start a new conversation (Ctrl+N)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Search chats</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No chat matches “%1”.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Your conversations appear here.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatDialog</name>
-        <message>
-            <source>OK</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatMessage</name>
-        <message>
-            <source>Waiting for the first token…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Stopped before the end</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Edit and resend</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Copy reply</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Regenerate</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatReasoning</name>
-        <message>
-            <source>Thinking…</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Thought process</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ChatSettingsDialog</name>
-        <message>
-            <source>Chat settings</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Save</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>System prompt</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>How the assistant should behave (optional)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Temperature (0–2)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Top-p (0–1)</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Max tokens per reply</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Seed (0: random)</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>DeleteChatDialog</name>
-        <message>
-            <source>Delete “%1”?</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>EditMessageDialog</name>
-        <message>
-            <source>Edit and resend</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Resend</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The replies after this message are replaced by a new one.</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>RenameChatDialog</name>
-        <message>
-            <source>Rename chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Name of the chat</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ft::EngineHost</name>
-        <message>
-            <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Loading was cancelled.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Could not load %1: %2</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The engine could not be restarted: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The model is still loading; wait until it is ready.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page first.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The engine refused the request: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model is loaded.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ChatSession</name>
-        <message>
-            <source>New chat</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The chat history cannot be opened: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The chat history cannot be read: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>That conversation no longer exists.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The conversation cannot be opened: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>A conversation needs a name. Type one, or press Cancel.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The conversation cannot be renamed: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The conversation cannot be deleted: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Max tokens must be between 1 and 1048576.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The chat settings cannot be saved: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Wait for the reply to finish, or press Stop (Esc).</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then send your message again.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>Your message cannot be saved: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The model&apos;s chat template failed on this conversation: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The reply cannot be saved: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The engine did not accept the request.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The reply cannot be saved as it streams: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>There is no reply to regenerate yet: send a message first.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then try again.</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The old reply cannot be replaced: %1</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <source>The edited message cannot be saved: %1</source>
-            <translation type="unfinished" />
-        </message>
-    </context>
+<context>
+    <name>CacheConfigCard</name>
+    <message>
+        <source>%1K tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Minimum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent / long context</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 expert slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>≈ %1 tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cache config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MoE cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rebuilding…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Synced</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV cache size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Past the budget: the engine will refuse this size.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MoE expert cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 % · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>≥ %1 enables prefill overlap</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV + experts: %1 of %2 for the caches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected: %1 Nothing changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restored your last setting for this model: KV %1%2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, %1 expert slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Applied: KV %1%2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatCodeBlock</name>
+    <message>
+        <source>code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatComposer</name>
+    <message>
+        <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A model must be loaded before you can chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatConversationList</name>
+    <message>
+        <source>New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No chat matches “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your conversations appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatDialog</name>
+    <message>
+        <source>OK</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatMessage</name>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped before the end</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit and resend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy reply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>Chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model to chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start a conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatReasoning</name>
+    <message>
+        <source>Thinking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thought process</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleCharts</name>
+    <message>
+        <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No expert cache: every expert is resident in VRAM.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Experts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scratch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>VRAM by category</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PCIe GB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>H2D</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>D2H</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert fetches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prefill streaming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hit rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Misses per token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fetched over PCIe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computed on the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>q* fraction in use: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fetched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the first sample.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prefill tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prefill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU expert GB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU experts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV cache positions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allocated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hit rate per layer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cold (misses)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hot (hits)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleModelCard</name>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running · %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle · up %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 experts × %2 layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ctx %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>backend %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConsolePage</name>
+    <message>
+        <source>Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · up %2 · %3 requests total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model loaded · hardware figures are live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>5 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>15 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live · 8 Hz</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live · %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>VRAM · GPU %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System RAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Experts live here; the GPU caches the busy ones.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SIMD %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DeleteChatDialog</name>
+    <message>
+        <source>Delete “%1”?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Download from Hugging Face</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>List files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Whole repository (safetensors, %n file(s))</source>
+        <translation>
+            <numerusform>Whole repository (safetensors, %n file)</numerusform>
+            <numerusform>Whole repository (safetensors, %n files)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DownloadRow</name>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking sha256…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done: added to the library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>file %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove from this list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>EditMessageDialog</name>
+    <message>
+        <source>Edit and resend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The replies after this message are replaced by a new one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FaultBanner</name>
+    <message>
+        <source>The engine stopped with an error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restart engine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LogsPage</name>
+    <message>
+        <source>Logs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Also written to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not written to a file (see the first lines)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search the log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Auto-scroll</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No lines match the filter</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>FreeToken Desktop</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelRow</name>
+    <message>
+        <source>Runs on the GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hybrid GPU + CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Does not fit in RAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · ≈ %2–%3 tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not supported yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 parameters, %2 active</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n part(s)</source>
+        <translation>
+            <numerusform>%n part</numerusform>
+            <numerusform>%n parts</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 — %2 of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Added %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove from the library</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) in your library</source>
+        <translation>
+            <numerusform>%n model in your library</numerusform>
+            <numerusform>%n models in your library</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your library is empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scan models folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add every model in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a model to start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A GGUF file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models you download with FreeToken will be stored in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drop a .gguf file or a model folder to add it</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>%1 s ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RemoveModelDialog</name>
+    <message>
+        <source>Remove %1?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Also delete the folder from the disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Also delete the file from the disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove and delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RenameChatDialog</name>
+    <message>
+        <source>Rename chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name of the chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changes apply immediately and are saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local API server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Build</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hugging Face</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hf_… (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set by FT_HF_ENDPOINT in the environment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serves the loaded model to OpenAI and Anthropic clients and coding agents on this PC (127.0.0.1 only).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serve the loaded model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter a port from 1 to 65535.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenAI clients</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Desktop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch to the light theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch to the dark theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SystemBox</name>
+    <message>
+        <source>VRAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::ApiServerHost</name>
+    <message>
+        <source>The server could not start: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::EngineHost</name>
+    <message>
+        <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not load %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The engine could not be restarted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model is still loading; wait until it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The engine refused the request: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ChatSession</name>
+    <message>
+        <source>New chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat history cannot be opened: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat history cannot be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That conversation no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The conversation cannot be opened: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A conversation needs a name. Type one, or press Cancel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The conversation cannot be renamed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The conversation cannot be deleted: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max tokens must be between 1 and 1048576.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat settings cannot be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish, or press Stop (Esc).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then send your message again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your message cannot be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template failed on this conversation: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The engine did not accept the request.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved as it streams: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no reply to regenerate yet: send a message first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The old reply cannot be replaced: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The edited message cannot be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ConsoleModel</name>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::DownloadListModel</name>
+    <message>
+        <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 failed: the server answered HTTP %2; try again later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server sent %1 with the wrong size: try again later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloaded, but the library refused %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>%n new model added</numerusform>
+            <numerusform>%n new models added</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n already in the library</numerusform>
+            <numerusform>%n already in the library</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>%n model added</numerusform>
+            <numerusform>%n models added</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -1,1536 +1,1583 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="ko">
-    <context>
-        <name>CacheConfigCard</name>
-        <message>
-            <source>%1K tokens</source>
-            <translation>%1K 토큰</translation>
-        </message>
-        <message>
-            <source>%1 tokens</source>
-            <translation>%1 토큰</translation>
-        </message>
-        <message>
-            <source>Minimum</source>
-            <translation>최소</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>채팅</translation>
-        </message>
-        <message>
-            <source>Agent / long context</source>
-            <translation>에이전트 / 긴 컨텍스트</translation>
-        </message>
-        <message>
-            <source>Max speed</source>
-            <translation>최고 속도</translation>
-        </message>
-        <message>
-            <source>KV %1</source>
-            <translation>KV %1</translation>
-        </message>
-        <message>
-            <source>%1 expert slots</source>
-            <translation>전문가 슬롯 %1개</translation>
-        </message>
-        <message>
-            <source>≈ %1 tok/s</source>
-            <translation>≈ %1 tok/s</translation>
-        </message>
-        <message>
-            <source>Cache config</source>
-            <translation>캐시 구성</translation>
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation>GPU</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>MoE cache</source>
-            <translation>MoE 캐시</translation>
-        </message>
-        <message>
-            <source>Rebuilding…</source>
-            <translation>재구성 중…</translation>
-        </message>
-        <message>
-            <source>Not applied</source>
-            <translation>적용되지 않음</translation>
-        </message>
-        <message>
-            <source>Synced</source>
-            <translation>동기화됨</translation>
-        </message>
-        <message>
-            <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
-            <translation>모델이 서비스하는 동안 KV 캐시와 전문가 캐시 사이에서 VRAM을 옮깁니다. 적용을 누르면 캐시를 다시 구성합니다.</translation>
-        </message>
-        <message>
-            <source>Presets</source>
-            <translation>프리셋</translation>
-        </message>
-        <message>
-            <source>KV cache size</source>
-            <translation>KV 캐시 크기</translation>
-        </message>
-        <message>
-            <source>Past the budget: the engine will refuse this size.</source>
-            <translation>예산 초과: 엔진이 이 크기를 거부합니다.</translation>
-        </message>
-        <message>
-            <source>Token positions the attention KV cache holds, all conversations together</source>
-            <translation>어텐션 KV 캐시가 담는 토큰 위치 수(모든 대화 합계)</translation>
-        </message>
-        <message>
-            <source>budget %1</source>
-            <translation>예산 %1</translation>
-        </message>
-        <message>
-            <source>MoE expert cache</source>
-            <translation>MoE 전문가 캐시</translation>
-        </message>
-        <message>
-            <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
-            <translation>VRAM에 상주하는 전문가 슬롯 · 전체 MoE 레이어에 %1개</translation>
-        </message>
-        <message>
-            <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
-            <translation>모든 전문가가 VRAM에 상주합니다. 크기를 조정할 전문가 캐시가 없습니다.</translation>
-        </message>
-        <message>
-            <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
-            <translation>CPU 엔진은 모든 전문가를 호스트 RAM에서 읽습니다. 크기를 조정할 전문가 캐시가 없으며 KV 캐시만 크기가 바뀝니다.</translation>
-        </message>
-        <message>
-            <source>%1 / %2</source>
-            <translation>%1 / %2</translation>
-        </message>
-        <message>
-            <source>%1 % · %2</source>
-            <translation>%1 % · %2</translation>
-        </message>
-        <message>
-            <source>≥ %1 enables prefill overlap</source>
-            <translation>%1 이상이면 프리필 중첩 사용</translation>
-        </message>
-        <message>
-            <source>KV + experts: %1 of %2 for the caches</source>
-            <translation>KV + 전문가: 캐시용 %2 중 %1</translation>
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
-            <translation>예상 디코딩: ≈ %1 tok/s (미스는 캐시에서 빠진 전문가 수에 비례하며, 각 미스는 그 바이트 수를 B_P + B_C로 나눈 시간이 듭니다)</translation>
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
-            <translation>예상 디코딩: ≈ %1 tok/s (캐시 크기는 CPU 엔진의 속도를 바꾸지 않습니다)</translation>
-        </message>
-        <message>
-            <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
-            <translation>예상 디코딩: 먼저 응답을 하나 실행하세요. 예측은 측정된 속도를 기준으로 합니다</translation>
-        </message>
-        <message>
-            <source>Revert</source>
-            <translation>되돌리기</translation>
-        </message>
-        <message>
-            <source>Apply</source>
-            <translation>적용</translation>
-        </message>
-        <message>
-            <source>Rejected: %1 Nothing changed.</source>
-            <translation>거부됨: %1 아무것도 바뀌지 않았습니다.</translation>
-        </message>
-        <message>
-            <source>Restored your last setting for this model: KV %1%2.</source>
-            <translation>이 모델의 마지막 설정을 복원했습니다: KV %1%2.</translation>
-        </message>
-        <message>
-            <source>, %1 expert slots</source>
-            <translation>, 전문가 슬롯 %1개</translation>
-        </message>
-        <message>
-            <source>Applied: KV %1%2.</source>
-            <translation>적용됨: KV %1%2.</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatPage</name>
-        <message>
-            <source>Chat</source>
-            <translation>채팅</translation>
-        </message>
-        <message>
-            <source>Loading %1…</source>
-            <translation>%1 불러오는 중…</translation>
-        </message>
-        <message>
-            <source>Model: %1</source>
-            <translation>모델: %1</translation>
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation>불러온 모델 없음</translation>
-        </message>
-        <message>
-            <source>Chat settings</source>
-            <translation>채팅 설정</translation>
-        </message>
-        <message>
-            <source>Load a model to chat</source>
-            <translation>채팅하려면 모델을 불러오세요</translation>
-        </message>
-        <message>
-            <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
-            <translation>대화는 전부 이 PC에서 실행됩니다. 모델 페이지에서 모델을 추가하세요. 모델을 불러오면 채팅이 열립니다.</translation>
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation>모델로 이동</translation>
-        </message>
-        <message>
-            <source>Start a conversation</source>
-            <translation>대화 시작하기</translation>
-        </message>
-        <message>
-            <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
-            <translation>아래에 메시지를 입력하세요. 답변은 모델이 쓰는 대로 실시간으로 표시되고 도착하는 즉시 저장됩니다.</translation>
-        </message>
-        <message>
-            <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
-            <translation>이 채팅은 모델의 컨텍스트 토큰 %2개 중 %1개를 사용합니다. 한도에 가까워지면 답변이 잘립니다. 새 채팅을 시작하세요 (Ctrl+N).</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>닫기</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsoleCharts</name>
-        <message>
-            <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
-            <translation>GPU 없음: CPU 엔진에는 VRAM이나 PCIe 트래픽이 없습니다.</translation>
-        </message>
-        <message>
-            <source>No expert cache: every expert is resident in VRAM.</source>
-            <translation>전문가 캐시 없음: 모든 전문가가 VRAM에 상주합니다.</translation>
-        </message>
-        <message>
-            <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
-            <translation>전문가 캐시 없음: CPU 엔진이 모든 전문가를 호스트 RAM에서 계산합니다.</translation>
-        </message>
-        <message>
-            <source>Weights</source>
-            <translation>가중치</translation>
-        </message>
-        <message>
-            <source>Experts</source>
-            <translation>전문가</translation>
-        </message>
-        <message>
-            <source>KV</source>
-            <translation>KV</translation>
-        </message>
-        <message>
-            <source>Scratch</source>
-            <translation>작업 메모리</translation>
-        </message>
-        <message>
-            <source>Other</source>
-            <translation>기타</translation>
-        </message>
-        <message>
-            <source>Free</source>
-            <translation>여유</translation>
-        </message>
-        <message>
-            <source>VRAM by category</source>
-            <translation>범주별 VRAM</translation>
-        </message>
-        <message>
-            <source>PCIe GB/s</source>
-            <translation>PCIe GB/s</translation>
-        </message>
-        <message>
-            <source>H2D</source>
-            <translation>H2D</translation>
-        </message>
-        <message>
-            <source>D2H</source>
-            <translation>D2H</translation>
-        </message>
-        <message>
-            <source>Expert fetches</source>
-            <translation>전문가 가져오기</translation>
-        </message>
-        <message>
-            <source>Prefill streaming</source>
-            <translation>프리필 스트리밍</translation>
-        </message>
-        <message>
-            <source>Expert cache hit rate</source>
-            <translation>전문가 캐시 적중률</translation>
-        </message>
-        <message>
-            <source>Hit rate</source>
-            <translation>적중률</translation>
-        </message>
-        <message>
-            <source>Misses per token</source>
-            <translation>토큰당 미스</translation>
-        </message>
-        <message>
-            <source>Fetched over PCIe</source>
-            <translation>PCIe로 가져옴</translation>
-        </message>
-        <message>
-            <source>Computed on the CPU</source>
-            <translation>CPU에서 계산</translation>
-        </message>
-        <message>
-            <source>q* fraction in use: %1</source>
-            <translation>사용 중인 q* 비율: %1</translation>
-        </message>
-        <message>
-            <source>Fetched</source>
-            <translation>가져옴</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>Decode tok/s</source>
-            <translation>디코딩 tok/s</translation>
-        </message>
-        <message>
-            <source>Waiting for the first sample.</source>
-            <translation>첫 샘플을 기다리는 중입니다.</translation>
-        </message>
-        <message>
-            <source>Decode</source>
-            <translation>디코딩</translation>
-        </message>
-        <message>
-            <source>tok/s</source>
-            <translation>tok/s</translation>
-        </message>
-        <message>
-            <source>Prefill tok/s</source>
-            <translation>프리필 tok/s</translation>
-        </message>
-        <message>
-            <source>Prefill</source>
-            <translation>프리필</translation>
-        </message>
-        <message>
-            <source>CPU expert GB/s</source>
-            <translation>CPU 전문가 GB/s</translation>
-        </message>
-        <message>
-            <source>CPU experts</source>
-            <translation>CPU 전문가</translation>
-        </message>
-        <message>
-            <source>KV cache positions</source>
-            <translation>KV 캐시 위치</translation>
-        </message>
-        <message>
-            <source>In use</source>
-            <translation>사용 중</translation>
-        </message>
-        <message>
-            <source>Allocated</source>
-            <translation>할당됨</translation>
-        </message>
-        <message>
-            <source>Hit rate per layer</source>
-            <translation>레이어별 적중률</translation>
-        </message>
-        <message>
-            <source>%1 layers</source>
-            <translation>레이어 %1개</translation>
-        </message>
-        <message>
-            <source>Cold (misses)</source>
-            <translation>차가움 (미스)</translation>
-        </message>
-        <message>
-            <source>Hot (hits)</source>
-            <translation>뜨거움 (적중)</translation>
-        </message>
-        <message>
-            <source>Layer %1</source>
-            <translation>레이어 %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsoleModelCard</name>
-        <message>
-            <source>%1 s</source>
-            <translation>%1초</translation>
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation>%1분</translation>
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation>%1시간 %2분</translation>
-        </message>
-        <message>
-            <source>Loading</source>
-            <translation>불러오는 중</translation>
-        </message>
-        <message>
-            <source>Running · %1</source>
-            <translation>실행 중 · %1</translation>
-        </message>
-        <message>
-            <source>Idle · up %1</source>
-            <translation>대기 · 가동 %1</translation>
-        </message>
-        <message>
-            <source>Error</source>
-            <translation>오류</translation>
-        </message>
-        <message>
-            <source>No model</source>
-            <translation>모델 없음</translation>
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation>불러온 모델 없음</translation>
-        </message>
-        <message>
-            <source>%1 experts × %2 layers</source>
-            <translation>전문가 %1개 × 레이어 %2개</translation>
-        </message>
-        <message>
-            <source>ctx %1</source>
-            <translation>컨텍스트 %1</translation>
-        </message>
-        <message>
-            <source>backend %1</source>
-            <translation>백엔드 %1</translation>
-        </message>
-        <message>
-            <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
-            <translation>모델 페이지에서 모델을 불러오세요. 실행 중에는 속도, 전문가 캐시, PCIe 수치가 여기에 표시됩니다.</translation>
-        </message>
-        <message>
-            <source>Tokens/s</source>
-            <translation>토큰/초</translation>
-        </message>
-        <message>
-            <source>Requests</source>
-            <translation>요청</translation>
-        </message>
-        <message>
-            <source>TTFT</source>
-            <translation>TTFT</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>채팅</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>중지</translation>
-        </message>
-        <message>
-            <source>Unload the model</source>
-            <translation>모델 내리기</translation>
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation>모델로 이동</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsolePage</name>
-        <message>
-            <source>Console</source>
-            <translation>콘솔</translation>
-        </message>
-        <message>
-            <source>%1 · up %2 · %3 requests total</source>
-            <translation>%1 · 가동 %2 · 총 요청 %3개</translation>
-        </message>
-        <message>
-            <source>No model loaded · hardware figures are live</source>
-            <translation>불러온 모델 없음 · 하드웨어 수치는 실시간입니다</translation>
-        </message>
-        <message>
-            <source>1 min</source>
-            <translation>1분</translation>
-        </message>
-        <message>
-            <source>5 min</source>
-            <translation>5분</translation>
-        </message>
-        <message>
-            <source>15 min</source>
-            <translation>15분</translation>
-        </message>
-        <message>
-            <source>Live · 8 Hz</source>
-            <translation>실시간 · 8 Hz</translation>
-        </message>
-        <message>
-            <source>Live · %1 s</source>
-            <translation>실시간 · %1초</translation>
-        </message>
-        <message>
-            <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
-            <translation>대역폭 프로필: B_P %1 GB/s (PCIe 전문가 가져오기) · B_C %2 GB/s (CPU 전문가 커널) · q*가 미스의 %3 %를 가져옴</translation>
-        </message>
-        <message>
-            <source>Hardware</source>
-            <translation>하드웨어</translation>
-        </message>
-        <message>
-            <source>VRAM · GPU %1</source>
-            <translation>VRAM · GPU %1</translation>
-        </message>
-        <message>
-            <source>%1 free</source>
-            <translation>%1 사용 가능</translation>
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation>GPU</translation>
-        </message>
-        <message>
-            <source>None</source>
-            <translation>없음</translation>
-        </message>
-        <message>
-            <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
-            <translation>CUDA GPU 없음: %1. 모든 연산을 CPU가 맡아 느리게 실행됩니다.</translation>
-        </message>
-        <message>
-            <source>System RAM</source>
-            <translation>시스템 RAM</translation>
-        </message>
-        <message>
-            <source>Experts live here; the GPU caches the busy ones.</source>
-            <translation>전문가 가중치는 여기에 있고, 자주 쓰이는 것은 GPU가 캐시합니다.</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>threads</source>
-            <translation>스레드</translation>
-        </message>
-        <message>
-            <source>SIMD %1</source>
-            <translation>SIMD %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>DownloadDialog</name>
-        <message>
-            <source>Download from Hugging Face</source>
-            <translation>Hugging Face에서 다운로드</translation>
-        </message>
-        <message>
-            <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
-            <translation>저장소(소유자/이름)를 입력하거나 huggingface.co의 주소를 붙여 넣으세요.</translation>
-        </message>
-        <message>
-            <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
-            <translation>예: Qwen/Qwen3-30B-A3B-GGUF</translation>
-        </message>
-        <message>
-            <source>List files</source>
-            <translation>파일 목록</translation>
-        </message>
-        <message>
-            <source>From %1</source>
-            <translation>출처: %1</translation>
-        </message>
-        <message numerus="yes">
-            <source>Whole repository (safetensors, %n file(s))</source>
-            <translation>
-                <numerusform>저장소 전체(safetensors, 파일 %n개)</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Download</source>
-            <translation>다운로드</translation>
-        </message>
-        <message>
-            <source>Close</source>
-            <translation>닫기</translation>
-        </message>
-    </context>
-    <context>
-        <name>DownloadRow</name>
-        <message>
-            <source>%1 s</source>
-            <translation>%1초</translation>
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation>%1분</translation>
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation>%1시간 %2분</translation>
-        </message>
-        <message>
-            <source>Downloading</source>
-            <translation>다운로드 중</translation>
-        </message>
-        <message>
-            <source>Checking sha256…</source>
-            <translation>sha256 확인 중…</translation>
-        </message>
-        <message>
-            <source>Paused</source>
-            <translation>일시 정지됨</translation>
-        </message>
-        <message>
-            <source>Done: added to the library</source>
-            <translation>완료: 라이브러리에 추가됨</translation>
-        </message>
-        <message>
-            <source>Failed</source>
-            <translation>실패</translation>
-        </message>
-        <message>
-            <source>file %1 of %2</source>
-            <translation>파일 %1/%2</translation>
-        </message>
-        <message>
-            <source>Pause</source>
-            <translation>일시 정지</translation>
-        </message>
-        <message>
-            <source>Resume</source>
-            <translation>이어받기</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>취소</translation>
-        </message>
-        <message>
-            <source>Remove from this list</source>
-            <translation>이 목록에서 제거</translation>
-        </message>
-        <message>
-            <source>%1 of %2</source>
-            <translation>%1 / %2</translation>
-        </message>
-        <message>
-            <source>%1/s</source>
-            <translation>%1/초</translation>
-        </message>
-        <message>
-            <source>%1 left</source>
-            <translation>%1 남음</translation>
-        </message>
-    </context>
-    <context>
-        <name>FaultBanner</name>
-        <message>
-            <source>The engine stopped with an error</source>
-            <translation>엔진이 오류로 멈췄습니다</translation>
-        </message>
-        <message>
-            <source>Restart engine</source>
-            <translation>엔진 다시 시작</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>닫기</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ConsoleModel</name>
-        <message>
-            <source>%1 KV positions are more than the %2 this plan allows.</source>
-            <translation>KV 위치 %1개는 이 계획이 허용하는 %2개보다 많습니다.</translation>
-        </message>
-        <message>
-            <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
-            <translation>KV 캐시와 전문가 캐시에 %1 MiB가 필요하지만 예산으로는 %2 MiB만 남습니다.</translation>
-        </message>
-    </context>
-    <context>
-        <name>LogsPage</name>
-        <message>
-            <source>Logs</source>
-            <translation>로그</translation>
-        </message>
-        <message>
-            <source>Also written to %1</source>
-            <translation>%1에도 기록됩니다</translation>
-        </message>
-        <message>
-            <source>Not written to a file (see the first lines)</source>
-            <translation>파일에 기록되지 않습니다(처음 몇 줄 참고)</translation>
-        </message>
-        <message>
-            <source>Copy</source>
-            <translation>복사</translation>
-        </message>
-        <message>
-            <source>Open folder</source>
-            <translation>폴더 열기</translation>
-        </message>
-        <message>
-            <source>All</source>
-            <translation>전체</translation>
-        </message>
-        <message>
-            <source>Info</source>
-            <translation>정보</translation>
-        </message>
-        <message>
-            <source>Warnings</source>
-            <translation>경고</translation>
-        </message>
-        <message>
-            <source>Errors</source>
-            <translation>오류</translation>
-        </message>
-        <message>
-            <source>Search the log</source>
-            <translation>로그 검색</translation>
-        </message>
-        <message>
-            <source>%1 of %2 lines</source>
-            <translation>%2줄 중 %1줄</translation>
-        </message>
-        <message>
-            <source>Auto-scroll</source>
-            <translation>자동 스크롤</translation>
-        </message>
-        <message>
-            <source>No lines match the filter</source>
-            <translation>필터와 일치하는 줄이 없습니다</translation>
-        </message>
-    </context>
-    <context>
-        <name>Main</name>
-        <message>
-            <source>FreeToken Desktop</source>
-            <translation>FreeToken Desktop</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelRow</name>
-        <message>
-            <source>Runs on the GPU</source>
-            <translation>GPU에서 실행</translation>
-        </message>
-        <message>
-            <source>Hybrid GPU + CPU</source>
-            <translation>GPU + CPU 혼합</translation>
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation>CPU 전용</translation>
-        </message>
-        <message>
-            <source>Does not fit in RAM</source>
-            <translation>RAM에 들어가지 않음</translation>
-        </message>
-        <message>
-            <source>%1 · ≈ %2–%3 tok/s</source>
-            <translation>%1 · 약 %2–%3 tok/s</translation>
-        </message>
-        <message>
-            <source>Not supported yet</source>
-            <translation>아직 지원하지 않음</translation>
-        </message>
-        <message>
-            <source>Cannot be read</source>
-            <translation>읽을 수 없음</translation>
-        </message>
-        <message>
-            <source>%1 parameters, %2 active</source>
-            <translation>매개변수 %1개, 활성 %2개</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n part(s)</source>
-            <translation>
-                <numerusform>%n개 파트</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 — %2 of %3</source>
-            <translation>%1 — %2 / %3</translation>
-        </message>
-        <message>
-            <source>Added %1</source>
-            <translation>%1 추가됨</translation>
-        </message>
-        <message>
-            <source>Load</source>
-            <translation>불러오기</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>취소</translation>
-        </message>
-        <message>
-            <source>Unload</source>
-            <translation>내리기</translation>
-        </message>
-        <message>
-            <source>Remove from the library</source>
-            <translation>라이브러리에서 제거</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelsPage</name>
-        <message>
-            <source>Models</source>
-            <translation>모델</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) in your library</source>
-            <translation>
-                <numerusform>라이브러리에 모델 %n개</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Your library is empty</source>
-            <translation>라이브러리가 비어 있습니다</translation>
-        </message>
-        <message>
-            <source>Download…</source>
-            <translation>다운로드…</translation>
-        </message>
-        <message>
-            <source>Scan models folder</source>
-            <translation>모델 폴더 검색</translation>
-        </message>
-        <message>
-            <source>Add every model in %1</source>
-            <translation>%1에 있는 모든 모델 추가</translation>
-        </message>
-        <message>
-            <source>Add folder…</source>
-            <translation>폴더 추가…</translation>
-        </message>
-        <message>
-            <source>Add model…</source>
-            <translation>모델 추가…</translation>
-        </message>
-        <message>
-            <source>Choose a GGUF model file</source>
-            <translation>GGUF 모델 파일 선택</translation>
-        </message>
-        <message>
-            <source>GGUF models (*.gguf)</source>
-            <translation>GGUF 모델 (*.gguf)</translation>
-        </message>
-        <message>
-            <source>All files (*)</source>
-            <translation>모든 파일 (*)</translation>
-        </message>
-        <message>
-            <source>Choose a Hugging Face model folder</source>
-            <translation>Hugging Face 모델 폴더 선택</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>닫기</translation>
-        </message>
-        <message>
-            <source>Downloads</source>
-            <translation>다운로드</translation>
-        </message>
-        <message>
-            <source>Add a model to start</source>
-            <translation>모델을 추가해 시작하세요</translation>
-        </message>
-        <message>
-            <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
-            <translation>FreeToken은 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 전문가 가중치는 시스템 RAM에 두고, 가장 많이 쓰이는 것은 GPU 가까이에 둡니다. 다운로드한 모델을 추가하거나 여기에 끌어다 놓으세요. 모델은 있는 자리에서 그대로 사용되며 복사되지 않습니다.</translation>
-        </message>
-        <message>
-            <source>A GGUF file</source>
-            <translation>GGUF 파일</translation>
-        </message>
-        <message>
-            <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
-            <translation>.gguf 파일 하나. 예: Qwen3-30B-A3B-Q4_K_M.gguf</translation>
-        </message>
-        <message>
-            <source>Choose file…</source>
-            <translation>파일 선택…</translation>
-        </message>
-        <message>
-            <source>A Hugging Face folder</source>
-            <translation>Hugging Face 폴더</translation>
-        </message>
-        <message>
-            <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
-            <translation>config.json, 토크나이저, .safetensors 가중치가 들어 있는 다운로드한 모델 폴더.</translation>
-        </message>
-        <message>
-            <source>Choose folder…</source>
-            <translation>폴더 선택…</translation>
-        </message>
-        <message>
-            <source>Models you download with FreeToken will be stored in</source>
-            <translation>FreeToken으로 다운로드한 모델은 다음 위치에 저장됩니다</translation>
-        </message>
-        <message>
-            <source>Drop a .gguf file or a model folder to add it</source>
-            <translation>.gguf 파일이나 모델 폴더를 놓으면 추가됩니다</translation>
-        </message>
-    </context>
-    <context>
-        <name>QObject</name>
-        <message>
-            <source>%1 s ago</source>
-            <translation>%1초 전</translation>
-        </message>
-        <message>
-            <source>%1 min ago</source>
-            <translation>%1분 전</translation>
-        </message>
-    </context>
-    <context>
-        <name>RemoveModelDialog</name>
-        <message>
-            <source>Remove %1?</source>
-            <translation>%1을(를) 제거할까요?</translation>
-        </message>
-        <message>
-            <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
-            <translation>모델이 라이브러리에서 빠집니다. 아래 상자를 선택하지 않으면 파일은 그대로 남습니다.</translation>
-        </message>
-        <message>
-            <source>Also delete the folder from the disk</source>
-            <translation>디스크에서 폴더도 삭제</translation>
-        </message>
-        <message>
-            <source>Also delete the file from the disk</source>
-            <translation>디스크에서 파일도 삭제</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>취소</translation>
-        </message>
-        <message>
-            <source>Remove and delete</source>
-            <translation>제거 및 삭제</translation>
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation>제거</translation>
-        </message>
-    </context>
-    <context>
-        <name>SettingsPage</name>
-        <message>
-            <source>Settings</source>
-            <translation>설정</translation>
-        </message>
-        <message>
-            <source>Changes apply immediately and are saved</source>
-            <translation>변경 사항은 즉시 적용되고 저장됩니다</translation>
-        </message>
-        <message>
-            <source>Appearance</source>
-            <translation>모양</translation>
-        </message>
-        <message>
-            <source>Theme</source>
-            <translation>테마</translation>
-        </message>
-        <message>
-            <source>System</source>
-            <translation>시스템</translation>
-        </message>
-        <message>
-            <source>Dark</source>
-            <translation>다크</translation>
-        </message>
-        <message>
-            <source>Light</source>
-            <translation>라이트</translation>
-        </message>
-        <message>
-            <source>Language</source>
-            <translation>언어</translation>
-        </message>
-        <message>
-            <source>Local API server</source>
-            <translation>로컬 API 서버</translation>
-        </message>
-        <message>
-            <source>An OpenAI- and Anthropic-compatible server on this PC. It is not started yet: it arrives with the engine.</source>
-            <translation>이 PC에서 동작하는 OpenAI 및 Anthropic 호환 서버입니다. 아직 시작되지 않았습니다: 엔진과 함께 제공됩니다.</translation>
-        </message>
-        <message>
-            <source>Address</source>
-            <translation>주소</translation>
-        </message>
-        <message>
-            <source>Not started</source>
-            <translation>시작되지 않음</translation>
-        </message>
-        <message>
-            <source>Storage</source>
-            <translation>저장 위치</translation>
-        </message>
-        <message>
-            <source>Data folder</source>
-            <translation>데이터 폴더</translation>
-        </message>
-        <message>
-            <source>Models folder</source>
-            <translation>모델 폴더</translation>
-        </message>
-        <message>
-            <source>Log folder</source>
-            <translation>로그 폴더</translation>
-        </message>
-        <message>
-            <source>Settings file</source>
-            <translation>설정 파일</translation>
-        </message>
-        <message>
-            <source>About</source>
-            <translation>정보</translation>
-        </message>
-        <message>
-            <source>Version</source>
-            <translation>버전</translation>
-        </message>
-        <message>
-            <source>Build</source>
-            <translation>빌드</translation>
-        </message>
-        <message>
-            <source>Hugging Face</source>
-            <translation>Hugging Face</translation>
-        </message>
-        <message>
-            <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
-            <translation>모델 페이지의 다운로드에 쓰입니다. 접근 제한 모델과 비공개 모델에는 액세스 토큰이 필요합니다(huggingface.co → Settings → Access Tokens, 읽기 권한).</translation>
-        </message>
-        <message>
-            <source>Access token</source>
-            <translation>액세스 토큰</translation>
-        </message>
-        <message>
-            <source>hf_… (optional)</source>
-            <translation>hf_…(선택 사항)</translation>
-        </message>
-        <message>
-            <source>Server</source>
-            <translation>서버</translation>
-        </message>
-        <message>
-            <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
-            <translation>http:// 또는 https:// 주소를 입력하세요. 비워 두면 huggingface.co를 사용합니다.</translation>
-        </message>
-        <message>
-            <source>Set by FT_HF_ENDPOINT in the environment.</source>
-            <translation>환경 변수 FT_HF_ENDPOINT로 설정됨.</translation>
-        </message>
-    </context>
-    <context>
-        <name>Sidebar</name>
-        <message>
-            <source>Desktop</source>
-            <translation>데스크톱</translation>
-        </message>
-        <message>
-            <source>Models</source>
-            <translation>모델</translation>
-        </message>
-        <message>
-            <source>Console</source>
-            <translation>콘솔</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>채팅</translation>
-        </message>
-        <message>
-            <source>Logs</source>
-            <translation>로그</translation>
-        </message>
-        <message>
-            <source>Settings</source>
-            <translation>설정</translation>
-        </message>
-        <message>
-            <source>Switch to the light theme</source>
-            <translation>라이트 테마로 전환</translation>
-        </message>
-        <message>
-            <source>Switch to the dark theme</source>
-            <translation>다크 테마로 전환</translation>
-        </message>
-    </context>
-    <context>
-        <name>SystemBox</name>
-        <message>
-            <source>VRAM</source>
-            <translation>VRAM</translation>
-        </message>
-        <message>
-            <source>No GPU</source>
-            <translation>GPU 없음</translation>
-        </message>
-        <message>
-            <source>RAM</source>
-            <translation>RAM</translation>
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation>CPU 전용</translation>
-        </message>
-        <message>
-            <source>%1 threads</source>
-            <translation>%1 스레드</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::DownloadListModel</name>
-        <message>
-            <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
-            <translation>&quot;%1&quot;은(는) Hugging Face 저장소가 아닙니다. 소유자/이름(예: Qwen/Qwen3-30B-A3B-GGUF)을 입력하거나 주소를 붙여 넣으세요</translation>
-        </message>
-        <message>
-            <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
-            <translation>%1을(를) 찾을 수 없습니다(HTTP 404). 저장소 이름과 파일이 아직 있는지 확인하세요</translation>
-        </message>
-        <message>
-            <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
-            <translation>%1은(는) 접근 제한 또는 비공개 저장소입니다(HTTP %2). Hugging Face 웹사이트에서 라이선스에 동의한 뒤 설정에 액세스 토큰을 입력하세요</translation>
-        </message>
-        <message>
-            <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
-            <translation>%1에 대한 액세스 토큰이 거부되었습니다(HTTP %2). 설정에서 토큰을 확인하세요</translation>
-        </message>
-        <message>
-            <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-            <translation>%1을(를) 다운로드할 수 없습니다(%2). 네트워크 연결을 확인한 뒤 다시 시도하거나 이어받으세요</translation>
-        </message>
-        <message>
-            <source>%1 failed: the server answered HTTP %2; try again later</source>
-            <translation>%1 실패: 서버가 HTTP %2로 응답했습니다. 나중에 다시 시도하세요</translation>
-        </message>
-        <message>
-            <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
-            <translation>%2에서 받은 %1의 파일 목록이 Hugging Face API 형식이 아닙니다. 설정의 주소를 확인하세요</translation>
-        </message>
-        <message>
-            <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-            <translation>%1에는 GGUF 파일이 없고 safetensors 모델도 아닙니다. 다른 저장소를 고르세요(GGUF 저장소 이름은 보통 -GGUF로 끝납니다)</translation>
-        </message>
-        <message>
-            <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
-            <translation>디스크 공간이 부족합니다. %1이(가) 더 필요한데 %3의 여유 공간은 %2입니다. 공간을 확보한 뒤 이어받으세요</translation>
-        </message>
-        <message>
-            <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
-            <translation>%1에 쓸 수 없습니다(%2). 디스크와 폴더 권한을 확인한 뒤 이어받으세요</translation>
-        </message>
-        <message>
-            <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
-            <translation>%1이(가) 손상된 채 받아졌습니다(sha256이 Hub의 값과 다릅니다). 손상된 파일은 삭제했습니다. 이어받기를 누르면 다시 다운로드합니다</translation>
-        </message>
-        <message>
-            <source>The server sent %1 with the wrong size: try again later</source>
-            <translation>서버가 보낸 %1의 크기가 맞지 않습니다. 나중에 다시 시도하세요</translation>
-        </message>
-        <message>
-            <source>Downloaded, but the library refused %1: %2</source>
-            <translation>다운로드했지만 라이브러리가 %1을(를) 거부했습니다: %2</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ModelListModel</name>
-        <message>
-            <source>No models found in %1</source>
-            <translation>%1에서 모델을 찾지 못했습니다</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n new model(s) added</source>
-            <translation>
-                <numerusform>새 모델 %n개 추가됨</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n already in the library</source>
-            <translation>
-                <numerusform>%n개는 이미 라이브러리에 있음</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) added</source>
-            <translation>
-                <numerusform>모델 %n개 추가됨</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatCodeBlock</name>
-        <message>
-            <source>code</source>
-            <translation>코드</translation>
-        </message>
-        <message>
-            <source>Copied</source>
-            <translation>복사됨</translation>
-        </message>
-        <message>
-            <source>Copy code</source>
-            <translation>코드 복사</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatComposer</name>
-        <message>
-            <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
-            <translation>모델에게 메시지 보내기 (Enter: 보내기, Shift+Enter: 줄 바꿈)</translation>
-        </message>
-        <message>
-            <source>A model must be loaded before you can chat</source>
-            <translation>채팅하려면 먼저 모델을 불러와야 합니다</translation>
-        </message>
-        <message>
-            <source>Send</source>
-            <translation>보내기</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>중지</translation>
-        </message>
-        <message>
-            <source>Stop the reply (Esc)</source>
-            <translation>답변 중지 (Esc)</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatConversationList</name>
-        <message>
-            <source>New chat</source>
-            <translation>새 채팅</translation>
-        </message>
-        <message>
-            <source>Start a new conversation (Ctrl+N)</source>
-            <translation>새 대화 시작 (Ctrl+N)</translation>
-        </message>
-        <message>
-            <source>Search chats</source>
-            <translation>채팅 검색</translation>
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation>이름 바꾸기</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>삭제</translation>
-        </message>
-        <message>
-            <source>No chat matches “%1”.</source>
-            <translation>“%1”과(와) 일치하는 채팅이 없습니다.</translation>
-        </message>
-        <message>
-            <source>Your conversations appear here.</source>
-            <translation>대화가 여기에 표시됩니다.</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatDialog</name>
-        <message>
-            <source>OK</source>
-            <translation>확인</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>취소</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatMessage</name>
-        <message>
-            <source>Waiting for the first token…</source>
-            <translation>첫 토큰을 기다리는 중…</translation>
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation>답변 실패: %1</translation>
-        </message>
-        <message>
-            <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
-            <translation>토큰 %1개 · %2 tok/s · 첫 토큰 %3 ms · 프롬프트 토큰 %4개</translation>
-        </message>
-        <message>
-            <source>Stopped before the end</source>
-            <translation>끝나기 전에 중지됨</translation>
-        </message>
-        <message>
-            <source>Edit and resend</source>
-            <translation>수정 후 다시 보내기</translation>
-        </message>
-        <message>
-            <source>Copy reply</source>
-            <translation>답변 복사</translation>
-        </message>
-        <message>
-            <source>Regenerate</source>
-            <translation>다시 생성</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatReasoning</name>
-        <message>
-            <source>Thinking…</source>
-            <translation>생각하는 중…</translation>
-        </message>
-        <message>
-            <source>Thought process</source>
-            <translation>생각 과정</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatSettingsDialog</name>
-        <message>
-            <source>Chat settings</source>
-            <translation>채팅 설정</translation>
-        </message>
-        <message>
-            <source>Save</source>
-            <translation>저장</translation>
-        </message>
-        <message>
-            <source>System prompt</source>
-            <translation>시스템 프롬프트</translation>
-        </message>
-        <message>
-            <source>How the assistant should behave (optional)</source>
-            <translation>어시스턴트의 행동 방식 (선택 사항)</translation>
-        </message>
-        <message>
-            <source>Temperature (0–2)</source>
-            <translation>온도 (0–2)</translation>
-        </message>
-        <message>
-            <source>Top-p (0–1)</source>
-            <translation>Top-p (0–1)</translation>
-        </message>
-        <message>
-            <source>Max tokens per reply</source>
-            <translation>답변당 최대 토큰 수</translation>
-        </message>
-        <message>
-            <source>Seed (0: random)</source>
-            <translation>시드 (0: 무작위)</translation>
-        </message>
-    </context>
-    <context>
-        <name>DeleteChatDialog</name>
-        <message>
-            <source>Delete “%1”?</source>
-            <translation>“%1”을(를) 삭제할까요?</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>삭제</translation>
-        </message>
-        <message>
-            <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
-            <translation>대화와 모든 메시지가 이 PC에서 삭제됩니다. 되돌릴 수 없습니다.</translation>
-        </message>
-    </context>
-    <context>
-        <name>EditMessageDialog</name>
-        <message>
-            <source>Edit and resend</source>
-            <translation>수정 후 다시 보내기</translation>
-        </message>
-        <message>
-            <source>Resend</source>
-            <translation>다시 보내기</translation>
-        </message>
-        <message>
-            <source>The replies after this message are replaced by a new one.</source>
-            <translation>이 메시지 이후의 답변은 새 답변으로 바뀝니다.</translation>
-        </message>
-    </context>
-    <context>
-        <name>RenameChatDialog</name>
-        <message>
-            <source>Rename chat</source>
-            <translation>채팅 이름 바꾸기</translation>
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation>이름 바꾸기</translation>
-        </message>
-        <message>
-            <source>Name of the chat</source>
-            <translation>채팅 이름</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::EngineHost</name>
-        <message>
-            <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
-            <translation>모델 경로가 지정되지 않았습니다. 모델 페이지에서 .gguf 파일이나 모델 폴더를 선택하세요.</translation>
-        </message>
-        <message>
-            <source>Loading was cancelled.</source>
-            <translation>불러오기가 취소되었습니다.</translation>
-        </message>
-        <message>
-            <source>Could not load %1: %2</source>
-            <translation>%1을(를) 불러올 수 없습니다: %2</translation>
-        </message>
-        <message>
-            <source>The engine could not be restarted: %1</source>
-            <translation>엔진을 다시 시작할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>The model is still loading; wait until it is ready.</source>
-            <translation>모델을 아직 불러오는 중입니다. 준비될 때까지 기다리세요.</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page first.</source>
-            <translation>불러온 모델이 없습니다. 먼저 모델 페이지에서 모델을 불러오세요.</translation>
-        </message>
-        <message>
-            <source>The engine refused the request: %1</source>
-            <translation>엔진이 요청을 거부했습니다: %1</translation>
-        </message>
-        <message>
-            <source>No model is loaded.</source>
-            <translation>불러온 모델이 없습니다.</translation>
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation>답변 실패: %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ChatSession</name>
-        <message>
-            <source>New chat</source>
-            <translation>새 채팅</translation>
-        </message>
-        <message>
-            <source>The chat history cannot be opened: %1</source>
-            <translation>채팅 기록을 열 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>The chat history cannot be read: %1</source>
-            <translation>채팅 기록을 읽을 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>That conversation no longer exists.</source>
-            <translation>해당 대화가 더 이상 존재하지 않습니다.</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be opened: %1</source>
-            <translation>대화를 열 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>A conversation needs a name. Type one, or press Cancel.</source>
-            <translation>대화에는 이름이 필요합니다. 이름을 입력하거나 취소를 누르세요.</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be renamed: %1</source>
-            <translation>대화 이름을 바꿀 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be deleted: %1</source>
-            <translation>대화를 삭제할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
-            <translation>온도는 0에서 2 사이여야 합니다 (0이면 항상 가장 가능성 높은 토큰을 고릅니다).</translation>
-        </message>
-        <message>
-            <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
-            <translation>Top-p는 0보다 크고 1 이하여야 합니다 (1이면 꺼집니다).</translation>
-        </message>
-        <message>
-            <source>Max tokens must be between 1 and 1048576.</source>
-            <translation>최대 토큰 수는 1에서 1048576 사이여야 합니다.</translation>
-        </message>
-        <message>
-            <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
-            <translation>시드는 0(답변마다 새 무작위 시드) 또는 양수여야 합니다.</translation>
-        </message>
-        <message>
-            <source>The chat settings cannot be saved: %1</source>
-            <translation>채팅 설정을 저장할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>Wait for the reply to finish, or press Stop (Esc).</source>
-            <translation>답변이 끝날 때까지 기다리거나 중지(Esc)를 누르세요.</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then send your message again.</source>
-            <translation>불러온 모델이 없습니다. 모델 페이지에서 모델을 불러온 뒤 메시지를 다시 보내세요.</translation>
-        </message>
-        <message>
-            <source>Your message cannot be saved: %1</source>
-            <translation>메시지를 저장할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
-            <translation>이 모델에는 사용할 수 있는 토크나이저가 없어 채팅할 수 없습니다. 다른 모델을 선택하세요.</translation>
-        </message>
-        <message>
-            <source>The model&apos;s chat template failed on this conversation: %1</source>
-            <translation>이 대화에서 모델의 채팅 템플릿이 실패했습니다: %1</translation>
-        </message>
-        <message>
-            <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
-            <translation>이 대화(토큰 %1개)는 더 이상 모델의 컨텍스트(토큰 %2개)에 들어가지 않습니다. 새 채팅을 시작하거나(Ctrl+N) 더 큰 컨텍스트로 모델을 불러오세요.</translation>
-        </message>
-        <message>
-            <source>The reply cannot be saved: %1</source>
-            <translation>답변을 저장할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>The engine did not accept the request.</source>
-            <translation>엔진이 요청을 받아들이지 않았습니다.</translation>
-        </message>
-        <message>
-            <source>The reply cannot be saved as it streams: %1</source>
-            <translation>스트리밍 중인 답변을 저장할 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>There is no reply to regenerate yet: send a message first.</source>
-            <translation>다시 생성할 답변이 아직 없습니다. 먼저 메시지를 보내세요.</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then try again.</source>
-            <translation>불러온 모델이 없습니다. 모델 페이지에서 모델을 불러온 뒤 다시 시도하세요.</translation>
-        </message>
-        <message>
-            <source>The old reply cannot be replaced: %1</source>
-            <translation>이전 답변을 바꿀 수 없습니다: %1</translation>
-        </message>
-        <message>
-            <source>The edited message cannot be saved: %1</source>
-            <translation>수정한 메시지를 저장할 수 없습니다: %1</translation>
-        </message>
-    </context>
+<context>
+    <name>CacheConfigCard</name>
+    <message>
+        <source>%1K tokens</source>
+        <translation>%1K 토큰</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 토큰</translation>
+    </message>
+    <message>
+        <source>Minimum</source>
+        <translation>최소</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>채팅</translation>
+    </message>
+    <message>
+        <source>Agent / long context</source>
+        <translation>에이전트 / 긴 컨텍스트</translation>
+    </message>
+    <message>
+        <source>Max speed</source>
+        <translation>최고 속도</translation>
+    </message>
+    <message>
+        <source>KV %1</source>
+        <translation>KV %1</translation>
+    </message>
+    <message>
+        <source>%1 expert slots</source>
+        <translation>전문가 슬롯 %1개</translation>
+    </message>
+    <message>
+        <source>≈ %1 tok/s</source>
+        <translation>≈ %1 tok/s</translation>
+    </message>
+    <message>
+        <source>Cache config</source>
+        <translation>캐시 구성</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>MoE cache</source>
+        <translation>MoE 캐시</translation>
+    </message>
+    <message>
+        <source>Rebuilding…</source>
+        <translation>재구성 중…</translation>
+    </message>
+    <message>
+        <source>Not applied</source>
+        <translation>적용되지 않음</translation>
+    </message>
+    <message>
+        <source>Synced</source>
+        <translation>동기화됨</translation>
+    </message>
+    <message>
+        <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
+        <translation>모델이 서비스하는 동안 KV 캐시와 전문가 캐시 사이에서 VRAM을 옮깁니다. 적용을 누르면 캐시를 다시 구성합니다.</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>프리셋</translation>
+    </message>
+    <message>
+        <source>KV cache size</source>
+        <translation>KV 캐시 크기</translation>
+    </message>
+    <message>
+        <source>Past the budget: the engine will refuse this size.</source>
+        <translation>예산 초과: 엔진이 이 크기를 거부합니다.</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together</source>
+        <translation>어텐션 KV 캐시가 담는 토큰 위치 수(모든 대화 합계)</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>예산 %1</translation>
+    </message>
+    <message>
+        <source>MoE expert cache</source>
+        <translation>MoE 전문가 캐시</translation>
+    </message>
+    <message>
+        <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
+        <translation>VRAM에 상주하는 전문가 슬롯 · 전체 MoE 레이어에 %1개</translation>
+    </message>
+    <message>
+        <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
+        <translation>모든 전문가가 VRAM에 상주합니다. 크기를 조정할 전문가 캐시가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
+        <translation>CPU 엔진은 모든 전문가를 호스트 RAM에서 읽습니다. 크기를 조정할 전문가 캐시가 없으며 KV 캐시만 크기가 바뀝니다.</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 % · %2</source>
+        <translation>%1 % · %2</translation>
+    </message>
+    <message>
+        <source>≥ %1 enables prefill overlap</source>
+        <translation>%1 이상이면 프리필 중첩 사용</translation>
+    </message>
+    <message>
+        <source>KV + experts: %1 of %2 for the caches</source>
+        <translation>KV + 전문가: 캐시용 %2 중 %1</translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
+        <translation>예상 디코딩: ≈ %1 tok/s (미스는 캐시에서 빠진 전문가 수에 비례하며, 각 미스는 그 바이트 수를 B_P + B_C로 나눈 시간이 듭니다)</translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
+        <translation>예상 디코딩: ≈ %1 tok/s (캐시 크기는 CPU 엔진의 속도를 바꾸지 않습니다)</translation>
+    </message>
+    <message>
+        <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
+        <translation>예상 디코딩: 먼저 응답을 하나 실행하세요. 예측은 측정된 속도를 기준으로 합니다</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>되돌리기</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>적용</translation>
+    </message>
+    <message>
+        <source>Rejected: %1 Nothing changed.</source>
+        <translation>거부됨: %1 아무것도 바뀌지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>Restored your last setting for this model: KV %1%2.</source>
+        <translation>이 모델의 마지막 설정을 복원했습니다: KV %1%2.</translation>
+    </message>
+    <message>
+        <source>, %1 expert slots</source>
+        <translation>, 전문가 슬롯 %1개</translation>
+    </message>
+    <message>
+        <source>Applied: KV %1%2.</source>
+        <translation>적용됨: KV %1%2.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatCodeBlock</name>
+    <message>
+        <source>code</source>
+        <translation>코드</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사됨</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>코드 복사</translation>
+    </message>
+</context>
+<context>
+    <name>ChatComposer</name>
+    <message>
+        <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
+        <translation>모델에게 메시지 보내기 (Enter: 보내기, Shift+Enter: 줄 바꿈)</translation>
+    </message>
+    <message>
+        <source>A model must be loaded before you can chat</source>
+        <translation>채팅하려면 먼저 모델을 불러와야 합니다</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>보내기</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>중지</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>답변 중지 (Esc)</translation>
+    </message>
+</context>
+<context>
+    <name>ChatConversationList</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 채팅</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>새 대화 시작 (Ctrl+N)</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>채팅 검색</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>이름 바꾸기</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>삭제</translation>
+    </message>
+    <message>
+        <source>No chat matches “%1”.</source>
+        <translation>“%1”과(와) 일치하는 채팅이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Your conversations appear here.</source>
+        <translation>대화가 여기에 표시됩니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatDialog</name>
+    <message>
+        <source>OK</source>
+        <translation>확인</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+</context>
+<context>
+    <name>ChatMessage</name>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation>첫 토큰을 기다리는 중…</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>답변 실패: %1</translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
+        <translation>토큰 %1개 · %2 tok/s · 첫 토큰 %3 ms · 프롬프트 토큰 %4개</translation>
+    </message>
+    <message>
+        <source>Stopped before the end</source>
+        <translation>끝나기 전에 중지됨</translation>
+    </message>
+    <message>
+        <source>Edit and resend</source>
+        <translation>수정 후 다시 보내기</translation>
+    </message>
+    <message>
+        <source>Copy reply</source>
+        <translation>답변 복사</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>다시 생성</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>Chat</source>
+        <translation>채팅</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>%1 불러오는 중…</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>모델: %1</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>불러온 모델 없음</translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation>채팅 설정</translation>
+    </message>
+    <message>
+        <source>Load a model to chat</source>
+        <translation>채팅하려면 모델을 불러오세요</translation>
+    </message>
+    <message>
+        <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
+        <translation>대화는 전부 이 PC에서 실행됩니다. 모델 페이지에서 모델을 추가하세요. 모델을 불러오면 채팅이 열립니다.</translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation>모델로 이동</translation>
+    </message>
+    <message>
+        <source>Start a conversation</source>
+        <translation>대화 시작하기</translation>
+    </message>
+    <message>
+        <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
+        <translation>아래에 메시지를 입력하세요. 답변은 모델이 쓰는 대로 실시간으로 표시되고 도착하는 즉시 저장됩니다.</translation>
+    </message>
+    <message>
+        <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
+        <translation>이 채팅은 모델의 컨텍스트 토큰 %2개 중 %1개를 사용합니다. 한도에 가까워지면 답변이 잘립니다. 새 채팅을 시작하세요 (Ctrl+N).</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>닫기</translation>
+    </message>
+</context>
+<context>
+    <name>ChatReasoning</name>
+    <message>
+        <source>Thinking…</source>
+        <translation>생각하는 중…</translation>
+    </message>
+    <message>
+        <source>Thought process</source>
+        <translation>생각 과정</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat settings</source>
+        <translation>채팅 설정</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>저장</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>시스템 프롬프트</translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation>어시스턴트의 행동 방식 (선택 사항)</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>온도 (0–2)</translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation>Top-p (0–1)</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation>답변당 최대 토큰 수</translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
+        <translation>시드 (0: 무작위)</translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleCharts</name>
+    <message>
+        <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
+        <translation>GPU 없음: CPU 엔진에는 VRAM이나 PCIe 트래픽이 없습니다.</translation>
+    </message>
+    <message>
+        <source>No expert cache: every expert is resident in VRAM.</source>
+        <translation>전문가 캐시 없음: 모든 전문가가 VRAM에 상주합니다.</translation>
+    </message>
+    <message>
+        <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
+        <translation>전문가 캐시 없음: CPU 엔진이 모든 전문가를 호스트 RAM에서 계산합니다.</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>가중치</translation>
+    </message>
+    <message>
+        <source>Experts</source>
+        <translation>전문가</translation>
+    </message>
+    <message>
+        <source>KV</source>
+        <translation>KV</translation>
+    </message>
+    <message>
+        <source>Scratch</source>
+        <translation>작업 메모리</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>기타</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>여유</translation>
+    </message>
+    <message>
+        <source>VRAM by category</source>
+        <translation>범주별 VRAM</translation>
+    </message>
+    <message>
+        <source>PCIe GB/s</source>
+        <translation>PCIe GB/s</translation>
+    </message>
+    <message>
+        <source>H2D</source>
+        <translation>H2D</translation>
+    </message>
+    <message>
+        <source>D2H</source>
+        <translation>D2H</translation>
+    </message>
+    <message>
+        <source>Expert fetches</source>
+        <translation>전문가 가져오기</translation>
+    </message>
+    <message>
+        <source>Prefill streaming</source>
+        <translation>프리필 스트리밍</translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation>전문가 캐시 적중률</translation>
+    </message>
+    <message>
+        <source>Hit rate</source>
+        <translation>적중률</translation>
+    </message>
+    <message>
+        <source>Misses per token</source>
+        <translation>토큰당 미스</translation>
+    </message>
+    <message>
+        <source>Fetched over PCIe</source>
+        <translation>PCIe로 가져옴</translation>
+    </message>
+    <message>
+        <source>Computed on the CPU</source>
+        <translation>CPU에서 계산</translation>
+    </message>
+    <message>
+        <source>q* fraction in use: %1</source>
+        <translation>사용 중인 q* 비율: %1</translation>
+    </message>
+    <message>
+        <source>Fetched</source>
+        <translation>가져옴</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation>디코딩 tok/s</translation>
+    </message>
+    <message>
+        <source>Waiting for the first sample.</source>
+        <translation>첫 샘플을 기다리는 중입니다.</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>디코딩</translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation>tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill tok/s</source>
+        <translation>프리필 tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill</source>
+        <translation>프리필</translation>
+    </message>
+    <message>
+        <source>CPU expert GB/s</source>
+        <translation>CPU 전문가 GB/s</translation>
+    </message>
+    <message>
+        <source>CPU experts</source>
+        <translation>CPU 전문가</translation>
+    </message>
+    <message>
+        <source>KV cache positions</source>
+        <translation>KV 캐시 위치</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>사용 중</translation>
+    </message>
+    <message>
+        <source>Allocated</source>
+        <translation>할당됨</translation>
+    </message>
+    <message>
+        <source>Hit rate per layer</source>
+        <translation>레이어별 적중률</translation>
+    </message>
+    <message>
+        <source>%1 layers</source>
+        <translation>레이어 %1개</translation>
+    </message>
+    <message>
+        <source>Cold (misses)</source>
+        <translation>차가움 (미스)</translation>
+    </message>
+    <message>
+        <source>Hot (hits)</source>
+        <translation>뜨거움 (적중)</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>레이어 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleModelCard</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1초</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1분</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1시간 %2분</translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation>불러오는 중</translation>
+    </message>
+    <message>
+        <source>Running · %1</source>
+        <translation>실행 중 · %1</translation>
+    </message>
+    <message>
+        <source>Idle · up %1</source>
+        <translation>대기 · 가동 %1</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오류</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>모델 없음</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>불러온 모델 없음</translation>
+    </message>
+    <message>
+        <source>%1 experts × %2 layers</source>
+        <translation>전문가 %1개 × 레이어 %2개</translation>
+    </message>
+    <message>
+        <source>ctx %1</source>
+        <translation>컨텍스트 %1</translation>
+    </message>
+    <message>
+        <source>backend %1</source>
+        <translation>백엔드 %1</translation>
+    </message>
+    <message>
+        <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
+        <translation>모델 페이지에서 모델을 불러오세요. 실행 중에는 속도, 전문가 캐시, PCIe 수치가 여기에 표시됩니다.</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>토큰/초</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>요청</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>채팅</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>중지</translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation>모델 내리기</translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation>모델로 이동</translation>
+    </message>
+</context>
+<context>
+    <name>ConsolePage</name>
+    <message>
+        <source>Console</source>
+        <translation>콘솔</translation>
+    </message>
+    <message>
+        <source>%1 · up %2 · %3 requests total</source>
+        <translation>%1 · 가동 %2 · 총 요청 %3개</translation>
+    </message>
+    <message>
+        <source>No model loaded · hardware figures are live</source>
+        <translation>불러온 모델 없음 · 하드웨어 수치는 실시간입니다</translation>
+    </message>
+    <message>
+        <source>1 min</source>
+        <translation>1분</translation>
+    </message>
+    <message>
+        <source>5 min</source>
+        <translation>5분</translation>
+    </message>
+    <message>
+        <source>15 min</source>
+        <translation>15분</translation>
+    </message>
+    <message>
+        <source>Live · 8 Hz</source>
+        <translation>실시간 · 8 Hz</translation>
+    </message>
+    <message>
+        <source>Live · %1 s</source>
+        <translation>실시간 · %1초</translation>
+    </message>
+    <message>
+        <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
+        <translation>대역폭 프로필: B_P %1 GB/s (PCIe 전문가 가져오기) · B_C %2 GB/s (CPU 전문가 커널) · q*가 미스의 %3 %를 가져옴</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>하드웨어</translation>
+    </message>
+    <message>
+        <source>VRAM · GPU %1</source>
+        <translation>VRAM · GPU %1</translation>
+    </message>
+    <message>
+        <source>%1 free</source>
+        <translation>%1 사용 가능</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>없음</translation>
+    </message>
+    <message>
+        <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
+        <translation>CUDA GPU 없음: %1. 모든 연산을 CPU가 맡아 느리게 실행됩니다.</translation>
+    </message>
+    <message>
+        <source>System RAM</source>
+        <translation>시스템 RAM</translation>
+    </message>
+    <message>
+        <source>Experts live here; the GPU caches the busy ones.</source>
+        <translation>전문가 가중치는 여기에 있고, 자주 쓰이는 것은 GPU가 캐시합니다.</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>threads</source>
+        <translation>스레드</translation>
+    </message>
+    <message>
+        <source>SIMD %1</source>
+        <translation>SIMD %1</translation>
+    </message>
+</context>
+<context>
+    <name>DeleteChatDialog</name>
+    <message>
+        <source>Delete “%1”?</source>
+        <translation>“%1”을(를) 삭제할까요?</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>삭제</translation>
+    </message>
+    <message>
+        <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
+        <translation>대화와 모든 메시지가 이 PC에서 삭제됩니다. 되돌릴 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Download from Hugging Face</source>
+        <translation>Hugging Face에서 다운로드</translation>
+    </message>
+    <message>
+        <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
+        <translation>저장소(소유자/이름)를 입력하거나 huggingface.co의 주소를 붙여 넣으세요.</translation>
+    </message>
+    <message>
+        <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
+        <translation>예: Qwen/Qwen3-30B-A3B-GGUF</translation>
+    </message>
+    <message>
+        <source>List files</source>
+        <translation>파일 목록</translation>
+    </message>
+    <message>
+        <source>From %1</source>
+        <translation>출처: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Whole repository (safetensors, %n file(s))</source>
+        <translation>
+            <numerusform>저장소 전체(safetensors, 파일 %n개)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>다운로드</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadRow</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1초</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1분</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1시간 %2분</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>다운로드 중</translation>
+    </message>
+    <message>
+        <source>Checking sha256…</source>
+        <translation>sha256 확인 중…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>일시 정지됨</translation>
+    </message>
+    <message>
+        <source>Done: added to the library</source>
+        <translation>완료: 라이브러리에 추가됨</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>실패</translation>
+    </message>
+    <message>
+        <source>file %1 of %2</source>
+        <translation>파일 %1/%2</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>일시 정지</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>이어받기</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Remove from this list</source>
+        <translation>이 목록에서 제거</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1/초</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>%1 남음</translation>
+    </message>
+</context>
+<context>
+    <name>EditMessageDialog</name>
+    <message>
+        <source>Edit and resend</source>
+        <translation>수정 후 다시 보내기</translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation>다시 보내기</translation>
+    </message>
+    <message>
+        <source>The replies after this message are replaced by a new one.</source>
+        <translation>이 메시지 이후의 답변은 새 답변으로 바뀝니다.</translation>
+    </message>
+</context>
+<context>
+    <name>FaultBanner</name>
+    <message>
+        <source>The engine stopped with an error</source>
+        <translation>엔진이 오류로 멈췄습니다</translation>
+    </message>
+    <message>
+        <source>Restart engine</source>
+        <translation>엔진 다시 시작</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>닫기</translation>
+    </message>
+</context>
+<context>
+    <name>LogsPage</name>
+    <message>
+        <source>Logs</source>
+        <translation>로그</translation>
+    </message>
+    <message>
+        <source>Also written to %1</source>
+        <translation>%1에도 기록됩니다</translation>
+    </message>
+    <message>
+        <source>Not written to a file (see the first lines)</source>
+        <translation>파일에 기록되지 않습니다(처음 몇 줄 참고)</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>폴더 열기</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>전체</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>정보</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>경고</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>오류</translation>
+    </message>
+    <message>
+        <source>Search the log</source>
+        <translation>로그 검색</translation>
+    </message>
+    <message>
+        <source>%1 of %2 lines</source>
+        <translation>%2줄 중 %1줄</translation>
+    </message>
+    <message>
+        <source>Auto-scroll</source>
+        <translation>자동 스크롤</translation>
+    </message>
+    <message>
+        <source>No lines match the filter</source>
+        <translation>필터와 일치하는 줄이 없습니다</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>FreeToken Desktop</source>
+        <translation>FreeToken Desktop</translation>
+    </message>
+</context>
+<context>
+    <name>ModelRow</name>
+    <message>
+        <source>Runs on the GPU</source>
+        <translation>GPU에서 실행</translation>
+    </message>
+    <message>
+        <source>Hybrid GPU + CPU</source>
+        <translation>GPU + CPU 혼합</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>CPU 전용</translation>
+    </message>
+    <message>
+        <source>Does not fit in RAM</source>
+        <translation>RAM에 들어가지 않음</translation>
+    </message>
+    <message>
+        <source>%1 · ≈ %2–%3 tok/s</source>
+        <translation>%1 · 약 %2–%3 tok/s</translation>
+    </message>
+    <message>
+        <source>Not supported yet</source>
+        <translation>아직 지원하지 않음</translation>
+    </message>
+    <message>
+        <source>Cannot be read</source>
+        <translation>읽을 수 없음</translation>
+    </message>
+    <message>
+        <source>%1 parameters, %2 active</source>
+        <translation>매개변수 %1개, 활성 %2개</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n part(s)</source>
+        <translation>
+            <numerusform>%n개 파트</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 — %2 of %3</source>
+        <translation>%1 — %2 / %3</translation>
+    </message>
+    <message>
+        <source>Added %1</source>
+        <translation>%1 추가됨</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>불러오기</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>내리기</translation>
+    </message>
+    <message>
+        <source>Remove from the library</source>
+        <translation>라이브러리에서 제거</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation>모델</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) in your library</source>
+        <translation>
+            <numerusform>라이브러리에 모델 %n개</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your library is empty</source>
+        <translation>라이브러리가 비어 있습니다</translation>
+    </message>
+    <message>
+        <source>Download…</source>
+        <translation>다운로드…</translation>
+    </message>
+    <message>
+        <source>Scan models folder</source>
+        <translation>모델 폴더 검색</translation>
+    </message>
+    <message>
+        <source>Add every model in %1</source>
+        <translation>%1에 있는 모든 모델 추가</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>폴더 추가…</translation>
+    </message>
+    <message>
+        <source>Add model…</source>
+        <translation>모델 추가…</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model file</source>
+        <translation>GGUF 모델 파일 선택</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 모델 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>Hugging Face 모델 폴더 선택</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>다운로드</translation>
+    </message>
+    <message>
+        <source>Add a model to start</source>
+        <translation>모델을 추가해 시작하세요</translation>
+    </message>
+    <message>
+        <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
+        <translation>FreeToken은 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 전문가 가중치는 시스템 RAM에 두고, 가장 많이 쓰이는 것은 GPU 가까이에 둡니다. 다운로드한 모델을 추가하거나 여기에 끌어다 놓으세요. 모델은 있는 자리에서 그대로 사용되며 복사되지 않습니다.</translation>
+    </message>
+    <message>
+        <source>A GGUF file</source>
+        <translation>GGUF 파일</translation>
+    </message>
+    <message>
+        <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
+        <translation>.gguf 파일 하나. 예: Qwen3-30B-A3B-Q4_K_M.gguf</translation>
+    </message>
+    <message>
+        <source>Choose file…</source>
+        <translation>파일 선택…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder</source>
+        <translation>Hugging Face 폴더</translation>
+    </message>
+    <message>
+        <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
+        <translation>config.json, 토크나이저, .safetensors 가중치가 들어 있는 다운로드한 모델 폴더.</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>폴더 선택…</translation>
+    </message>
+    <message>
+        <source>Models you download with FreeToken will be stored in</source>
+        <translation>FreeToken으로 다운로드한 모델은 다음 위치에 저장됩니다</translation>
+    </message>
+    <message>
+        <source>Drop a .gguf file or a model folder to add it</source>
+        <translation>.gguf 파일이나 모델 폴더를 놓으면 추가됩니다</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>%1 s ago</source>
+        <translation>%1초 전</translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation>%1분 전</translation>
+    </message>
+</context>
+<context>
+    <name>RemoveModelDialog</name>
+    <message>
+        <source>Remove %1?</source>
+        <translation>%1을(를) 제거할까요?</translation>
+    </message>
+    <message>
+        <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
+        <translation>모델이 라이브러리에서 빠집니다. 아래 상자를 선택하지 않으면 파일은 그대로 남습니다.</translation>
+    </message>
+    <message>
+        <source>Also delete the folder from the disk</source>
+        <translation>디스크에서 폴더도 삭제</translation>
+    </message>
+    <message>
+        <source>Also delete the file from the disk</source>
+        <translation>디스크에서 파일도 삭제</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Remove and delete</source>
+        <translation>제거 및 삭제</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>제거</translation>
+    </message>
+</context>
+<context>
+    <name>RenameChatDialog</name>
+    <message>
+        <source>Rename chat</source>
+        <translation>채팅 이름 바꾸기</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>이름 바꾸기</translation>
+    </message>
+    <message>
+        <source>Name of the chat</source>
+        <translation>채팅 이름</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Changes apply immediately and are saved</source>
+        <translation>변경 사항은 즉시 적용되고 저장됩니다</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>모양</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>테마</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>시스템</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>다크</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>라이트</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>언어</translation>
+    </message>
+    <message>
+        <source>Local API server</source>
+        <translation>로컬 API 서버</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>저장 위치</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>데이터 폴더</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>모델 폴더</translation>
+    </message>
+    <message>
+        <source>Log folder</source>
+        <translation>로그 폴더</translation>
+    </message>
+    <message>
+        <source>Settings file</source>
+        <translation>설정 파일</translation>
+    </message>
+    <message>
+        <source>About</source>
+        <translation>정보</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>버전</translation>
+    </message>
+    <message>
+        <source>Build</source>
+        <translation>빌드</translation>
+    </message>
+    <message>
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
+        <translation>모델 페이지의 다운로드에 쓰입니다. 접근 제한 모델과 비공개 모델에는 액세스 토큰이 필요합니다(huggingface.co → Settings → Access Tokens, 읽기 권한).</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>액세스 토큰</translation>
+    </message>
+    <message>
+        <source>hf_… (optional)</source>
+        <translation>hf_…(선택 사항)</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>서버</translation>
+    </message>
+    <message>
+        <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
+        <translation>http:// 또는 https:// 주소를 입력하세요. 비워 두면 huggingface.co를 사용합니다.</translation>
+    </message>
+    <message>
+        <source>Set by FT_HF_ENDPOINT in the environment.</source>
+        <translation>환경 변수 FT_HF_ENDPOINT로 설정됨.</translation>
+    </message>
+    <message>
+        <source>Serves the loaded model to OpenAI and Anthropic clients and coding agents on this PC (127.0.0.1 only).</source>
+        <translation>불러온 모델을 이 PC의 OpenAI·Anthropic 클라이언트와 코딩 에이전트에 제공합니다(127.0.0.1 전용).</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model</source>
+            <translation>불러온 모델 제공</translation>
+    </message>
+    <message>
+        <source>On</source>
+            <translation>켜짐</translation>
+    </message>
+    <message>
+        <source>Off</source>
+            <translation>꺼짐</translation>
+    </message>
+    <message>
+        <source>Running</source>
+            <translation>실행 중</translation>
+    </message>
+    <message>
+        <source>Waiting for a model</source>
+            <translation>모델을 기다리는 중</translation>
+    </message>
+    <message>
+        <source>Not running</source>
+            <translation>실행되지 않음</translation>
+    </message>
+    <message>
+        <source>Port</source>
+            <translation>포트</translation>
+    </message>
+    <message>
+        <source>Enter a port from 1 to 65535.</source>
+            <translation>1부터 65535 사이의 포트를 입력하세요.</translation>
+    </message>
+    <message>
+        <source>OpenAI clients</source>
+            <translation>OpenAI 클라이언트</translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+            <translation>Claude Code</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사됨</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Desktop</source>
+        <translation>데스크톱</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <source>Console</source>
+        <translation>콘솔</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>채팅</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>로그</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Switch to the light theme</source>
+        <translation>라이트 테마로 전환</translation>
+    </message>
+    <message>
+        <source>Switch to the dark theme</source>
+        <translation>다크 테마로 전환</translation>
+    </message>
+</context>
+<context>
+    <name>SystemBox</name>
+    <message>
+        <source>VRAM</source>
+        <translation>VRAM</translation>
+    </message>
+    <message>
+        <source>No GPU</source>
+        <translation>GPU 없음</translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation>RAM</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>CPU 전용</translation>
+    </message>
+    <message>
+        <source>%1 threads</source>
+        <translation>%1 스레드</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ApiServerHost</name>
+    <message>
+        <source>The server could not start: %1</source>
+        <translation>서버를 시작할 수 없습니다: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::EngineHost</name>
+    <message>
+        <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
+        <translation>모델 경로가 지정되지 않았습니다. 모델 페이지에서 .gguf 파일이나 모델 폴더를 선택하세요.</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>불러오기가 취소되었습니다.</translation>
+    </message>
+    <message>
+        <source>Could not load %1: %2</source>
+        <translation>%1을(를) 불러올 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>The engine could not be restarted: %1</source>
+        <translation>엔진을 다시 시작할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The model is still loading; wait until it is ready.</source>
+        <translation>모델을 아직 불러오는 중입니다. 준비될 때까지 기다리세요.</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page first.</source>
+        <translation>불러온 모델이 없습니다. 먼저 모델 페이지에서 모델을 불러오세요.</translation>
+    </message>
+    <message>
+        <source>The engine refused the request: %1</source>
+        <translation>엔진이 요청을 거부했습니다: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>답변 실패: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ChatSession</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 채팅</translation>
+    </message>
+    <message>
+        <source>The chat history cannot be opened: %1</source>
+        <translation>채팅 기록을 열 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The chat history cannot be read: %1</source>
+        <translation>채팅 기록을 읽을 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>That conversation no longer exists.</source>
+        <translation>해당 대화가 더 이상 존재하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be opened: %1</source>
+        <translation>대화를 열 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>A conversation needs a name. Type one, or press Cancel.</source>
+        <translation>대화에는 이름이 필요합니다. 이름을 입력하거나 취소를 누르세요.</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be renamed: %1</source>
+        <translation>대화 이름을 바꿀 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be deleted: %1</source>
+        <translation>대화를 삭제할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
+        <translation>온도는 0에서 2 사이여야 합니다 (0이면 항상 가장 가능성 높은 토큰을 고릅니다).</translation>
+    </message>
+    <message>
+        <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
+        <translation>Top-p는 0보다 크고 1 이하여야 합니다 (1이면 꺼집니다).</translation>
+    </message>
+    <message>
+        <source>Max tokens must be between 1 and 1048576.</source>
+        <translation>최대 토큰 수는 1에서 1048576 사이여야 합니다.</translation>
+    </message>
+    <message>
+        <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
+        <translation>시드는 0(답변마다 새 무작위 시드) 또는 양수여야 합니다.</translation>
+    </message>
+    <message>
+        <source>The chat settings cannot be saved: %1</source>
+        <translation>채팅 설정을 저장할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish, or press Stop (Esc).</source>
+        <translation>답변이 끝날 때까지 기다리거나 중지(Esc)를 누르세요.</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then send your message again.</source>
+        <translation>불러온 모델이 없습니다. 모델 페이지에서 모델을 불러온 뒤 메시지를 다시 보내세요.</translation>
+    </message>
+    <message>
+        <source>Your message cannot be saved: %1</source>
+        <translation>메시지를 저장할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
+        <translation>이 모델에는 사용할 수 있는 토크나이저가 없어 채팅할 수 없습니다. 다른 모델을 선택하세요.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template failed on this conversation: %1</source>
+        <translation>이 대화에서 모델의 채팅 템플릿이 실패했습니다: %1</translation>
+    </message>
+    <message>
+        <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
+        <translation>이 대화(토큰 %1개)는 더 이상 모델의 컨텍스트(토큰 %2개)에 들어가지 않습니다. 새 채팅을 시작하거나(Ctrl+N) 더 큰 컨텍스트로 모델을 불러오세요.</translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved: %1</source>
+        <translation>답변을 저장할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The engine did not accept the request.</source>
+        <translation>엔진이 요청을 받아들이지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved as it streams: %1</source>
+        <translation>스트리밍 중인 답변을 저장할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>There is no reply to regenerate yet: send a message first.</source>
+        <translation>다시 생성할 답변이 아직 없습니다. 먼저 메시지를 보내세요.</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then try again.</source>
+        <translation>불러온 모델이 없습니다. 모델 페이지에서 모델을 불러온 뒤 다시 시도하세요.</translation>
+    </message>
+    <message>
+        <source>The old reply cannot be replaced: %1</source>
+        <translation>이전 답변을 바꿀 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The edited message cannot be saved: %1</source>
+        <translation>수정한 메시지를 저장할 수 없습니다: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ConsoleModel</name>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation>KV 위치 %1개는 이 계획이 허용하는 %2개보다 많습니다.</translation>
+    </message>
+    <message>
+        <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
+        <translation>KV 캐시와 전문가 캐시에 %1 MiB가 필요하지만 예산으로는 %2 MiB만 남습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::DownloadListModel</name>
+    <message>
+        <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
+        <translation>&quot;%1&quot;은(는) Hugging Face 저장소가 아닙니다. 소유자/이름(예: Qwen/Qwen3-30B-A3B-GGUF)을 입력하거나 주소를 붙여 넣으세요</translation>
+    </message>
+    <message>
+        <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
+        <translation>%1을(를) 찾을 수 없습니다(HTTP 404). 저장소 이름과 파일이 아직 있는지 확인하세요</translation>
+    </message>
+    <message>
+        <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
+        <translation>%1은(는) 접근 제한 또는 비공개 저장소입니다(HTTP %2). Hugging Face 웹사이트에서 라이선스에 동의한 뒤 설정에 액세스 토큰을 입력하세요</translation>
+    </message>
+    <message>
+        <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
+        <translation>%1에 대한 액세스 토큰이 거부되었습니다(HTTP %2). 설정에서 토큰을 확인하세요</translation>
+    </message>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
+        <translation>%1을(를) 다운로드할 수 없습니다(%2). 네트워크 연결을 확인한 뒤 다시 시도하거나 이어받으세요</translation>
+    </message>
+    <message>
+        <source>%1 failed: the server answered HTTP %2; try again later</source>
+        <translation>%1 실패: 서버가 HTTP %2로 응답했습니다. 나중에 다시 시도하세요</translation>
+    </message>
+    <message>
+        <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
+        <translation>%2에서 받은 %1의 파일 목록이 Hugging Face API 형식이 아닙니다. 설정의 주소를 확인하세요</translation>
+    </message>
+    <message>
+        <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+        <translation>%1에는 GGUF 파일이 없고 safetensors 모델도 아닙니다. 다른 저장소를 고르세요(GGUF 저장소 이름은 보통 -GGUF로 끝납니다)</translation>
+    </message>
+    <message>
+        <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
+        <translation>디스크 공간이 부족합니다. %1이(가) 더 필요한데 %3의 여유 공간은 %2입니다. 공간을 확보한 뒤 이어받으세요</translation>
+    </message>
+    <message>
+        <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
+        <translation>%1에 쓸 수 없습니다(%2). 디스크와 폴더 권한을 확인한 뒤 이어받으세요</translation>
+    </message>
+    <message>
+        <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
+        <translation>%1이(가) 손상된 채 받아졌습니다(sha256이 Hub의 값과 다릅니다). 손상된 파일은 삭제했습니다. 이어받기를 누르면 다시 다운로드합니다</translation>
+    </message>
+    <message>
+        <source>The server sent %1 with the wrong size: try again later</source>
+        <translation>서버가 보낸 %1의 크기가 맞지 않습니다. 나중에 다시 시도하세요</translation>
+    </message>
+    <message>
+        <source>Downloaded, but the library refused %1: %2</source>
+        <translation>다운로드했지만 라이브러리가 %1을(를) 거부했습니다: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation>%1에서 모델을 찾지 못했습니다</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>새 모델 %n개 추가됨</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n개는 이미 라이브러리에 있음</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>모델 %n개 추가됨</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

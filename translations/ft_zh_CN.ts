@@ -1,1536 +1,1583 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
-    <context>
-        <name>CacheConfigCard</name>
-        <message>
-            <source>%1K tokens</source>
-            <translation>%1K 个词元</translation>
-        </message>
-        <message>
-            <source>%1 tokens</source>
-            <translation>%1 个词元</translation>
-        </message>
-        <message>
-            <source>Minimum</source>
-            <translation>最小</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>聊天</translation>
-        </message>
-        <message>
-            <source>Agent / long context</source>
-            <translation>智能体 / 长上下文</translation>
-        </message>
-        <message>
-            <source>Max speed</source>
-            <translation>最快速度</translation>
-        </message>
-        <message>
-            <source>KV %1</source>
-            <translation>KV %1</translation>
-        </message>
-        <message>
-            <source>%1 expert slots</source>
-            <translation>%1 个专家槽位</translation>
-        </message>
-        <message>
-            <source>≈ %1 tok/s</source>
-            <translation>≈ %1 tok/s</translation>
-        </message>
-        <message>
-            <source>Cache config</source>
-            <translation>缓存配置</translation>
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation>GPU</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>MoE cache</source>
-            <translation>MoE 缓存</translation>
-        </message>
-        <message>
-            <source>Rebuilding…</source>
-            <translation>正在重建…</translation>
-        </message>
-        <message>
-            <source>Not applied</source>
-            <translation>尚未应用</translation>
-        </message>
-        <message>
-            <source>Synced</source>
-            <translation>已同步</translation>
-        </message>
-        <message>
-            <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
-            <translation>在模型提供服务时，在 KV 缓存和专家缓存之间调配显存；点击“应用”即可重建缓存。</translation>
-        </message>
-        <message>
-            <source>Presets</source>
-            <translation>预设</translation>
-        </message>
-        <message>
-            <source>KV cache size</source>
-            <translation>KV 缓存大小</translation>
-        </message>
-        <message>
-            <source>Past the budget: the engine will refuse this size.</source>
-            <translation>超出预算：引擎将拒绝此大小。</translation>
-        </message>
-        <message>
-            <source>Token positions the attention KV cache holds, all conversations together</source>
-            <translation>注意力 KV 缓存可容纳的词元位置数（所有对话合计）</translation>
-        </message>
-        <message>
-            <source>budget %1</source>
-            <translation>预算 %1</translation>
-        </message>
-        <message>
-            <source>MoE expert cache</source>
-            <translation>MoE 专家缓存</translation>
-        </message>
-        <message>
-            <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
-            <translation>常驻显存的专家槽位 · 所有 MoE 层共 %1 个</translation>
-        </message>
-        <message>
-            <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
-            <translation>所有专家都常驻显存：没有可调整大小的专家缓存。</translation>
-        </message>
-        <message>
-            <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
-            <translation>CPU 引擎从主机内存读取所有专家：没有可调整大小的专家缓存，只有 KV 缓存会改变大小。</translation>
-        </message>
-        <message>
-            <source>%1 / %2</source>
-            <translation>%1 / %2</translation>
-        </message>
-        <message>
-            <source>%1 % · %2</source>
-            <translation>%1 % · %2</translation>
-        </message>
-        <message>
-            <source>≥ %1 enables prefill overlap</source>
-            <translation>≥ %1 时启用预填充重叠</translation>
-        </message>
-        <message>
-            <source>KV + experts: %1 of %2 for the caches</source>
-            <translation>KV + 专家：缓存可用 %2 中的 %1</translation>
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
-            <translation>预计解码：≈ %1 tok/s（未命中数随未缓存的专家数成比例变化；每次未命中耗时为其字节数除以 B_P + B_C）</translation>
-        </message>
-        <message>
-            <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
-            <translation>预计解码：≈ %1 tok/s（缓存大小不影响 CPU 引擎的速度）</translation>
-        </message>
-        <message>
-            <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
-            <translation>预计解码：请先运行一次回复，预测基于实测速度推算</translation>
-        </message>
-        <message>
-            <source>Revert</source>
-            <translation>还原</translation>
-        </message>
-        <message>
-            <source>Apply</source>
-            <translation>应用</translation>
-        </message>
-        <message>
-            <source>Rejected: %1 Nothing changed.</source>
-            <translation>已拒绝：%1 未做任何更改。</translation>
-        </message>
-        <message>
-            <source>Restored your last setting for this model: KV %1%2.</source>
-            <translation>已恢复此模型上次的设置：KV %1%2。</translation>
-        </message>
-        <message>
-            <source>, %1 expert slots</source>
-            <translation>，%1 个专家槽位</translation>
-        </message>
-        <message>
-            <source>Applied: KV %1%2.</source>
-            <translation>已应用：KV %1%2。</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatPage</name>
-        <message>
-            <source>Chat</source>
-            <translation>聊天</translation>
-        </message>
-        <message>
-            <source>Loading %1…</source>
-            <translation>正在加载 %1…</translation>
-        </message>
-        <message>
-            <source>Model: %1</source>
-            <translation>模型：%1</translation>
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation>未加载模型</translation>
-        </message>
-        <message>
-            <source>Chat settings</source>
-            <translation>聊天设置</translation>
-        </message>
-        <message>
-            <source>Load a model to chat</source>
-            <translation>加载模型即可聊天</translation>
-        </message>
-        <message>
-            <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
-            <translation>对话完全在这台电脑上运行。请在“模型”页面添加模型；加载后即可开始聊天。</translation>
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation>前往模型</translation>
-        </message>
-        <message>
-            <source>Start a conversation</source>
-            <translation>开始对话</translation>
-        </message>
-        <message>
-            <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
-            <translation>在下方输入消息。回复会随着模型生成实时显示，并在到达时立即保存。</translation>
-        </message>
-        <message>
-            <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
-            <translation>此聊天已使用模型 %2 个上下文词元中的 %1 个。接近上限时回复会被截断：请开始新聊天（Ctrl+N）。</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>关闭</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsoleCharts</name>
-        <message>
-            <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
-            <translation>没有 GPU：CPU 引擎没有显存或 PCIe 流量。</translation>
-        </message>
-        <message>
-            <source>No expert cache: every expert is resident in VRAM.</source>
-            <translation>没有专家缓存：所有专家都常驻显存。</translation>
-        </message>
-        <message>
-            <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
-            <translation>没有专家缓存：CPU 引擎直接从主机内存计算所有专家。</translation>
-        </message>
-        <message>
-            <source>Weights</source>
-            <translation>权重</translation>
-        </message>
-        <message>
-            <source>Experts</source>
-            <translation>专家</translation>
-        </message>
-        <message>
-            <source>KV</source>
-            <translation>KV</translation>
-        </message>
-        <message>
-            <source>Scratch</source>
-            <translation>临时缓冲</translation>
-        </message>
-        <message>
-            <source>Other</source>
-            <translation>其他</translation>
-        </message>
-        <message>
-            <source>Free</source>
-            <translation>空闲</translation>
-        </message>
-        <message>
-            <source>VRAM by category</source>
-            <translation>按类别的显存</translation>
-        </message>
-        <message>
-            <source>PCIe GB/s</source>
-            <translation>PCIe GB/s</translation>
-        </message>
-        <message>
-            <source>H2D</source>
-            <translation>H2D</translation>
-        </message>
-        <message>
-            <source>D2H</source>
-            <translation>D2H</translation>
-        </message>
-        <message>
-            <source>Expert fetches</source>
-            <translation>专家拉取</translation>
-        </message>
-        <message>
-            <source>Prefill streaming</source>
-            <translation>预填充流式传输</translation>
-        </message>
-        <message>
-            <source>Expert cache hit rate</source>
-            <translation>专家缓存命中率</translation>
-        </message>
-        <message>
-            <source>Hit rate</source>
-            <translation>命中率</translation>
-        </message>
-        <message>
-            <source>Misses per token</source>
-            <translation>每词元未命中数</translation>
-        </message>
-        <message>
-            <source>Fetched over PCIe</source>
-            <translation>经 PCIe 拉取</translation>
-        </message>
-        <message>
-            <source>Computed on the CPU</source>
-            <translation>在 CPU 上计算</translation>
-        </message>
-        <message>
-            <source>q* fraction in use: %1</source>
-            <translation>当前 q* 比例：%1</translation>
-        </message>
-        <message>
-            <source>Fetched</source>
-            <translation>已拉取</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>Decode tok/s</source>
-            <translation>解码 tok/s</translation>
-        </message>
-        <message>
-            <source>Waiting for the first sample.</source>
-            <translation>正在等待第一个样本。</translation>
-        </message>
-        <message>
-            <source>Decode</source>
-            <translation>解码</translation>
-        </message>
-        <message>
-            <source>tok/s</source>
-            <translation>tok/s</translation>
-        </message>
-        <message>
-            <source>Prefill tok/s</source>
-            <translation>预填充 tok/s</translation>
-        </message>
-        <message>
-            <source>Prefill</source>
-            <translation>预填充</translation>
-        </message>
-        <message>
-            <source>CPU expert GB/s</source>
-            <translation>CPU 专家 GB/s</translation>
-        </message>
-        <message>
-            <source>CPU experts</source>
-            <translation>CPU 专家</translation>
-        </message>
-        <message>
-            <source>KV cache positions</source>
-            <translation>KV 缓存位置</translation>
-        </message>
-        <message>
-            <source>In use</source>
-            <translation>使用中</translation>
-        </message>
-        <message>
-            <source>Allocated</source>
-            <translation>已分配</translation>
-        </message>
-        <message>
-            <source>Hit rate per layer</source>
-            <translation>各层命中率</translation>
-        </message>
-        <message>
-            <source>%1 layers</source>
-            <translation>%1 层</translation>
-        </message>
-        <message>
-            <source>Cold (misses)</source>
-            <translation>冷（未命中）</translation>
-        </message>
-        <message>
-            <source>Hot (hits)</source>
-            <translation>热（命中）</translation>
-        </message>
-        <message>
-            <source>Layer %1</source>
-            <translation>第 %1 层</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsoleModelCard</name>
-        <message>
-            <source>%1 s</source>
-            <translation>%1 秒</translation>
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation>%1 分钟</translation>
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation>%1 小时 %2 分钟</translation>
-        </message>
-        <message>
-            <source>Loading</source>
-            <translation>加载中</translation>
-        </message>
-        <message>
-            <source>Running · %1</source>
-            <translation>运行中 · %1</translation>
-        </message>
-        <message>
-            <source>Idle · up %1</source>
-            <translation>空闲 · 已运行 %1</translation>
-        </message>
-        <message>
-            <source>Error</source>
-            <translation>错误</translation>
-        </message>
-        <message>
-            <source>No model</source>
-            <translation>无模型</translation>
-        </message>
-        <message>
-            <source>No model loaded</source>
-            <translation>未加载模型</translation>
-        </message>
-        <message>
-            <source>%1 experts × %2 layers</source>
-            <translation>%1 个专家 × %2 层</translation>
-        </message>
-        <message>
-            <source>ctx %1</source>
-            <translation>上下文 %1</translation>
-        </message>
-        <message>
-            <source>backend %1</source>
-            <translation>后端 %1</translation>
-        </message>
-        <message>
-            <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
-            <translation>请从“模型”页面加载模型。运行时，这里会显示速度、专家缓存和 PCIe 数据。</translation>
-        </message>
-        <message>
-            <source>Tokens/s</source>
-            <translation>词元/秒</translation>
-        </message>
-        <message>
-            <source>Requests</source>
-            <translation>请求</translation>
-        </message>
-        <message>
-            <source>TTFT</source>
-            <translation>首词元延迟</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>聊天</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>停止</translation>
-        </message>
-        <message>
-            <source>Unload the model</source>
-            <translation>卸载模型</translation>
-        </message>
-        <message>
-            <source>Go to Models</source>
-            <translation>前往模型</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConsolePage</name>
-        <message>
-            <source>Console</source>
-            <translation>控制台</translation>
-        </message>
-        <message>
-            <source>%1 · up %2 · %3 requests total</source>
-            <translation>%1 · 已运行 %2 · 共 %3 个请求</translation>
-        </message>
-        <message>
-            <source>No model loaded · hardware figures are live</source>
-            <translation>未加载模型 · 硬件数据实时更新</translation>
-        </message>
-        <message>
-            <source>1 min</source>
-            <translation>1 分钟</translation>
-        </message>
-        <message>
-            <source>5 min</source>
-            <translation>5 分钟</translation>
-        </message>
-        <message>
-            <source>15 min</source>
-            <translation>15 分钟</translation>
-        </message>
-        <message>
-            <source>Live · 8 Hz</source>
-            <translation>实时 · 8 Hz</translation>
-        </message>
-        <message>
-            <source>Live · %1 s</source>
-            <translation>实时 · %1 秒</translation>
-        </message>
-        <message>
-            <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
-            <translation>带宽配置：B_P %1 GB/s（PCIe 专家拉取）· B_C %2 GB/s（CPU 专家内核）· q* 拉取 %3 % 的未命中</translation>
-        </message>
-        <message>
-            <source>Hardware</source>
-            <translation>硬件</translation>
-        </message>
-        <message>
-            <source>VRAM · GPU %1</source>
-            <translation>显存 · GPU %1</translation>
-        </message>
-        <message>
-            <source>%1 free</source>
-            <translation>可用 %1</translation>
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation>GPU</translation>
-        </message>
-        <message>
-            <source>None</source>
-            <translation>无</translation>
-        </message>
-        <message>
-            <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
-            <translation>没有 CUDA GPU：%1。所有计算由 CPU 完成，速度较慢。</translation>
-        </message>
-        <message>
-            <source>System RAM</source>
-            <translation>系统内存</translation>
-        </message>
-        <message>
-            <source>Experts live here; the GPU caches the busy ones.</source>
-            <translation>专家权重存放在这里，常用的由 GPU 缓存。</translation>
-        </message>
-        <message>
-            <source>CPU</source>
-            <translation>CPU</translation>
-        </message>
-        <message>
-            <source>threads</source>
-            <translation>线程</translation>
-        </message>
-        <message>
-            <source>SIMD %1</source>
-            <translation>SIMD %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>DownloadDialog</name>
-        <message>
-            <source>Download from Hugging Face</source>
-            <translation>从 Hugging Face 下载</translation>
-        </message>
-        <message>
-            <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
-            <translation>输入仓库（所有者/名称），或粘贴它在 huggingface.co 上的地址。</translation>
-        </message>
-        <message>
-            <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
-            <translation>例如 Qwen/Qwen3-30B-A3B-GGUF</translation>
-        </message>
-        <message>
-            <source>List files</source>
-            <translation>列出文件</translation>
-        </message>
-        <message>
-            <source>From %1</source>
-            <translation>来源：%1</translation>
-        </message>
-        <message numerus="yes">
-            <source>Whole repository (safetensors, %n file(s))</source>
-            <translation>
-                <numerusform>整个仓库（safetensors，%n 个文件）</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Download</source>
-            <translation>下载</translation>
-        </message>
-        <message>
-            <source>Close</source>
-            <translation>关闭</translation>
-        </message>
-    </context>
-    <context>
-        <name>DownloadRow</name>
-        <message>
-            <source>%1 s</source>
-            <translation>%1 秒</translation>
-        </message>
-        <message>
-            <source>%1 min</source>
-            <translation>%1 分钟</translation>
-        </message>
-        <message>
-            <source>%1 h %2 min</source>
-            <translation>%1 小时 %2 分钟</translation>
-        </message>
-        <message>
-            <source>Downloading</source>
-            <translation>正在下载</translation>
-        </message>
-        <message>
-            <source>Checking sha256…</source>
-            <translation>正在校验 sha256…</translation>
-        </message>
-        <message>
-            <source>Paused</source>
-            <translation>已暂停</translation>
-        </message>
-        <message>
-            <source>Done: added to the library</source>
-            <translation>完成：已加入模型库</translation>
-        </message>
-        <message>
-            <source>Failed</source>
-            <translation>失败</translation>
-        </message>
-        <message>
-            <source>file %1 of %2</source>
-            <translation>第 %1 个文件，共 %2 个</translation>
-        </message>
-        <message>
-            <source>Pause</source>
-            <translation>暂停</translation>
-        </message>
-        <message>
-            <source>Resume</source>
-            <translation>继续</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>Remove from this list</source>
-            <translation>从此列表中移除</translation>
-        </message>
-        <message>
-            <source>%1 of %2</source>
-            <translation>%1 / %2</translation>
-        </message>
-        <message>
-            <source>%1/s</source>
-            <translation>%1/秒</translation>
-        </message>
-        <message>
-            <source>%1 left</source>
-            <translation>剩余 %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>FaultBanner</name>
-        <message>
-            <source>The engine stopped with an error</source>
-            <translation>引擎因错误而停止</translation>
-        </message>
-        <message>
-            <source>Restart engine</source>
-            <translation>重启引擎</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>关闭</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ConsoleModel</name>
-        <message>
-            <source>%1 KV positions are more than the %2 this plan allows.</source>
-            <translation>%1 个 KV 位置超过了此计划允许的 %2 个。</translation>
-        </message>
-        <message>
-            <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
-            <translation>KV 缓存和专家缓存需要 %1 MiB；预算只为它们留出 %2 MiB。</translation>
-        </message>
-    </context>
-    <context>
-        <name>LogsPage</name>
-        <message>
-            <source>Logs</source>
-            <translation>日志</translation>
-        </message>
-        <message>
-            <source>Also written to %1</source>
-            <translation>同时写入 %1</translation>
-        </message>
-        <message>
-            <source>Not written to a file (see the first lines)</source>
-            <translation>未写入文件（请查看开头几行）</translation>
-        </message>
-        <message>
-            <source>Copy</source>
-            <translation>复制</translation>
-        </message>
-        <message>
-            <source>Open folder</source>
-            <translation>打开文件夹</translation>
-        </message>
-        <message>
-            <source>All</source>
-            <translation>全部</translation>
-        </message>
-        <message>
-            <source>Info</source>
-            <translation>信息</translation>
-        </message>
-        <message>
-            <source>Warnings</source>
-            <translation>警告</translation>
-        </message>
-        <message>
-            <source>Errors</source>
-            <translation>错误</translation>
-        </message>
-        <message>
-            <source>Search the log</source>
-            <translation>搜索日志</translation>
-        </message>
-        <message>
-            <source>%1 of %2 lines</source>
-            <translation>%1 / %2 行</translation>
-        </message>
-        <message>
-            <source>Auto-scroll</source>
-            <translation>自动滚动</translation>
-        </message>
-        <message>
-            <source>No lines match the filter</source>
-            <translation>没有符合筛选条件的行</translation>
-        </message>
-    </context>
-    <context>
-        <name>Main</name>
-        <message>
-            <source>FreeToken Desktop</source>
-            <translation>FreeToken Desktop</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelRow</name>
-        <message>
-            <source>Runs on the GPU</source>
-            <translation>在 GPU 上运行</translation>
-        </message>
-        <message>
-            <source>Hybrid GPU + CPU</source>
-            <translation>GPU + CPU 混合</translation>
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation>仅 CPU</translation>
-        </message>
-        <message>
-            <source>Does not fit in RAM</source>
-            <translation>内存放不下</translation>
-        </message>
-        <message>
-            <source>%1 · ≈ %2–%3 tok/s</source>
-            <translation>%1 · 约 %2–%3 tok/s</translation>
-        </message>
-        <message>
-            <source>Not supported yet</source>
-            <translation>暂不支持</translation>
-        </message>
-        <message>
-            <source>Cannot be read</source>
-            <translation>无法读取</translation>
-        </message>
-        <message>
-            <source>%1 parameters, %2 active</source>
-            <translation>%1 参数，%2 激活</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n part(s)</source>
-            <translation>
-                <numerusform>%n 个分卷</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 — %2 of %3</source>
-            <translation>%1 — %2 / %3</translation>
-        </message>
-        <message>
-            <source>Added %1</source>
-            <translation>添加于 %1</translation>
-        </message>
-        <message>
-            <source>Load</source>
-            <translation>加载</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>Unload</source>
-            <translation>卸载</translation>
-        </message>
-        <message>
-            <source>Remove from the library</source>
-            <translation>从模型库中移除</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelsPage</name>
-        <message>
-            <source>Models</source>
-            <translation>模型</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) in your library</source>
-            <translation>
-                <numerusform>库中有 %n 个模型</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Your library is empty</source>
-            <translation>模型库为空</translation>
-        </message>
-        <message>
-            <source>Download…</source>
-            <translation>下载…</translation>
-        </message>
-        <message>
-            <source>Scan models folder</source>
-            <translation>扫描模型文件夹</translation>
-        </message>
-        <message>
-            <source>Add every model in %1</source>
-            <translation>添加 %1 中的所有模型</translation>
-        </message>
-        <message>
-            <source>Add folder…</source>
-            <translation>添加文件夹…</translation>
-        </message>
-        <message>
-            <source>Add model…</source>
-            <translation>添加模型…</translation>
-        </message>
-        <message>
-            <source>Choose a GGUF model file</source>
-            <translation>选择 GGUF 模型文件</translation>
-        </message>
-        <message>
-            <source>GGUF models (*.gguf)</source>
-            <translation>GGUF 模型 (*.gguf)</translation>
-        </message>
-        <message>
-            <source>All files (*)</source>
-            <translation>所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Choose a Hugging Face model folder</source>
-            <translation>选择 Hugging Face 模型文件夹</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>关闭</translation>
-        </message>
-        <message>
-            <source>Downloads</source>
-            <translation>下载</translation>
-        </message>
-        <message>
-            <source>Add a model to start</source>
-            <translation>添加模型即可开始</translation>
-        </message>
-        <message>
-            <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
-            <translation>FreeToken 在这台电脑上运行混合专家（MoE）模型：专家权重留在系统内存中，GPU 只保留最常用的那些。添加已下载的模型（或拖放到这里）；模型就地使用，不会复制。</translation>
-        </message>
-        <message>
-            <source>A GGUF file</source>
-            <translation>GGUF 文件</translation>
-        </message>
-        <message>
-            <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
-            <translation>单个 .gguf 文件，例如 Qwen3-30B-A3B-Q4_K_M.gguf。</translation>
-        </message>
-        <message>
-            <source>Choose file…</source>
-            <translation>选择文件…</translation>
-        </message>
-        <message>
-            <source>A Hugging Face folder</source>
-            <translation>Hugging Face 文件夹</translation>
-        </message>
-        <message>
-            <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
-            <translation>已下载的模型文件夹，包含 config.json、分词器和 .safetensors 权重。</translation>
-        </message>
-        <message>
-            <source>Choose folder…</source>
-            <translation>选择文件夹…</translation>
-        </message>
-        <message>
-            <source>Models you download with FreeToken will be stored in</source>
-            <translation>通过 FreeToken 下载的模型将保存在</translation>
-        </message>
-        <message>
-            <source>Drop a .gguf file or a model folder to add it</source>
-            <translation>拖放 .gguf 文件或模型文件夹即可添加</translation>
-        </message>
-    </context>
-    <context>
-        <name>QObject</name>
-        <message>
-            <source>%1 s ago</source>
-            <translation>%1 秒前</translation>
-        </message>
-        <message>
-            <source>%1 min ago</source>
-            <translation>%1 分钟前</translation>
-        </message>
-    </context>
-    <context>
-        <name>RemoveModelDialog</name>
-        <message>
-            <source>Remove %1?</source>
-            <translation>移除 %1？</translation>
-        </message>
-        <message>
-            <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
-            <translation>模型将从模型库中移除。除非勾选下面的选项，否则文件会保留在原处。</translation>
-        </message>
-        <message>
-            <source>Also delete the folder from the disk</source>
-            <translation>同时从磁盘删除该文件夹</translation>
-        </message>
-        <message>
-            <source>Also delete the file from the disk</source>
-            <translation>同时从磁盘删除该文件</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>Remove and delete</source>
-            <translation>移除并删除</translation>
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation>移除</translation>
-        </message>
-    </context>
-    <context>
-        <name>SettingsPage</name>
-        <message>
-            <source>Settings</source>
-            <translation>设置</translation>
-        </message>
-        <message>
-            <source>Changes apply immediately and are saved</source>
-            <translation>更改会立即生效并保存</translation>
-        </message>
-        <message>
-            <source>Appearance</source>
-            <translation>外观</translation>
-        </message>
-        <message>
-            <source>Theme</source>
-            <translation>主题</translation>
-        </message>
-        <message>
-            <source>System</source>
-            <translation>跟随系统</translation>
-        </message>
-        <message>
-            <source>Dark</source>
-            <translation>深色</translation>
-        </message>
-        <message>
-            <source>Light</source>
-            <translation>浅色</translation>
-        </message>
-        <message>
-            <source>Language</source>
-            <translation>语言</translation>
-        </message>
-        <message>
-            <source>Local API server</source>
-            <translation>本地 API 服务器</translation>
-        </message>
-        <message>
-            <source>An OpenAI- and Anthropic-compatible server on this PC. It is not started yet: it arrives with the engine.</source>
-            <translation>运行在本机的 OpenAI 与 Anthropic 兼容服务器。尚未启动：它将随推理引擎一起提供。</translation>
-        </message>
-        <message>
-            <source>Address</source>
-            <translation>地址</translation>
-        </message>
-        <message>
-            <source>Not started</source>
-            <translation>未启动</translation>
-        </message>
-        <message>
-            <source>Storage</source>
-            <translation>存储</translation>
-        </message>
-        <message>
-            <source>Data folder</source>
-            <translation>数据文件夹</translation>
-        </message>
-        <message>
-            <source>Models folder</source>
-            <translation>模型文件夹</translation>
-        </message>
-        <message>
-            <source>Log folder</source>
-            <translation>日志文件夹</translation>
-        </message>
-        <message>
-            <source>Settings file</source>
-            <translation>设置文件</translation>
-        </message>
-        <message>
-            <source>About</source>
-            <translation>关于</translation>
-        </message>
-        <message>
-            <source>Version</source>
-            <translation>版本</translation>
-        </message>
-        <message>
-            <source>Build</source>
-            <translation>构建</translation>
-        </message>
-        <message>
-            <source>Hugging Face</source>
-            <translation>Hugging Face</translation>
-        </message>
-        <message>
-            <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
-            <translation>用于模型页面的下载。受限模型和私有模型需要访问令牌（huggingface.co → Settings → Access Tokens，读取权限）。</translation>
-        </message>
-        <message>
-            <source>Access token</source>
-            <translation>访问令牌</translation>
-        </message>
-        <message>
-            <source>hf_… (optional)</source>
-            <translation>hf_…（可选）</translation>
-        </message>
-        <message>
-            <source>Server</source>
-            <translation>服务器</translation>
-        </message>
-        <message>
-            <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
-            <translation>请输入 http:// 或 https:// 地址；留空则使用 huggingface.co。</translation>
-        </message>
-        <message>
-            <source>Set by FT_HF_ENDPOINT in the environment.</source>
-            <translation>由环境变量 FT_HF_ENDPOINT 设置。</translation>
-        </message>
-    </context>
-    <context>
-        <name>Sidebar</name>
-        <message>
-            <source>Desktop</source>
-            <translation>桌面版</translation>
-        </message>
-        <message>
-            <source>Models</source>
-            <translation>模型</translation>
-        </message>
-        <message>
-            <source>Console</source>
-            <translation>控制台</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>聊天</translation>
-        </message>
-        <message>
-            <source>Logs</source>
-            <translation>日志</translation>
-        </message>
-        <message>
-            <source>Settings</source>
-            <translation>设置</translation>
-        </message>
-        <message>
-            <source>Switch to the light theme</source>
-            <translation>切换到浅色主题</translation>
-        </message>
-        <message>
-            <source>Switch to the dark theme</source>
-            <translation>切换到深色主题</translation>
-        </message>
-    </context>
-    <context>
-        <name>SystemBox</name>
-        <message>
-            <source>VRAM</source>
-            <translation>显存</translation>
-        </message>
-        <message>
-            <source>No GPU</source>
-            <translation>无 GPU</translation>
-        </message>
-        <message>
-            <source>RAM</source>
-            <translation>内存</translation>
-        </message>
-        <message>
-            <source>CPU only</source>
-            <translation>仅 CPU</translation>
-        </message>
-        <message>
-            <source>%1 threads</source>
-            <translation>%1 线程</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::DownloadListModel</name>
-        <message>
-            <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
-            <translation>“%1”不是 Hugging Face 仓库：请输入 所有者/名称（例如 Qwen/Qwen3-30B-A3B-GGUF），或粘贴它的地址</translation>
-        </message>
-        <message>
-            <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
-            <translation>找不到 %1（HTTP 404）：请检查仓库名称，并确认文件仍然存在</translation>
-        </message>
-        <message>
-            <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
-            <translation>%1 是受限或私有仓库（HTTP %2）：请先在 Hugging Face 网站上接受其许可协议，然后在设置中填写访问令牌</translation>
-        </message>
-        <message>
-            <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
-            <translation>%1 拒绝了访问令牌（HTTP %2）：请在设置中检查令牌</translation>
-        </message>
-        <message>
-            <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-            <translation>无法下载 %1（%2）：请检查网络连接，然后重试或继续下载</translation>
-        </message>
-        <message>
-            <source>%1 failed: the server answered HTTP %2; try again later</source>
-            <translation>%1 失败：服务器返回 HTTP %2；请稍后再试</translation>
-        </message>
-        <message>
-            <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
-            <translation>从 %2 获取的 %1 文件列表不是 Hugging Face API 的格式：请检查设置中的地址</translation>
-        </message>
-        <message>
-            <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-            <translation>%1 没有 GGUF 文件，也不是 safetensors 模型：请换一个仓库（GGUF 仓库名通常以 -GGUF 结尾）</translation>
-        </message>
-        <message>
-            <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
-            <translation>磁盘空间不足：还需要 %1，%3 上只剩 %2。请释放一些空间后继续下载</translation>
-        </message>
-        <message>
-            <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
-            <translation>无法写入 %1（%2）：请检查磁盘和文件夹权限，然后继续下载</translation>
-        </message>
-        <message>
-            <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
-            <translation>%1 下载后已损坏（sha256 与 Hub 上的不一致）。损坏的文件已删除：点击继续即可重新下载</translation>
-        </message>
-        <message>
-            <source>The server sent %1 with the wrong size: try again later</source>
-            <translation>服务器发送的 %1 大小不对：请稍后再试</translation>
-        </message>
-        <message>
-            <source>Downloaded, but the library refused %1: %2</source>
-            <translation>已下载，但模型库拒绝了 %1：%2</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ModelListModel</name>
-        <message>
-            <source>No models found in %1</source>
-            <translation>在 %1 中没有找到模型</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n new model(s) added</source>
-            <translation>
-                <numerusform>已添加 %n 个新模型</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n already in the library</source>
-            <translation>
-                <numerusform>%n 个已在模型库中</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n model(s) added</source>
-            <translation>
-                <numerusform>已添加 %n 个模型</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatCodeBlock</name>
-        <message>
-            <source>code</source>
-            <translation>代码</translation>
-        </message>
-        <message>
-            <source>Copied</source>
-            <translation>已复制</translation>
-        </message>
-        <message>
-            <source>Copy code</source>
-            <translation>复制代码</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatComposer</name>
-        <message>
-            <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
-            <translation>给模型发消息（Enter 发送，Shift+Enter 换行）</translation>
-        </message>
-        <message>
-            <source>A model must be loaded before you can chat</source>
-            <translation>必须先加载模型才能聊天</translation>
-        </message>
-        <message>
-            <source>Send</source>
-            <translation>发送</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>停止</translation>
-        </message>
-        <message>
-            <source>Stop the reply (Esc)</source>
-            <translation>停止回复（Esc）</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatConversationList</name>
-        <message>
-            <source>New chat</source>
-            <translation>新聊天</translation>
-        </message>
-        <message>
-            <source>Start a new conversation (Ctrl+N)</source>
-            <translation>开始新对话（Ctrl+N）</translation>
-        </message>
-        <message>
-            <source>Search chats</source>
-            <translation>搜索聊天</translation>
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation>重命名</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>删除</translation>
-        </message>
-        <message>
-            <source>No chat matches “%1”.</source>
-            <translation>没有与“%1”匹配的聊天。</translation>
-        </message>
-        <message>
-            <source>Your conversations appear here.</source>
-            <translation>你的对话会显示在这里。</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatDialog</name>
-        <message>
-            <source>OK</source>
-            <translation>确定</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatMessage</name>
-        <message>
-            <source>Waiting for the first token…</source>
-            <translation>正在等待第一个词元…</translation>
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation>回复失败：%1</translation>
-        </message>
-        <message>
-            <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
-            <translation>%1 个词元 · %2 tok/s · 首个词元 %3 毫秒 · 提示 %4 个词元</translation>
-        </message>
-        <message>
-            <source>Stopped before the end</source>
-            <translation>未完成即已停止</translation>
-        </message>
-        <message>
-            <source>Edit and resend</source>
-            <translation>编辑并重新发送</translation>
-        </message>
-        <message>
-            <source>Copy reply</source>
-            <translation>复制回复</translation>
-        </message>
-        <message>
-            <source>Regenerate</source>
-            <translation>重新生成</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatReasoning</name>
-        <message>
-            <source>Thinking…</source>
-            <translation>正在思考…</translation>
-        </message>
-        <message>
-            <source>Thought process</source>
-            <translation>思考过程</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatSettingsDialog</name>
-        <message>
-            <source>Chat settings</source>
-            <translation>聊天设置</translation>
-        </message>
-        <message>
-            <source>Save</source>
-            <translation>保存</translation>
-        </message>
-        <message>
-            <source>System prompt</source>
-            <translation>系统提示词</translation>
-        </message>
-        <message>
-            <source>How the assistant should behave (optional)</source>
-            <translation>助手应如何表现（可选）</translation>
-        </message>
-        <message>
-            <source>Temperature (0–2)</source>
-            <translation>温度（0–2）</translation>
-        </message>
-        <message>
-            <source>Top-p (0–1)</source>
-            <translation>Top-p（0–1）</translation>
-        </message>
-        <message>
-            <source>Max tokens per reply</source>
-            <translation>每条回复的最大词元数</translation>
-        </message>
-        <message>
-            <source>Seed (0: random)</source>
-            <translation>种子（0：随机）</translation>
-        </message>
-    </context>
-    <context>
-        <name>DeleteChatDialog</name>
-        <message>
-            <source>Delete “%1”?</source>
-            <translation>删除“%1”？</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>删除</translation>
-        </message>
-        <message>
-            <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
-            <translation>该对话及其所有消息将从这台电脑上删除。此操作无法撤销。</translation>
-        </message>
-    </context>
-    <context>
-        <name>EditMessageDialog</name>
-        <message>
-            <source>Edit and resend</source>
-            <translation>编辑并重新发送</translation>
-        </message>
-        <message>
-            <source>Resend</source>
-            <translation>重新发送</translation>
-        </message>
-        <message>
-            <source>The replies after this message are replaced by a new one.</source>
-            <translation>此消息之后的回复将被新的回复替换。</translation>
-        </message>
-    </context>
-    <context>
-        <name>RenameChatDialog</name>
-        <message>
-            <source>Rename chat</source>
-            <translation>重命名聊天</translation>
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation>重命名</translation>
-        </message>
-        <message>
-            <source>Name of the chat</source>
-            <translation>聊天名称</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::EngineHost</name>
-        <message>
-            <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
-            <translation>未指定模型路径。请在“模型”页面选择 .gguf 文件或模型文件夹。</translation>
-        </message>
-        <message>
-            <source>Loading was cancelled.</source>
-            <translation>加载已取消。</translation>
-        </message>
-        <message>
-            <source>Could not load %1: %2</source>
-            <translation>无法加载 %1：%2</translation>
-        </message>
-        <message>
-            <source>The engine could not be restarted: %1</source>
-            <translation>无法重新启动引擎：%1</translation>
-        </message>
-        <message>
-            <source>The model is still loading; wait until it is ready.</source>
-            <translation>模型仍在加载，请等待其就绪。</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page first.</source>
-            <translation>未加载模型。请先在“模型”页面加载一个模型。</translation>
-        </message>
-        <message>
-            <source>The engine refused the request: %1</source>
-            <translation>引擎拒绝了请求：%1</translation>
-        </message>
-        <message>
-            <source>No model is loaded.</source>
-            <translation>未加载模型。</translation>
-        </message>
-        <message>
-            <source>The reply failed: %1</source>
-            <translation>回复失败：%1</translation>
-        </message>
-    </context>
-    <context>
-        <name>ft::ui::ChatSession</name>
-        <message>
-            <source>New chat</source>
-            <translation>新聊天</translation>
-        </message>
-        <message>
-            <source>The chat history cannot be opened: %1</source>
-            <translation>无法打开聊天记录：%1</translation>
-        </message>
-        <message>
-            <source>The chat history cannot be read: %1</source>
-            <translation>无法读取聊天记录：%1</translation>
-        </message>
-        <message>
-            <source>That conversation no longer exists.</source>
-            <translation>该对话已不存在。</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be opened: %1</source>
-            <translation>无法打开对话：%1</translation>
-        </message>
-        <message>
-            <source>A conversation needs a name. Type one, or press Cancel.</source>
-            <translation>对话需要一个名称。请输入名称，或点击取消。</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be renamed: %1</source>
-            <translation>无法重命名对话：%1</translation>
-        </message>
-        <message>
-            <source>The conversation cannot be deleted: %1</source>
-            <translation>无法删除对话：%1</translation>
-        </message>
-        <message>
-            <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
-            <translation>温度必须在 0 到 2 之间（0 表示总是选择可能性最大的词元）。</translation>
-        </message>
-        <message>
-            <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
-            <translation>Top-p 必须大于 0 且不超过 1（1 表示关闭）。</translation>
-        </message>
-        <message>
-            <source>Max tokens must be between 1 and 1048576.</source>
-            <translation>最大词元数必须在 1 到 1048576 之间。</translation>
-        </message>
-        <message>
-            <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
-            <translation>种子必须为 0（每条回复使用新的随机种子）或正数。</translation>
-        </message>
-        <message>
-            <source>The chat settings cannot be saved: %1</source>
-            <translation>无法保存聊天设置：%1</translation>
-        </message>
-        <message>
-            <source>Wait for the reply to finish, or press Stop (Esc).</source>
-            <translation>请等待回复完成，或点击停止（Esc）。</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then send your message again.</source>
-            <translation>未加载模型。请在“模型”页面加载模型，然后重新发送消息。</translation>
-        </message>
-        <message>
-            <source>Your message cannot be saved: %1</source>
-            <translation>无法保存你的消息：%1</translation>
-        </message>
-        <message>
-            <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
-            <translation>此模型没有可用的分词器，无法聊天。请选择其他模型。</translation>
-        </message>
-        <message>
-            <source>The model&apos;s chat template failed on this conversation: %1</source>
-            <translation>模型的聊天模板处理此对话时失败：%1</translation>
-        </message>
-        <message>
-            <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
-            <translation>此对话（%1 个词元）已超出模型 %2 个词元的上下文。请开始新聊天（Ctrl+N），或以更大的上下文加载模型。</translation>
-        </message>
-        <message>
-            <source>The reply cannot be saved: %1</source>
-            <translation>无法保存回复：%1</translation>
-        </message>
-        <message>
-            <source>The engine did not accept the request.</source>
-            <translation>引擎未接受该请求。</translation>
-        </message>
-        <message>
-            <source>The reply cannot be saved as it streams: %1</source>
-            <translation>无法在流式输出时保存回复：%1</translation>
-        </message>
-        <message>
-            <source>There is no reply to regenerate yet: send a message first.</source>
-            <translation>还没有可重新生成的回复：请先发送消息。</translation>
-        </message>
-        <message>
-            <source>No model is loaded. Load one on the Models page, then try again.</source>
-            <translation>未加载模型。请在“模型”页面加载模型，然后重试。</translation>
-        </message>
-        <message>
-            <source>The old reply cannot be replaced: %1</source>
-            <translation>无法替换旧回复：%1</translation>
-        </message>
-        <message>
-            <source>The edited message cannot be saved: %1</source>
-            <translation>无法保存编辑后的消息：%1</translation>
-        </message>
-    </context>
+<context>
+    <name>CacheConfigCard</name>
+    <message>
+        <source>%1K tokens</source>
+        <translation>%1K 个词元</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>Minimum</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Agent / long context</source>
+        <translation>智能体 / 长上下文</translation>
+    </message>
+    <message>
+        <source>Max speed</source>
+        <translation>最快速度</translation>
+    </message>
+    <message>
+        <source>KV %1</source>
+        <translation>KV %1</translation>
+    </message>
+    <message>
+        <source>%1 expert slots</source>
+        <translation>%1 个专家槽位</translation>
+    </message>
+    <message>
+        <source>≈ %1 tok/s</source>
+        <translation>≈ %1 tok/s</translation>
+    </message>
+    <message>
+        <source>Cache config</source>
+        <translation>缓存配置</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>MoE cache</source>
+        <translation>MoE 缓存</translation>
+    </message>
+    <message>
+        <source>Rebuilding…</source>
+        <translation>正在重建…</translation>
+    </message>
+    <message>
+        <source>Not applied</source>
+        <translation>尚未应用</translation>
+    </message>
+    <message>
+        <source>Synced</source>
+        <translation>已同步</translation>
+    </message>
+    <message>
+        <source>Move VRAM between the KV cache and the expert cache while the model serves; click Apply to rebuild the caches.</source>
+        <translation>在模型提供服务时，在 KV 缓存和专家缓存之间调配显存；点击“应用”即可重建缓存。</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>KV cache size</source>
+        <translation>KV 缓存大小</translation>
+    </message>
+    <message>
+        <source>Past the budget: the engine will refuse this size.</source>
+        <translation>超出预算：引擎将拒绝此大小。</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together</source>
+        <translation>注意力 KV 缓存可容纳的词元位置数（所有对话合计）</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>MoE expert cache</source>
+        <translation>MoE 专家缓存</translation>
+    </message>
+    <message>
+        <source>Expert slots resident in VRAM · %1 across all MoE layers</source>
+        <translation>常驻显存的专家槽位 · 所有 MoE 层共 %1 个</translation>
+    </message>
+    <message>
+        <source>Every expert is resident in VRAM: there is no expert cache to size.</source>
+        <translation>所有专家都常驻显存：没有可调整大小的专家缓存。</translation>
+    </message>
+    <message>
+        <source>The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.</source>
+        <translation>CPU 引擎从主机内存读取所有专家：没有可调整大小的专家缓存，只有 KV 缓存会改变大小。</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 % · %2</source>
+        <translation>%1 % · %2</translation>
+    </message>
+    <message>
+        <source>≥ %1 enables prefill overlap</source>
+        <translation>≥ %1 时启用预填充重叠</translation>
+    </message>
+    <message>
+        <source>KV + experts: %1 of %2 for the caches</source>
+        <translation>KV + 专家：缓存可用 %2 中的 %1</translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)</source>
+        <translation>预计解码：≈ %1 tok/s（未命中数随未缓存的专家数成比例变化；每次未命中耗时为其字节数除以 B_P + B_C）</translation>
+    </message>
+    <message>
+        <source>Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine&apos;s speed)</source>
+        <translation>预计解码：≈ %1 tok/s（缓存大小不影响 CPU 引擎的速度）</translation>
+    </message>
+    <message>
+        <source>Predicted decode: run a reply first, the prediction scales from measured speed</source>
+        <translation>预计解码：请先运行一次回复，预测基于实测速度推算</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Rejected: %1 Nothing changed.</source>
+        <translation>已拒绝：%1 未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Restored your last setting for this model: KV %1%2.</source>
+        <translation>已恢复此模型上次的设置：KV %1%2。</translation>
+    </message>
+    <message>
+        <source>, %1 expert slots</source>
+        <translation>，%1 个专家槽位</translation>
+    </message>
+    <message>
+        <source>Applied: KV %1%2.</source>
+        <translation>已应用：KV %1%2。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatCodeBlock</name>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+</context>
+<context>
+    <name>ChatComposer</name>
+    <message>
+        <source>Message the model (Enter sends, Shift+Enter adds a line)</source>
+        <translation>给模型发消息（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <source>A model must be loaded before you can chat</source>
+        <translation>必须先加载模型才能聊天</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ChatConversationList</name>
+    <message>
+        <source>New chat</source>
+        <translation>新聊天</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>搜索聊天</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>No chat matches “%1”.</source>
+        <translation>没有与“%1”匹配的聊天。</translation>
+    </message>
+    <message>
+        <source>Your conversations appear here.</source>
+        <translation>你的对话会显示在这里。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatDialog</name>
+    <message>
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>ChatMessage</name>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个词元…</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>回复失败：%1</translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens</source>
+        <translation>%1 个词元 · %2 tok/s · 首个词元 %3 毫秒 · 提示 %4 个词元</translation>
+    </message>
+    <message>
+        <source>Stopped before the end</source>
+        <translation>未完成即已停止</translation>
+    </message>
+    <message>
+        <source>Edit and resend</source>
+        <translation>编辑并重新发送</translation>
+    </message>
+    <message>
+        <source>Copy reply</source>
+        <translation>复制回复</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Chat settings</source>
+        <translation>聊天设置</translation>
+    </message>
+    <message>
+        <source>Load a model to chat</source>
+        <translation>加载模型即可聊天</translation>
+    </message>
+    <message>
+        <source>Conversations run entirely on this PC. Add a model on the Models page; the chat opens once it is loaded.</source>
+        <translation>对话完全在这台电脑上运行。请在“模型”页面添加模型；加载后即可开始聊天。</translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation>前往模型</translation>
+    </message>
+    <message>
+        <source>Start a conversation</source>
+        <translation>开始对话</translation>
+    </message>
+    <message>
+        <source>Type a message below. Replies stream in as the model writes them and are saved as they arrive.</source>
+        <translation>在下方输入消息。回复会随着模型生成实时显示，并在到达时立即保存。</translation>
+    </message>
+    <message>
+        <source>This chat uses %1 of the model&apos;s %2 context tokens. Near the limit replies get cut off: start a new chat (Ctrl+N).</source>
+        <translation>此聊天已使用模型 %2 个上下文词元中的 %1 个。接近上限时回复会被截断：请开始新聊天（Ctrl+N）。</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ChatReasoning</name>
+    <message>
+        <source>Thinking…</source>
+        <translation>正在思考…</translation>
+    </message>
+    <message>
+        <source>Thought process</source>
+        <translation>思考过程</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat settings</source>
+        <translation>聊天设置</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation>助手应如何表现（可选）</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>温度（0–2）</translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation>Top-p（0–1）</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation>每条回复的最大词元数</translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
+        <translation>种子（0：随机）</translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleCharts</name>
+    <message>
+        <source>No GPU: the CPU engine has no VRAM or PCIe traffic.</source>
+        <translation>没有 GPU：CPU 引擎没有显存或 PCIe 流量。</translation>
+    </message>
+    <message>
+        <source>No expert cache: every expert is resident in VRAM.</source>
+        <translation>没有专家缓存：所有专家都常驻显存。</translation>
+    </message>
+    <message>
+        <source>No expert cache: the CPU engine computes every expert from host RAM.</source>
+        <translation>没有专家缓存：CPU 引擎直接从主机内存计算所有专家。</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Experts</source>
+        <translation>专家</translation>
+    </message>
+    <message>
+        <source>KV</source>
+        <translation>KV</translation>
+    </message>
+    <message>
+        <source>Scratch</source>
+        <translation>临时缓冲</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>VRAM by category</source>
+        <translation>按类别的显存</translation>
+    </message>
+    <message>
+        <source>PCIe GB/s</source>
+        <translation>PCIe GB/s</translation>
+    </message>
+    <message>
+        <source>H2D</source>
+        <translation>H2D</translation>
+    </message>
+    <message>
+        <source>D2H</source>
+        <translation>D2H</translation>
+    </message>
+    <message>
+        <source>Expert fetches</source>
+        <translation>专家拉取</translation>
+    </message>
+    <message>
+        <source>Prefill streaming</source>
+        <translation>预填充流式传输</translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation>专家缓存命中率</translation>
+    </message>
+    <message>
+        <source>Hit rate</source>
+        <translation>命中率</translation>
+    </message>
+    <message>
+        <source>Misses per token</source>
+        <translation>每词元未命中数</translation>
+    </message>
+    <message>
+        <source>Fetched over PCIe</source>
+        <translation>经 PCIe 拉取</translation>
+    </message>
+    <message>
+        <source>Computed on the CPU</source>
+        <translation>在 CPU 上计算</translation>
+    </message>
+    <message>
+        <source>q* fraction in use: %1</source>
+        <translation>当前 q* 比例：%1</translation>
+    </message>
+    <message>
+        <source>Fetched</source>
+        <translation>已拉取</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Decode tok/s</source>
+        <translation>解码 tok/s</translation>
+    </message>
+    <message>
+        <source>Waiting for the first sample.</source>
+        <translation>正在等待第一个样本。</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation>tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill tok/s</source>
+        <translation>预填充 tok/s</translation>
+    </message>
+    <message>
+        <source>Prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>CPU expert GB/s</source>
+        <translation>CPU 专家 GB/s</translation>
+    </message>
+    <message>
+        <source>CPU experts</source>
+        <translation>CPU 专家</translation>
+    </message>
+    <message>
+        <source>KV cache positions</source>
+        <translation>KV 缓存位置</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>Allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>Hit rate per layer</source>
+        <translation>各层命中率</translation>
+    </message>
+    <message>
+        <source>%1 layers</source>
+        <translation>%1 层</translation>
+    </message>
+    <message>
+        <source>Cold (misses)</source>
+        <translation>冷（未命中）</translation>
+    </message>
+    <message>
+        <source>Hot (hits)</source>
+        <translation>热（命中）</translation>
+    </message>
+    <message>
+        <source>Layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+</context>
+<context>
+    <name>ConsoleModelCard</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分钟</translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation>加载中</translation>
+    </message>
+    <message>
+        <source>Running · %1</source>
+        <translation>运行中 · %1</translation>
+    </message>
+    <message>
+        <source>Idle · up %1</source>
+        <translation>空闲 · 已运行 %1</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>%1 experts × %2 layers</source>
+        <translation>%1 个专家 × %2 层</translation>
+    </message>
+    <message>
+        <source>ctx %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <source>backend %1</source>
+        <translation>后端 %1</translation>
+    </message>
+    <message>
+        <source>Load a model from the Models page. Speed, expert-cache and PCIe figures appear here while it runs.</source>
+        <translation>请从“模型”页面加载模型。运行时，这里会显示速度、专家缓存和 PCIe 数据。</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>首词元延迟</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation>卸载模型</translation>
+    </message>
+    <message>
+        <source>Go to Models</source>
+        <translation>前往模型</translation>
+    </message>
+</context>
+<context>
+    <name>ConsolePage</name>
+    <message>
+        <source>Console</source>
+        <translation>控制台</translation>
+    </message>
+    <message>
+        <source>%1 · up %2 · %3 requests total</source>
+        <translation>%1 · 已运行 %2 · 共 %3 个请求</translation>
+    </message>
+    <message>
+        <source>No model loaded · hardware figures are live</source>
+        <translation>未加载模型 · 硬件数据实时更新</translation>
+    </message>
+    <message>
+        <source>1 min</source>
+        <translation>1 分钟</translation>
+    </message>
+    <message>
+        <source>5 min</source>
+        <translation>5 分钟</translation>
+    </message>
+    <message>
+        <source>15 min</source>
+        <translation>15 分钟</translation>
+    </message>
+    <message>
+        <source>Live · 8 Hz</source>
+        <translation>实时 · 8 Hz</translation>
+    </message>
+    <message>
+        <source>Live · %1 s</source>
+        <translation>实时 · %1 秒</translation>
+    </message>
+    <message>
+        <source>Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses</source>
+        <translation>带宽配置：B_P %1 GB/s（PCIe 专家拉取）· B_C %2 GB/s（CPU 专家内核）· q* 拉取 %3 % 的未命中</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>VRAM · GPU %1</source>
+        <translation>显存 · GPU %1</translation>
+    </message>
+    <message>
+        <source>%1 free</source>
+        <translation>可用 %1</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>No CUDA GPU: %1. The CPU runs everything, slowly.</source>
+        <translation>没有 CUDA GPU：%1。所有计算由 CPU 完成，速度较慢。</translation>
+    </message>
+    <message>
+        <source>System RAM</source>
+        <translation>系统内存</translation>
+    </message>
+    <message>
+        <source>Experts live here; the GPU caches the busy ones.</source>
+        <translation>专家权重存放在这里，常用的由 GPU 缓存。</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source>SIMD %1</source>
+        <translation>SIMD %1</translation>
+    </message>
+</context>
+<context>
+    <name>DeleteChatDialog</name>
+    <message>
+        <source>Delete “%1”?</source>
+        <translation>删除“%1”？</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>The conversation and all its messages are removed from this PC. This cannot be undone.</source>
+        <translation>该对话及其所有消息将从这台电脑上删除。此操作无法撤销。</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Download from Hugging Face</source>
+        <translation>从 Hugging Face 下载</translation>
+    </message>
+    <message>
+        <source>Enter a repository (owner/name) or paste its address from huggingface.co.</source>
+        <translation>输入仓库（所有者/名称），或粘贴它在 huggingface.co 上的地址。</translation>
+    </message>
+    <message>
+        <source>for example Qwen/Qwen3-30B-A3B-GGUF</source>
+        <translation>例如 Qwen/Qwen3-30B-A3B-GGUF</translation>
+    </message>
+    <message>
+        <source>List files</source>
+        <translation>列出文件</translation>
+    </message>
+    <message>
+        <source>From %1</source>
+        <translation>来源：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Whole repository (safetensors, %n file(s))</source>
+        <translation>
+            <numerusform>整个仓库（safetensors，%n 个文件）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadRow</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分钟</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下载</translation>
+    </message>
+    <message>
+        <source>Checking sha256…</source>
+        <translation>正在校验 sha256…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Done: added to the library</source>
+        <translation>完成：已加入模型库</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>file %1 of %2</source>
+        <translation>第 %1 个文件，共 %2 个</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Remove from this list</source>
+        <translation>从此列表中移除</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1/秒</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>剩余 %1</translation>
+    </message>
+</context>
+<context>
+    <name>EditMessageDialog</name>
+    <message>
+        <source>Edit and resend</source>
+        <translation>编辑并重新发送</translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation>重新发送</translation>
+    </message>
+    <message>
+        <source>The replies after this message are replaced by a new one.</source>
+        <translation>此消息之后的回复将被新的回复替换。</translation>
+    </message>
+</context>
+<context>
+    <name>FaultBanner</name>
+    <message>
+        <source>The engine stopped with an error</source>
+        <translation>引擎因错误而停止</translation>
+    </message>
+    <message>
+        <source>Restart engine</source>
+        <translation>重启引擎</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>LogsPage</name>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Also written to %1</source>
+        <translation>同时写入 %1</translation>
+    </message>
+    <message>
+        <source>Not written to a file (see the first lines)</source>
+        <translation>未写入文件（请查看开头几行）</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Search the log</source>
+        <translation>搜索日志</translation>
+    </message>
+    <message>
+        <source>%1 of %2 lines</source>
+        <translation>%1 / %2 行</translation>
+    </message>
+    <message>
+        <source>Auto-scroll</source>
+        <translation>自动滚动</translation>
+    </message>
+    <message>
+        <source>No lines match the filter</source>
+        <translation>没有符合筛选条件的行</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>FreeToken Desktop</source>
+        <translation>FreeToken Desktop</translation>
+    </message>
+</context>
+<context>
+    <name>ModelRow</name>
+    <message>
+        <source>Runs on the GPU</source>
+        <translation>在 GPU 上运行</translation>
+    </message>
+    <message>
+        <source>Hybrid GPU + CPU</source>
+        <translation>GPU + CPU 混合</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <source>Does not fit in RAM</source>
+        <translation>内存放不下</translation>
+    </message>
+    <message>
+        <source>%1 · ≈ %2–%3 tok/s</source>
+        <translation>%1 · 约 %2–%3 tok/s</translation>
+    </message>
+    <message>
+        <source>Not supported yet</source>
+        <translation>暂不支持</translation>
+    </message>
+    <message>
+        <source>Cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>%1 parameters, %2 active</source>
+        <translation>%1 参数，%2 激活</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n part(s)</source>
+        <translation>
+            <numerusform>%n 个分卷</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 — %2 of %3</source>
+        <translation>%1 — %2 / %3</translation>
+    </message>
+    <message>
+        <source>Added %1</source>
+        <translation>添加于 %1</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <source>Remove from the library</source>
+        <translation>从模型库中移除</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) in your library</source>
+        <translation>
+            <numerusform>库中有 %n 个模型</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Your library is empty</source>
+        <translation>模型库为空</translation>
+    </message>
+    <message>
+        <source>Download…</source>
+        <translation>下载…</translation>
+    </message>
+    <message>
+        <source>Scan models folder</source>
+        <translation>扫描模型文件夹</translation>
+    </message>
+    <message>
+        <source>Add every model in %1</source>
+        <translation>添加 %1 中的所有模型</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add model…</source>
+        <translation>添加模型…</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model file</source>
+        <translation>选择 GGUF 模型文件</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder</source>
+        <translation>选择 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Add a model to start</source>
+        <translation>添加模型即可开始</translation>
+    </message>
+    <message>
+        <source>FreeToken runs Mixture-of-Experts models on this PC: the experts stay in system RAM and the GPU keeps the busiest ones close. Add a model you have downloaded (or drop it here); it is used where it is, nothing is copied.</source>
+        <translation>FreeToken 在这台电脑上运行混合专家（MoE）模型：专家权重留在系统内存中，GPU 只保留最常用的那些。添加已下载的模型（或拖放到这里）；模型就地使用，不会复制。</translation>
+    </message>
+    <message>
+        <source>A GGUF file</source>
+        <translation>GGUF 文件</translation>
+    </message>
+    <message>
+        <source>One .gguf file, for example Qwen3-30B-A3B-Q4_K_M.gguf.</source>
+        <translation>单个 .gguf 文件，例如 Qwen3-30B-A3B-Q4_K_M.gguf。</translation>
+    </message>
+    <message>
+        <source>Choose file…</source>
+        <translation>选择文件…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder</source>
+        <translation>Hugging Face 文件夹</translation>
+    </message>
+    <message>
+        <source>A downloaded model folder with config.json, the tokenizer and .safetensors weights.</source>
+        <translation>已下载的模型文件夹，包含 config.json、分词器和 .safetensors 权重。</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Models you download with FreeToken will be stored in</source>
+        <translation>通过 FreeToken 下载的模型将保存在</translation>
+    </message>
+    <message>
+        <source>Drop a .gguf file or a model folder to add it</source>
+        <translation>拖放 .gguf 文件或模型文件夹即可添加</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>%1 s ago</source>
+        <translation>%1 秒前</translation>
+    </message>
+    <message>
+        <source>%1 min ago</source>
+        <translation>%1 分钟前</translation>
+    </message>
+</context>
+<context>
+    <name>RemoveModelDialog</name>
+    <message>
+        <source>Remove %1?</source>
+        <translation>移除 %1？</translation>
+    </message>
+    <message>
+        <source>The model leaves the library. Its files stay where they are unless you tick the box below.</source>
+        <translation>模型将从模型库中移除。除非勾选下面的选项，否则文件会保留在原处。</translation>
+    </message>
+    <message>
+        <source>Also delete the folder from the disk</source>
+        <translation>同时从磁盘删除该文件夹</translation>
+    </message>
+    <message>
+        <source>Also delete the file from the disk</source>
+        <translation>同时从磁盘删除该文件</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Remove and delete</source>
+        <translation>移除并删除</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+</context>
+<context>
+    <name>RenameChatDialog</name>
+    <message>
+        <source>Rename chat</source>
+        <translation>重命名聊天</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Name of the chat</source>
+        <translation>聊天名称</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Changes apply immediately and are saved</source>
+        <translation>更改会立即生效并保存</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Local API server</source>
+        <translation>本地 API 服务器</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Log folder</source>
+        <translation>日志文件夹</translation>
+    </message>
+    <message>
+        <source>Settings file</source>
+        <translation>设置文件</translation>
+    </message>
+    <message>
+        <source>About</source>
+        <translation>关于</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <source>Downloads on the Models page. Gated and private models need an access token (huggingface.co → Settings → Access Tokens, read access).</source>
+        <translation>用于模型页面的下载。受限模型和私有模型需要访问令牌（huggingface.co → Settings → Access Tokens，读取权限）。</translation>
+    </message>
+    <message>
+        <source>Access token</source>
+        <translation>访问令牌</translation>
+    </message>
+    <message>
+        <source>hf_… (optional)</source>
+        <translation>hf_…（可选）</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Enter an http:// or https:// address, or leave it empty for huggingface.co.</source>
+        <translation>请输入 http:// 或 https:// 地址；留空则使用 huggingface.co。</translation>
+    </message>
+    <message>
+        <source>Set by FT_HF_ENDPOINT in the environment.</source>
+        <translation>由环境变量 FT_HF_ENDPOINT 设置。</translation>
+    </message>
+    <message>
+        <source>Serves the loaded model to OpenAI and Anthropic clients and coding agents on this PC (127.0.0.1 only).</source>
+        <translation>在本机为 OpenAI、Anthropic 客户端和编程智能体提供已加载的模型（仅限 127.0.0.1）。</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model</source>
+            <translation>提供已加载的模型</translation>
+    </message>
+    <message>
+        <source>On</source>
+            <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+            <translation>关</translation>
+    </message>
+    <message>
+        <source>Running</source>
+            <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Waiting for a model</source>
+            <translation>等待模型</translation>
+    </message>
+    <message>
+        <source>Not running</source>
+            <translation>未运行</translation>
+    </message>
+    <message>
+        <source>Port</source>
+            <translation>端口</translation>
+    </message>
+    <message>
+        <source>Enter a port from 1 to 65535.</source>
+            <translation>请输入 1 到 65535 之间的端口。</translation>
+    </message>
+    <message>
+        <source>OpenAI clients</source>
+            <translation>OpenAI 客户端</translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+            <translation>Claude Code</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Desktop</source>
+        <translation>桌面版</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Console</source>
+        <translation>控制台</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Switch to the light theme</source>
+        <translation>切换到浅色主题</translation>
+    </message>
+    <message>
+        <source>Switch to the dark theme</source>
+        <translation>切换到深色主题</translation>
+    </message>
+</context>
+<context>
+    <name>SystemBox</name>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>No GPU</source>
+        <translation>无 GPU</translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <source>%1 threads</source>
+        <translation>%1 线程</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ApiServerHost</name>
+    <message>
+        <source>The server could not start: %1</source>
+        <translation>服务器无法启动：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::EngineHost</name>
+    <message>
+        <source>No model path was given. Choose a .gguf file or a model folder on the Models page.</source>
+        <translation>未指定模型路径。请在“模型”页面选择 .gguf 文件或模型文件夹。</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>加载已取消。</translation>
+    </message>
+    <message>
+        <source>Could not load %1: %2</source>
+        <translation>无法加载 %1：%2</translation>
+    </message>
+    <message>
+        <source>The engine could not be restarted: %1</source>
+        <translation>无法重新启动引擎：%1</translation>
+    </message>
+    <message>
+        <source>The model is still loading; wait until it is ready.</source>
+        <translation>模型仍在加载，请等待其就绪。</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page first.</source>
+        <translation>未加载模型。请先在“模型”页面加载一个模型。</translation>
+    </message>
+    <message>
+        <source>The engine refused the request: %1</source>
+        <translation>引擎拒绝了请求：%1</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>回复失败：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ChatSession</name>
+    <message>
+        <source>New chat</source>
+        <translation>新聊天</translation>
+    </message>
+    <message>
+        <source>The chat history cannot be opened: %1</source>
+        <translation>无法打开聊天记录：%1</translation>
+    </message>
+    <message>
+        <source>The chat history cannot be read: %1</source>
+        <translation>无法读取聊天记录：%1</translation>
+    </message>
+    <message>
+        <source>That conversation no longer exists.</source>
+        <translation>该对话已不存在。</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be opened: %1</source>
+        <translation>无法打开对话：%1</translation>
+    </message>
+    <message>
+        <source>A conversation needs a name. Type one, or press Cancel.</source>
+        <translation>对话需要一个名称。请输入名称，或点击取消。</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be renamed: %1</source>
+        <translation>无法重命名对话：%1</translation>
+    </message>
+    <message>
+        <source>The conversation cannot be deleted: %1</source>
+        <translation>无法删除对话：%1</translation>
+    </message>
+    <message>
+        <source>Temperature must be between 0 and 2 (0 always picks the most likely token).</source>
+        <translation>温度必须在 0 到 2 之间（0 表示总是选择可能性最大的词元）。</translation>
+    </message>
+    <message>
+        <source>Top-p must be above 0 and at most 1 (1 turns it off).</source>
+        <translation>Top-p 必须大于 0 且不超过 1（1 表示关闭）。</translation>
+    </message>
+    <message>
+        <source>Max tokens must be between 1 and 1048576.</source>
+        <translation>最大词元数必须在 1 到 1048576 之间。</translation>
+    </message>
+    <message>
+        <source>The seed must be 0 (a new random seed each reply) or a positive number.</source>
+        <translation>种子必须为 0（每条回复使用新的随机种子）或正数。</translation>
+    </message>
+    <message>
+        <source>The chat settings cannot be saved: %1</source>
+        <translation>无法保存聊天设置：%1</translation>
+    </message>
+    <message>
+        <source>Wait for the reply to finish, or press Stop (Esc).</source>
+        <translation>请等待回复完成，或点击停止（Esc）。</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then send your message again.</source>
+        <translation>未加载模型。请在“模型”页面加载模型，然后重新发送消息。</translation>
+    </message>
+    <message>
+        <source>Your message cannot be saved: %1</source>
+        <translation>无法保存你的消息：%1</translation>
+    </message>
+    <message>
+        <source>This model has no usable tokenizer, so it cannot chat. Choose another model.</source>
+        <translation>此模型没有可用的分词器，无法聊天。请选择其他模型。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template failed on this conversation: %1</source>
+        <translation>模型的聊天模板处理此对话时失败：%1</translation>
+    </message>
+    <message>
+        <source>This conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat (Ctrl+N), or load the model with a larger context.</source>
+        <translation>此对话（%1 个词元）已超出模型 %2 个词元的上下文。请开始新聊天（Ctrl+N），或以更大的上下文加载模型。</translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved: %1</source>
+        <translation>无法保存回复：%1</translation>
+    </message>
+    <message>
+        <source>The engine did not accept the request.</source>
+        <translation>引擎未接受该请求。</translation>
+    </message>
+    <message>
+        <source>The reply cannot be saved as it streams: %1</source>
+        <translation>无法在流式输出时保存回复：%1</translation>
+    </message>
+    <message>
+        <source>There is no reply to regenerate yet: send a message first.</source>
+        <translation>还没有可重新生成的回复：请先发送消息。</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one on the Models page, then try again.</source>
+        <translation>未加载模型。请在“模型”页面加载模型，然后重试。</translation>
+    </message>
+    <message>
+        <source>The old reply cannot be replaced: %1</source>
+        <translation>无法替换旧回复：%1</translation>
+    </message>
+    <message>
+        <source>The edited message cannot be saved: %1</source>
+        <translation>无法保存编辑后的消息：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ConsoleModel</name>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation>%1 个 KV 位置超过了此计划允许的 %2 个。</translation>
+    </message>
+    <message>
+        <source>The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.</source>
+        <translation>KV 缓存和专家缓存需要 %1 MiB；预算只为它们留出 %2 MiB。</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::DownloadListModel</name>
+    <message>
+        <source>&quot;%1&quot; is not a Hugging Face repository: enter owner/name (for example Qwen/Qwen3-30B-A3B-GGUF) or paste its address</source>
+        <translation>“%1”不是 Hugging Face 仓库：请输入 所有者/名称（例如 Qwen/Qwen3-30B-A3B-GGUF），或粘贴它的地址</translation>
+    </message>
+    <message>
+        <source>%1 was not found (HTTP 404): check the repository name and that the file still exists</source>
+        <translation>找不到 %1（HTTP 404）：请检查仓库名称，并确认文件仍然存在</translation>
+    </message>
+    <message>
+        <source>%1 is gated or private (HTTP %2): accept its licence on the Hugging Face website, then enter an access token in Settings</source>
+        <translation>%1 是受限或私有仓库（HTTP %2）：请先在 Hugging Face 网站上接受其许可协议，然后在设置中填写访问令牌</translation>
+    </message>
+    <message>
+        <source>The access token was refused for %1 (HTTP %2): check the token in Settings</source>
+        <translation>%1 拒绝了访问令牌（HTTP %2）：请在设置中检查令牌</translation>
+    </message>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
+        <translation>无法下载 %1（%2）：请检查网络连接，然后重试或继续下载</translation>
+    </message>
+    <message>
+        <source>%1 failed: the server answered HTTP %2; try again later</source>
+        <translation>%1 失败：服务器返回 HTTP %2；请稍后再试</translation>
+    </message>
+    <message>
+        <source>The file list of %1 from %2 is not what the Hugging Face API returns: check the address in Settings</source>
+        <translation>从 %2 获取的 %1 文件列表不是 Hugging Face API 的格式：请检查设置中的地址</translation>
+    </message>
+    <message>
+        <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+        <translation>%1 没有 GGUF 文件，也不是 safetensors 模型：请换一个仓库（GGUF 仓库名通常以 -GGUF 结尾）</translation>
+    </message>
+    <message>
+        <source>Not enough disk space: %1 more is needed, %2 is free on %3. Free some space, then resume</source>
+        <translation>磁盘空间不足：还需要 %1，%3 上只剩 %2。请释放一些空间后继续下载</translation>
+    </message>
+    <message>
+        <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
+        <translation>无法写入 %1（%2）：请检查磁盘和文件夹权限，然后继续下载</translation>
+    </message>
+    <message>
+        <source>%1 arrived corrupted (its sha256 does not match the Hub&apos;s). The damaged file was deleted: resume to download it again</source>
+        <translation>%1 下载后已损坏（sha256 与 Hub 上的不一致）。损坏的文件已删除：点击继续即可重新下载</translation>
+    </message>
+    <message>
+        <source>The server sent %1 with the wrong size: try again later</source>
+        <translation>服务器发送的 %1 大小不对：请稍后再试</translation>
+    </message>
+    <message>
+        <source>Downloaded, but the library refused %1: %2</source>
+        <translation>已下载，但模型库拒绝了 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation>在 %1 中没有找到模型</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>已添加 %n 个新模型</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n 个已在模型库中</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>已添加 %n 个模型</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

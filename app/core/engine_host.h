@@ -113,6 +113,8 @@ public:
     void rebuildCaches(qint64 kvTokens, int expertSlots);
 
     EngineStats latestStats() const { return m_stats; }
+    // The engine itself (the app's API server serves it); replaced by restartEngine().
+    std::shared_ptr<Engine> engine() const { return m_engine; }
     // The loaded model's tokenizer and chat template (snapshots taken when the load finished; empty / null when no
     // model is loaded or the model has no chat template). Safe to use from any thread.
     std::optional<Tokenizer> tokenizer() const { return m_tokenizer; }

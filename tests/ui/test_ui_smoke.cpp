@@ -1,12 +1,19 @@
 // The real Main.qml, offscreen, driven by clicks: every page opens with no QML warning or error, the theme toggle
 // changes the colors, and switching the language in Settings retranslates the visible UI at once.
 #include <QApplication>
+#include <QClipboard>
 #include <QColor>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSettings>
+#include <QTcpServer>
 #include <QFile>
 #include <QMutex>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "engine_host.h"
 #include "ft/log.h"
 #include "log_hub.h"
 #include "system_info.h"
@@ -32,6 +39,27 @@ QStringList take_warnings() {
     QStringList w = g_warnings;
     g_warnings.clear();
     return w;
+}
+
+// GET url: the HTTP status (0: no answer) and the body.
+std::pair<int, QByteArray> http_get(const QString& url) {
+    QNetworkAccessManager nam;
+    QNetworkRequest req{QUrl(url)};
+    req.setTransferTimeout(10000);
+    QNetworkReply* r = nam.get(req);
+    QEventLoop loop;
+    QObject::connect(r, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const int status = r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = r->readAll();
+    r->deleteLater();
+    return {status, body};
+}
+
+int free_port() {
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
 }
 
 }  // namespace
@@ -178,6 +206,66 @@ private slots:
         for (const QString& page : {"models", "console", "chat", "logs"}) QVERIFY(m_ui->showPage(page));
         const QStringList w = take_warnings();
         QVERIFY2(w.isEmpty(), qPrintable(w.join('\n')));
+    }
+
+    // Settings → Local API server, as a user works it: switched on it waits for a model, serves the loaded one
+    // (OpenAI /v1/models answers over HTTP), copies a snippet, stops when switched off, and a port in use is shown
+    // as the reason it does not run. The switch and the port are saved.
+    void apiServerServesTheLoadedModel() {
+        QVERIFY(m_ui->showPage("settings"));
+        QObject* server = m_ui->object("apiServerModel");
+        QVERIFY(server);
+        QCOMPARE(server->property("status").toString(), QStringLiteral("off"));
+        const int port = free_port();
+        QVERIFY(port > 0);
+        QVERIFY(QMetaObject::invokeMethod(server, "setPort", Q_ARG(int, port)));
+        m_ui->settle();
+        QCOMPARE(m_ui->item("serverPortField")->property("text").toString(), QString::number(port));
+        QVERIFY(m_ui->click("serverSwitch"));
+        QVERIFY(server->property("enabled").toBool());
+        QCOMPARE(server->property("status").toString(), QStringLiteral("waiting"));
+        QCOMPARE(m_ui->item("serverStatus")->property("text").toString(), QStringLiteral("Waiting for a model"));
+
+        ft::LoadOptions o;
+        o.device = ft::Device::cpu;
+        o.threads = 2;
+        o.n_ctx = 1024;
+        m_ui->host()->setLoadOptions(o);
+        m_ui->host()->load(QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny"));
+        QTRY_COMPARE_WITH_TIMEOUT(server->property("status").toString(), QStringLiteral("running"), 60000);
+        const QString url = server->property("url").toString();
+        QCOMPARE(url, QStringLiteral("http://127.0.0.1:%1").arg(port));
+        QTRY_COMPARE(m_ui->item("serverStatus")->property("text").toString(), QStringLiteral("Running"));
+        const auto [health, _] = http_get(url + "/health");
+        QCOMPARE(health, 200);
+        const auto [st, models] = http_get(url + "/v1/models");
+        QCOMPARE(st, 200);
+        QVERIFY2(models.contains(server->property("modelId").toString().toUtf8()), models.constData());
+        QVERIFY(m_ui->click("copySnippet_openai"));
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("OPENAI_BASE_URL=%1/v1 OPENAI_API_KEY=local").arg(url));
+
+        QVERIFY(m_ui->click("serverSwitch"));  // off: nothing listens any more
+        QCOMPARE(server->property("status").toString(), QStringLiteral("off"));
+        QCOMPARE(http_get(url + "/health").first, 0);
+        QSettings saved(m_data.path() + "/freetoken.ini", QSettings::IniFormat);
+        QCOMPARE(saved.value("server/enabled").toBool(), false);
+        QCOMPARE(saved.value("server/port").toInt(), port);
+
+        // A port taken by another program: the reason is shown, nothing runs.
+        QTcpServer squatter;
+        QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
+        QVERIFY(QMetaObject::invokeMethod(server, "setPort", Q_ARG(int, int(squatter.serverPort()))));
+        QVERIFY(m_ui->click("serverSwitch"));
+        QCOMPARE(server->property("status").toString(), QStringLiteral("error"));
+        m_ui->settle();
+        QVERIFY(m_ui->item("serverMessage")->isVisible());
+        QVERIFY2(m_ui->item("serverMessage")->property("text").toString().contains(QString::number(squatter.serverPort())),
+                 qPrintable(m_ui->item("serverMessage")->property("text").toString()));
+        QCOMPARE(m_ui->item("serverStatus")->property("text").toString(), QStringLiteral("Not running"));
+        QVERIFY(m_ui->click("serverSwitch"));
+        m_ui->host()->unload();
+        QTRY_COMPARE(m_ui->host()->state(), QStringLiteral("idle"));
+        take_warnings();  // the engine's log lines of the load
     }
 
     void fitsASmallWindow() {

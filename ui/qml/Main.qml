@@ -80,7 +80,7 @@ ApplicationWindow {
                 onGoToModels: root.showPage("models")
             }
             LogsPage { objectName: "page_logs"; logModel: logListModel }
-            SettingsPage { objectName: "page_settings"; settings: settingsModel }
+            SettingsPage { objectName: "page_settings"; settings: settingsModel; host: root.engineHost }
         }
     }
 }

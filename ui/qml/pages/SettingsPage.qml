@@ -7,6 +7,7 @@ import FreeToken.Ui
 Page {
     id: page
     property SettingsModel settings
+    property QtObject host: null  // the app's EngineHost (the API server serves its model)
     title: qsTr("Settings")
     subtitle: qsTr("Changes apply immediately and are saved")
 
@@ -48,27 +49,114 @@ Page {
         }
     }
 
+    ApiServerModel { id: apiServer; objectName: "apiServerModel"; host: page.host }
+
     Card {
+        objectName: "apiServerCard"
         Layout.fillWidth: true
         SectionTitle {
             Layout.fillWidth: true
             iconName: "server"
             text: qsTr("Local API server")
-            caption: qsTr("An OpenAI- and Anthropic-compatible server on this PC. It is not started yet: it arrives with the engine.")
+            caption: qsTr("Serves the loaded model to OpenAI and Anthropic clients and coding agents on this PC (127.0.0.1 only).")
         }
         RowLayout {
             Layout.fillWidth: true
             spacing: Theme.s4
-            Text { text: qsTr("Address"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+            Text { text: qsTr("Serve the loaded model"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+            CheckBox {
+                id: serverCheck
+                objectName: "serverSwitch"
+                checked: apiServer.enabled
+                text: checked ? qsTr("On") : qsTr("Off")
+                contentItem: Text {
+                    text: serverCheck.text
+                    color: Theme.text
+                    font.pixelSize: Theme.fontSmall
+                    leftPadding: serverCheck.indicator.width + serverCheck.spacing
+                    verticalAlignment: Text.AlignVCenter
+                }
+                onToggled: apiServer.enabled = checked
+            }
+            Pill {
+                objectName: "serverStatus"
+                text: apiServer.status === "running" ? qsTr("Running")
+                      : apiServer.status === "waiting" ? qsTr("Waiting for a model")
+                      : apiServer.status === "error" ? qsTr("Not running") : qsTr("Off")
+                tint: apiServer.status === "running" ? Theme.success
+                      : apiServer.status === "error" ? Theme.danger
+                      : apiServer.status === "waiting" ? Theme.warning : Theme.textFaint
+            }
+            Item { Layout.fillWidth: true }
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: Theme.s4
+            Text { text: qsTr("Port"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+            TextField {
+                id: portField
+                objectName: "serverPortField"
+                Layout.preferredWidth: 100
+                text: String(apiServer.port)
+                inputMethodHints: Qt.ImhDigitsOnly
+                color: Theme.text
+                property bool bad: false
+                background: Rectangle { radius: Theme.radiusSmall; color: Theme.surfaceAlt; border.color: portField.bad ? Theme.danger : portField.activeFocus ? Theme.accent : Theme.border }
+                onEditingFinished: bad = !apiServer.setPort(parseInt(text))
+            }
             Text {
                 objectName: "apiAddress"
-                text: "http://127.0.0.1:" + (page.settings ? page.settings.apiPort : 1919)
+                text: apiServer.url
                 color: Theme.text
                 font.pixelSize: Theme.fontSmall
                 font.family: Theme.monoFamily
             }
-            Pill { text: qsTr("Not started"); tint: Theme.textFaint }
             Item { Layout.fillWidth: true }
+        }
+        Text {
+            objectName: "serverMessage"
+            Layout.fillWidth: true
+            visible: portField.bad || apiServer.message.length > 0
+            text: portField.bad ? qsTr("Enter a port from 1 to 65535.") : apiServer.message
+            color: Theme.danger
+            font.pixelSize: Theme.fontCaption
+            wrapMode: Text.Wrap
+        }
+        Repeater {
+            model: [
+                { key: "openai", label: qsTr("OpenAI clients"),
+                  text: "OPENAI_BASE_URL=" + apiServer.url + "/v1 OPENAI_API_KEY=local" },
+                { key: "claude", label: qsTr("Claude Code"),
+                  text: "ANTHROPIC_BASE_URL=" + apiServer.url + " ANTHROPIC_AUTH_TOKEN=local ANTHROPIC_MODEL=\""
+                        + (apiServer.modelId.length > 0 ? apiServer.modelId : "model") + "\" claude" }
+            ]
+            delegate: RowLayout {
+                required property var modelData
+                Layout.fillWidth: true
+                spacing: Theme.s4
+                Text { text: modelData.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
+                Text {
+                    objectName: "snippet_" + modelData.key
+                    Layout.fillWidth: true
+                    text: modelData.text
+                    color: Theme.text
+                    font.pixelSize: Theme.fontCaption
+                    font.family: Theme.monoFamily
+                    wrapMode: Text.WrapAnywhere
+                }
+                AppButton {
+                    objectName: "copySnippet_" + modelData.key
+                    kind: "ghost"
+                    iconName: copied.running ? "check" : "copy"
+                    tip: copied.running ? qsTr("Copied") : qsTr("Copy")
+                    implicitHeight: 26
+                    onClicked: {
+                        apiServer.copy(modelData.text)
+                        copied.restart()
+                    }
+                    Timer { id: copied; interval: 1500 }
+                }
+            }
         }
     }
 
