@@ -904,6 +904,10 @@
         <source>FreeToken Desktop</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>FreeToken Desktop — API server on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ModelRow</name>
@@ -1313,6 +1317,18 @@
     </message>
     <message>
         <source>Switch to the dark theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API server: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API server: waiting for a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API server: not running</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

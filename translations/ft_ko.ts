@@ -903,6 +903,10 @@
         <source>FreeToken Desktop</source>
         <translation>FreeToken Desktop</translation>
     </message>
+    <message>
+        <source>FreeToken Desktop — API server on %1</source>
+        <translation>FreeToken Desktop — API 서버 %1</translation>
+    </message>
 </context>
 <context>
     <name>ModelRow</name>
@@ -1231,43 +1235,43 @@
     </message>
     <message>
         <source>Serve the loaded model</source>
-            <translation>불러온 모델 제공</translation>
+        <translation>불러온 모델 제공</translation>
     </message>
     <message>
         <source>On</source>
-            <translation>켜짐</translation>
+        <translation>켜짐</translation>
     </message>
     <message>
         <source>Off</source>
-            <translation>꺼짐</translation>
+        <translation>꺼짐</translation>
     </message>
     <message>
         <source>Running</source>
-            <translation>실행 중</translation>
+        <translation>실행 중</translation>
     </message>
     <message>
         <source>Waiting for a model</source>
-            <translation>모델을 기다리는 중</translation>
+        <translation>모델을 기다리는 중</translation>
     </message>
     <message>
         <source>Not running</source>
-            <translation>실행되지 않음</translation>
+        <translation>실행되지 않음</translation>
     </message>
     <message>
         <source>Port</source>
-            <translation>포트</translation>
+        <translation>포트</translation>
     </message>
     <message>
         <source>Enter a port from 1 to 65535.</source>
-            <translation>1부터 65535 사이의 포트를 입력하세요.</translation>
+        <translation>1부터 65535 사이의 포트를 입력하세요.</translation>
     </message>
     <message>
         <source>OpenAI clients</source>
-            <translation>OpenAI 클라이언트</translation>
+        <translation>OpenAI 클라이언트</translation>
     </message>
     <message>
         <source>Claude Code</source>
-            <translation>Claude Code</translation>
+        <translation>Claude Code</translation>
     </message>
     <message>
         <source>Copied</source>
@@ -1311,6 +1315,18 @@
     <message>
         <source>Switch to the dark theme</source>
         <translation>다크 테마로 전환</translation>
+    </message>
+    <message>
+        <source>API server: %1</source>
+        <translation>API 서버: %1</translation>
+    </message>
+    <message>
+        <source>API server: waiting for a model</source>
+        <translation>API 서버: 모델을 기다리는 중</translation>
+    </message>
+    <message>
+        <source>API server: not running</source>
+        <translation>API 서버: 실행되지 않음</translation>
     </message>
 </context>
 <context>

@@ -903,6 +903,10 @@
         <source>FreeToken Desktop</source>
         <translation>FreeToken Desktop</translation>
     </message>
+    <message>
+        <source>FreeToken Desktop — API server on %1</source>
+        <translation>FreeToken Desktop — API 服务器 %1</translation>
+    </message>
 </context>
 <context>
     <name>ModelRow</name>
@@ -1231,43 +1235,43 @@
     </message>
     <message>
         <source>Serve the loaded model</source>
-            <translation>提供已加载的模型</translation>
+        <translation>提供已加载的模型</translation>
     </message>
     <message>
         <source>On</source>
-            <translation>开</translation>
+        <translation>开</translation>
     </message>
     <message>
         <source>Off</source>
-            <translation>关</translation>
+        <translation>关</translation>
     </message>
     <message>
         <source>Running</source>
-            <translation>运行中</translation>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>Waiting for a model</source>
-            <translation>等待模型</translation>
+        <translation>等待模型</translation>
     </message>
     <message>
         <source>Not running</source>
-            <translation>未运行</translation>
+        <translation>未运行</translation>
     </message>
     <message>
         <source>Port</source>
-            <translation>端口</translation>
+        <translation>端口</translation>
     </message>
     <message>
         <source>Enter a port from 1 to 65535.</source>
-            <translation>请输入 1 到 65535 之间的端口。</translation>
+        <translation>请输入 1 到 65535 之间的端口。</translation>
     </message>
     <message>
         <source>OpenAI clients</source>
-            <translation>OpenAI 客户端</translation>
+        <translation>OpenAI 客户端</translation>
     </message>
     <message>
         <source>Claude Code</source>
-            <translation>Claude Code</translation>
+        <translation>Claude Code</translation>
     </message>
     <message>
         <source>Copied</source>
@@ -1311,6 +1315,18 @@
     <message>
         <source>Switch to the dark theme</source>
         <translation>切换到深色主题</translation>
+    </message>
+    <message>
+        <source>API server: %1</source>
+        <translation>API 服务器：%1</translation>
+    </message>
+    <message>
+        <source>API server: waiting for a model</source>
+        <translation>API 服务器：等待模型</translation>
+    </message>
+    <message>
+        <source>API server: not running</source>
+        <translation>API 服务器：未运行</translation>
     </message>
 </context>
 <context>

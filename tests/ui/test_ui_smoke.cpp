@@ -236,6 +236,13 @@ private slots:
         const QString url = server->property("url").toString();
         QCOMPARE(url, QStringLiteral("http://127.0.0.1:%1").arg(port));
         QTRY_COMPARE(m_ui->item("serverStatus")->property("text").toString(), QStringLiteral("Running"));
+        // At a glance: the sidebar's pill and the window title; the pill opens Settings.
+        QVERIFY(m_ui->item("sidebarServerPill")->isVisible());
+        QCOMPARE(m_ui->item("sidebarServerPill")->property("text").toString(), "API server: " + url);
+        QCOMPARE(m_ui->window()->title(), "FreeToken Desktop — API server on " + url);
+        QVERIFY(m_ui->showPage("models"));
+        QVERIFY(m_ui->click("sidebarServerPill"));
+        QCOMPARE(m_ui->root()->property("currentPage").toString(), QStringLiteral("settings"));
         const auto [health, _] = http_get(url + "/health");
         QCOMPARE(health, 200);
         const auto [st, models] = http_get(url + "/v1/models");
@@ -246,6 +253,9 @@ private slots:
 
         QVERIFY(m_ui->click("serverSwitch"));  // off: nothing listens any more
         QCOMPARE(server->property("status").toString(), QStringLiteral("off"));
+        m_ui->settle();
+        QVERIFY(!m_ui->item("sidebarServerPill")->isVisible());
+        QCOMPARE(m_ui->window()->title(), QStringLiteral("FreeToken Desktop"));
         QCOMPARE(http_get(url + "/health").first, 0);
         QSettings saved(m_data.path() + "/freetoken.ini", QSettings::IniFormat);
         QCOMPARE(saved.value("server/enabled").toBool(), false);

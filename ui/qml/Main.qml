@@ -21,7 +21,8 @@ ApplicationWindow {
     minimumWidth: 960
     minimumHeight: 600
     visible: true
-    title: qsTr("FreeToken Desktop")
+    title: apiServer.status === "running" ? qsTr("FreeToken Desktop — API server on %1").arg(apiServer.url)
+                                          : qsTr("FreeToken Desktop")
     color: Theme.bg
 
     SettingsModel { id: settingsModel; objectName: "settingsModel" }
@@ -30,6 +31,7 @@ ApplicationWindow {
     DownloadListModel { id: downloadModel; objectName: "downloadModel"; library: libraryModel }
     LogListModel { id: logListModel; objectName: "logListModel"; hub: root.logHub }
     ChatSession { id: chatSession; objectName: "chatSession"; host: root.engineHost }
+    ApiServerModel { id: apiServer; objectName: "apiServerModel"; host: root.engineHost }
     Binding { target: Theme; property: "dark"; value: settingsModel.dark }
     Binding { target: Theme; property: "monoFamily"; value: root.monoFamily }
 
@@ -57,6 +59,7 @@ ApplicationWindow {
             monitor: systemMonitor
             settings: settingsModel
             modelCount: libraryModel.count
+            apiServer: apiServer
             onNavigate: (page) => root.showPage(page)
         }
 
@@ -80,7 +83,7 @@ ApplicationWindow {
                 onGoToModels: root.showPage("models")
             }
             LogsPage { objectName: "page_logs"; logModel: logListModel }
-            SettingsPage { objectName: "page_settings"; settings: settingsModel; host: root.engineHost }
+            SettingsPage { objectName: "page_settings"; settings: settingsModel; apiServer: apiServer }
         }
     }
 }

@@ -10,6 +10,7 @@ Rectangle {
     property SystemMonitor monitor
     property SettingsModel settings
     property int modelCount: 0
+    property ApiServerModel apiServer: null
     signal navigate(string page)
     implicitWidth: 236
     color: Theme.sidebar
@@ -66,6 +67,18 @@ Rectangle {
         SystemBox {
             Layout.fillWidth: true
             monitor: side.monitor
+        }
+
+        // The local API server at a glance (Settings switches it); a click opens Settings.
+        Pill {
+            objectName: "sidebarServerPill"
+            Layout.topMargin: Theme.s2
+            visible: side.apiServer !== null && side.apiServer.status !== "off"
+            text: !side.apiServer ? "" : side.apiServer.status === "running" ? qsTr("API server: %1").arg(side.apiServer.url)
+                  : side.apiServer.status === "waiting" ? qsTr("API server: waiting for a model") : qsTr("API server: not running")
+            tint: !side.apiServer ? Theme.textFaint : side.apiServer.status === "running" ? Theme.success
+                  : side.apiServer.status === "waiting" ? Theme.warning : Theme.danger
+            MouseArea { anchors.fill: parent; cursorShape: Qt.PointingHandCursor; onClicked: side.navigate("settings") }
         }
 
         RowLayout {

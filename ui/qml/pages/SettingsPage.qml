@@ -7,7 +7,7 @@ import FreeToken.Ui
 Page {
     id: page
     property SettingsModel settings
-    property QtObject host: null  // the app's EngineHost (the API server serves its model)
+    property ApiServerModel apiServer: null  // the app's local API server (Main.qml)
     title: qsTr("Settings")
     subtitle: qsTr("Changes apply immediately and are saved")
 
@@ -49,7 +49,6 @@ Page {
         }
     }
 
-    ApiServerModel { id: apiServer; objectName: "apiServerModel"; host: page.host }
 
     Card {
         objectName: "apiServerCard"
