@@ -1400,6 +1400,34 @@
         <source>The reply failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Opening the file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mapping the weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measuring PCIe and CPU bandwidth (once for this GPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Uploading the weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allocating the KV cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ChatSession</name>

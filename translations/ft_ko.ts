@@ -1397,6 +1397,34 @@
         <source>The reply failed: %1</source>
         <translation>답변 실패: %1</translation>
     </message>
+    <message>
+        <source>Opening the file</source>
+        <translation>파일을 여는 중</translation>
+    </message>
+    <message>
+        <source>Mapping the weights</source>
+        <translation>가중치를 매핑하는 중</translation>
+    </message>
+    <message>
+        <source>Reading the tokenizer</source>
+        <translation>토크나이저를 읽는 중</translation>
+    </message>
+    <message>
+        <source>Measuring PCIe and CPU bandwidth (once for this GPU)</source>
+        <translation>PCIe와 CPU 대역폭 측정 중(이 GPU에서 한 번만)</translation>
+    </message>
+    <message>
+        <source>Uploading the weights</source>
+        <translation>가중치를 올리는 중</translation>
+    </message>
+    <message>
+        <source>Allocating the KV cache</source>
+        <translation>KV 캐시를 할당하는 중</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>준비됨</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ChatSession</name>

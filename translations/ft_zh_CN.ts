@@ -1397,6 +1397,34 @@
         <source>The reply failed: %1</source>
         <translation>回复失败：%1</translation>
     </message>
+    <message>
+        <source>Opening the file</source>
+        <translation>正在打开文件</translation>
+    </message>
+    <message>
+        <source>Mapping the weights</source>
+        <translation>正在映射权重</translation>
+    </message>
+    <message>
+        <source>Reading the tokenizer</source>
+        <translation>正在读取分词器</translation>
+    </message>
+    <message>
+        <source>Measuring PCIe and CPU bandwidth (once for this GPU)</source>
+        <translation>正在测量 PCIe 和 CPU 带宽（此 GPU 仅一次）</translation>
+    </message>
+    <message>
+        <source>Uploading the weights</source>
+        <translation>正在上传权重</translation>
+    </message>
+    <message>
+        <source>Allocating the KV cache</source>
+        <translation>正在分配 KV 缓存</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ChatSession</name>

@@ -273,6 +273,19 @@ void EngineHost::cancelLoad() {
     emit loadFinished(false, tr("Loading was cancelled."));
 }
 
+QString EngineHost::loadStageLabel() const {
+    const QString& k = m_loadStage;
+    if (k == "opening") return tr("Opening the file");
+    if (k == "mapping") return tr("Mapping the weights");
+    if (k == "tokenizer") return tr("Reading the tokenizer");
+    // ft::LoadProgress "bandwidth profile": the first GPU load with no stored profile measures B_P and B_C.
+    if (k == "bandwidth profile") return tr("Measuring PCIe and CPU bandwidth (once for this GPU)");
+    if (k == "weights") return tr("Uploading the weights");
+    if (k == "kv cache") return tr("Allocating the KV cache");
+    if (k == "ready") return tr("Ready");
+    return k;  // a stage this version does not know: shown as the engine names it
+}
+
 void EngineHost::unload() {
     ++m_epoch;
     resetModel();

@@ -64,7 +64,8 @@ class EngineHost : public QObject {
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
     Q_PROPERTY(bool hasChatTemplate READ hasChatTemplate NOTIFY modelChanged)
     Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
-    Q_PROPERTY(QString loadStage READ loadStage NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadStage READ loadStage NOTIFY loadProgressChanged)            // the engine's stage key
+    Q_PROPERTY(QString loadStageLabel READ loadStageLabel NOTIFY loadProgressChanged)  // the same, for people
     Q_PROPERTY(qint64 loadBytesDone READ loadBytesDone NOTIFY loadProgressChanged)
     Q_PROPERTY(qint64 loadBytesTotal READ loadBytesTotal NOTIFY loadProgressChanged)
     Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
@@ -80,6 +81,8 @@ public:
     bool hasChatTemplate() const { return m_template != nullptr; }
     double loadFraction() const { return m_loadFraction; }
     QString loadStage() const { return m_loadStage; }
+    // The stage translated: "Reading the file", "Measuring PCIe and CPU bandwidth (once for this GPU)", …
+    QString loadStageLabel() const;
     qint64 loadBytesDone() const { return m_loadBytesDone; }
     qint64 loadBytesTotal() const { return m_loadBytesTotal; }
     QString lastError() const { return m_lastError; }

@@ -271,9 +271,11 @@ private slots:
         QSignalSpy finished(m_host, &ft::EngineHost::loadFinished);
         QSignalSpy progress(m_host, &ft::EngineHost::loadProgressChanged);
         qint64 maxTotal = 0, maxDone = 0;
+        QStringList stages;  // what the row's progress line said, translated
         auto watch = connect(m_host, &ft::EngineHost::loadProgressChanged, this, [&] {
             maxTotal = std::max(maxTotal, m_host->loadBytesTotal());
             maxDone = std::max(maxDone, m_host->loadBytesDone());
+            if (!m_host->loadStage().isEmpty()) stages << m_host->loadStageLabel();
         });
         QVERIFY(clickItem(inRow(row, "loadModelButton")));
         QCOMPARE(m_host->modelPath(), m_gguf);
@@ -282,6 +284,9 @@ private slots:
         QVERIFY(progress.count() > 0);
         disconnect(watch);
         QVERIFY2(maxTotal > 0 && maxDone > 0, "the progress bar never got bytes done / total");   // real bytes, not steps
+        QVERIFY2(stages.contains("Opening the file") && stages.contains("Ready"), qPrintable(stages.join(", ")));
+        for (const QString& key : {"opening", "mapping", "tokenizer", "bandwidth profile", "weights", "kv cache"})
+            QVERIFY2(!stages.contains(key), qPrintable(stages.join(", ")));  // never the engine's raw stage key
         m_ui->settle();
         QVERIFY(inRow(row, "unloadModelButton")->isVisible());
         QVERIFY(!inRow(row, "loadModelButton")->isVisible());

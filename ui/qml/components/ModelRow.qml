@@ -141,9 +141,9 @@ Card {
                 Text {
                     objectName: "loadStageText"
                     text: !row.host ? ""
-                        : row.host.loadBytesTotal > 0 ? qsTr("%1 — %2 of %3").arg(row.host.loadStage)
+                        : row.host.loadBytesTotal > 0 ? qsTr("%1 — %2 of %3").arg(row.host.loadStageLabel)
                                                             .arg(Theme.bytes(row.host.loadBytesDone)).arg(Theme.bytes(row.host.loadBytesTotal))
-                        : row.host.loadStage
+                        : row.host.loadStageLabel
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontCaption
                 }
