@@ -29,16 +29,17 @@ namespace ft::cli {
 const CommandSpec& spec_chat() {
     static const CommandSpec spec{
         "chat",
-        "--model PATH | --attach URL [--api-key KEY] [--system TEXT] [sampling flags]",
+        "[--model PATH] | --attach URL [--api-key KEY] [--system TEXT] [sampling flags]",
         "chat with a model in the terminal",
         "Terminal chat: each line you type is a user message; the model's reply streams back, rendered with the "
         "model's own chat template. In the chat: /reset (forget the conversation), /system TEXT (set the system "
         "message and reset), /quit (or end of input). Ctrl-C stops a reply. After each reply: tokens, time to first "
-        "token and tok/s on standard error. With --attach URL the replies come from a running API server (ft serve, "
+        "token and tok/s on standard error. Without --model (and --attach) it chats with the bundled demo model "
+        "(freetoken-demo.gguf: a small Qwen3-MoE model trained for trying FreeToken). With --attach URL the replies come from a running API server (ft serve, "
         "the desktop app's server) over /v1/chat/completions instead of a model loaded here: --model then names the "
         "served model (default: the server's), the sampling flags and --max-tokens/--no-think are sent with each "
         "request, the loading flags do not apply.",
-        concat(concat(load_option_specs(), sampling_option_specs()),
+        concat(concat(load_option_specs(true), sampling_option_specs()),
                {
                    {"attach", "URL", "chat with a running server (ft serve) at this address instead", ""},
                    {"api-key", "KEY", "with --attach: the server's --api-key", ""},
@@ -121,7 +122,7 @@ int run_attached(const Args& args) {
 int run_chat(const Args& args) {
     if (args.has("attach")) return run_attached(args);
     if (args.has("api-key")) throw Error(ErrorCode::invalid_argument, "--api-key needs --attach URL");
-    const LoadOptions lo = load_options_from(args);
+    const LoadOptions lo = load_options_from(args, true);
     Engine engine;
     const ModelInfo info = engine.load_sync(lo);
     ChatTemplate tpl(load_chat_template(lo.model));

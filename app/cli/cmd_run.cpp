@@ -13,12 +13,13 @@ namespace ft::cli {
 const CommandSpec& spec_run() {
     static const CommandSpec spec{
         "run",
-        "--model PATH (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [sampling flags]",
+        "[--model PATH] (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [sampling flags]",
         "raw completion of a prompt",
         "Runs a raw completion (no chat template): the prompt is tokenized as is (special-token text such as "
         "<|im_start|> is recognised) and the continuation is streamed to standard output. Figures (prompt tokens, "
-        "time to first token, tok/s) go to standard error.",
-        concat(concat(load_option_specs(), sampling_option_specs()),
+        "time to first token, tok/s) go to standard error. Without --model it runs the bundled demo model "
+        "(freetoken-demo.gguf: a small Qwen3-MoE model trained for trying FreeToken).",
+        concat(concat(load_option_specs(true), sampling_option_specs()),
                {
                    {"prompt", "TEXT", "prompt text", ""},
                    {"ids", "LIST", "prompt as comma-separated token ids", ""},
@@ -52,7 +53,7 @@ std::vector<std::int32_t> parse_ids(const std::string& s) {
 }  // namespace
 
 int run_run(const Args& args) {
-    const LoadOptions lo = load_options_from(args);
+    const LoadOptions lo = load_options_from(args, true);
     const bool has_prompt = args.has("prompt"), has_ids = args.has("ids");
     if (has_prompt == has_ids) throw Error(ErrorCode::invalid_argument, "give exactly one of --prompt and --ids");
     Engine engine;

@@ -1,15 +1,18 @@
 #include "engine_options.h"
 
 #include <chrono>
+#include <cstdio>
 #include <future>
 
 #include "ft/error.h"
+#include "ft/paths.h"
 
 namespace ft::cli {
 
-std::vector<OptionSpec> load_option_specs() {
+std::vector<OptionSpec> load_option_specs(bool bundled_default) {
     return {
-        {"model", "PATH", "model: a .gguf file or a Hugging Face folder", ""},
+        {"model", "PATH", "model: a .gguf file or a Hugging Face folder",
+         bundled_default ? std::string("the bundled demo model (") + kBundledModelFile + ")" : std::string()},
         {"device", "cpu|cuda|auto", "where to run the model", "auto"},
         {"threads", "N", "CPU worker threads", "one per physical core"},
         {"ctx", "N", "context size (positions per sequence)", "4096"},
@@ -34,6 +37,8 @@ std::vector<OptionSpec> load_option_specs() {
          "0"},
         {"pin-budget", "BYTES", "host memory the GPU expert store may pin in place, e.g. 16G; the rest goes through a small "
          "pinned bounce ring (same output, slower misses)", "as much as the OS allows"},
+        {"host-function-sync", "", "GPU: wait for CPU expert work through host-function nodes instead of stream memory "
+         "operations (for drivers where those misbehave; slower)", ""},
         {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},
     };
 }
@@ -56,11 +61,35 @@ std::vector<OptionSpec> concat(std::vector<OptionSpec> base, const std::vector<O
     return base;
 }
 
-LoadOptions load_options_from(const Args& args) {
+namespace {
+std::filesystem::path source_resources() {
+#ifdef FT_RESOURCES_DIR
+    return FT_RESOURCES_DIR;
+#else
+    return {};
+#endif
+}
+}  // namespace
+
+LoadOptions load_options_from(const Args& args, bool bundled_default) {
     LoadOptions o;
-    const auto model = args.get("model");
-    if (!model) throw Error(ErrorCode::invalid_argument, "--model is required", "give a .gguf file or a Hugging Face folder");
-    o.model = *model;
+    if (const auto model = args.get("model")) {
+        o.model = *model;
+    } else if (!bundled_default) {
+        throw Error(ErrorCode::invalid_argument, "--model is required", "give a .gguf file or a Hugging Face folder");
+    } else {
+        o.model = find_bundled_model(source_resources());
+        if (o.model.empty()) {
+            std::string where;
+            for (const auto& d : bundled_model_dirs(executable_path(), source_resources()))
+                where += (where.empty() ? "" : ", ") + d.string();
+            throw Error(ErrorCode::invalid_argument,
+                        std::string("--model is required: the bundled demo model ") + kBundledModelFile +
+                            " is not installed (looked in " + (where.empty() ? "no folder" : where) + ")",
+                        "give a .gguf file or a Hugging Face folder");
+        }
+        std::fprintf(stderr, "no --model: using the bundled demo model %s\n", o.model.string().c_str());
+    }
     const std::string dev = args.get_or("device", "auto");
     if (dev == "cpu") o.device = Device::cpu;
     else if (dev == "cuda" || dev == "gpu") o.device = Device::cuda;
@@ -95,6 +124,7 @@ LoadOptions load_options_from(const Args& args) {
     if (o.hybrid_admit < 0 || o.hybrid_admit > 256) throw Error(ErrorCode::invalid_argument, "--hybrid-admit must be in [0, 256]");
     if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
     o.pin_budget = args.get_bytes("pin-budget", 0);
+    o.host_function_sync = args.has("host-function-sync");
     if (const auto f = args.get("record-routing")) o.record_routing = *f;
     return o;
 }

@@ -10,9 +10,14 @@
 
 namespace ft::cli {
 
-std::vector<OptionSpec> load_option_specs();      // --model --device --threads --ctx --parallel --prefill-chunk
+// --model --device --threads --ctx --parallel --prefill-chunk …; `bundled_default`: --model may be left out (ft run,
+// ft chat), and its help says the bundled demo model is used then.
+std::vector<OptionSpec> load_option_specs(bool bundled_default = false);
 std::vector<OptionSpec> sampling_option_specs();  // --temperature --top-k --top-p --min-p --repeat-penalty …
-LoadOptions load_options_from(const Args& args);  // throws ft::Error naming the flag
+// Throws ft::Error naming the flag. Without --model and with `bundled_default`, the bundled demo model
+// (ft::find_bundled_model: installed share/freetoken/models, else the source tree's resources/models) is loaded and
+// a line on standard error says so; if it is not there either, the error says --model is required.
+LoadOptions load_options_from(const Args& args, bool bundled_default = false);
 SamplingParams sampling_from(const Args& args, SamplingParams defaults = {});
 // Submits a request and waits for its end, calling on_token for each streamed token. `interrupted` (optional) is
 // polled every 50 ms and cancels the request when it returns true. Returns the finish event; throws the request's

@@ -1,5 +1,6 @@
 // The model-running commands end to end through the real `ft` binary on the tiny golden model:
-// ft run (text, ids, --logits-out), ft chat (a scripted conversation), ft bench cpu-moe.
+// ft run (text, ids, --logits-out), ft chat (a scripted conversation), ft bench cpu-moe; ft run / ft chat without
+// --model on the bundled demo model.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -104,6 +105,35 @@ private slots:
         QVERIFY(r.err.contains("(conversation reset)"));
         QVERIFY(r.err.contains("unknown command /bogus"));
         QVERIFY(r.err.contains("(system message set"));
+    }
+
+    // Without --model, `ft run` and `ft chat` load the bundled demo model (found in the source tree's
+    // resources/models from a build tree): its greedy continuation of a golden prompt is transformers'
+    // (tests/data/freetoken-demo), and the chat answers in the template's turns, ending at <|im_end|>.
+    void withoutModelTheBundledDemoRuns() {
+        QFile f(QStringLiteral(FT_SOURCE_DIR "/tests/data/freetoken-demo/golden.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto g = QJsonDocument::fromJson(f.readAll()).object();
+        QStringList prompt, want;
+        for (const auto& v : g["sequences"].toArray()[g["greedy_prompt_index"].toInt()].toArray())
+            prompt << QString::number(v.toInt());
+        for (const auto& v : g["greedy_new_tokens"].toArray()) want << QString::number(v.toInt());
+        const auto r = run_ft({"run", "--device", "cpu", "--ids", prompt.join(','), "--max-tokens",
+                               QString::number(want.size()), "--temperature", "0", "--ignore-eos", "--print-ids"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("using the bundled demo model") && r.err.contains("freetoken-demo.gguf"), qPrintable(r.err));
+        QVERIFY2(r.out.trimmed().endsWith(want.join(',')), qPrintable(r.out));
+
+        const auto c = run_ft({"chat", "--device", "cpu", "--temperature", "0", "--max-tokens", "64"}, "Hello!\n/quit\n");
+        QVERIFY2(c.code == 0, qPrintable(c.err));
+        QVERIFY2(c.err.contains("freetoken-demo"), qPrintable(c.err));
+        QVERIFY2(c.out.contains("</think>") && c.out.contains("FreeToken"), qPrintable(c.out));
+        QVERIFY2(c.err.contains("[") && !c.err.contains("[64 tokens"), qPrintable(c.err));  // stopped at <|im_end|>
+
+        for (const char* cmd : {"run", "chat"}) {
+            const auto h = run_ft({cmd, "--help"});
+            QVERIFY2(h.out.contains("bundled demo model"), qPrintable(h.out));
+        }
     }
 
     void benchCpuMoeWritesJson() {

@@ -25,4 +25,27 @@ std::filesystem::path data_dir() {
 std::filesystem::path log_dir() { return ensure_dir(data_dir() / "logs"); }
 std::filesystem::path models_dir() { return ensure_dir(data_dir() / "models"); }
 
+std::vector<std::filesystem::path> bundled_model_dirs(const std::filesystem::path& exe,
+                                                      const std::filesystem::path& source_resources) {
+    std::vector<std::filesystem::path> dirs;
+    if (!exe.empty()) dirs.push_back((exe.parent_path().parent_path() / "share" / "freetoken" / "models").lexically_normal());
+    if (!source_resources.empty()) dirs.push_back((source_resources / "models").lexically_normal());
+    return dirs;
+}
+
+std::filesystem::path find_bundled_model(const std::filesystem::path& exe, const std::filesystem::path& source_resources) {
+    for (const auto& d : bundled_model_dirs(exe, source_resources)) {
+        std::error_code ec;
+        const auto p = d / kBundledModelFile;
+        if (std::filesystem::is_regular_file(p, ec)) return p;
+    }
+    return {};
+}
+
+std::filesystem::path find_bundled_model(const std::filesystem::path& source_resources) {
+    return find_bundled_model(executable_path(), source_resources);
+}
+
+std::filesystem::path executable_path() { return platform::executable_path(); }
+
 }  // namespace ft

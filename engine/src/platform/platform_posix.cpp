@@ -16,6 +16,12 @@ std::filesystem::path default_data_dir() {
     return std::filesystem::path(home) / ".local" / "share" / "freetoken";
 }
 
+std::filesystem::path executable_path() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);  // Linux; other POSIX systems: unknown
+    return ec ? std::filesystem::path() : p;
+}
+
 std::uint64_t physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;

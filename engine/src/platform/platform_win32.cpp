@@ -15,6 +15,14 @@ std::filesystem::path default_data_dir() {
     return base / L"FreeToken";
 }
 
+std::filesystem::path executable_path() {
+    std::wstring buf(32768, L'\0');
+    const DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    if (n == 0 || n >= buf.size()) return {};
+    buf.resize(n);
+    return std::filesystem::path(buf);
+}
+
 std::uint64_t physical_memory_bytes() {
     MEMORYSTATUSEX st{};
     st.dwLength = sizeof(st);
