@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/bw_profile.h"
+#include "profile/bw_profile.h"
 #include "bench/cpu_moe_bench.h"
 #include "bench/decode_bench.h"
 #include "bench_serve.h"
@@ -75,7 +75,7 @@ int run_bench(const Args& args) {
     const std::string suite = args.positionals()[0];
     nlohmann::json out;
     if (suite == "bw") {
-        bench::BwBenchOptions o;
+        profile::BwBenchOptions o;
         const auto model = args.get("model");
         if (!model) throw Error(ErrorCode::invalid_argument, "--model is required");
         o.model = *model;
@@ -83,8 +83,8 @@ int run_bench(const Args& args) {
         o.gpu = int(args.get_int("gpu", 0));
         o.seconds = args.get_double("seconds", 2.0);
         if (o.seconds <= 0 || o.seconds > 600) throw Error(ErrorCode::invalid_argument, "--seconds must be in (0, 600]");
-        const auto p = bench::run_bw_bench(o);
-        bench::store_profile(p);
+        const auto p = profile::run_bw_bench(o);
+        profile::store_profile(p);
         std::printf("bw  %s  experts %s  %d CPU threads\n", p.gpu.c_str(), p.format.c_str(), p.threads);
         std::printf("  B_P expert fetches over PCIe   alone %7.1f GB/s   with the CPU busy %7.1f GB/s\n", p.pcie_gbs,
                     p.pcie_both_gbs);
@@ -92,7 +92,7 @@ int run_bench(const Args& args) {
                     p.cpu_both_gbs);
         std::printf("  whole-layer DMA (prefill)      %7.1f GB/s\n", p.dma_gbs);
         std::printf("  hybrid fraction B_P/(B_P+B_C)  %7.3f   (stored for this GPU, format and thread count)\n", p.fraction);
-        out = bench::to_json(p);
+        out = profile::to_json(p);
         out["bench"] = "bw";
     } else if (suite == "cpu-moe") {
         bench::CpuMoeBenchOptions o;

@@ -22,9 +22,10 @@ const CommandSpec& spec_synth() {
         "benchmarks: the real hyper-parameters of the preset (overridable), the real Qwen3 tokenizer and chat template. "
         "Deterministic for a seed; quantized blocks are generated directly and streamed (bounded RAM).",
         {
-            {"arch", "ARCH", "architecture", "qwen3_moe"},
-            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b", "tiny"},
-            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k", "q4_k"},
+            {"arch", "ARCH", "architecture (the preset's when left out)", ""},
+            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air", "tiny"},
+            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4", "q4_k; bf16 for gpt-oss"},
+            {"expert-weights", "TYPE", "routed experts' weight type (same choices)", "mxfp4 for gpt-oss, else --weights"},
             {"seed", "S", "random seed", "1"},
             {"out", "FILE", "output GGUF file", ""},
             {"vocab", "PATH", "tokenizer.json (or its folder, with tokenizer_config.json) to embed", "bundled Qwen3"},
@@ -38,6 +39,8 @@ const CommandSpec& spec_synth() {
             {"head-dim", "D", "override: head dim", ""},
             {"context", "N", "override: training context length", ""},
             {"threads", "N", "generator threads (0: all cores)", "0"},
+            {"split-max-tensors", "N", "write a split model: parts of at most N tensors (FILE-00001-of-0000N.gguf …)", ""},
+            {"split-max-size", "SIZE", "write a split model: parts of at most SIZE bytes of tensor data (K/M/G)", ""},
             {"quiet", "", "no progress on stderr", ""},
         },
         "",
@@ -86,12 +89,26 @@ std::optional<std::uint32_t> opt_u32(const Args& a, const char* name) {
 int run_synth(const Args& args) {
     const auto out = args.get("out");
     if (!out || out->empty()) throw Error(ErrorCode::invalid_argument, "synth: --out FILE.gguf is required");
-    const std::string arch_name = args.get_or("arch", "qwen3_moe");
+    const std::string preset = args.get_or("preset", "tiny");
+    const auto preset_arch = synth::synth_preset_arch(preset);
+    if (!preset_arch)
+        throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
+                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air");
+    const std::string arch_name = args.get_or("arch", std::string(model::arch_name(*preset_arch)));
     const auto arch = model::arch_from_name(arch_name);
     if (!arch) throw Error(ErrorCode::invalid_argument, "synth: unknown architecture \"" + arch_name + "\" (--arch)");
-    const std::string wname = args.get_or("weights", "q4_k");
+    // gpt-oss's released GGUF files: MXFP4 experts, BF16 matrices, F32 vectors.
+    const std::string wname = args.get_or("weights", *arch == model::ArchId::gpt_oss ? "bf16" : "q4_k");
     const auto weights = kernels::dtype_from_name(wname);
     if (!weights) throw Error(ErrorCode::invalid_argument, "synth: unknown weight type \"" + wname + "\" (--weights)");
+    std::optional<kernels::DType> expert_weights;
+    if (auto e = args.get("expert-weights")) {
+        expert_weights = kernels::dtype_from_name(*e);
+        if (!expert_weights)
+            throw Error(ErrorCode::invalid_argument, "synth: unknown weight type \"" + *e + "\" (--expert-weights)");
+    } else if (*arch != model::ArchId::gpt_oss) {
+        expert_weights = weights;
+    }
     const long long seed = args.get_int("seed", 1);
     if (seed < 0) throw Error(ErrorCode::invalid_argument, "synth: --seed must be >= 0");
 
@@ -105,8 +122,8 @@ int run_synth(const Args& args) {
     o.kv_heads = opt_u32(args, "kv-heads");
     o.head_dim = opt_u32(args, "head-dim");
     o.context = opt_u32(args, "context");
-    const auto desc = synth::synth_desc(*arch, args.get_or("preset", "tiny"), o);
-    const auto plan = synth::synth_plan(desc, *weights, static_cast<std::uint64_t>(seed));
+    const auto desc = synth::synth_desc(*arch, preset, o);
+    const auto plan = synth::synth_plan(desc, *weights, static_cast<std::uint64_t>(seed), expert_weights);
 
     synth::SynthOptions opt;
     opt.out = *out;
@@ -119,6 +136,10 @@ int run_synth(const Args& args) {
         opt.tokenizer_dir = default_tokenizer_dir();
     }
     opt.threads = static_cast<unsigned>(std::max(0ll, args.get_int("threads", 0)));
+    const long long max_tensors = args.get_int("split-max-tensors", 0);
+    if (max_tensors < 0) throw Error(ErrorCode::invalid_argument, "synth: --split-max-tensors must be positive");
+    opt.split_max_tensors = std::uint64_t(max_tensors);
+    opt.split_max_bytes = args.get_bytes("split-max-size", 0);
     if (!args.has("quiet"))
         opt.progress = [last = -1](std::uint64_t done, std::uint64_t total) mutable {
             const int pct = total ? static_cast<int>(100 * done / total) : 100;
@@ -127,7 +148,9 @@ int run_synth(const Args& args) {
         };
     const auto r = synth::synth_write(plan, opt);
     if (!args.has("quiet")) std::fprintf(stderr, "\n");
-    std::printf("wrote %s: %s %s, %zu tensors, %.1f MiB in %.1f s\n", out->c_str(), std::string(model::arch_name(desc.arch)).c_str(),
+    if (r.files.size() > 1 || opt.split_max_tensors || opt.split_max_bytes)
+        for (const auto& f : r.files) std::printf("%s\n", f.string().c_str());
+    std::printf("wrote %s: %s %s, %zu tensors, %.1f MiB in %.1f s\n", r.files.front().string().c_str(), std::string(model::arch_name(desc.arch)).c_str(),
                 args.get_or("preset", "tiny").c_str(), plan.tensors.size(), r.file_bytes / 1048576.0, r.seconds);
     return 0;
 }

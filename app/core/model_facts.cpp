@@ -6,6 +6,7 @@
 #include <map>
 #include <system_error>
 
+#include "format/gguf.h"
 #include "ft/error.h"
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
@@ -16,10 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Architectures the engine can run (a forward pass in engine/src/model/<arch>/), not only describe.
-// TODO(lead): replace with a public query from the engine (see the report); kept in this one place until then.
-bool engine_runs(const std::string& arch) { return arch == "qwen3_moe"; }
 
 std::string describe_error(const Error& e) {
     return e.hint().empty() ? e.message() : e.message() + " — " + e.hint();
@@ -38,9 +35,7 @@ std::vector<fs::path> gguf_parts(const fs::path& first, std::string& error) {
     if (!parse_split_gguf_name(first.filename().string(), stem, part, count)) return {first};
     std::vector<fs::path> out;
     for (int k = 1; k <= count; ++k) {
-        char name[64];
-        std::snprintf(name, sizeof name, "-%05d-of-%05d.gguf", k, count);
-        const fs::path p = first.parent_path() / (stem + name);
+        const fs::path p = first.parent_path() / gguf::split_file_name(stem, k, count);
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) {
             error = "part " + std::to_string(k) + " of " + std::to_string(count) + " is missing (" + p.string() +
@@ -55,24 +50,7 @@ std::vector<fs::path> gguf_parts(const fs::path& first, std::string& error) {
 }  // namespace
 
 bool parse_split_gguf_name(const std::string& file_name, std::string& stem, int& part, int& count) {
-    // <stem>-DDDDD-of-DDDDD.gguf
-    static const std::string tail = ".gguf";
-    if (file_name.size() < 16 + tail.size()) return false;  // at least "x-00001-of-00002"
-    const std::size_t end = file_name.size() - tail.size();
-    std::string lower_tail = file_name.substr(end);
-    std::transform(lower_tail.begin(), lower_tail.end(), lower_tail.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (lower_tail != tail) return false;
-    const std::string core = file_name.substr(0, end);  // ...-00001-of-00003
-    if (core.size() < 16) return false;
-    const std::string suffix = core.substr(core.size() - 15);  // -00001-of-00003
-    auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }); };
-    if (suffix[0] != '-' || suffix.substr(6, 4) != "-of-" || !digits(suffix.substr(1, 5)) || !digits(suffix.substr(10, 5)))
-        return false;
-    part = std::stoi(suffix.substr(1, 5));
-    count = std::stoi(suffix.substr(10, 5));
-    if (part < 1 || count < 1 || part > count) return false;
-    stem = core.substr(0, core.size() - 15);
-    return !stem.empty();
+    return gguf::parse_split_file_name(file_name, stem, part, count);  // the engine's reading of the convention
 }
 
 ModelFacts read_model_facts(const fs::path& path) {
@@ -91,7 +69,8 @@ ModelFacts read_model_facts(const fs::path& path) {
 
     std::vector<json> reports;
     try {
-        for (const auto& p : f.parts) reports.push_back(model::inspect_path(p));
+        // A split model's first part: the inspector opens every part and reports the whole model's tensors.
+        reports.push_back(model::inspect_path(f.parts.front()));
     } catch (const Error& e) {
         f.error = describe_error(e);
         return f;
@@ -117,12 +96,13 @@ ModelFacts read_model_facts(const fs::path& path) {
     }
     if (!f.described) {
         f.support_note = first.value("description_error", std::string("the architecture is not recognised"));
-    } else if (!engine_runs(f.architecture)) {
-        f.support_note = "architecture " + f.architecture + " is recognised but FreeToken cannot run it yet (supported: qwen3_moe)";
+    } else if (!first.value("runs", false)) {
+        // The engine's own answer (its architecture registry): described, but no forward pass yet.
+        f.support_note = first.value("support_note", "architecture " + f.architecture + " does not run in this version");
     }
     f.runnable = f.described && f.support_note.empty();
 
-    // Sizes over the tensors of every part (a split model's tensors are spread over its files).
+    // Sizes over the tensors (of every part of a split model).
     std::uint64_t expert_params = 0;
     std::map<std::string, std::uint64_t> expert_type_bytes, all_type_bytes;
     bool any_tensor = false;

@@ -444,7 +444,7 @@ cudaError_t launch_prefill_tc(PrefillArgs a, cudaStream_t stream) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Prefill, CUDA cores, f32: one warp per (query, head), keys one at a time with an online softmax. Any head_dim and
-// v_head_dim ≤ 256. The fallback, the FT_ATTN_SIMPLE=1 path and attention_prefill_exact.
+// v_head_dim ≤ 256. The fallback, and attention_prefill_exact.
 // ---------------------------------------------------------------------------------------------------------------
 
 constexpr int kSimpleWarps = 4;
@@ -505,11 +505,6 @@ __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(Prefi
         const int d = lane + 32 * i;
         if (d < dv) o[d] = acc[i] * row_scale;
     }
-}
-
-bool simple_forced() {
-    const char* v = std::getenv("FT_ATTN_SIMPLE");
-    return v && std::strcmp(v, "1") == 0;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -823,7 +818,7 @@ cudaError_t prefill(const AttentionParams& p, const float* q, std::int64_t ldq, 
 
     const auto al16 = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
     const bool aligned = al16(q) && ldq % 4 == 0 && al16(out) && al16(kv.k) && al16(kv.v);
-    if (allow_tc && !simple_forced() && aligned && p.head_dim == p.v_head_dim) {
+    if (allow_tc && aligned && p.head_dim == p.v_head_dim) {
         // Shared memory per block: ≤ 99 KiB on consumer GPUs (sm_86/89/120), 227 KiB on sm_90.
         int dev = 0, smem_max = 0;
         if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;

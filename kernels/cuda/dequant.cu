@@ -61,6 +61,18 @@ __device__ void decode8(const std::uint8_t* row, std::int64_t e0, int n, float* 
             if constexpr (q5) q |= int((lb(blk + 16 + w % 32 + i) >> hbit) & 1) << 4;
             v[i] = __fsub_rn(__fmul_rn(ds, float(q)), dm);
         }
+    } else if constexpr (T == DType::MXFP4) {
+        // 2^(e-128) · the doubled E2M1 value (ref::dequant_mxfp4): elements j < 16 in the low nibbles of qs[j],
+        // j ≥ 16 in the high nibbles of qs[j - 16]; 8 elements never straddle the halves.
+        const std::uint8_t* blk = row + (e0 / 32) * 17;
+        const std::uint32_t e = lb(blk);
+        const float d = __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
+        const int j0 = int(e0 % 32);
+        const std::uint8_t* qs = blk + 1 + (j0 & 15);
+        const int shift = j0 < 16 ? 0 : 4;
+        constexpr float kVal[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __fmul_rn(d, kVal[(lb(qs + i) >> shift) & 0xF]);
     } else {  // Q6_K
         const std::uint8_t* blk = row + (e0 / 256) * 210;
         const int e = int(e0 % 256), hq = e / 128, w = e % 128, kq = w / 32, l = w % 32;
@@ -179,7 +191,7 @@ cudaError_t launch_src(const void* w, std::size_t row_bytes, std::int64_t rows, 
 bool dequantize_supported(DType src) {
     switch (src) {
         case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0:
-        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
             return true;
         default:
             return false;
@@ -202,6 +214,7 @@ cudaError_t dequantize_rows(DType src, const void* w, std::size_t row_bytes, std
         case DType::Q4_K: return launch_src<DType::Q4_K>(w, row_bytes, rows, cols, dst, out, stream);
         case DType::Q5_K: return launch_src<DType::Q5_K>(w, row_bytes, rows, cols, dst, out, stream);
         case DType::Q6_K: return launch_src<DType::Q6_K>(w, row_bytes, rows, cols, dst, out, stream);
+        case DType::MXFP4: return launch_src<DType::MXFP4>(w, row_bytes, rows, cols, dst, out, stream);
         default: return cudaErrorInvalidValue;
     }
 }

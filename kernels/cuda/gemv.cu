@@ -63,6 +63,10 @@ struct KArgs {
     const std::int32_t* slot_map;
     int x_div;
     float limit;
+    const float* b0;       // bias of the output (plain, expert) or of the gate (gate_up); may be null
+    const float* b1;       // bias of up (gate_up); may be null
+    std::int64_t bstride;  // floats between experts' biases (indexed by the expert id, not the slot)
+    const std::int32_t* bias_ids;  // expert ids for the bias rows when ids holds slots (the cache); null: ids
     int kt;            // k tile (elements), multiple of 256 unless it is the whole k
     std::int64_t n_rg; // row groups
     int ks;            // direct kernel: warps per row group (k slices), 1, 2, 4 or 8
@@ -123,6 +127,8 @@ __device__ __forceinline__ void warp_reduce(float* v, int lane) {
         }
     }
 }
+
+__device__ __forceinline__ float with_bias(float v, const float* b, std::int64_t i) { return b ? v + __ldg(b + i) : v; }
 
 __device__ __forceinline__ float swiglu(float g, float u, float limit) {
     if (limit > 0.f) {
@@ -439,6 +445,80 @@ struct Unit<DType::Q6_K> {
     }
 };
 
+// MXFP4: 17-byte blocks {u8 e (E8M0); u8 qs[16]} of 32 elements, byte-aligned (GGUF rows are k/32·17 bytes):
+// element j < 16 is the low nibble of qs[j], element j + 16 its high nibble; value = 2^(e-128) · kMxfp4Values[code]
+// (the E2M1 grid doubled, ref/quant.h). Unit u = block u/2, h = u & 1 (= lane & 1): qs bytes [8h, 8h+8), i.e.
+// elements 8h + [0,8) (low nibbles) and 16 + 8h + [0,8) (high nibbles). The 8 bytes come from aligned 32-bit loads
+// (every word loaded overlaps them) and a funnel shift. Codes become signed doubled values through two 8-entry
+// byte-permute tables (positive, negative) and a per-byte sign mask. x float4 f = 8b + 4·half + 2h + w; staged slot
+// f ^ t(b), t = {0,1,4,5} over b mod 4: a phase's 8 lanes (4 blocks × 2 halves) hit 8 different bank groups.
+template <>
+struct Unit<DType::MXFP4> {
+    static constexpr int kUnit = 16;
+    static constexpr bool kXsum = false;
+    __device__ static int swz(int f) { return f ^ (((f >> 3) & 1) | ((f >> 2) & 4)); }
+    __device__ static std::size_t row_off(std::int64_t k0) { return std::size_t(k0 / 32) * 17; }
+    __device__ static float scale(std::uint32_t e) {  // 2^(e-128), as ref::e8m0_to_f32_half
+        return __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
+    }
+    // 4 codes (one per byte, 0..15) → the signed doubled values as bytes ^ 0x80 (for kMagicS8).
+    __device__ static std::uint32_t values(std::uint32_t code) {
+        std::uint32_t sel = code & 0x07070707u;
+        sel |= sel >> 4;
+        sel = (sel & 0xFFu) | ((sel >> 8) & 0xFF00u);
+        const std::uint32_t pos = __byte_perm(0x03020100u, 0x0C080604u, sel);
+        const std::uint32_t neg = __byte_perm(0xFDFEFF00u, 0xF4F8FAFCu, sel);
+        const std::uint32_t m = ((code >> 3) & 0x01010101u) * 0xFFu;
+        return ((pos & ~m) | (neg & m)) ^ 0x80808080u;
+    }
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int lane, float* acc) {
+        const int h = lane & 1, b = u >> 1;
+        float d[R];
+        std::uint32_t q[R][2];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const std::uint8_t* blk = rp[r] + std::size_t(b) * 17;
+            d[r] = scale(__ldg(blk));
+            const std::uint8_t* a = blk + 1 + 8 * h;
+            const std::uint32_t sh = std::uint32_t(reinterpret_cast<std::uintptr_t>(a)) & 3u;
+            const std::uint8_t* w = a - sh;
+            const std::uint32_t w0 = ldg32(w), w1 = ldg32(w + 4), w2 = sh ? ldg32(w + 8) : 0u;
+            q[r][0] = __funnelshift_r(w0, w1, 8 * sh);
+            q[r][1] = __funnelshift_r(w1, w2, 8 * sh);
+        }
+        float s[M * R];
+#pragma unroll
+        for (int i = 0; i < M * R; ++i) s[i] = 0.f;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+#pragma unroll
+            for (int wi = 0; wi < 2; ++wi) {
+                float f[R][4];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const std::uint32_t code = half ? ((q[r][wi] >> 4) & 0x0F0F0F0Fu) : (q[r][wi] & 0x0F0F0F0Fu);
+                    const std::uint32_t v = values(code);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) f[r][e] = magic_byte(v, e) - kMagicS8;
+                }
+                const int fx = 8 * b + 4 * half + 2 * h + wi;
+                const int slot = D ? fx : swz(fx);
+#pragma unroll
+                for (int j = 0; j < M; ++j) {
+                    const float4 xv = xload<D>(xv_, j, slot);
+#pragma unroll
+                    for (int r = 0; r < R; ++r) s[j * R + r] = dot4(f[r][0], f[r][1], f[r][2], f[r][3], xv, s[j * R + r]);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < M; ++j)
+#pragma unroll
+            for (int r = 0; r < R; ++r) acc[j * R + r] = fmaf(d[r], s[j * R + r], acc[j * R + r]);
+    }
+};
+
 // ---------------------------------------------------------------- the fast kernel
 
 // Stages x[j, k0 .. k0 + klen) for j < M (zeros for j >= m) into swizzled float4 slots, plus 32-element sums.
@@ -490,11 +570,13 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
     const std::uint8_t* w1 = a.w1;
     const float* x = a.x;
     float* y = a.y;
+    std::int64_t boff = 0;  // the expert's bias row
     if constexpr (kMode != kPlain) {
         const int p = blockIdx.y;
         const int e = a.ids[p];
         const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
         y += std::int64_t(p) * a.ldy;
+        boff = std::int64_t(a.bias_ids ? a.bias_ids[p] : e) * a.bstride;
         if (slot < 0) {  // computed elsewhere: zeros (uniform per CTA, before any barrier)
             for (std::int64_t rg = blockIdx.x; rg < a.n_rg; rg += gridDim.x)
                 for (int i = threadIdx.x; i < kWarps * kOutR; i += kThreads) {
@@ -550,7 +632,8 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
             const float other = __shfl_xor_sync(kFull, acc[0], kLanesPer);  // idx ^ 1: up of a gate, gate of an up
             if (lane % kLanesPer == 0 && (idx & 1) == 0) {
                 const std::int64_t row = out0 + idx / 2;
-                if (row < a.rows) y[row] = swiglu(acc[0], other, a.limit);
+                if (row < a.rows)
+                    y[row] = swiglu(with_bias(acc[0], a.b0, boff + row), with_bias(other, a.b1, boff + row), a.limit);
             }
         } else {
             if (lane % kLanesPer == 0) {
@@ -558,7 +641,8 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
                 const std::int64_t row = out0 + r;
                 if (j < a.m && row < a.rows) {
                     float* py = y + std::int64_t(j) * a.ldy + row;
-                    *py = a.accumulate ? *py + acc[0] : acc[0];
+                    const float v = with_bias(acc[0], a.b0, boff + row);
+                    *py = a.accumulate ? *py + v : v;
                 }
             }
         }
@@ -591,11 +675,13 @@ __global__ void __launch_bounds__(kThreadsD, kMinBlocks > 2 ? kMinBlocks - kDire
     const std::uint8_t* w1 = a.w1;
     const float* x = a.x;
     float* y = a.y;
+    std::int64_t boff = 0;  // the expert's bias row
     if constexpr (kMode != kPlain) {
         const int p = blockIdx.y;
         const int e = a.ids[p];
         const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
         y += std::int64_t(p) * a.ldy;
+        boff = std::int64_t(a.bias_ids ? a.bias_ids[p] : e) * a.bstride;
         if (slot < 0) {  // computed elsewhere: zeros (uniform per CTA, before the barrier)
             for (int i = threadIdx.x; i < groups * kOutR; i += kThreadsD)
                 if (cta0 + i < a.rows) y[cta0 + i] = 0.f;
@@ -633,7 +719,8 @@ __global__ void __launch_bounds__(kThreadsD, kMinBlocks > 2 ? kMinBlocks - kDire
         const float other = __shfl_xor_sync(kFull, acc[0], kLanesPer);  // idx ^ 1: up of a gate, gate of an up
         if (lane % kLanesPer == 0 && (idx & 1) == 0) {
             const std::int64_t row = out0 + idx / 2;
-            if (row < a.rows) y[row] = swiglu(acc[0], other, a.limit);
+            if (row < a.rows)
+                y[row] = swiglu(with_bias(acc[0], a.b0, boff + row), with_bias(other, a.b1, boff + row), a.limit);
         }
     } else {
         if (lane % kLanesPer == 0) {
@@ -641,7 +728,8 @@ __global__ void __launch_bounds__(kThreadsD, kMinBlocks > 2 ? kMinBlocks - kDire
             const std::int64_t row = out0 + r;
             if (j < a.m && row < a.rows) {
                 float* py = y + std::int64_t(j) * a.ldy + row;
-                *py = a.accumulate ? *py + acc[0] : acc[0];
+                const float v = with_bias(acc[0], a.b0, boff + row);
+                *py = a.accumulate ? *py + v : v;
             }
         }
     }
@@ -681,6 +769,13 @@ __device__ float elem(const std::uint8_t* row, std::int64_t i) {
         std::uint32_t q = w < 32 ? (byte & 0xF) : (byte >> 4);
         if constexpr (q5) q |= ((lb(blk + 16 + w % 32) >> (2 * c + (w >= 32 ? 1 : 0))) & 1) << 4;
         return h2f(lu16(blk)) * float(sc) * float(q) - h2f(lu16(blk + 2)) * float(mn);
+    } else if constexpr (T == DType::MXFP4) {
+        const std::uint8_t* blk = row + (i / 32) * 17;
+        const int j = int(i % 32);
+        const std::uint32_t byte = lb(blk + 1 + (j & 15));
+        const int code = int(j < 16 ? (byte & 0xF) : (byte >> 4));
+        constexpr float kVal[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+        return Unit<DType::MXFP4>::scale(lb(blk)) * kVal[code];
     } else {  // Q6_K
         const std::uint8_t* blk = row + (i / 256) * 210;
         const int e = int(i % 256), hq = e / 128, w = e % 128, kq = w / 32, l = w % 32;
@@ -698,11 +793,13 @@ __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
     const std::uint8_t* w1 = a.w1;
     const float* x = a.x;
     float* y = a.y;
+    std::int64_t boff = 0;  // the expert's bias row
     if constexpr (kMode != kPlain) {
         const int p = blockIdx.y;
         const int e = a.ids[p];
         const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
         y += std::int64_t(p) * a.ldy;
+        boff = std::int64_t(a.bias_ids ? a.bias_ids[p] : e) * a.bstride;
         if (slot < 0) {
             if (lane == 0 && row < a.rows) y[row] = 0.f;
             return;
@@ -734,11 +831,12 @@ __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
     warp_reduce<1, 16>(&acc_up, lane);
     if (lane != 0) return;
     if constexpr (kMode == kGateUp) {
-        y[row] = swiglu(acc[0], acc_up, a.limit);
+        y[row] = swiglu(with_bias(acc[0], a.b0, boff + row), with_bias(acc_up, a.b1, boff + row), a.limit);
     } else {
         for (int j = 0; j < a.m; ++j) {
             float* py = y + std::int64_t(j) * a.ldy + row;
-            *py = a.accumulate ? *py + acc[j] : acc[j];
+            const float v = with_bias(acc[j], a.b0, boff + row);
+            *py = a.accumulate ? *py + v : v;
         }
     }
 }
@@ -749,12 +847,16 @@ int unit_elems(DType t) {
     switch (t) {
         case DType::F32: return 4;
         case DType::Q4_K: case DType::Q5_K: return 32;
+        case DType::MXFP4: return 16;
         default: return 8;
     }
 }
 
 // Byte alignment the fast path needs of row starts (base, row_bytes, slot strides).
-std::size_t fast_align(DType t) { return (t == DType::Q8_0 || t == DType::Q6_K) ? 2 : 16; }
+std::size_t fast_align(DType t) {
+    if (t == DType::MXFP4) return 1;  // 17-byte blocks: the unit aligns its own loads
+    return (t == DType::Q8_0 || t == DType::Q6_K) ? 2 : 16;
+}
 
 // Device properties, cached per device (the launchers run at graph capture and in eager prefill).
 constexpr int kMaxDevices = 64;
@@ -875,6 +977,7 @@ cudaError_t dispatch_generic(DType t, const KArgs& a, unsigned grid_y, cudaStrea
         case DType::Q4_K: return launch_generic<DType::Q4_K, kMode>(a, grid_y, s);
         case DType::Q5_K: return launch_generic<DType::Q5_K, kMode>(a, grid_y, s);
         case DType::Q6_K: return launch_generic<DType::Q6_K, kMode>(a, grid_y, s);
+        case DType::MXFP4: return launch_generic<DType::MXFP4, kMode>(a, grid_y, s);
         default: return cudaErrorInvalidValue;
     }
 }
@@ -899,6 +1002,7 @@ cudaError_t dispatch_fast(DType t, const KArgs& a, unsigned grid_y, cudaStream_t
             case DType::Q4_K: return dispatch_plain_m<DType::Q4_K>(a, s);
             case DType::Q5_K: return dispatch_plain_m<DType::Q5_K>(a, s);
             case DType::Q6_K: return dispatch_plain_m<DType::Q6_K>(a, s);
+            case DType::MXFP4: return dispatch_plain_m<DType::MXFP4>(a, s);
             default: return cudaErrorInvalidValue;
         }
     } else {
@@ -910,6 +1014,7 @@ cudaError_t dispatch_fast(DType t, const KArgs& a, unsigned grid_y, cudaStream_t
             case DType::Q4_K: return launch<DType::Q4_K, 1, 4, kMode>(a, grid_y, s);
             case DType::Q5_K: return launch<DType::Q5_K, 1, 4, kMode>(a, grid_y, s);
             case DType::Q6_K: return launch<DType::Q6_K, 1, 4, kMode>(a, grid_y, s);
+            case DType::MXFP4: return launch<DType::MXFP4, 1, 4, kMode>(a, grid_y, s);
             default: return cudaErrorInvalidValue;
         }
     }
@@ -929,7 +1034,7 @@ bool valid_shape(DType t, std::int64_t rows, std::int64_t k, std::size_t row_byt
 bool gemv_supported(DType type) {
     switch (type) {
         case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0:
-        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
             return true;
         default:
             return false;
@@ -955,6 +1060,7 @@ cudaError_t gemv(const GemvParams& p, cudaStream_t stream) {
     a.ldy = ldy;
     a.accumulate = p.accumulate ? 1 : 0;
     a.x_div = 1;
+    a.b0 = p.bias;
     const std::size_t al = fast_align(p.type);
     const bool fast = p.k % unit_elems(p.type) == 0 && aligned(p.w, al) && p.row_bytes % al == 0;
     return fast ? dispatch_fast<kPlain>(p.type, a, 1, stream) : dispatch_generic<kPlain>(p.type, a, 1, stream);
@@ -967,6 +1073,8 @@ cudaError_t expert_launch(const ExpertGemvParams& p, const ExpertMatrix* up, flo
     if (!valid_shape(g.type, g.rows, g.k, g.row_bytes) || p.n_pairs < 0 || p.n_pairs > 65535 || p.x_div < 1)
         return cudaErrorInvalidValue;
     if (up && (up->type != g.type || up->rows != g.rows || up->k != g.k || up->row_bytes != g.row_bytes))
+        return cudaErrorInvalidValue;
+    if ((!up && p.up_bias) || (p.bias_stride != 0 && p.bias_stride < g.rows) || p.bias_stride < 0)
         return cudaErrorInvalidValue;
     const std::int64_t ldx = p.ldx ? p.ldx : g.k, ldy = p.ldy ? p.ldy : g.rows;
     if (ldx < g.k || ldy < g.rows) return cudaErrorInvalidValue;
@@ -989,6 +1097,10 @@ cudaError_t expert_launch(const ExpertGemvParams& p, const ExpertMatrix* up, flo
     a.slot_map = p.slot_map;
     a.x_div = p.x_div;
     a.limit = limit;
+    a.b0 = p.bias;
+    a.b1 = up ? p.up_bias : nullptr;
+    a.bstride = p.bias_stride ? p.bias_stride : g.rows;
+    a.bias_ids = p.bias_ids;
     const std::size_t al = fast_align(g.type);
     const bool fast = g.k % unit_elems(g.type) == 0 && aligned(a.w0, al) && aligned(a.w1, al) &&
                       g.row_bytes % al == 0 && a.stride0 % al == 0 && a.stride1 % al == 0;

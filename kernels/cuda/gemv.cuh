@@ -10,14 +10,21 @@
 //              slot_map = nullptr. Cache: base = pool + the matrix's offset in a slot, slot_stride = slot bytes,
 //              slot_map = the layer's residency row (flat id → slot).
 // expert_gate_up: the same for gate and up of one expert at once, fused with SwiGLU:
-//              h[p, :] = swiglu(W_gate_p · x, W_up_p · x) (see ref/swiglu.h for `limit`).
-// Supported types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K. k ≤ kGemvMaxK.
+//              h[p, :] = swiglu(W_gate_p · x + b_gate, W_up_p · x + b_up) (see ref/swiglu.h for `limit`: > 0 is
+//              gpt-oss's clamped form, g·σ(1.702·g)·(u + 1)).
+// Biases (optional, F32): gemv adds bias[r] to each output (before `accumulate`'s add); the expert kernels add the
+// expert's row bias + ids[p] · bias_stride — indexed by the expert id, never the slot, so biases stay resident
+// while the weights move between host, cache slots and CPU. An entry computed elsewhere (id < 0) stays 0.
+// Supported types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (read in place: 17-byte blocks at any byte
+// alignment). k ≤ kGemvMaxK.
 // Fast path: rows (base, row_bytes, slot_stride) 16-byte aligned for F32/F16/BF16/Q4_K/Q5_K, 2-byte aligned for Q8_0
-// and Q6_K (GGUF's own alignment), and k a multiple of 4 (F32) / 8 (F16, BF16); anything else takes a slow but
-// correct per-element path. x and y need only float alignment. A slot_map entry < 0 is treated like id < 0.
+// and Q6_K (GGUF's own alignment), any alignment for MXFP4, and k a multiple of 4 (F32) / 8 (F16, BF16); anything
+// else takes a slow but correct per-element path. x and y need only float alignment. A slot_map entry < 0 is treated
+// like id < 0.
 // Launches are capture-safe (fixed grid for fixed shapes; ids and slot_map are read on the device).
 // Errors: cudaErrorInvalidValue for an unsupported type, k too large or not whole blocks, m out of range,
-// row_bytes shorter than a row, ldx < k or ldy < rows (when non-zero), x_div < 1, up not shaped like the gate.
+// row_bytes shorter than a row, ldx < k or ldy < rows (when non-zero), x_div < 1, up not shaped like the gate,
+// up_bias without up, 0 < bias_stride < rows.
 #pragma once
 
 #include <cstddef>
@@ -44,6 +51,7 @@ struct GemvParams {
     float* y = nullptr;        // [m, ldy]
     std::int64_t ldy = 0;      // 0: rows
     bool accumulate = false;   // y += W·x instead of y = W·x (residual adds for free)
+    const float* bias = nullptr;  // [rows] added to every output vector (optional)
 };
 
 bool gemv_supported(DType type);
@@ -68,6 +76,14 @@ struct ExpertGemvParams {
     int x_div = 1;         // pair p reads x row p / x_div
     float* y = nullptr;    // [n_pairs, ldy]
     std::int64_t ldy = 0;  // 0: rows
+    // Per-expert F32 biases (gpt-oss), optional: expert e's at bias + e · bias_stride. expert_gemv: bias of the
+    // output; expert_gate_up: bias of the gate, up_bias of up (same stride). Both added before the activation.
+    const float* bias = nullptr;
+    const float* up_bias = nullptr;    // expert_gate_up only
+    std::int64_t bias_stride = 0;      // floats; 0: rows (a stacked [n_expert, rows] tensor)
+    // The pairs' expert ids for the bias rows when ids holds cache slots (slot_map null) rather than expert ids;
+    // null: ids. Read only for pairs computed here (id ≥ 0).
+    const std::int32_t* bias_ids = nullptr;
 };
 
 cudaError_t expert_gemv(const ExpertGemvParams& p, cudaStream_t stream);

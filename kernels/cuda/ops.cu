@@ -213,6 +213,16 @@ __global__ void add_kernel(const float* __restrict__ x, float* __restrict__ y, s
         y[i] += x[i];
 }
 
+__global__ void add_bias_kernel(float* __restrict__ y, std::int64_t ldy, const float* __restrict__ b, std::int64_t rows,
+                                std::int64_t cols) {
+    const std::int64_t n = rows * cols;
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = i / cols, c = i - r * cols;
+        y[r * ldy + c] += b[c];
+    }
+}
+
 // y may alias g: each element is read before it is written by the same thread.
 __global__ void swiglu_kernel(const float* g, const float* __restrict__ u, float* y, std::int64_t n, float limit) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -640,8 +650,9 @@ RopeArgs rope_args(const RopeParams& p, int n_heads, std::int64_t ld, std::int64
         auto corr_dim = [&](double rotations) {
             return p.n_rot * std::log(p.orig_ctx / (rotations * 2 * pi)) / (2 * std::log(double(p.theta)));
         };
-        a.lo = std::fmax(0.0, std::floor(corr_dim(p.beta_fast)));
-        a.hi = std::fmin(double(p.n_rot - 1), std::ceil(corr_dim(p.beta_slow)));
+        const double lo = corr_dim(p.beta_fast), hi = corr_dim(p.beta_slow);
+        a.lo = std::fmax(0.0, p.truncate ? std::floor(lo) : lo);
+        a.hi = std::fmin(double(p.n_rot - 1), p.truncate ? std::ceil(hi) : hi);
         mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
     }
     a.mag = float(mag);
@@ -686,6 +697,14 @@ cudaError_t add_f32(const float* x, float* y, std::int64_t n, cudaStream_t strea
     if (n < 0) return cudaErrorInvalidValue;
     if (n == 0) return cudaSuccess;
     add_kernel<<<elementwise_grid(n), 256, 0, stream>>>(x, y, n);
+    return cudaGetLastError();
+}
+
+cudaError_t add_bias_f32(float* y, std::int64_t ldy, const float* bias, std::int64_t rows, std::int64_t cols,
+                         cudaStream_t stream) {
+    if (rows < 0 || cols < 0 || (ldy != 0 && ldy < cols)) return cudaErrorInvalidValue;
+    if (rows == 0 || cols == 0) return cudaSuccess;
+    add_bias_kernel<<<elementwise_grid(rows * cols), 256, 0, stream>>>(y, ldy ? ldy : cols, bias, rows, cols);
     return cudaGetLastError();
 }
 

@@ -35,6 +35,9 @@ cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_
 
 // y = x + y (n floats).
 cudaError_t add_f32(const float* x, float* y, std::int64_t n, cudaStream_t stream);
+// y[r, c] += bias[c] for rows × cols, y with row stride ldy (0: cols).
+cudaError_t add_bias_f32(float* y, std::int64_t ldy, const float* bias, std::int64_t rows, std::int64_t cols,
+                         cudaStream_t stream);
 // y = swiglu(g, u) (ref/swiglu.h); y may alias g.
 cudaError_t swiglu_f32(const float* g, const float* u, float* y, std::int64_t n, float limit, cudaStream_t stream);
 

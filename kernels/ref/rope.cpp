@@ -8,17 +8,21 @@ namespace ft::kernels {
 
 namespace {
 // YaRN: the dimension index whose rotation count over orig_ctx equals n_rot (see the YaRN paper, eq. for r(d)).
-float yarn_corr_dim(int n_rot, int orig_ctx, float n_rotations, float base) {
-    return float(n_rot) * std::log(float(orig_ctx) / (n_rotations * 2.f * 3.14159265358979f)) / (2.f * std::log(base));
+// In double, as ref::rope_f32 and the CUDA kernel compute it: untruncated ramp ends (gpt-oss) are not integers.
+double yarn_corr_dim(int n_rot, int orig_ctx, double n_rotations, double base) {
+    return n_rot * std::log(orig_ctx / (n_rotations * 2 * 3.14159265358979323846)) / (2 * std::log(base));
 }
 }  // namespace
 
 void rope_cos_sin(const RopeParams& p, std::int64_t pos, float* cs) {
     const int half = p.n_rot / 2;
-    float low = 0, high = 0;
+    double low = 0, high = 0;
     if (p.ext_factor != 0.f) {
-        low = std::max(0.f, std::floor(yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_fast, p.theta)));
-        high = std::min(float(p.n_rot - 1), std::ceil(yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_slow, p.theta)));
+        low = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_fast, p.theta);
+        high = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_slow, p.theta);
+        if (p.truncate) low = std::floor(low), high = std::ceil(high);
+        low = std::max(0.0, low);
+        high = std::min(double(p.n_rot - 1), high);
     }
     for (int i = 0; i < half; ++i) {
         const double theta_extrap = double(pos) * std::pow(double(p.theta), -2.0 * i / double(p.n_rot));
@@ -26,8 +30,8 @@ void rope_cos_sin(const RopeParams& p, std::int64_t pos, float* cs) {
         double theta = theta_interp;
         double mscale = p.attn_factor;
         if (p.ext_factor != 0.f) {
-            const float y = (float(i) - low) / std::max(0.001f, high - low);
-            const double ramp = 1.0 - std::clamp(y, 0.f, 1.f);
+            const double y = (i - low) / std::max(0.001, high - low);
+            const double ramp = 1.0 - std::clamp(y, 0.0, 1.0);
             const double mix = ramp * p.ext_factor;
             theta = theta_interp * (1 - mix) + theta_extrap * mix;
             mscale *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
@@ -55,8 +59,9 @@ void rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n_heads,
                 const double extrap = double(pos[t]) / std::pow(double(p.theta), 2.0 * i / p.n_rot);
                 double angle = extrap * p.freq_scale, mag = p.attn_factor;
                 if (p.ext_factor != 0.f) {
-                    const double lo = std::max(0.0, std::floor(corr_dim(p.beta_fast)));
-                    const double hi = std::min(double(p.n_rot - 1), std::ceil(corr_dim(p.beta_slow)));
+                    const double lo0 = corr_dim(p.beta_fast), hi0 = corr_dim(p.beta_slow);
+                    const double lo = std::max(0.0, p.truncate ? std::floor(lo0) : lo0);
+                    const double hi = std::min(double(p.n_rot - 1), p.truncate ? std::ceil(hi0) : hi0);
                     const double ramp = 1.0 - std::clamp((i - lo) / std::max(0.001, hi - lo), 0.0, 1.0);
                     angle = angle * (1 - ramp * p.ext_factor) + extrap * ramp * p.ext_factor;
                     mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);

@@ -20,6 +20,9 @@ struct RopeParams {
     float attn_factor = 1.f;     // magnitude multiplier of cos/sin
     float beta_fast = 32.f, beta_slow = 1.f;
     int orig_ctx = 0;
+    // Ramp ends rounded outward (floor / ceil of the correction dims), as llama.cpp always and transformers by
+    // default do; false keeps them exact (gpt-oss: rope_scaling.truncate = false). Both are clamped to [0, n_rot-1].
+    bool truncate = true;
 };
 
 // cos/sin of one position for every pair index: cs[2i] = cos, cs[2i+1] = sin (n_rot values in total).

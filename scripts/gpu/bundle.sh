@@ -26,12 +26,18 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build" "$stage/lib"
 # The build tree minus objects and CMake internals: executables, CTestTestfile.cmake files, test data.
+# FT_BUNDLE_ONLY (a regex over executable names) keeps only the executables it matches: a small bundle for a few runs.
 (cd "$build" && find . -type f \( -name '*.o' -o -name '*.a' -o -path '*/CMakeFiles/*' -o -name '*.ninja*' \
    -o -name '.ninja_*' -o -path '*_autogen/*' \) -prune -o -type f -print) |
-  while read -r f; do mkdir -p "$stage/build/$(dirname "$f")"; cp -p "$build/$f" "$stage/build/$f"; done
+  while read -r f; do
+    if [[ -n "${FT_BUNDLE_ONLY:-}" && -x "$build/$f" && "$f" != *.sh && ! "$(basename "$f")" =~ ^(${FT_BUNDLE_ONLY})$ ]]; then
+      continue
+    fi
+    mkdir -p "$stage/build/$(dirname "$f")"; cp -p "$build/$f" "$stage/build/$f"
+  done
 
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libstdc\+\+|libgcc_s|libcuda|libcublas|libcudart|libnvidia)'
-find "$build" -type f -perm -u+x ! -name '*.so*' ! -path '*/CMakeFiles/*' | while read -r exe; do
+find "$stage/build" -type f -perm -u+x ! -name '*.so*' ! -path '*/CMakeFiles/*' | while read -r exe; do
   ldd "$exe" 2>/dev/null | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $skip ]] && continue

@@ -174,6 +174,55 @@ private slots:
         QVERIFY2(QString::fromStdString(f.error).contains("part 2 of 2 is missing"), f.error.c_str());
     }
 
+    // A real split GGUF (the tiny model written as parts of 12 tensors by the converter): its facts and fit are the
+    // whole model's — the same as the one-file model's — and the size on disk is that of all parts.
+    void splitGgufFactsCountEveryPart() {
+        ft::model::ConvertOptions opt;
+        opt.out = m_dir.filePath("tiny-split.gguf").toStdString();
+        opt.type = ft::kernels::DType::Q8_0;
+        opt.split_max_tensors = 12;
+        ft::model::ConvertResult r;
+        try {
+            r = ft::model::convert_hf_to_gguf(kTiny.toStdString(), opt);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QVERIFY(r.files.size() >= 3);
+        const ft::ModelFacts one = ft::read_model_facts(m_gguf.toStdString());
+        const ft::ModelFacts split = ft::read_model_facts(r.files.front());
+        QVERIFY2(split.readable, split.error.c_str());
+        QVERIFY(split.runnable);
+        QCOMPARE(split.parts.size(), r.files.size());
+        std::uint64_t on_disk = 0;
+        for (const auto& f : r.files) on_disk += std::filesystem::file_size(f);
+        QCOMPARE(split.file_bytes, on_disk);
+        QCOMPARE(split.total_params, one.total_params);
+        QCOMPARE(split.active_params, one.active_params);
+        QCOMPARE(split.expert_pool_bytes, one.expert_pool_bytes);
+        QCOMPARE(split.non_expert_bytes, one.non_expert_bytes);
+        QCOMPARE(split.bytes_per_expert, one.bytes_per_expert);
+        QCOMPARE(split.quant, one.quant);
+        // A later part added by itself shows the whole model too (its parts are found from its name).
+        const ft::ModelFacts later = ft::read_model_facts(r.files[1]);
+        QCOMPARE(later.total_params, one.total_params);
+
+        // The fit badge: a PC with a small GPU, so the plan depends on the expert pool's size.
+        ft::MachineProfile pc;
+        pc.gpu_name = "test GPU";
+        pc.vram_bytes = 64ull << 20;
+        pc.ram_bytes = 8ull << 30;
+        pc.pcie_gbps = 20;
+        pc.host_gbps = 30;
+        pc.cpu_threads = 8;
+        const ft::FitPrediction a = ft::predict_fit(m_gguf.toStdString(), pc);
+        const ft::FitPrediction b = ft::predict_fit(r.files.front(), pc);
+        QVERIFY(a.ram_needed > 0);
+        QCOMPARE(b.verdict, a.verdict);
+        QCOMPARE(b.ram_needed, a.ram_needed);
+        QCOMPARE(b.plan.experts, a.plan.experts);
+        QCOMPARE(b.summary, a.summary);
+    }
+
     void scansTheModelsFolder() {
         const QString models = QString::fromStdString(ft::models_dir().string()) + "/scan-test";
         QDir(models).removeRecursively();

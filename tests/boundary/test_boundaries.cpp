@@ -1,6 +1,9 @@
 // Module boundaries (ARCHITECTURE §2), checked on the source tree:
 //   engine/ and kernels/ include no Qt header; kernels/ include nothing of the engine (ft/…);
-//   ui/ includes no engine internals (engine/src headers) and no kernels.
+//   ui/ includes no engine internals (engine/src headers) and no kernels;
+//   engine/src/model/ (the description of architectures) includes nothing of execution (exec, cpu, cuda, moe, kv,
+//   sched, memory, profile, bench, serve); nothing of the engine but bench/ includes bench/ (the benchmarks sit on
+//   top: the stored bandwidth profile is its own module, profile/).
 // The scanner is tested on planted violations first, so this suite cannot pass by finding nothing.
 #include <QDir>
 #include <QDirIterator>
@@ -53,6 +56,16 @@ QStringList engine_internal_headers(const QString& engine_src) {
     return out;
 }
 
+// The engine's internal headers under the given top folders (relative to engine/src), as an include regex.
+QRegularExpression engine_headers_under(const QString& engine_src, const QStringList& dirs) {
+    QStringList hs;
+    for (const QString& h : engine_internal_headers(engine_src))
+        if (dirs.contains(h.section('/', 0, 0))) hs << QRegularExpression::escape(h);
+    return QRegularExpression("^(" + (hs.isEmpty() ? QString("$^") : hs.join('|')) + ")$");
+}
+
+const QStringList kExecutionDirs = {"exec", "cpu", "cuda", "moe", "kv", "sched", "memory", "profile", "bench", "serve"};
+
 const QRegularExpression kQtInclude("^(Q[A-Z][A-Za-z]*|Qt[A-Za-z]+/.*|q[a-z]+\\.h)$");
 const QRegularExpression kEngineInclude("^ft/");
 
@@ -90,6 +103,10 @@ private slots:
         const auto ui = scan(tmp.path() + "/ui",
                              QRegularExpression("^(" + QRegularExpression::escape(internal.join('|')).replace("\\|", "|") + ")$"));
         QCOMPARE(ui.size(), 1);
+        // model/ including an execution header (engine/src/cpu/…), but not a kernels header of the same folder name.
+        write(tmp.path() + "/engine/src/cpu/worker_pool.h", "#pragma once\n");
+        write(tmp.path() + "/engine/src/model/arch.cpp", "#include \"cpu/worker_pool.h\"\n#include \"cpu/matmul.h\"\n");
+        QCOMPARE(scan(tmp.path() + "/engine/src/model", engine_headers_under(tmp.path() + "/engine/src", kExecutionDirs)).size(), 1);
     }
 
     void engineAndKernelsIncludeNoQt() {
@@ -112,6 +129,19 @@ private slots:
         const QRegularExpression re("^(" + forbidden.join('|') + ")$");
         const auto v = scan(src + "/ui", re);
         QVERIFY2(v.isEmpty(), qPrintable("ui includes engine internals:\n" + describe(v)));
+    }
+
+    void modelIncludesNothingOfExecution() {
+        const auto v = scan(src + "/engine/src/model", engine_headers_under(src + "/engine/src", kExecutionDirs));
+        QVERIFY2(v.isEmpty(), qPrintable("model/ (descriptions) includes execution headers:\n" + describe(v)));
+    }
+
+    void onlyTheBenchmarksIncludeBench() {
+        const QRegularExpression bench = engine_headers_under(src + "/engine/src", {"bench"});
+        QList<Violation> v;
+        for (const QString& dir : QDir(src + "/engine/src").entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            if (dir != "bench") v += scan(src + "/engine/src/" + dir, bench);
+        QVERIFY2(v.isEmpty(), qPrintable("engine code includes the benchmarks:\n" + describe(v)));
     }
 
     void engineCMakeLinksNoQt() {

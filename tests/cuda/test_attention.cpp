@@ -1,10 +1,10 @@
-// CUDA attention over the paged KV cache against the scalar reference (ref/attention.h): prefill (tensor-core bf16
-// path and the f32 CUDA-core path, forced with FT_ATTN_SIMPLE=1) and split-K decode, with shuffled page tables,
+// CUDA attention over the paged KV cache against the scalar reference (ref/attention.h): prefill (tensor-core f16
+// path and the f32 CUDA-core path of attention_prefill_exact) and split-K decode, with shuffled page tables,
 // GQA, sliding windows and sinks, guard values after every output. FT_TEST_PERF=1: perfPrefill prints TFLOP/s of
 // an 8192-token causal prefill, perfDecode GB/s of KV read against a device-to-device copy measured in the same run.
 //
-// Prefill paths: 0 = attention_prefill (tensor cores when the shape allows), 1 = the same with FT_ATTN_SIMPLE=1,
-// 2 = attention_prefill_exact. The "gqa" rows sweep the grouped-query block layout (group 1/4/8/16, head_dim 64/128,
+// Prefill paths: 0 = attention_prefill (tensor cores when the shape allows, else the f32 kernel),
+// 2 = attention_prefill_exact (always the f32 CUDA-core kernel). The "gqa" rows sweep the grouped-query block layout (group 1/4/8/16, head_dim 64/128,
 // token counts around the 16/64-row tiles, pos0 > 0).
 //
 // Every prefill and decode case runs twice: on an f32 cache and on an f16 cache (the *F16 slots, same tables). The
@@ -144,14 +144,6 @@ std::vector<float> pad_rows(const std::vector<float>& q, std::int64_t n, std::in
     return out;
 }
 
-struct EnvGuard {  // FT_ATTN_SIMPLE for one scope
-    explicit EnvGuard(bool on) {
-        if (on) qputenv("FT_ATTN_SIMPLE", "1");
-        else qunsetenv("FT_ATTN_SIMPLE");
-    }
-    ~EnvGuard() { qunsetenv("FT_ATTN_SIMPLE"); }
-};
-
 bool perf_mode() {
     const char* v = std::getenv("FT_TEST_PERF");
     return v && *v == '1';
@@ -198,10 +190,8 @@ private slots:
         QTest::newRow("d128 sinks window 50") << 128 << 128 << 8 << 2 << 100 << 300 << 50 << true << 0 << 0;
         QTest::newRow("d48 (simple by shape)") << 48 << 48 << 4 << 2 << 100 << 10 << 0 << false << 0 << 0;
         QTest::newRow("dk64 dv32 (simple by shape)") << 64 << 32 << 4 << 2 << 100 << 10 << 0 << false << 0 << 0;
-        QTest::newRow("simple d128 g4 n300 pos0 100") << 128 << 128 << 8 << 2 << 300 << 100 << 0 << false << 1 << 0;
-        QTest::newRow("simple d64 window sinks") << 64 << 64 << 4 << 1 << 200 << 50 << 37 << true << 1 << 4;
-        QTest::newRow("simple d32 n17")      << 32 << 32 << 4 << 2 << 17 << 0 << 0 << false << 1 << 0;
-        QTest::newRow("simple d256 n100")    << 256 << 256 << 4 << 1 << 100 << 20 << 0 << false << 1 << 0;
+        QTest::newRow("exact d32 n17")       << 32 << 32 << 4 << 2 << 17 << 0 << 0 << false << 2 << 0;
+        QTest::newRow("exact d256 n100")     << 256 << 256 << 4 << 1 << 100 << 20 << 0 << false << 2 << 0;
         QTest::newRow("exact d128 g4 n300 pos0 100") << 128 << 128 << 8 << 2 << 300 << 100 << 0 << false << 2 << 0;
         QTest::newRow("exact d64 window sinks") << 64 << 64 << 4 << 1 << 200 << 50 << 37 << true << 2 << 4;
         QTest::newRow("d256 g8 n200 pos0 40") << 256 << 256 << 8 << 1 << 200 << 40 << 0 << false << 0 << 0;
@@ -265,7 +255,6 @@ private slots:
         CHECK_CUDA(cudaMemcpy(dsink.p, sink_v.data(), sink_v.size() * 4, cudaMemcpyHostToDevice));
         p.sinks = sinks ? dsink.as<float>() : nullptr;
         {
-            EnvGuard env(path == 1);
             if (path == 2)
                 CHECK_CUDA(ft::kernels::cuda::attention_prefill_exact(p, dq.as<float>(), ldq, n, pos0, 1, dc.view(c),
                                                                       dout.as<float>(), nullptr));
@@ -487,14 +476,11 @@ private slots:
         for (int run = 0; run < 4; ++run) {
             const bool simple = run % 2 == 1, f16 = run >= 2;
             const auto view = f16 ? dc16.view(c16) : dc.view(c);
-            EnvGuard env(simple);
             const int iters = simple ? 1 : 10;
-            CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, view,
-                                                            dout.as<float>(), nullptr));
+            const auto attend = simple ? ft::kernels::cuda::attention_prefill_exact : ft::kernels::cuda::attention_prefill;
+            CHECK_CUDA(attend(p, dq.as<float>(), n_head * d, n, 0, 0, view, dout.as<float>(), nullptr));
             cudaEventRecord(e0);
-            for (int i = 0; i < iters; ++i)
-                CHECK_CUDA(ft::kernels::cuda::attention_prefill(p, dq.as<float>(), n_head * d, n, 0, 0, view,
-                                                                dout.as<float>(), nullptr));
+            for (int i = 0; i < iters; ++i) CHECK_CUDA(attend(p, dq.as<float>(), n_head * d, n, 0, 0, view, dout.as<float>(), nullptr));
             cudaEventRecord(e1);
             CHECK_CUDA(cudaEventSynchronize(e1));
             const double ms = time_ms(e0, e1) / iters;

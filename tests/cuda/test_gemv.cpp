@@ -1,7 +1,9 @@
 // CUDA decode GEMV (gemv, expert_gemv, expert_gate_up) and dequantization (dequantize_rows, convert_f32) against
 // the scalar references, per weight type and shape, with guard values after (and between) every output.
 // Weights are random valid blocks (random codes and scales, built with the ref packers) and their reference values
-// come from ref::dequantize_row; every row differs. FT_TEST_PERF=1: perfGemv / perfExperts print GB/s of weights read
+// come from ref::dequantize_row; every row differs. MXFP4 (17-byte blocks) is read at every byte alignment: rows of
+// an odd number of blocks, matrices placed at odd offsets, gpt-oss's k = 2880 (90 blocks, not a multiple of 256).
+// Biases (plain and per expert, indexed by expert id) are checked with gpt-oss's clamped SwiGLU. FT_TEST_PERF=1: perfGemv / perfExperts print GB/s of weights read
 // against a device-to-device copy measured in the same run, timed per launch with events and inside a CUDA graph of
 // 48 back-to-back launches.
 #include <algorithm>
@@ -99,6 +101,17 @@ void random_row(DType t, std::int64_t k, Rng& g, float amp, std::uint8_t* out) {
                     std::memcpy(blk.scales, scales, 12);
                     std::memcpy(out + i * sizeof blk, &blk, sizeof blk);
                 }
+            }
+            break;
+        }
+        case DType::MXFP4: {
+            // E8M0 exponent so that the largest code (12, doubled E2M1) lands near amp: 2^(e-128) · 12 ≈ amp.
+            const int e0 = int(std::lround(std::log2(amp / 12.f))) + 128;
+            for (std::int64_t i = 0; i < nb; ++i) {
+                BlockMxfp4 blk;
+                blk.e = std::uint8_t(e0 + g.range(-2, 0));
+                for (auto& q : blk.qs) q = std::uint8_t(g.next());
+                std::memcpy(out + i * sizeof blk, &blk, sizeof blk);  // byte-aligned in the row
             }
             break;
         }
@@ -258,7 +271,8 @@ double copy_gbs() {
     return 2.0 * double(bytes) * iters / (ms * 1e-3) / 1e9;
 }
 
-const DType kAllTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+const DType kAllTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0,
+                           DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
 
 }  // namespace
 #endif
@@ -321,6 +335,18 @@ private slots:
             QTest::addRow("f32 router 128x2048 m%d", m) << int(DType::F32) << 128 << 2048 << m << 0 << 0 << false << 0;
         // Q8_0 rows of an odd number of blocks: rows alternate 4-byte alignment.
         QTest::addRow("q8_0 21x96 m2") << int(DType::Q8_0) << 21 << 96 << 2 << 0 << 0 << false << 0;
+        // MXFP4: rows of an odd number of 17-byte blocks start at every byte alignment; gpt-oss shapes (k = 2880 =
+        // 90 blocks; the golden fixture's 160 and 96); one block; the matrix at an odd offset (pad 2 puts it 2 bytes
+        // in, pad 1 makes every row 1 byte longer).
+        for (int m : {1, 2, 3, 8}) {
+            QTest::addRow("mxfp4 21x160 m%d", m) << int(DType::MXFP4) << 21 << 160 << m << (m > 1 ? 165 : 0) << 0 << (m == 3) << 0;
+            QTest::addRow("mxfp4 2880x2880 m%d", m) << int(DType::MXFP4) << 2880 << 2880 << m << 0 << 0 << (m == 2) << 0;
+            QTest::addRow("mxfp4 160x96 m%d", m) << int(DType::MXFP4) << 160 << 96 << m << 0 << 0 << false << 0;
+        }
+        QTest::addRow("mxfp4 7x32 m1") << int(DType::MXFP4) << 7 << 32 << 1 << 0 << 0 << false << 0;
+        QTest::addRow("mxfp4 201x2880 m1 pad1") << int(DType::MXFP4) << 201 << 2880 << 1 << 0 << 0 << false << 1;
+        QTest::addRow("mxfp4 19x480 m4 pad2") << int(DType::MXFP4) << 19 << 480 << 4 << 0 << 0 << true << 2;
+        QTest::addRow("mxfp4 3x16352 m2 (k tiles)") << int(DType::MXFP4) << 3 << 16352 << 2 << 0 << 0 << false << 0;
         QTest::addRow("q8_0 21x160 m1") << int(DType::Q8_0) << 21 << 160 << 1 << 0 << 0 << false << 0;
         // Generic fallback: k not a multiple of the vector unit.
         QTest::addRow("f32 5x33 (odd k)") << int(DType::F32) << 5 << 33 << 1 << 0 << 0 << false << 0;
@@ -414,22 +440,39 @@ private slots:
         QTest::addColumn<bool>("gate_up");
         QTest::addColumn<bool>("slot_map");
         QTest::addColumn<float>("limit");
-        for (DType t : {DType::Q4_K, DType::Q8_0, DType::BF16, DType::Q6_K, DType::Q5_K, DType::F16, DType::F32})
+        QTest::addColumn<bool>("bias");
+        for (DType t : {DType::Q4_K, DType::Q8_0, DType::BF16, DType::Q6_K, DType::Q5_K, DType::F16, DType::F32, DType::MXFP4})
             for (bool sm : {false, true}) {
                 QTest::addRow("%s down 2048x768%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 2048 << 768 << false << sm << 0.f;
+                    << int(t) << 2048 << 768 << false << sm << 0.f << false;
                 QTest::addRow("%s gate_up 768x2048%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 768 << 2048 << true << sm << 0.f;
+                    << int(t) << 768 << 2048 << true << sm << 0.f << false;
                 QTest::addRow("%s gate_up 13x256 limit%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 13 << 256 << true << sm << 1.5f;
+                    << int(t) << 13 << 256 << true << sm << 1.5f << false;
                 QTest::addRow("%s down 13x256%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 13 << 256 << false << sm << 0.f;
+                    << int(t) << 13 << 256 << false << sm << 0.f << false;
                 // Few rows, long k: k split across warps (partial sums reduced in shared memory).
                 QTest::addRow("%s down 13x4096%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 13 << 4096 << false << sm << 0.f;
+                    << int(t) << 13 << 4096 << false << sm << 0.f << false;
                 QTest::addRow("%s gate_up 5x2048 limit%s", tname(t), sm ? " slots" : "")
-                    << int(t) << 5 << 2048 << true << sm << 7.f;
+                    << int(t) << 5 << 2048 << true << sm << 7.f << false;
+                // Biases (gpt-oss): added before the clamp / as the down projection's output bias.
+                QTest::addRow("%s gate_up 37x512 limit bias%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 37 << 512 << true << sm << 7.f << true;
+                QTest::addRow("%s down 37x512 bias%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 37 << 512 << false << sm << 0.f << true;
             }
+        // gpt-oss's expert shapes (MXFP4 in the released GGUF files): 2880 x 2880, and the golden fixture's.
+        for (bool sm : {false, true}) {
+            QTest::addRow("mxfp4 gpt-oss gate_up 2880x2880 bias%s", sm ? " slots" : "")
+                << int(DType::MXFP4) << 2880 << 2880 << true << sm << 7.f << true;
+            QTest::addRow("mxfp4 gpt-oss down 2880x2880 bias%s", sm ? " slots" : "")
+                << int(DType::MXFP4) << 2880 << 2880 << false << sm << 0.f << true;
+            QTest::addRow("mxfp4 tiny gate_up 96x160 bias%s", sm ? " slots" : "")
+                << int(DType::MXFP4) << 96 << 160 << true << sm << 7.f << true;
+            QTest::addRow("mxfp4 tiny down 160x96 bias%s", sm ? " slots" : "")
+                << int(DType::MXFP4) << 160 << 96 << false << sm << 0.f << true;
+        }
     }
     void expertsMatchReference() {
         QFETCH(int, type);
@@ -438,7 +481,9 @@ private slots:
         QFETCH(bool, gate_up);
         QFETCH(bool, slot_map);
         QFETCH(float, limit);
+        QFETCH(bool, bias);
         const DType t = DType(type);
+        if (ft::test::sanitizer_run() && std::int64_t(rows) * k > (std::int64_t(1) << 22)) QSKIP("large case: skipped under the sanitizer");
         constexpr int kExperts = 6, kSlots = 8, kTokens = 2, kTopK = 8, kPairs = kTokens * kTopK;
         // Expert e -> slot: a permutation into a larger pool (or identity over the stacked tensor).
         const int slot_of[kExperts] = {5, 0, 7, 2, 6, 3};
@@ -463,6 +508,14 @@ private slots:
         for (int e = 0; e < kExperts; ++e) smap[std::size_t(e)] = slot_of[e];
         const std::int64_t ldx = k + 8, ldy = rows + 2;
         const auto x = ft::test::random_floats(std::size_t(kTokens * ldx), 7 + rows, -2.f, 2.f);
+        // Biases per expert id, rows apart plus a gap (bias_stride > rows): large enough to move values past the clamp.
+        const std::int64_t bstride = rows + 5;
+        const auto bg = ft::test::random_floats(std::size_t(kExperts * bstride), 31 + rows, -3.f, 3.f);
+        const auto bu = ft::test::random_floats(std::size_t(kExperts * bstride), 37 + rows, -3.f, 3.f);
+        Dev dbg(bg.size() * 4), dbu(bu.size() * 4);
+        QVERIFY(dbg.p && dbu.p);
+        CHECK_CUDA(cudaMemcpy(dbg.p, bg.data(), bg.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dbu.p, bu.data(), bu.size() * 4, cudaMemcpyHostToDevice));
 
         Dev dg(pool_g.size()), du(std::max<std::size_t>(pool_u.size(), 1)), dids(sizeof ids), dmap(smap.size() * 4),
             dx(x.size() * 4);
@@ -486,6 +539,11 @@ private slots:
         p.x_div = kTopK;
         p.y = dy.as<float>();
         p.ldy = ldy;
+        if (bias) {
+            p.bias = dbg.as<float>();
+            p.up_bias = gate_up ? dbu.as<float>() : nullptr;
+            p.bias_stride = bstride;
+        }
         if (gate_up) {
             const kc::ExpertMatrix up{t, du.p, stride, g[0].row_bytes, rows, k};
             CHECK_CUDA(kc::expert_gate_up(p, up, limit, nullptr));
@@ -501,6 +559,12 @@ private slots:
             if (ids[pi] >= 0) {
                 ref_gemv(g[std::size_t(ids[pi])].deq.data(), rows, k, xr, k, 1, wg, mg);
                 if (gate_up) ref_gemv(u[std::size_t(ids[pi])].deq.data(), rows, k, xr, k, 1, wu, mu);
+                if (bias)
+                    for (std::int64_t r = 0; r < rows; ++r) {
+                        const std::size_t b = std::size_t(ids[pi] * bstride + r);
+                        wg[std::size_t(r)] += bg[b], mg[std::size_t(r)] += std::fabs(bg[b]);
+                        if (gate_up) wu[std::size_t(r)] += bu[b], mu[std::size_t(r)] += std::fabs(bu[b]);
+                    }
             }
             for (std::int64_t r = 0; r < ldy; ++r) {
                 const float v = got.data[std::size_t(pi * ldy + r)];
@@ -546,6 +610,10 @@ private slots:
                 if (s == DType::F32 || s == DType::F16 || s == DType::BF16)
                     QTest::addRow("%s->%s 5x37 (tail)", tname(s), tname(d)) << int(s) << int(d) << 5 << 37;
                 if (s == DType::Q8_0) QTest::addRow("q8_0->%s 7x96", tname(d)) << int(s) << int(d) << 7 << 96;
+                if (s == DType::MXFP4) {  // rows of 5 and 90 blocks (odd byte lengths, gpt-oss's 2880)
+                    QTest::addRow("mxfp4->%s 7x160", tname(d)) << int(s) << int(d) << 7 << 160;
+                    QTest::addRow("mxfp4->%s 9x2880", tname(d)) << int(s) << int(d) << 9 << 2880;
+                }
             }
     }
     void dequantizeMatchesReference() {
@@ -668,12 +736,77 @@ private slots:
         e.x_div = 1;
         const kc::ExpertMatrix up{DType::Q8_0, nullptr, 0, 272, 4, 256};  // type differs from gate
         QCOMPARE(kc::expert_gate_up(e, up, 0.f, nullptr), cudaErrorInvalidValue);
-        QCOMPARE(kc::dequantize_rows(DType::MXFP4, nullptr, 17, 1, 32, DType::F32, nullptr, nullptr),
-                 cudaErrorInvalidValue);
+        QCOMPARE(kc::dequantize_rows(DType::Q4_0, nullptr, 18, 1, 32, DType::F32, nullptr, nullptr),
+                 cudaErrorInvalidValue);  // not a supported source
+        QCOMPARE(kc::dequantize_rows(DType::MXFP4, nullptr, 16, 1, 32, DType::F32, nullptr, nullptr),
+                 cudaErrorInvalidValue);  // row shorter than one 17-byte block
+        e.w = {DType::MXFP4, nullptr, 0, 17, 4, 32};
+        float b = 0;
+        e.up_bias = &b;  // an up bias without up
+        QCOMPARE(kc::expert_gemv(e, nullptr), cudaErrorInvalidValue);
+        e.up_bias = nullptr;
+        e.bias_stride = 3;  // rows overlap
+        QCOMPARE(kc::expert_gemv(e, nullptr), cudaErrorInvalidValue);
+        e.bias_stride = 0;
         QCOMPARE(kc::dequantize_rows(DType::Q8_0, nullptr, 34, 1, 32, DType::Q8_0, nullptr, nullptr),
                  cudaErrorInvalidValue);
         QCOMPARE(kc::convert_f32(nullptr, 8, DType::F32, nullptr, nullptr), cudaErrorInvalidValue);
         QCOMPARE(cudaGetLastError(), cudaSuccess);  // rejected before any launch
+    }
+
+    // gemv's optional bias: y = W·x + b (then y += that with accumulate), per vector.
+    void gemvBias_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<bool>("accumulate");
+        for (DType t : {DType::F32, DType::BF16, DType::Q8_0, DType::MXFP4})
+            for (int m : {1, 3})
+                for (bool acc : {false, true}) QTest::addRow("%s m%d%s", tname(t), m, acc ? " acc" : "") << int(t) << m << acc;
+    }
+    void gemvBias() {
+        QFETCH(int, type);
+        QFETCH(int, m);
+        QFETCH(bool, accumulate);
+        const DType t = DType(type);
+        const std::int64_t rows = 75, k = 256;
+        const auto w = make(t, rows, k, 77u + std::uint32_t(type));
+        const auto x = ft::test::random_floats(std::size_t(k * m), 5, -2.f, 2.f);
+        const auto b = ft::test::random_floats(std::size_t(rows), 6, -1.f, 1.f);
+        const auto init = ft::test::random_floats(std::size_t(rows * m), 7, -1.f, 1.f);
+        std::vector<double> want, mag;
+        ref_gemv(w.deq.data(), rows, k, x.data(), k, m, want, mag);
+        ft::test::GuardedOutput got(std::size_t(rows * m));
+        if (accumulate) std::copy(init.begin(), init.end(), got.data.begin());
+        Dev dw(w.bytes.size()), dx(x.size() * 4), db(b.size() * 4), dy(got.data.size() * 4);
+        QVERIFY(dw.p && dx.p && db.p && dy.p);
+        CHECK_CUDA(cudaMemcpy(dw.p, w.bytes.data(), w.bytes.size(), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dx.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(db.p, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dy.p, got.ptr(), got.data.size() * 4, cudaMemcpyHostToDevice));
+        kc::GemvParams p;
+        p.type = t;
+        p.w = dw.p;
+        p.row_bytes = w.row_bytes;
+        p.rows = rows;
+        p.k = k;
+        p.m = m;
+        p.x = dx.as<float>();
+        p.y = dy.as<float>();
+        p.accumulate = accumulate;
+        p.bias = db.as<float>();
+        CHECK_CUDA(kc::gemv(p, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(got.ptr(), dy.p, got.data.size() * 4, cudaMemcpyDeviceToHost));
+        QVERIFY2(got.guards_intact(), "wrote past the output");
+        for (int j = 0; j < m; ++j)
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const std::size_t i = std::size_t(j * rows + r);
+                const double base = accumulate ? double(init[i]) : 0.0;
+                const double expect = want[i] + double(b[std::size_t(r)]) + base;
+                const double tol = kRelTol * (mag[i] + std::fabs(b[std::size_t(r)]) + std::fabs(base)) + 1e-30;
+                if (!(std::fabs(double(got.data[i]) - expect) <= tol))
+                    QFAIL(qPrintable(QString("y[%1, %2] = %3, want %4").arg(j).arg(r).arg(double(got.data[i]), 0, 'g', 9).arg(expect, 0, 'g', 9)));
+            }
     }
 
     void perfGemv() {
@@ -684,6 +817,43 @@ private slots:
         struct Shape { std::int64_t rows, k; };
         // LM head, attention q / o, expert gate or up / down, router (f32 in the model).
         const Shape shapes[] = {{151936, 2048}, {4096, 2048}, {2048, 4096}, {768, 2048}, {2048, 768}, {128, 2048}};
+        const Shape oss[] = {{2880, 2880}, {201088, 2880}};  // gpt-oss's expert and LM head (k = 90 MXFP4 blocks)
+        for (const Shape& s : oss)
+            for (int m : {1, 4}) {
+                const DType t = DType::MXFP4;
+                const std::size_t rb = *ft::kernels::dtype_bytes(t, std::uint64_t(s.k));
+                const std::size_t bytes = rb * std::size_t(s.rows);
+                const int copies = int(std::min<std::size_t>(512, (std::size_t(256) << 20) / bytes + 1));
+                Dev dw(bytes * std::size_t(copies)), dx(std::size_t(s.k * m) * 4), dy(std::size_t(s.rows * m) * 4);
+                QVERIFY(dw.p && dx.p && dy.p);
+                const auto w1 = make(t, std::min<std::int64_t>(s.rows, 64), s.k, 5);
+                std::vector<std::uint8_t> h(bytes);
+                for (std::size_t off = 0; off < bytes; off += w1.bytes.size())
+                    std::memcpy(h.data() + off, w1.bytes.data(), std::min(w1.bytes.size(), bytes - off));
+                for (int c = 0; c < copies; ++c)
+                    CHECK_CUDA(cudaMemcpy(dw.as<std::uint8_t>() + std::size_t(c) * bytes, h.data(), bytes, cudaMemcpyHostToDevice));
+                auto launch = [&](int i, cudaStream_t st) {
+                    kc::GemvParams p;
+                    p.type = t;
+                    p.w = dw.as<std::uint8_t>() + std::size_t(i % copies) * bytes;
+                    p.row_bytes = rb;
+                    p.rows = s.rows;
+                    p.k = s.k;
+                    p.m = m;
+                    p.x = dx.as<float>();
+                    p.y = dy.as<float>();
+                    return kc::gemv(p, st);
+                };
+                const int iters = int(std::clamp<std::size_t>((std::size_t(4) << 30) / bytes, 20, 2000));
+                double us = 0, us_graph = 0;
+                std::string err;
+                QVERIFY2(time_launches(launch, iters, std::max(1, copies / 48), us, us_graph, err), err.c_str());
+                const double gbs = double(bytes) / (us * 1e-6) / 1e9, gbs_g = double(bytes) / (us_graph * 1e-6) / 1e9;
+                qInfo("PERF gemv mxfp4 gpt-oss %6lldx%-5lld m%d (%7.2f MiB): %8.2f us %6.0f GB/s %3.0f%% of copy | "
+                      "graph48: %8.2f us %6.0f GB/s %3.0f%%",
+                      (long long)s.rows, (long long)s.k, m, bytes / 1048576.0, us, gbs, 100 * gbs / copy, us_graph,
+                      gbs_g, 100 * gbs_g / copy);
+            }
         for (DType t : kAllTypes)
             for (const Shape& s : shapes)
                 for (int m : {1, 4}) {
@@ -734,10 +904,15 @@ private slots:
         QVERIFY(copy > 0);
         qInfo("PERF device copy: %.0f GB/s (read + write)", copy);
         // One Qwen3-30B-A3B MoE layer: 128 experts, gate/up 768x2048, down 2048x768; 8 pairs (one token, top-8).
+        // MXFP4 also as a gpt-oss-120b layer (128 experts of 2880 x 2880, top-4 taken as 8 pairs of two tokens).
         constexpr int kExperts = 128, kPairs = 8, kVariants = 48;
-        for (DType t : {DType::Q4_K, DType::Q8_0, DType::Q6_K, DType::BF16, DType::Q5_K})
+        struct Case { DType t; bool oss; };
+        for (Case c : {Case{DType::MXFP4, true}, Case{DType::MXFP4, false}, Case{DType::Q4_K, false}, Case{DType::Q8_0, false},
+                       Case{DType::Q6_K, false}, Case{DType::BF16, false}, Case{DType::Q5_K, false}})
             for (bool gate_up : {true, false}) {
-                const std::int64_t rows = gate_up ? 768 : 2048, k = gate_up ? 2048 : 768;
+                const DType t = c.t;
+                const bool oss = c.oss;
+                const std::int64_t rows = oss ? 2880 : gate_up ? 768 : 2048, k = oss ? 2880 : gate_up ? 2048 : 768;
                 const std::size_t rb = *ft::kernels::dtype_bytes(t, std::uint64_t(k));
                 const std::size_t mat = rb * std::size_t(rows);
                 Dev dg(mat * kExperts), du(gate_up ? mat * kExperts : 1), dx(std::size_t(k) * 4),
@@ -779,9 +954,9 @@ private slots:
                 QVERIFY2(time_launches(launch, 960, 1, us, us_graph, err), err.c_str());
                 const double bytes = double(mat) * kPairs * (gate_up ? 2 : 1);
                 const double gbs = bytes / (us * 1e-6) / 1e9, gbs_g = bytes / (us_graph * 1e-6) / 1e9;
-                qInfo("PERF %-14s %-5s 8 pairs %4lldx%-4lld (%6.2f MiB): %7.2f us %5.0f GB/s %3.0f%% of copy | graph48: "
+                qInfo("PERF %-14s %-5s%s 8 pairs %4lldx%-4lld (%6.2f MiB): %7.2f us %5.0f GB/s %3.0f%% of copy | graph48: "
                       "%7.2f us %5.0f GB/s %3.0f%%",
-                      gate_up ? "expert_gate_up" : "expert_gemv", tname(t), (long long)rows, (long long)k,
+                      gate_up ? "expert_gate_up" : "expert_gemv", tname(t), oss ? " gpt-oss" : "", (long long)rows, (long long)k,
                       bytes / 1048576.0, us, gbs, 100 * gbs / copy, us_graph, gbs_g, 100 * gbs_g / copy);
             }
     }

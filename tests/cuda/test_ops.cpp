@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ft_test.h"
@@ -237,6 +238,8 @@ private slots:
         QTest::addRow("linear scale 0.25") << 64 << 64 << 2 << true << 8 << 0 << 10000.f << 0.25f << 0.f;
         QTest::addRow("yarn deepseek 64/192 x40") << 192 << 64 << 4 << true << 17 << 0 << 10000.f << 1.f / 40 << 1.f;
         QTest::addRow("yarn gpt-oss 64 x32") << 64 << 64 << 8 << true << 9 << 5 << 150000.f << 1.f / 32 << 1.f;
+        // ext_factor 2 here means: YaRN with exact (untruncated) ramp ends, gpt-oss's rope_scaling.truncate = false.
+        QTest::addRow("yarn gpt-oss exact ramp") << 64 << 64 << 8 << true << 9 << 5 << 150000.f << 1.f / 32 << 2.f;
         QTest::addRow("yarn norm half mix") << 128 << 128 << 2 << false << 6 << 0 << 10000.f << 0.125f << 0.5f;
     }
     void rope() {
@@ -251,7 +254,8 @@ private slots:
         QFETCH(float, ext_factor);
         RopeParams p;
         p.head_dim = head_dim, p.n_rot = n_rot, p.neox = neox, p.theta = theta, p.freq_scale = freq_scale;
-        p.ext_factor = ext_factor, p.orig_ctx = ext_factor != 0.f ? 4096 : 0;
+        p.ext_factor = ext_factor == 2.f ? 1.f : ext_factor, p.orig_ctx = ext_factor != 0.f ? 4096 : 0;
+        p.truncate = ext_factor != 2.f;
         const std::int64_t dense = std::int64_t(n_heads) * head_dim, ld = dense + pad;
         // Positions: 0, 1, 1000, 32767 first, then random ones up to 40000, shuffled over the tokens.
         std::vector<std::int32_t> pos(static_cast<std::size_t>(n_tokens));
@@ -400,6 +404,38 @@ private slots:
                           .c_str());
         }
         QVERIFY2(std::memcmp(alias.ptr(), sw.ptr(), bytes_of(want_sw)) == 0, "in-place result differs");
+    }
+
+    // y[r, c] += b[c] over rows × cols of a strided matrix; the columns past cols (the stride's gap) stay as they were.
+    void addBias_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("ld");
+        for (auto [r, c, ld] : {std::tuple{1, 1, 1}, {3, 64, 64}, {5, 96, 160}, {1027, 2880, 2880}, {8, 4096, 5120}})
+            QTest::addRow("%dx%d ld %d", r, c, ld) << r << c << ld;
+    }
+    void addBias() {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, ld);
+        const auto y0 = ft::test::random_floats(std::size_t(rows) * std::size_t(ld), 11u + std::uint32_t(cols), -4.f, 4.f);
+        const auto b = ft::test::random_floats(std::size_t(cols), 12u + std::uint32_t(rows), -2.f, 2.f);
+        std::vector<float> want = y0;
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) want[std::size_t(r) * std::size_t(ld) + std::size_t(c)] += b[std::size_t(c)];
+        ft::test::GuardedOutput got(y0.size());
+        std::copy(y0.begin(), y0.end(), got.data.begin());
+        Dev dy(got.data.size() * 4), db(bytes_of(b));
+        QVERIFY(dy.p && db.p);
+        CHECK_CUDA(cudaMemcpy(dy.p, got.ptr(), got.data.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(db.p, b.data(), bytes_of(b), cudaMemcpyHostToDevice));
+        CHECK_CUDA(kc::add_bias_f32(dy.as<float>(), ld, db.as<float>(), rows, cols, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(got.ptr(), dy.p, got.data.size() * 4, cudaMemcpyDeviceToHost));
+        QVERIFY2(got.guards_intact(), "wrote past the output");
+        QVERIFY2(std::memcmp(got.ptr(), want.data(), bytes_of(want)) == 0, "bias add differs");
+        QCOMPARE(kc::add_bias_f32(dy.as<float>(), cols - 1 > 0 ? cols - 1 : -1, db.as<float>(), rows, cols, nullptr),
+                 cudaErrorInvalidValue);
     }
 
     void moeRoute_data() {

@@ -1,4 +1,4 @@
-// The stored bandwidth profile the hybrid backend reads (bench/bw_profile.h), looked up for the GPU that --gpu
+// The stored bandwidth profile the hybrid backend reads (profile/bw_profile.h), looked up for the GPU that --gpu
 // names: with profiles of two different GPUs stored, GPU 1 gets GPU 1's fraction (it used to get GPU 0's whatever
 // --gpu said). The lookup takes the device list as a value, so this runs without a GPU; the database is a real
 // SQLite file in a temporary data folder.
@@ -6,14 +6,14 @@
 
 #include <vector>
 
-#include "bench/bw_profile.h"
+#include "profile/bw_profile.h"
 #include "ft/gpu.h"
 #include "ft_test.h"
 
 namespace {
 
-ft::bench::BwProfile profile(const std::string& gpu, double fraction) {
-    ft::bench::BwProfile p;
+ft::profile::BwProfile profile(const std::string& gpu, double fraction) {
+    ft::profile::BwProfile p;
     p.gpu = gpu;
     p.format = "q4_K";
     p.threads = 4;
@@ -43,28 +43,28 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp.isValid());
         qputenv("FT_DATA_DIR", (tmp.path() + "/data").toUtf8());
-        ft::bench::store_profile(profile("NVIDIA GeForce RTX 4060 Laptop GPU", 0.25));
-        ft::bench::store_profile(profile("NVIDIA H200", 0.75));
+        ft::profile::store_profile(profile("NVIDIA GeForce RTX 4060 Laptop GPU", 0.25));
+        ft::profile::store_profile(profile("NVIDIA H200", 0.75));
     }
 
     void fractionIsTheSelectedGpus() {
         const std::vector<ft::GpuInfo> devs = {device(0, "NVIDIA GeForce RTX 4060 Laptop GPU"), device(1, "NVIDIA H200")};
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 0, "q4_K", 4), 0.25);
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 1, "q4_K", 4), 0.75);
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 0, "q4_K", 4), 0.25);
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 1, "q4_K", 4), 0.75);
         // The same two GPUs enumerated the other way round: the index decides, not the position.
         const std::vector<ft::GpuInfo> swapped = {device(1, "NVIDIA H200"), device(0, "NVIDIA GeForce RTX 4060 Laptop GPU")};
-        QCOMPARE(ft::bench::stored_hybrid_fraction(swapped, 1, "q4_K", 4), 0.75);
-        QCOMPARE(ft::bench::stored_hybrid_fraction(swapped, 0, "q4_K", 4), 0.25);
+        QCOMPARE(ft::profile::stored_hybrid_fraction(swapped, 1, "q4_K", 4), 0.75);
+        QCOMPARE(ft::profile::stored_hybrid_fraction(swapped, 0, "q4_K", 4), 0.25);
     }
 
     void noMatchingProfileOrGpuIsMinusOne() {
         const std::vector<ft::GpuInfo> devs = {device(0, "NVIDIA H200"), device(1, "NVIDIA RTX A6000")};
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 1, "q4_K", 4), -1.0);  // no profile for that GPU
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 0, "q8_0", 4), -1.0);  // another expert format
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 0, "q4_K", 8), -1.0);  // another thread count
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 2, "q4_K", 4), -1.0);  // no GPU 2
-        QCOMPARE(ft::bench::stored_hybrid_fraction({}, 0, "q4_K", 4), -1.0);    // no GPU at all
-        QCOMPARE(ft::bench::stored_hybrid_fraction(devs, 0, "q4_K", 4), 0.75);
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 1, "q4_K", 4), -1.0);  // no profile for that GPU
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 0, "q8_0", 4), -1.0);  // another expert format
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 0, "q4_K", 8), -1.0);  // another thread count
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 2, "q4_K", 4), -1.0);  // no GPU 2
+        QCOMPARE(ft::profile::stored_hybrid_fraction({}, 0, "q4_K", 4), -1.0);    // no GPU at all
+        QCOMPARE(ft::profile::stored_hybrid_fraction(devs, 0, "q4_K", 4), 0.75);
     }
 };
 

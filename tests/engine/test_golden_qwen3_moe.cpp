@@ -21,6 +21,7 @@
 #include "format/gguf.h"
 #include "ft/engine.h"
 #include "ft_test.h"
+#include "golden_fixture.h"
 #include "model/convert_hf.h"
 #include "ref/quant.h"
 #include "synth/synth_model.h"
@@ -46,84 +47,23 @@ Golden read_golden() {
         for (const auto& t : s.toArray()) v.push_back(t.toInt());
         g.seqs.push_back(v);
     }
-    for (const auto& t : o["greedy_new_tokens"].toArray()) g.greedy.push_back(t.toInt());
+    g.greedy = ft::test::ints(o["greedy_new_tokens"].toArray());
     g.vocab = o["vocab_size"].toInt();
-    std::ifstream in((kDir + "/logits.bin").toStdString(), std::ios::binary);
-    in.seekg(0, std::ios::end);
-    g.logits.resize(std::size_t(in.tellg()) / 4);
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(g.logits.data()), std::streamsize(g.logits.size() * 4));
+    g.logits = ft::test::read_floats(kDir + "/logits.bin");
     return g;
 }
 
-struct Agreement {
-    double min_cos = 1, max_abs = 0;
-    int positions = 0, top1_same = 0;
-};
-
-Agreement compare(const float* got, const float* want, int positions, int vocab) {
-    Agreement a;
-    for (int p = 0; p < positions; ++p) {
-        const float* x = got + std::size_t(p) * vocab;
-        const float* y = want + std::size_t(p) * vocab;
-        double xy = 0, xx = 0, yy = 0;
-        int ax = 0, ay = 0;
-        for (int i = 0; i < vocab; ++i) {
-            xy += double(x[i]) * y[i];
-            xx += double(x[i]) * x[i];
-            yy += double(y[i]) * y[i];
-            a.max_abs = std::max(a.max_abs, std::fabs(double(x[i]) - y[i]));
-            if (x[i] > x[ax]) ax = i;
-            if (y[i] > y[ay]) ay = i;
-        }
-        a.min_cos = std::min(a.min_cos, xy / std::sqrt(xx * yy));
-        a.top1_same += ax == ay;
-        ++a.positions;
-    }
-    return a;
-}
+using ft::test::Agreement;
+using ft::test::compare;
+using ft::test::greedy;
 
 // Teacher-forced logits of every golden sequence, concatenated.
-std::vector<float> engine_logits(ft::Engine& e, const Golden& g) {
-    std::vector<float> all;
-    for (const auto& s : g.seqs) {
-        const auto l = e.evaluate_logits(s);
-        all.insert(all.end(), l.begin(), l.end());
-    }
-    return all;
-}
+std::vector<float> engine_logits(ft::Engine& e, const Golden& g) { return ft::test::engine_logits(e, g.seqs); }
 
-std::vector<std::int32_t> greedy(ft::Engine& e, const std::vector<std::int32_t>& prompt, int n) {
-    ft::GenerationRequest r;
-    r.prompt = prompt;
-    r.sampling.temperature = 0;
-    r.max_tokens = n;
-    r.ignore_eos = true;
-    std::vector<std::int32_t> out;
-    std::promise<void> done;
-    r.on_token = [&](const ft::TokenEvent& ev) {
-        if (ev.token >= 0) out.push_back(ev.token);
-    };
-    r.on_finish = [&](const ft::FinishEvent&) { done.set_value(); };
-    r.on_error = [&](const ft::Error& err) { qWarning("%s", err.what()); done.set_value(); };
-    e.submit(std::move(r));
-    done.get_future().wait();
-    return out;
-}
-
-#ifdef FT_GOLDEN_GPU
-constexpr ft::Device kDevice = ft::Device::cuda;
-#else
-constexpr ft::Device kDevice = ft::Device::cpu;
-#endif
-
-bool exact_prefill() {
-    const char* v = std::getenv("FT_GPU_EXACT");
-    return v && *v == '1';
-}
-
+constexpr ft::Device kDevice = ft::test::kGoldenDevice;
+bool exact_prefill() { return ft::test::golden_exact_prefill(); }
 // The default GPU prefill (not exact): looser bounds, see the top of the file.
-bool fast_gpu() { return kDevice == ft::Device::cuda && !exact_prefill(); }
+bool fast_gpu() { return ft::test::golden_fast_gpu(); }
 
 ft::LoadOptions cpu_load(const std::filesystem::path& p, ft::Device device = kDevice) {
     ft::LoadOptions o;

@@ -136,20 +136,17 @@ private slots:
         QFETCH(int, n_slots);
         // The host-function fallback of the CPU handshake (drivers without stream memory operations).
         const bool hostfunc = backend.endsWith("-hostfunc");
-        if (hostfunc) {
-            backend.chop(9);
-            qputenv("FT_CPU_SYNC", "hostfunc");
-        }
+        if (hostfunc) backend.chop(9);
         // Background admission of CPU-computed experts (--hybrid-admit).
         const bool admit = backend.endsWith("-admit");
         if (admit) backend.chop(6);
         // q* from the bandwidth profile, refined online from the steps' fetch and CPU timings (no fixed fraction).
         const bool online = backend.endsWith("-online");
         if (online) backend.chop(7);
-        const auto restore = qScopeGuard([] { qunsetenv("FT_CPU_SYNC"); });
         // Teacher-forced through decode steps.
         ft::Engine e;
         ft::LoadOptions lo = options(backend.toStdString(), n_slots, 1, false, admit ? 8 : 0);
+        lo.host_function_sync = hostfunc;
         if (online) lo.hybrid_fraction = -1;
         const auto info = e.load_sync(lo);
         qInfo("%s%s", info.device.c_str(), hostfunc ? " (CPU handshake through host-function nodes)" : "");
@@ -223,14 +220,11 @@ public:  // the body of pinBudgetMatchesFullyPinned (not a test of its own)
         QFETCH(int, n_slots);
         QFETCH(double, share);
         const bool hostfunc = backend.endsWith("-hostfunc");
-        if (hostfunc) {
-            backend.chop(9);
-            qputenv("FT_CPU_SYNC", "hostfunc");
-        }
-        const auto restore = qScopeGuard([] { qunsetenv("FT_CPU_SYNC"); });
+        if (hostfunc) backend.chop(9);
         const bool fetches = backend == "offload" || backend == "hybrid";
         const bool exact = backend == "static";  // its CPU layers' prefill is f32 on the CPU: compare like with like
-        const auto base = options(backend.toStdString(), n_slots, 1, exact);
+        auto base = options(backend.toStdString(), n_slots, 1, exact);
+        base.host_function_sync = hostfunc;  // the fallback handshake, bounce ring included
         // Fully pinned: the reference, and the store's size.
         ft::Engine full;
         full.load_sync(base);

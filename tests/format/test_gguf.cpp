@@ -5,7 +5,9 @@
 
 #include <bit>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "format/gguf.h"
@@ -306,6 +308,153 @@ private slots:
         // Writing into a missing folder is an I/O error naming the file.
         Writer w(path("no/such/dir/out.gguf"));
         FT_EXPECT_ERROR(w.write_header(), ErrorCode::io, "out.gguf.tmp: cannot create");
+    }
+
+    // SplitWriter writes gguf-split's layout (parts by tensor count and by size, the keys, the metadata in the first
+    // part, each part's own alignment padding); Reader::open_model joins the parts; split names parse.
+    void splitModelsWriteAndJoin() {
+        std::string stem;
+        int part = 0, count = 0;
+        QCOMPARE(split_file_name("m", 2, 12), std::string("m-00002-of-00012.gguf"));
+        QVERIFY(parse_split_file_name("Qwen3-235B-A22B-Q4_K_M-00002-of-00005.gguf", stem, part, count));
+        QCOMPARE(stem, std::string("Qwen3-235B-A22B-Q4_K_M"));
+        QCOMPARE(part, 2);
+        QCOMPARE(count, 5);
+        QVERIFY(parse_split_file_name("x-00001-of-00001.GGUF", stem, part, count));
+        QVERIFY(!parse_split_file_name("-00001-of-00002.gguf", stem, part, count));  // no stem
+        QVERIFY(!parse_split_file_name("m-00003-of-00002.gguf", stem, part, count));
+        QVERIFY(!parse_split_file_name("m-00000-of-00002.gguf", stem, part, count));
+        QVERIFY(!parse_split_file_name("m-0001-of-0002.gguf", stem, part, count));
+        QVERIFY(!parse_split_file_name("m-00001-of-00002.bin", stem, part, count));
+
+        // Seven tensors of 128 bytes (f32 [32]) and one of 512, at most 3 tensors or 400 bytes a part.
+        std::map<std::string, std::vector<std::byte>> data;
+        std::string problem;  // what went wrong inside write() (QVERIFY cannot return from a lambda with a value)
+        auto write = [&](const std::string& out, SplitOptions o, std::uint32_t alignment) -> std::vector<std::filesystem::path> {
+            SplitWriter w(out, o);
+            w.metadata().set("general.architecture", Value::string("llama"));
+            w.metadata().set("general.name", Value::string("split test"));
+            if (alignment) w.set_alignment(alignment);
+            const std::uint64_t small[] = {32}, big[] = {32, 4};
+            for (int i = 0; i < 8; ++i) {
+                const std::string name = "t" + std::to_string(i);
+                if (w.add_tensor(name, DType::F32, i == 5 ? std::span<const std::uint64_t>(big) : std::span<const std::uint64_t>(small)) !=
+                    std::uint64_t(i == 5 ? 512 : 128))
+                    problem += "wrong byte size of " + name + "; ";
+                data[name] = random_bytes(i == 5 ? 512 : 128, std::uint32_t(i));
+            }
+            const std::string dup = ft::test::error_mismatch([&] { w.add_tensor("t0", DType::F32, small); },
+                                                             ErrorCode::invalid_argument, "duplicate tensor");
+            if (!dup.empty()) problem += dup + "; ";
+            w.write_header();
+            for (int i = 0; i < 8; ++i) w.write_tensor("t" + std::to_string(i), data["t" + std::to_string(i)]);
+            w.finish();
+            return w.paths();
+        };
+        const auto by_count = write(path("bycount.gguf"), {3, 0}, 0);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(by_count.size(), std::size_t(3));
+        QCOMPARE(by_count[0].filename().string(), std::string("bycount-00001-of-00003.gguf"));
+        QCOMPARE(by_count[2].filename().string(), std::string("bycount-00003-of-00003.gguf"));
+        QVERIFY(!std::filesystem::exists(path("bycount.gguf")));
+        for (std::size_t k = 0; k < 3; ++k) {
+            const Reader r = Reader::open(by_count[k]);
+            QCOMPARE(r.get_u64(kSplitNoKey), std::uint64_t(k));
+            QCOMPARE(r.get_u64(kSplitCountKey), std::uint64_t(3));
+            QCOMPARE(r.get_i64(kSplitTensorsKey), std::int64_t(8));
+            QCOMPARE(r.find("general.name") != nullptr, k == 0);
+            QCOMPARE(r.tensors().size(), std::size_t(k < 2 ? 3 : 2));
+        }
+        const Reader joined = Reader::open_model(by_count[0]);
+        QCOMPARE(joined.tensors().size(), std::size_t(8));
+        QCOMPARE(joined.parts().size(), std::size_t(3));
+        QCOMPARE(joined.metadata().get_string("general.name"), std::string_view("split test"));
+        std::uint64_t sizes = 0;
+        for (const auto& p : by_count) sizes += std::filesystem::file_size(p);
+        QCOMPARE(joined.parts_size(), sizes);
+        for (int i = 0; i < 8; ++i) {
+            const std::string name = "t" + std::to_string(i);
+            const TensorInfo& t = joined.tensor(name);
+            QCOMPARE(t.part, std::uint32_t(i / 3));
+            const auto got = joined.tensor_data(t);
+            QVERIFY2(got.size() == data[name].size() && std::memcmp(got.data(), data[name].data(), got.size()) == 0, name.c_str());
+        }
+        // A plain open of the first part sees its own three tensors only.
+        QCOMPARE(Reader::open(by_count[0]).tensors().size(), std::size_t(3));
+
+        // By size (400 bytes: three small ones, then the big one alone), with a 64-byte alignment in every part.
+        const auto by_size = write(path("bysize.gguf"), {0, 400}, 64);
+        QCOMPARE(by_size.size(), std::size_t(4));  // t0-t2 | t3-t4 | t5 (512 > 400, alone) | t6-t7
+        QCOMPARE(Reader::open(by_size[2]).tensors().size(), std::size_t(1));
+        QCOMPARE(Reader::open(by_size[3]).alignment(), std::uint64_t(64));
+        const Reader sized = Reader::open_model(by_size[0]);
+        for (int i = 0; i < 8; ++i) {
+            const std::string name = "t" + std::to_string(i);
+            const auto got = sized.tensor_data(sized.tensor(name));
+            QVERIFY(std::memcmp(got.data(), data[name].data(), got.size()) == 0);
+        }
+        // Without limits: one plain file at the path, no split keys; open_model() is open() then.
+        const auto plain = write(path("plain.gguf"), {}, 0);
+        QCOMPARE(plain.size(), std::size_t(1));
+        QCOMPARE(plain[0].string(), path("plain.gguf"));
+        const Reader p = Reader::open_model(plain[0]);
+        QVERIFY(!p.find(kSplitCountKey));
+        QCOMPARE(p.tensors().size(), std::size_t(8));
+        QCOMPARE(p.parts().size(), std::size_t(1));
+    }
+
+    void splitModelErrorsNameThePart() {
+        SplitWriter w(path("bad.gguf"), {1, 0});
+        w.metadata().set("general.architecture", Value::string("llama"));
+        const std::uint64_t d[] = {32};
+        for (const char* n : {"a", "b", "c"}) w.add_tensor(n, DType::F32, d);
+        w.write_header();
+        for (const char* n : {"a", "b", "c"}) w.write_tensor(n, random_bytes(128, 3));
+        w.finish();
+        const auto parts = w.paths();
+        QCOMPARE(parts.size(), std::size_t(3));
+        // A later part: the error says which part it is and names the first.
+        FT_EXPECT_ERROR(Reader::open_model(parts[1]), ErrorCode::invalid_argument, "is part 2 of 3 of a split model");
+        try {
+            (void)Reader::open_model(parts[2]);
+        } catch (const ft::Error& e) {
+            QVERIFY2(e.hint().find("bad-00001-of-00003.gguf") != std::string::npos, e.hint().c_str());
+        }
+        // A missing part.
+        std::filesystem::rename(parts[2], path("away.gguf"));
+        FT_EXPECT_ERROR(Reader::open_model(parts[0]), ErrorCode::not_found, "part 3 of 3 is missing");
+        // A part of another split model in its place (its split.no says 1 of 3: the second part's file).
+        std::filesystem::copy_file(parts[1], parts[2]);
+        FT_EXPECT_ERROR(Reader::open_model(parts[0]), ErrorCode::invalid_file, "not part 3 of 3 of this model");
+        std::filesystem::remove(parts[2]);
+        std::filesystem::rename(path("away.gguf"), parts[2]);
+        QCOMPARE(Reader::open_model(parts[0]).tensors().size(), std::size_t(3));
+        // Renamed parts cannot be found.
+        std::filesystem::copy_file(parts[0], path("renamed.gguf"));
+        FT_EXPECT_ERROR(Reader::open_model(path("renamed.gguf")), ErrorCode::invalid_file, "does not follow <name>-00001-of-00003.gguf");
+
+        // Two parts holding the same tensor; a tensor count other than split.tensors.count.
+        auto part_file = [&](const std::string& out, int no, int n, std::int32_t total, std::vector<const char*> names) {
+            Writer pw(out);
+            if (no == 0) pw.set("general.architecture", Value::string("llama"));
+            pw.set(kSplitNoKey, Value::u16(std::uint16_t(no)));
+            pw.set(kSplitCountKey, Value::u16(std::uint16_t(n)));
+            pw.set(kSplitTensorsKey, Value::i32(total));
+            for (const char* t : names) pw.add_tensor(t, DType::F32, d);
+            pw.write_header();
+            for (const char* t : names) pw.write_tensor(t, random_bytes(128, 4));
+            pw.finish();
+        };
+        part_file(path("dup-00001-of-00002.gguf"), 0, 2, 2, {"a"});
+        part_file(path("dup-00002-of-00002.gguf"), 1, 2, 2, {"a"});
+        FT_EXPECT_ERROR(Reader::open_model(path("dup-00001-of-00002.gguf")), ErrorCode::invalid_file,
+                        "tensor 'a' is also in an earlier part");
+        part_file(path("cnt-00001-of-00002.gguf"), 0, 2, 5, {"a"});
+        part_file(path("cnt-00002-of-00002.gguf"), 1, 2, 5, {"b"});
+        FT_EXPECT_ERROR(Reader::open_model(path("cnt-00001-of-00002.gguf")), ErrorCode::invalid_file,
+                        "hold 2 tensors, split.tensors.count says 5");
+        part_file(path("no-00001-of-00002.gguf"), 2, 2, 2, {"a"});
+        FT_EXPECT_ERROR(Reader::open_model(path("no-00001-of-00002.gguf")), ErrorCode::invalid_file, "split.no 2 and split.count 2");
     }
 
     void realVocabFilesParse_data() {

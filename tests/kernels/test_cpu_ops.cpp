@@ -27,6 +27,7 @@ private slots:
         QTest::addRow("neox 64 partial 32") << true << 64 << 32 << 0.f;
         QTest::addRow("norm 128") << false << 128 << 128 << 0.f;
         QTest::addRow("neox yarn") << true << 64 << 64 << 1.f;
+        QTest::addRow("neox yarn, exact ramp ends (gpt-oss)") << true << 64 << 64 << 2.f;  // ext 2: truncate off
     }
     void ropeMatchesReference() {
         QFETCH(bool, neox);
@@ -39,9 +40,10 @@ private slots:
         p.neox = neox;
         p.theta = 1e6f;
         if (ext > 0) {
-            p.ext_factor = ext;
+            p.ext_factor = 1.f;
             p.freq_scale = 0.25f;
             p.orig_ctx = 4096;
+            p.truncate = ext < 2.f;
         }
         const int n_tok = 5, n_heads = 3;
         const std::vector<std::int32_t> pos = {0, 1, 17, 4095, 40000};

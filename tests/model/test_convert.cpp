@@ -13,6 +13,7 @@
 #include <random>
 
 #include "format/gguf.h"
+#include "ft/engine.h"
 #include "ft/error.h"
 #include "ft_process.h"
 #include "ft_test.h"
@@ -196,6 +197,116 @@ private slots:
                 QVERIFY2(nmse <= bound, qPrintable(QString("%1: nmse %2").arg(QString::fromStdString(spec.name)).arg(nmse)));
             }
         }
+    }
+
+    // A split model (llama.cpp's gguf-split layout) written by `ft convert --split-max-tensors`: every part is a
+    // GGUF file with split.no / split.count / split.tensors.count, the first holds the metadata, the engine opens
+    // it from the first part, and its logits equal the one-file model's bit for bit. Also split by size, `ft
+    // inspect` of the first part, and the errors for a missing part and for opening a later part.
+    void splitModelLoadsAsOne() {
+        const QString tiny = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+        const QString one = tmp_.filePath("tiny-one.gguf");
+        auto r = run_ft({"convert", tiny, "--out", one, "--type", "q8_0", "--quiet"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString split = tmp_.filePath("tiny-split.gguf");
+        r = run_ft({"convert", tiny, "--out", split, "--type", "q8_0", "--quiet", "--split-max-tensors", "16"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto single = ft::gguf::Reader::open(one.toStdString());
+        const std::size_t n_tensors = single.tensors().size();
+        const int n_parts = int((n_tensors + 15) / 16);
+        QVERIFY(n_parts >= 3);
+        std::vector<fs::path> parts;
+        std::size_t seen = 0;
+        for (int k = 1; k <= n_parts; ++k) {
+            parts.push_back(fs::path(tmp_.path().toStdString()) / ft::gguf::split_file_name("tiny-split", k, n_parts));
+            QVERIFY2(fs::exists(parts.back()), parts.back().string().c_str());
+            QVERIFY2(r.out.contains(QString::fromStdString(parts.back().string())), qPrintable(r.out));
+            const auto part = ft::gguf::Reader::open(parts.back());  // each part is a GGUF file of its own
+            QCOMPARE(part.get_u64("split.no"), std::uint64_t(k - 1));
+            QCOMPARE(part.get_u64("split.count"), std::uint64_t(n_parts));
+            QCOMPARE(part.get_i64("split.tensors.count"), std::int64_t(n_tensors));
+            QCOMPARE(part.metadata().find("split.count")->type(), ft::gguf::ValueType::u16);
+            QCOMPARE(part.metadata().find("split.tensors.count")->type(), ft::gguf::ValueType::i32);
+            QCOMPARE(part.find("general.architecture") != nullptr, k == 1);  // the metadata is in the first part
+            QVERIFY(part.tensors().size() <= 16);
+            seen += part.tensors().size();
+        }
+        QCOMPARE(seen, n_tensors);
+        QVERIFY(!fs::exists(split.toStdString()));
+        QVERIFY(!fs::exists(fs::path(tmp_.path().toStdString()) / ft::gguf::split_file_name("tiny-split", n_parts + 1, n_parts + 1)));
+
+        // Opened from the first part: the whole model, each tensor's bytes those of the one-file model.
+        const auto joined = ft::gguf::Reader::open_model(parts.front());
+        QCOMPARE(joined.tensors().size(), n_tensors);
+        QCOMPARE(int(joined.parts().size()), n_parts);
+        for (const auto& t : single.tensors()) {
+            const auto* u = joined.find_tensor(t.name);
+            QVERIFY2(u, t.name.c_str());
+            const auto a = single.tensor_data(t), b = joined.tensor_data(*u);
+            QVERIFY(a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0);
+        }
+
+        // The engine: the same logits, bit for bit (CPU engine, one thread).
+        auto logits = [](const fs::path& model) {
+            ft::Engine e;
+            ft::LoadOptions o;
+            o.model = model;
+            o.device = ft::Device::cpu;
+            o.threads = 1;
+            o.n_ctx = 256;
+            o.max_sequences = 1;
+            e.load_sync(o);
+            const std::vector<std::int32_t> toks = {785, 3974, 1387, 3883, 916, 279, 1567, 556, 13, 4096, 17, 99};  // < 4160
+            return e.evaluate_logits(toks);
+        };
+        const std::vector<float> a = logits(one.toStdString());
+        const std::vector<float> b = logits(parts.front());
+        QVERIFY(!a.empty());
+        QCOMPARE(b.size(), a.size());
+        QVERIFY2(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0, "the split model's logits differ");
+
+        // Split by size: parts of at most 1 MiB of tensor data (a larger tensor gets a part of its own).
+        const QString by_size = tmp_.filePath("tiny-mib.gguf");
+        r = run_ft({"convert", tiny, "--out", by_size, "--type", "q8_0", "--quiet", "--split-max-size", "1M"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto first = r.out.split('\n').value(0).trimmed().toStdString();
+        const auto sized = ft::gguf::Reader::open_model(first);
+        QVERIFY(sized.parts().size() >= 2);
+        for (const auto& part : sized.parts()) {
+            const auto p = ft::gguf::Reader::open(part.path);
+            std::uint64_t bytes = 0;
+            for (const auto& t : p.tensors()) bytes += t.n_bytes;
+            QVERIFY2(bytes <= (1u << 20) || p.tensors().size() == 1, part.path.string().c_str());
+        }
+        QCOMPARE(logits(first), a);
+
+        // `ft inspect` of the first part describes the whole model.
+        r = run_ft({"inspect", QString::fromStdString(parts.front().string()), "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["tensor_count"].get<std::size_t>(), n_tensors);
+        QCOMPARE(j["parts"].size(), std::size_t(n_parts));
+        std::uint64_t total = 0;
+        for (const auto& p : parts) total += fs::file_size(p);
+        QCOMPARE(j["file_bytes"].get<std::uint64_t>(), total);
+
+        // A later part names the first; a missing part is named.
+        try {
+            logits(parts[1]);
+            QFAIL("a later part loaded");
+        } catch (const ft::Error& e) {
+            QVERIFY2(QString::fromStdString(e.message()).contains("is part 2 of"), e.what());
+            QVERIFY2(QString::fromStdString(e.hint()).contains(QString::fromStdString(parts.front().filename().string())), e.hint().c_str());
+        }
+        fs::rename(parts.back(), parts.back().string() + ".away");
+        try {
+            logits(parts.front());
+            QFAIL("a model with a missing part loaded");
+        } catch (const ft::Error& e) {
+            QCOMPARE(e.code(), ft::ErrorCode::not_found);
+            QVERIFY2(QString::fromStdString(e.message()).contains(QString("part %1 of %1 is missing").arg(n_parts)), e.what());
+        }
+        fs::rename(parts.back().string() + ".away", parts.back());
     }
 
     void inspectFolder() {

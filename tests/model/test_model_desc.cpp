@@ -1,16 +1,20 @@
 // The normalized model description: from config.json and from GGUF keys (equal for equivalent inputs, for every
 // architecture), the qwen3_moe tensor table and HF name mapping, parameter counts, tokenizer metadata from the real
 // Qwen3 files, and clear errors for bad inputs.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "format/gguf.h"
 #include "ft/error.h"
 #include "ft_test.h"
 #include "model/model_desc.h"
+#include "model/layer_params.h"
 #include "model/model_tensors.h"
 #include "model/tokenizer_meta.h"
+#include "ref/rope.h"
 
 using nlohmann::json;
 using namespace ft::model;
@@ -289,6 +293,270 @@ private slots:
         QCOMPARE(r.expert_bytes_per_expert, 3ull * 2048 * 768 * 2);
         QCOMPARE(r.non_expert_bytes + r.expert_pool_bytes, r.total_params * 2);
         QVERIFY_THROWS_EXCEPTION(ft::Error, arch_tensors(desc_from_hf_config(mixtral_config(), "config.json")));
+    }
+
+    // gpt-oss: every field the forward pass needs, from config.json and from GGUF keys alike, and the kernel
+    // parameters they turn into (YaRN magnitude as transformers and llama.cpp compute it).
+    void gptOssDescription() {
+        const ModelDesc d = desc_from_hf_config(gpt_oss_20b_config(), "config.json");
+        QVERIFY(d.attn.qkv_bias && d.attn.o_bias && d.attn.sinks && !d.attn.qk_norm);
+        QVERIFY(d.moe.router_bias && d.moe.expert_bias && !d.moe.correction_bias && !d.moe.norm_topk_prob);
+        QCOMPARE(d.moe.gating, Gating::softmax_weight);
+        QCOMPARE(d.swiglu_limit, 7.0);
+        QCOMPARE(d.swiglu_alpha, 1.702);
+        QCOMPARE(d.attn.head_dim, 64u);
+        QCOMPARE(d.rope.n_rot, 64u);
+        QCOMPARE(d.rope.theta, 150000.0);
+        QCOMPARE(d.rope.scaling, RopeScaling::yarn);
+        QCOMPARE(d.rope.factor, 32.0);
+        QCOMPARE(d.rope.original_context, 4096u);
+        QCOMPARE(d.rope.yarn_beta_fast, 32.0);
+        QCOMPARE(d.rope.yarn_beta_slow, 1.0);
+        QVERIFY(!d.rope.yarn_truncate);  // rope_scaling.truncate: false
+        QCOMPARE(d.rope.attn_factor, 1.0);
+        QCOMPARE(d.attn.sliding_window, 128u);
+        QCOMPARE(d.attn.swa_layers.size(), size_t(24));
+        for (std::uint32_t il = 0; il < 24; ++il) QCOMPARE(bool(d.attn.swa_layers[il]), il % 2 == 0);
+        QCOMPARE(d.n_moe_layers(), 24u);
+
+        const auto rp = rope_params(d);
+        QCOMPARE(rp.ext_factor, 1.f);
+        QCOMPARE(rp.freq_scale, 1.f / 32);
+        QCOMPARE(rp.orig_ctx, 4096);
+        QVERIFY(!rp.truncate);
+        // cos at position 0 is the magnitude: 0.1·ln(32) + 1 = 1.3466 (transformers' attention_factor for yarn
+        // without mscale; llama.cpp's yarn_attn_factor · (1 + 0.1·ln(1/freq_scale)) is the same).
+        std::vector<float> cs(64);
+        ft::kernels::rope_cos_sin(rp, 0, cs.data());
+        QVERIFY2(std::fabs(cs[0] - (0.1 * std::log(32.0) + 1.0)) < 1e-6, qPrintable(QString::number(cs[0])));
+        // Untruncated ramp ends move the mix of the pairs between them: pair 8 (corr dims 8.09 .. 17.40).
+        auto rt = rp;
+        rt.truncate = true;
+        std::vector<float> a(64), b(64);
+        ft::kernels::rope_cos_sin(rp, 1000, a.data());
+        ft::kernels::rope_cos_sin(rt, 1000, b.data());
+        QVERIFY(std::fabs(a[2 * 12] - b[2 * 12]) > 1e-3);
+
+        // GGUF (llama.cpp's keys; no truncate key: gpt-oss is never truncated).
+        const ModelDesc g = via_gguf(d);
+        QVERIFY(!g.rope.yarn_truncate && g.attn.o_bias && g.moe.expert_bias);
+        QCOMPARE(g.swiglu_alpha, 1.702);
+        QCOMPARE(g.attn.swa_layers, d.attn.swa_layers);
+
+        // An explicit HF attention_factor replaces 0.1·ln(factor) + 1.
+        json c = gpt_oss_20b_config();
+        c["rope_scaling"]["attention_factor"] = 2.0;
+        const ModelDesc af = desc_from_hf_config(c, "config.json");
+        QVERIFY(std::fabs(af.rope.attn_factor * (0.1 * std::log(32.0) + 1.0) - 2.0) < 1e-12);
+        c["rope_scaling"].erase("attention_factor");
+        c["rope_scaling"].erase("truncate");
+        QVERIFY(desc_from_hf_config(c, "config.json").rope.yarn_truncate);  // transformers' default
+        // transformers 5 writes rope_parameters instead of rope_theta / rope_scaling.
+        c = gpt_oss_20b_config();
+        c["rope_parameters"] = c["rope_scaling"];
+        c["rope_parameters"]["rope_theta"] = 150000;
+        c.erase("rope_scaling");
+        c.erase("rope_theta");
+        const ModelDesc t5 = desc_from_hf_config(c, "config.json");
+        QCOMPARE(t5.rope.theta, 150000.0);
+        QVERIFY(t5.rope.scaling == RopeScaling::yarn && !t5.rope.yarn_truncate);
+        // layer_types must name known kinds.
+        c = gpt_oss_20b_config();
+        c["layer_types"][3] = "chunked_attention";
+        QCOMPARE(expect_error([&] { desc_from_hf_config(c, "config.json"); }).code(), ft::ErrorCode::invalid_file);
+    }
+
+    // attention.sliding_window_pattern as llama.cpp reads it: absent (period 2), a period, or one bool per layer.
+    void gptOssSlidingWindowPattern() {
+        const ModelDesc d = desc_from_hf_config(gpt_oss_20b_config(), "config.json");
+        ft::gguf::Metadata md("oss.gguf");
+        desc_to_gguf(d, md);
+        QVERIFY(!md.find("gpt-oss.attention.sliding_window_pattern"));  // llama.cpp's default: not written
+        md.set("gpt-oss.attention.sliding_window_pattern", ft::gguf::Value::u32(3));
+        ModelDesc p3 = desc_from_gguf(md);
+        for (std::uint32_t il = 0; il < 24; ++il) QCOMPARE(bool(p3.attn.swa_layers[il]), il % 3 < 2);
+        // A pattern that is no period round-trips as a bool array.
+        p3.attn.swa_layers.assign(24, false);
+        p3.attn.swa_layers[5] = p3.attn.swa_layers[6] = true;
+        const ModelDesc back = via_gguf(p3);
+        QCOMPARE(back.attn.swa_layers, p3.attn.swa_layers);
+        std::vector<bool> few(7, true);
+        std::unique_ptr<bool[]> raw(new bool[7]{true, true, true, true, true, true, true});
+        md.set("gpt-oss.attention.sliding_window_pattern", ft::gguf::Value::bool_array({raw.get(), 7}));
+        const auto e = expect_error([&] { desc_from_gguf(md); });
+        QCOMPARE(e.code(), ft::ErrorCode::invalid_file);
+        QVERIFY(e.message().find("sliding_window_pattern") != std::string::npos);
+    }
+
+    void glm45Description() {
+        const ModelDesc air = desc_from_hf_config(glm45_air_config(), "config.json");
+        QCOMPARE(air.n_layer, 46u);
+        QCOMPARE(air.nextn_predict_layers, 1u);
+        QCOMPARE(air.moe.first_k_dense, 1u);
+        QVERIFY(!air.layer_is_moe(0) && air.layer_is_moe(1) && air.layer_is_moe(45));
+        QCOMPARE(air.n_ff, 10944u);
+        QCOMPARE(air.moe.n_expert, 128u);
+        QCOMPARE(air.moe.n_expert_used, 8u);
+        QCOMPARE(air.moe.n_ff_exp, 1408u);
+        QCOMPARE(air.moe.n_shared_expert, 1u);
+        QCOMPARE(air.moe.n_ff_shexp, 1408u);
+        QCOMPARE(air.moe.gating, Gating::sigmoid);
+        QVERIFY(air.moe.correction_bias && air.moe.norm_topk_prob && !air.moe.router_bias && !air.moe.expert_bias);
+        QCOMPARE(air.moe.routed_scaling_factor, 1.0);
+        QCOMPARE(air.moe.n_group, 1u);
+        QCOMPARE(air.moe.topk_group, 1u);
+        QVERIFY(air.attn.qkv_bias && !air.attn.o_bias && !air.attn.qk_norm && !air.attn.sinks);
+        QCOMPARE(air.rope.n_rot, 64u);
+        QCOMPARE(air.rope.type, RopeType::neox);
+        QCOMPARE(air.rope.theta, 1e6);
+        QCOMPARE(air.swiglu_limit, 0.0);
+        // GGUF: block_count counts the MTP layer (llama.cpp: n_layer = block_count - nextn_predict_layers).
+        ft::gguf::Metadata md("air.gguf");
+        desc_to_gguf(air, md);
+        QCOMPARE(md.get_u64("glm4moe.block_count"), std::uint64_t(47));
+        QCOMPARE(md.get_u64("glm4moe.nextn_predict_layers"), std::uint64_t(1));
+        QCOMPARE(md.get_u64("glm4moe.rope.dimension_count"), std::uint64_t(64));
+        const ModelDesc g = desc_from_gguf(md);
+        QCOMPARE(g.n_layer, 46u);
+        QCOMPARE(g.n_moe_layers(), 45u);
+        md.set("glm4moe.nextn_predict_layers", ft::gguf::Value::u32(47));
+        QCOMPARE(expect_error([&] { desc_from_gguf(md); }).code(), ft::ErrorCode::invalid_file);
+
+        // GLM-4.5 / 4.6 / 4.7 (355B): q/k norms, 3 dense layers, routed scaling 2.5.
+        json c = glm45_air_config();
+        c.update(json::parse(R"({"hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+          "num_hidden_layers": 92, "n_routed_experts": 160, "first_k_dense_replace": 3, "routed_scaling_factor": 2.5,
+          "use_qk_norm": true, "max_position_embeddings": 202752})"));
+        const ModelDesc big = desc_from_hf_config(c, "config.json");
+        QVERIFY(big.attn.qk_norm);
+        QCOMPARE(big.n_moe_layers(), 89u);
+        QCOMPARE(big.moe.routed_scaling_factor, 2.5);
+        // GGUF has no key for the q/k norms: the metadata alone says none; desc_from_gguf(Reader) reads the tensors.
+        ModelDesc from_keys = via_gguf(big);
+        QVERIFY(!from_keys.attn.qk_norm);
+        from_keys.attn.qk_norm = true;
+        QString why;
+        QVERIFY2(same_json(desc_to_json(from_keys), desc_to_json(big), "desc", &why), qPrintable(why));
+        // transformers 5's config.json: partial_rotary_factor and rope_theta inside rope_parameters; defaults of
+        // Glm4MoeConfig for the fields it leaves out (norm_topk_prob true, one group).
+        json t5 = glm45_air_config();
+        for (const char* k : {"partial_rotary_factor", "rope_theta", "norm_topk_prob", "n_group", "topk_group"}) t5.erase(k);
+        t5["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 1000000.0}, {"partial_rotary_factor", 0.5}};
+        const ModelDesc d5 = desc_from_hf_config(t5, "config.json");
+        QCOMPARE(d5.rope.n_rot, 64u);
+        QCOMPARE(d5.rope.theta, 1e6);
+        QVERIFY(d5.moe.norm_topk_prob);
+        QCOMPARE(d5.moe.n_group, 1u);
+        t5["rope_parameters"]["partial_rotary_factor"] = 1.5;
+        QCOMPARE(expect_error([&] { desc_from_hf_config(t5, "config.json"); }).code(), ft::ErrorCode::invalid_file);
+    }
+
+    // The tensor tables of the two new architectures: llama.cpp's GGUF names and shapes, the HF sources, and the
+    // parameter counts of the real models.
+    void gptOssTensorTable() {
+        const ModelDesc d = desc_from_hf_config(gpt_oss_20b_config(), "config.json");
+        const auto t = arch_tensors(d);
+        QCOMPARE(t.size(), size_t(1 + 24 * 19 + 2));
+        auto get = [&](const std::string& n) -> const TensorSpec& {
+            for (const auto& s : t)
+                if (s.name == n) return s;
+            qFatal("missing %s", n.c_str());
+        };
+        using V = std::vector<std::uint64_t>;
+        QCOMPARE(get("blk.0.attn_q.weight").dims, (V{2880, 4096}));
+        QCOMPARE(get("blk.0.attn_q.bias").dims, (V{4096}));
+        QCOMPARE(get("blk.0.attn_k.bias").dims, (V{512}));
+        QCOMPARE(get("blk.0.attn_output.weight").dims, (V{4096, 2880}));
+        QCOMPARE(get("blk.0.attn_output.bias").dims, (V{2880}));
+        QCOMPARE(get("blk.0.attn_sinks.weight").dims, (V{64}));
+        QCOMPARE(get("blk.0.attn_sinks.weight").hf_names[0], std::string("model.layers.0.self_attn.sinks"));
+        QCOMPARE(get("blk.0.post_attention_norm.weight").role, TensorRole::ffn_norm);
+        QCOMPARE(get("blk.0.ffn_gate_inp.weight").hf_names[0], std::string("model.layers.0.mlp.router.weight"));
+        QCOMPARE(get("blk.0.ffn_gate_inp.bias").dims, (V{32}));
+        const auto& gate = get("blk.5.ffn_gate_exps.weight");
+        QCOMPARE(gate.dims, (V{2880, 2880, 32}));
+        QCOMPARE(gate.hf_names, std::vector<std::string>{"model.layers.5.mlp.experts.gate_up_proj"});
+        QVERIFY(gate.hf_layout == HfLayout::moe_fused && gate.hf_offset == 0 && gate.hf_step == 2);
+        const auto& up = get("blk.5.ffn_up_exps.weight");
+        QVERIFY(up.hf_layout == HfLayout::moe_fused && up.hf_offset == 1 && up.hf_step == 2);
+        const auto& down = get("blk.5.ffn_down_exps.weight");
+        QVERIFY(down.hf_layout == HfLayout::moe_fused && down.hf_offset == 0 && down.hf_step == 1);
+        QCOMPARE(down.hf_names[0], std::string("model.layers.5.mlp.experts.down_proj"));
+        const auto& gb = get("blk.5.ffn_gate_exps.bias");
+        QCOMPARE(gb.dims, (V{2880, 32}));
+        QVERIFY(gb.hf_layout == HfLayout::moe_fused_bias && gb.hf_step == 2 && gb.is_expert_bias() && gb.keep_f32());
+        QCOMPARE(get("blk.5.ffn_down_exps.bias").dims, (V{2880, 32}));
+        QVERIFY(get("blk.0.attn_sinks.weight").keep_f32() && get("blk.0.attn_q.bias").is_vector());
+        QVERIFY(!gate.keep_f32() && gate.is_expert() && !gb.is_expert());
+
+        // 20.91B total (OpenAI's figure); 4.19B active here, where OpenAI's 3.61B leaves out the 0.58B embedding.
+        std::vector<TensorStat> stats;
+        for (const auto& s : t) stats.push_back({s.name, s.dims, ft::kernels::DType::BF16, s.n_elements(), s.n_elements() * 2});
+        const SizeReport r = measure(&d, stats);
+        QCOMPARE(r.total_params, 20914757184ull);
+        QCOMPARE(r.active_params, 4187440704ull);
+        QCOMPARE(r.active_params - 201088ull * 2880, 3608307264ull);
+        json c = gpt_oss_20b_config();
+        c["num_hidden_layers"] = 36;
+        c["num_local_experts"] = 128;
+        c["layer_types"] = json::array();
+        for (int i = 0; i < 36; ++i) c["layer_types"].push_back(i % 2 ? "full_attention" : "sliding_attention");
+        const ModelDesc big = desc_from_hf_config(c, "config.json");
+        stats.clear();
+        for (const auto& s : arch_tensors(big)) stats.push_back({s.name, s.dims, ft::kernels::DType::BF16, s.n_elements(), s.n_elements() * 2});
+        const SizeReport rb = measure(&big, stats);
+        QCOMPARE(rb.total_params, 116829156672ull);                    // 116.83B
+        QCOMPARE(rb.active_params - 201088ull * 2880, 5132849472ull);  // 5.13B
+    }
+
+    void glm45TensorTable() {
+        const ModelDesc d = desc_from_hf_config(glm45_air_config(), "config.json");
+        const auto t = arch_tensors(d);
+        auto find = [&](const std::string& n) -> const TensorSpec* {
+            for (const auto& s : t)
+                if (s.name == n) return &s;
+            return nullptr;
+        };
+        using V = std::vector<std::uint64_t>;
+        // Layer 0 dense; q/k/v biases, no output bias, no q/k norm (Air).
+        QCOMPARE(find("blk.0.ffn_gate.weight")->dims, (V{4096, 10944}));
+        QCOMPARE(find("blk.0.ffn_down.weight")->hf_names[0], std::string("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(!find("blk.0.ffn_gate_inp.weight") && !find("blk.0.attn_output.bias") && !find("blk.0.attn_q_norm.weight"));
+        QCOMPARE(find("blk.0.attn_q.bias")->dims, (V{12288}));
+        QCOMPARE(find("blk.0.attn_v.bias")->hf_names[0], std::string("model.layers.0.self_attn.v_proj.bias"));
+        QCOMPARE(find("blk.0.post_attention_norm.weight")->role, TensorRole::ffn_norm);
+        // MoE layers: router, selection bias, per-expert HF names, the shared expert.
+        QCOMPARE(find("blk.1.ffn_gate_inp.weight")->hf_names[0], std::string("model.layers.1.mlp.gate.weight"));
+        const TensorSpec* pb = find("blk.1.exp_probs_b.bias");
+        QVERIFY(pb && pb->role == TensorRole::ffn_exp_probs_b && pb->keep_f32());
+        QCOMPARE(pb->hf_names[0], std::string("model.layers.1.mlp.gate.e_score_correction_bias"));
+        const TensorSpec* up = find("blk.45.ffn_up_exps.weight");
+        QCOMPARE(up->dims, (V{4096, 1408, 128}));
+        QCOMPARE(up->hf_names.size(), size_t(128));
+        QCOMPARE(up->hf_names[77], std::string("model.layers.45.mlp.experts.77.up_proj.weight"));
+        QCOMPARE(find("blk.1.ffn_down_shexp.weight")->dims, (V{1408, 4096}));
+        QCOMPARE(find("blk.1.ffn_gate_shexp.weight")->hf_names[0], std::string("model.layers.1.mlp.shared_experts.gate_proj.weight"));
+        // The MTP layer 46: in the table (llama.cpp wants it in the file), unused.
+        const TensorSpec* eh = find("blk.46.nextn.eh_proj.weight");
+        QVERIFY(eh && eh->unused);
+        QCOMPARE(eh->dims, (V{8192, 4096}));
+        QCOMPARE(eh->hf_names[0], std::string("model.layers.46.eh_proj.weight"));
+        QVERIFY(find("blk.46.ffn_gate_exps.weight")->unused && find("blk.46.nextn.shared_head_norm.weight")->unused);
+        QVERIFY(!find("blk.45.ffn_gate_exps.weight")->unused && !find("blk.47.attn_norm.weight"));
+        // 106.85B total without the MTP layer (GLM's "106B total, 12B active"); the MTP layer reported apart.
+        std::vector<TensorStat> stats;
+        for (const auto& s : t) stats.push_back({s.name, s.dims, ft::kernels::DType::BF16, s.n_elements(), s.n_elements() * 2});
+        const SizeReport r = measure(&d, stats);
+        QCOMPARE(r.total_params, 106852251264ull);
+        QCOMPARE(r.unused_params, 2375059584ull);
+        QCOMPARE(r.active_params, 13424129664ull);
+        QCOMPARE(r.active_params - 2ull * 151552 * 4096, 12182615680ull);  // GLM's 12B leaves out the embeddings
+        QCOMPARE(r.expert_bytes_per_expert, 3ull * 4096 * 1408 * 2);
+        // 355B with q/k norms: the norms appear.
+        json c = glm45_air_config();
+        c["use_qk_norm"] = true;
+        const auto t2 = arch_tensors(desc_from_hf_config(c, "config.json"));
+        QVERIFY(std::any_of(t2.begin(), t2.end(), [](const TensorSpec& s) { return s.name == "blk.3.attn_k_norm.weight"; }));
     }
 
     void badInputs() {

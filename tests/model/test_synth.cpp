@@ -17,6 +17,7 @@
 #include "ft_test.h"
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
+#include "model/weights.h"
 #include "ref/quant.h"
 #include "synth/synth_model.h"
 
@@ -308,6 +309,127 @@ private slots:
         }
     }
 
+    // The presets of the two newer architectures at their real sizes: parameter counts and file sizes from the plan
+    // (the files themselves are 12-65 GB).
+    void realPresetSizes() {
+        struct Want { const char* preset; ft::model::ArchId arch; std::uint64_t params; DType experts; DType rest; };
+        for (const Want& w : {Want{"gpt-oss-20b", ft::model::ArchId::gpt_oss, 20914757184ull, DType::MXFP4, DType::BF16},
+                              Want{"gpt-oss-120b", ft::model::ArchId::gpt_oss, 116829156672ull, DType::MXFP4, DType::BF16},
+                              Want{"glm-4.5-air", ft::model::ArchId::glm4_moe, 106852251264ull, DType::Q4_K, DType::Q4_K}}) {
+            QCOMPARE(ft::synth::synth_preset_arch(w.preset), std::optional(w.arch));
+            const auto desc = ft::synth::synth_desc(w.arch, w.preset, {});
+            const auto plan = ft::synth::synth_plan(desc, w.rest, 1, w.experts == w.rest ? std::optional(w.experts) : std::nullopt);
+            std::vector<ft::model::TensorStat> stats;
+            std::uint64_t bytes = 0;
+            for (const auto& t : plan.tensors) {
+                stats.push_back({t.spec.name, t.spec.dims, t.type, t.spec.n_elements(), t.n_bytes});
+                bytes += t.n_bytes;
+                // GLM-4.5-Air's down experts have rows of 1408 (not whole Q4_K super-blocks): Q8_0.
+                if (t.spec.is_expert())
+                    QCOMPARE(t.type, t.spec.dims[0] % ft::kernels::dtype_info(w.experts).block_elems == 0 ? w.experts : DType::Q8_0);
+                if (t.spec.keep_f32()) QCOMPARE(t.type, DType::F32);
+            }
+            const auto r = ft::model::measure(&desc, stats);
+            QCOMPARE(r.total_params, w.params);
+            qInfo("%s: %.2fB params, %.2f GiB", w.preset, r.total_params / 1e9, bytes / 1073741824.0);
+        }
+        // gpt-oss-20b with MXFP4 experts and BF16 matrices: 13.0 GiB of tensors (MXFP4 blocks of 17 bytes per 32).
+        const auto d20 = ft::synth::synth_desc(ft::model::ArchId::gpt_oss, "gpt-oss-20b", {});
+        const auto p20 = ft::synth::synth_plan(d20, DType::BF16, 1);
+        std::uint64_t expert_bytes = 0;
+        for (const auto& t : p20.tensors)
+            if (t.spec.is_expert()) expert_bytes += t.n_bytes;
+        QCOMPARE(expert_bytes, 24ull * 3 * 32 * 2880 * 2880 / 32 * 17);
+        QVERIFY_THROWS_EXCEPTION(ft::Error, ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "gpt-oss-20b", {}));
+    }
+
+    // A small gpt-oss from its preset (overrides shrink it but keep the architecture): llama.cpp's tensor names and
+    // types, the description back from GGUF, Weights::open reading the MXFP4 experts in place, ft inspect (--plan).
+    void gptOssPresetFile() {
+        const auto r = run_ft({"synth", "--preset", "gpt-oss-20b", "--layers", "3", "--experts", "8", "--hidden", "64",
+                               "--expert-ff", "96", "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--seed", "3",
+                               "--quiet", "--out", path("oss.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto reader = ft::gguf::Reader::open(path("oss.gguf").toStdString());
+        ft::synth::SynthOverrides o;
+        o.layers = 3, o.experts = 8, o.hidden = 64, o.expert_ff = 96, o.heads = 4, o.kv_heads = 2, o.head_dim = 32;
+        const auto desc = ft::synth::synth_desc(ft::model::ArchId::gpt_oss, "gpt-oss-20b", o);
+        check_against_plan(reader, ft::synth::synth_plan(desc, DType::BF16, 3));
+        QCOMPARE(std::string(reader.metadata().get_string("general.architecture")), std::string("gpt-oss"));
+        QCOMPARE(reader.metadata().get_u64("general.file_type"), 32ull);
+        QCOMPARE(reader.tensor("blk.2.ffn_gate_exps.weight").type, DType::MXFP4);
+        QCOMPARE(reader.tensor("blk.2.ffn_down_exps.weight").type, DType::MXFP4);
+        QCOMPARE(reader.tensor("blk.2.attn_q.weight").type, DType::BF16);
+        QCOMPARE(reader.tensor("blk.2.attn_sinks.weight").type, DType::F32);
+        QCOMPARE(reader.tensor("blk.2.ffn_up_exps.bias").type, DType::F32);
+        QCOMPARE(reader.tensor("blk.2.ffn_gate_inp.bias").type, DType::F32);
+        QCOMPARE(reader.metadata().get_strings("tokenizer.ggml.tokens").size(), size_t(201088));
+        QString why;
+        const auto back = ft::model::desc_from_gguf(reader);
+        QVERIFY2(same_desc(back, desc, &why), qPrintable(why));
+        QCOMPARE(back.attn.swa_layers, desc.attn.swa_layers);
+        QVERIFY(!back.rope.yarn_truncate && back.attn.o_bias && back.moe.expert_bias);
+        const auto w = ft::model::Weights::open(path("oss.gguf").toStdString());
+        QCOMPARE(w->expert(2, 7).gate.type, DType::MXFP4);
+        QCOMPARE(w->expert(2, 7).gate.rows, std::int64_t(96));
+        QVERIFY(w->expert(2, 7).has_bias());
+        QCOMPARE(w->mapped_files().size(), size_t(1));  // nothing repacked: read in place
+        // --weights q8_0 with MXFP4 experts is llama.cpp's MXFP4_MOE file type.
+        const auto q = run_ft({"synth", "--preset", "gpt-oss-20b", "--layers", "1", "--experts", "4", "--hidden", "64",
+                               "--expert-ff", "64", "--heads", "2", "--kv-heads", "1", "--head-dim", "32", "--weights",
+                               "q8_0", "--quiet", "--out", path("oss8.gguf")});
+        QVERIFY2(q.code == 0, qPrintable(q.err));
+        QCOMPARE(ft::gguf::Reader::open(path("oss8.gguf").toStdString()).metadata().get_u64("general.file_type"), 38ull);
+
+        auto i = run_ft({"inspect", path("oss.gguf"), "--json"});
+        QVERIFY2(i.code == 0, qPrintable(i.err));
+        const json j = json::parse(i.out.toStdString());
+        QCOMPARE(j["architecture"].get<std::string>(), std::string("gpt-oss"));
+        QVERIFY(j["description"]["attention"]["sinks"].get<bool>());
+        QCOMPARE(j["description"]["moe"]["n_expert"].get<int>(), 8);
+        QVERIFY(j["sizes"]["total_params"].get<std::uint64_t>() > 0);
+        i = run_ft({"inspect", path("oss.gguf"), "--plan"});
+        QVERIFY2(i.code == 0, qPrintable(i.err + i.out));
+    }
+
+    // A small GLM-4.5-Air: the MTP layer in the file (block_count = layers + 1), the Qwen3 tokenizer cut to GLM's
+    // 151552 rows, Weights::open skipping the MTP layer.
+    void glmAirPresetFile() {
+        const auto r = run_ft({"synth", "--preset", "glm-4.5-air", "--layers", "3", "--experts", "8", "--top-k", "2",
+                               "--hidden", "256", "--expert-ff", "256", "--heads", "4", "--kv-heads", "2", "--head-dim",
+                               "64", "--weights", "q8_0", "--expert-weights", "q4_k", "--quiet", "--out", path("glm.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto reader = ft::gguf::Reader::open(path("glm.gguf").toStdString());
+        QCOMPARE(std::string(reader.metadata().get_string("general.architecture")), std::string("glm4moe"));
+        QCOMPARE(reader.metadata().get_u64("glm4moe.block_count"), 4ull);
+        QCOMPARE(reader.metadata().get_u64("glm4moe.nextn_predict_layers"), 1ull);
+        QCOMPARE(reader.metadata().get_u64("glm4moe.leading_dense_block_count"), 1ull);
+        QCOMPARE(reader.metadata().get_u64("glm4moe.rope.dimension_count"), 32ull);
+        QCOMPARE(reader.tensor("blk.0.ffn_gate.weight").type, DType::Q8_0);
+        QCOMPARE(reader.tensor("blk.1.ffn_gate_exps.weight").type, DType::Q4_K);
+        QCOMPARE(reader.tensor("blk.1.ffn_up_shexp.weight").type, DType::Q8_0);
+        QCOMPARE(reader.tensor("blk.1.exp_probs_b.bias").type, DType::F32);
+        QCOMPARE(reader.tensor("blk.3.nextn.eh_proj.weight").dims[0], 512ull);
+        QVERIFY(reader.find_tensor("blk.3.ffn_down_exps.weight"));
+        // 151526 BPE tokens + Qwen3's 26 added ones renumbered after them: <|endoftext|> 151526, <|im_end|> 151528.
+        const auto toks = reader.metadata().get_strings("tokenizer.ggml.tokens");
+        QCOMPARE(toks.size(), size_t(151552));
+        QCOMPARE(std::string(toks[151528]), std::string("<|im_end|>"));
+        QCOMPARE(reader.get_u64("tokenizer.ggml.eos_token_id"), 151528ull);
+        const auto d = ft::model::desc_from_gguf(reader);
+        QCOMPARE(d.n_layer, 3u);
+        QVERIFY(d.moe.correction_bias && !d.attn.qk_norm && d.attn.qkv_bias);
+        const auto w = ft::model::Weights::open(path("glm.gguf").toStdString());
+        QVERIFY(!w->layer_has_experts(0) && w->layer_has_experts(1) && w->layer_has_experts(2));
+        QVERIFY(!w->find("blk.3.nextn.eh_proj.weight"));
+        const auto i = run_ft({"inspect", path("glm.gguf"), "--json"});
+        QVERIFY2(i.code == 0, qPrintable(i.err));
+        const json j = json::parse(i.out.toStdString());
+        QCOMPARE(j["description"]["n_layer"].get<int>(), 3);
+        QCOMPARE(j["description"]["nextn_predict_layers"].get<int>(), 1);
+        QCOMPARE(j["description"]["moe"]["n_shared_expert"].get<int>(), 1);
+    }
+
     void badInputs() {
         auto r = run_ft({"synth", "--preset", "huge", "--out", path("x.gguf")});
         QVERIFY(r.code != 0);
@@ -321,6 +443,12 @@ private slots:
         r = run_ft({"synth", "--arch", "mamba", "--out", path("x.gguf")});
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("--arch"), qPrintable(r.err));
+        r = run_ft({"synth", "--arch", "qwen3_moe", "--preset", "gpt-oss-20b", "--out", path("x.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--arch") && r.err.contains("gpt_oss"), qPrintable(r.err));
+        r = run_ft({"synth", "--preset", "gpt-oss-20b", "--expert-weights", "q9", "--out", path("x.gguf")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--expert-weights"), qPrintable(r.err));
         r = run_ft({"synth", "--top-k", "17", "--out", path("x.gguf")});  // more than 16 experts
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("expert_used_count"), qPrintable(r.err));

@@ -57,6 +57,9 @@ struct LoadOptions {
     int max_fetch = -1;            // hybrid: at most this many fetches per layer and step (< 0: no cap)
     int expert_slots = 0;          // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;          // hybrid: CPU-computed experts per layer also fetched in the background (0: off)
+    // cpu/hybrid/static and the bounce ring: the GPU waits for CPU work inside the decode graph through host-function
+    // nodes instead of stream memory operations (the fallback, for drivers whose memory operations misbehave; slower).
+    bool host_function_sync = false;
     std::filesystem::path record_routing;  // GPU: write every decode step's expert choice to this trace file
     // Prefix cache: finished requests leave the KV pages of their tokens cached (least recently used evicted first
     // when pages are needed), and a request whose prompt starts with the same tokens reuses them instead of

@@ -12,6 +12,7 @@
 #include "cpu/isa.h"
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
+#include "model/graph.h"
 #include "moe/moe_layer.h"
 
 namespace ft::bench {
@@ -32,18 +33,20 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
     r.tokens = o.tokens;
     r.host_read_gbs = measure_host_read(pool).read_gbs;
 
-    std::vector<int> layers;
-    for (std::uint32_t il = 0; il < d.n_layer; ++il)
-        if (d.layer_is_moe(il)) layers.push_back(int(il));
+    const model::ModelGraph graph = model::build_graph(*weights);
+    std::vector<const model::MoeBlock*> layers;  // the MoE blocks
+    for (const model::Layer& L : graph.layers)
+        for (const model::Block& b : L.blocks)
+            if (const auto* m = std::get_if<model::MoeBlock>(&b.body)) layers.push_back(m);
     r.moe_layers = int(layers.size());
     const std::int64_t E = d.n_embd;
     std::vector<float> x(std::size_t(o.tokens * E)), out(x.size());
     std::mt19937 rng(std::uint32_t(o.seed));
     std::normal_distribution<float> nd(0.f, 1.f);
     // Per-layer expert bytes of the experts a call uses, from the executor's counter.
-    for (int il : layers) {  // warm-up: pages of the experts touched come into memory
+    for (const model::MoeBlock* il : layers) {  // warm-up: pages of the experts touched come into memory
         for (auto& v : x) v = nd(rng);
-        moe.forward(il, x.data(), o.tokens, out.data());
+        moe.forward(*il, x.data(), o.tokens, out.data());
     }
     const std::uint64_t b0 = moe.cpu_expert_bytes();
     const moe::MoeStats s0 = moe.stats();
@@ -53,10 +56,10 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
     double seconds = 0;
     std::size_t call = 0;
     for (int round = 0; round < o.rounds; ++round) {
-        for (int il : layers) {
+        for (const model::MoeBlock* il : layers) {
             std::copy_n(inputs.data() + call++ * x.size(), x.size(), x.data());
             const auto t0 = std::chrono::steady_clock::now();
-            moe.forward(il, x.data(), o.tokens, out.data());
+            moe.forward(*il, x.data(), o.tokens, out.data());
             seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             ++r.calls;
         }

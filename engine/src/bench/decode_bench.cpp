@@ -7,15 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/bw_profile.h"
-#include "bench/device_bandwidth.h"
+#include "profile/bw_profile.h"
+#include "profile/device_bandwidth.h"
 #include "bench/host_bandwidth.h"
 #include "cpu/worker_pool.h"
 #include "ft/error.h"
 #include "sched/model_loader.h"
 #include "ft/gpu.h"
 #include "kv/kv_cache.h"
-#include "model/runner.h"
+#include "exec/runner.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 #include "moe/routing_trace.h"
@@ -33,7 +33,7 @@ constexpr int kPage = 16;
 struct Setup {
     std::unique_ptr<sched::LoadedModel> m;
     model::Weights* weights = nullptr;
-    model::Runner* runner = nullptr;
+    exec::Runner* runner = nullptr;
     kv::KvCache* kv = nullptr;
     bool gpu = false;
     double load_s = 0;
@@ -92,7 +92,7 @@ std::vector<std::int32_t> random_prompt(std::uint32_t n_vocab, int n, std::uint6
 double prefill(Setup& s, int seq, const std::vector<std::int32_t>& prompt, int chunk, std::vector<float>& last_logits) {
     s.kv->reserve(seq, std::int64_t(prompt.size()));
     double secs = 0;
-    std::vector<model::BatchToken> batch;
+    std::vector<exec::BatchToken> batch;
     for (std::size_t p0 = 0; p0 < prompt.size(); p0 += std::size_t(chunk)) {
         const std::size_t p1 = std::min(prompt.size(), p0 + std::size_t(chunk));
         batch.clear();
@@ -158,7 +158,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         next[std::size_t(b)] = argmax(last.data(), V);
     }
     r.prefill_tok_s = double(o.prompt_len) * o.batch / r.prefill_s;
-    std::vector<model::BatchToken> batch(std::size_t(o.batch));
+    std::vector<exec::BatchToken> batch(std::size_t(o.batch));
     auto make_batch = [&](int step) {
         for (int b = 0; b < o.batch; ++b) {
             const std::int32_t pos = std::int32_t(o.prompt_len + step);
@@ -220,7 +220,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.phases_ms = s.runner->profile_step(batch, *s.kv);
     }
     if (s.gpu) {
-        r.copy_gbs = device_copy_gbs(o.load.gpu);
+        r.copy_gbs = profile::device_copy_gbs(o.load.gpu);
         if (o.batch == 1 && r.step_ms > 0 && r.copy_gbs > 0)
             r.bandwidth_fraction = r.weight_bytes_per_token / (r.step_ms / 1e3) / (r.copy_gbs * 1e9);
     }

@@ -69,9 +69,8 @@ CpuMoeBridge::CpuMoeBridge(const model::Weights& w, cpu::WorkerPool& pool, const
 
     // Stream memory operations through the driver's entry points (no link against libcuda needed).
     cudaDriverEntryPointQueryResult q1{}, q2{};
-    // FT_CPU_SYNC=hostfunc forces the fallback (for tests and for drivers whose memory operations misbehave).
-    const char* force = std::getenv("FT_CPU_SYNC");
-    const bool want_memops = !(force && std::string(force) == "hostfunc");
+    // Options::host_functions forces the fallback (for tests and for drivers whose memory operations misbehave).
+    const bool want_memops = !o.host_functions;
     if (want_memops &&
         cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &write_fn_, 12000, cudaEnableDefault, &q1) == cudaSuccess &&
         cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &wait_fn_, 12000, cudaEnableDefault, &q2) == cudaSuccess &&

@@ -1,4 +1,4 @@
-#include "bench/device_bandwidth.h"
+#include "profile/device_bandwidth.h"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 #include "ft/gpu.h"
 #include "model/weights.h"
 
-namespace ft::bench {
+namespace ft::profile {
 
 double device_copy_gbs(int device, std::size_t bytes, int repeats) {
     gpu::check(cudaSetDevice(device), "cudaSetDevice");
@@ -78,4 +78,4 @@ std::pair<std::uint64_t, double> FetchBench::fetch(double seconds, const std::at
 }
 double FetchBench::dma_gbs(double seconds) { return impl_->offload->bench_dma(seconds); }
 
-}  // namespace ft::bench
+}  // namespace ft::profile

@@ -10,7 +10,7 @@
 // pinned experts' entries are their device-mapped addresses and never change, unpinned ones always point into the
 // ring so that no entry is ever a wild pointer. One ring serves every layer: the stream orders layer l's fetch before
 // layer l+1's handshake. A watchdog turns a handshake stuck for 10 s into an error (done set, err = 1; the next
-// check_health() throws). Without stream memory operations (Windows WDDM, vGPU, FT_CPU_SYNC=hostfunc) a
+// check_health() throws). Without stream memory operations (Windows WDDM, vGPU, or LoadOptions::host_function_sync) a
 // host-function node does the copies inline.
 // Engine-internal; CUDA builds only. One engine thread enqueues; the host thread is internal.
 #pragma once
@@ -46,6 +46,7 @@ public:
         int slots = 0;                             // ring slots: unpinned experts one call can fetch (≤ max_list)
         std::size_t bytes[kBanks] = {0, 0, 0};     // one expert's matrix
         std::size_t stride[kBanks] = {0, 0, 0};    // the same rounded up (16-byte multiples keep the fast copy path)
+        bool host_functions = false;               // hand over through host-function nodes, not memory operations
     };
     // sources[b][flat]: where flat id `flat`'s matrix b is; pinned[flat]: whether that address is device-readable
     // (pinned in place: it goes to the table as is) or an ordinary host address (bounced). Throws

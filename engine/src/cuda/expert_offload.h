@@ -62,6 +62,9 @@ struct OffloadOptions {
     // hybrid: refine frac_q16 online from the decode steps' fetch and CPU timings (cuda/fraction_tuner.h). Off when
     // the user fixed the fraction.
     bool recalibrate = false;
+    // How the GPU waits for CPU work inside the graph (the hybrid/cpu/static handshake and the bounce ring): stream
+    // memory operations, or host-function nodes (the fallback; forced for tests and misbehaving drivers).
+    bool host_functions = false;
 };
 
 struct OffloadLayerStats {
@@ -84,8 +87,9 @@ public:
     // input, ids / weights [T, k] the router's choice. Adds Σ weight · expert(x) into x [T, n_embd]. h and y are
     // scratch of [T·k, n_ff] and [T·k, n_embd] floats.
     // mark(phase), when given, is called at the end of each phase (the runner's profiler records an event there).
+    // biases: the layer's routed-expert biases (gpt-oss; resident in VRAM, indexed by expert id), or empty.
     void decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x, float* h,
-                float* y, const std::function<void(const char*)>& mark = {});
+                float* y, const ExpertBiases& biases, const std::function<void(const char*)>& mark = {});
     // Prefill: make layer il's experts readable on the GPU and return their matrices (expert e at slot e of the
     // returned bases) — or an empty optional when this layer's experts run on the CPU (static backend's CPU layers).
     // done_with(il) after the layer's expert products are enqueued.
@@ -94,9 +98,9 @@ public:
     void done_with(int il);
     // End of a forward pass (capturable): joins the background admissions of the step and commits them.
     void finish_step();
-    // Prefill of a static backend's CPU layer: the CPU computes it from xn on the host (rows routed by the CPU
-    // copy of the router), result added to x.
-    void prefill_on_cpu(int il, std::int64_t T, const float* xn, float* x);
+    // Prefill of a static backend's CPU layer (block b): the CPU computes it from xn on the host (rows routed by the
+    // CPU copy of the router), result added to x.
+    void prefill_on_cpu(const model::MoeBlock& b, std::int64_t T, const float* xn, float* x);
 
     // Throws when the CPU side failed during the step (call after the stream synchronised).
     void check_health();

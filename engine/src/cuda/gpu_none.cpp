@@ -1,8 +1,8 @@
 // gpu.h for builds without CUDA (FT_CUDA=OFF).
-#include "bench/device_bandwidth.h"
+#include "profile/device_bandwidth.h"
 #include "ft/error.h"
 #include "ft/gpu.h"
-#include "model/runner.h"
+#include "exec/runner.h"
 
 namespace ft {
 
@@ -11,16 +11,16 @@ std::string gpu_unavailable_reason() { return "this build has no CUDA support (F
 
 }  // namespace ft
 
-namespace ft::model {
+namespace ft::exec {
 
-std::unique_ptr<Runner> make_gpu_runner(const Weights&, const GpuRunnerOptions&) {
+std::unique_ptr<Runner> make_gpu_runner(const ModelGraph&, const Weights&, const GpuRunnerOptions&) {
     throw Error(ErrorCode::unsupported, "this build has no CUDA support (FT_CUDA=OFF): models run on the CPU",
                 "use --device cpu, or build with CUDA");
 }
 
-}  // namespace ft::model
+}  // namespace ft::exec
 
-namespace ft::bench {
+namespace ft::profile {
 
 double device_copy_gbs(int, std::size_t, int) { return 0; }
 
@@ -33,4 +33,4 @@ std::string FetchBench::gpu_name() const { return {}; }
 std::pair<std::uint64_t, double> FetchBench::fetch(double, const std::atomic<bool>*) { return {0, 0}; }
 double FetchBench::dma_gbs(double) { return 0; }
 
-}  // namespace ft::bench
+}  // namespace ft::profile

@@ -120,15 +120,15 @@ void Uploader::finish() { check(cudaStreamSynchronize(stream_), "upload"); }
 
 // ---- Linear ----
 
-Linear::Linear(VramBudget& vram, cudaStream_t stream, model::GemmPrecision precision, std::int64_t max_m,
+Linear::Linear(VramBudget& vram, cudaStream_t stream, exec::GemmPrecision precision, std::int64_t max_m,
                std::int64_t max_k)
     : stream_(stream), precision_(precision), max_m_(max_m), max_k_(max_k) {
     check(cublasCreate(&blas_), "cublasCreate");
     check(cublasSetStream(blas_, stream_), "cublasSetStream");
-    const std::size_t elem = precision_ == model::GemmPrecision::bf16 ? 2 : 4;
+    const std::size_t elem = precision_ == exec::GemmPrecision::bf16 ? 2 : 4;
     w_scratch_elems_ = std::size_t(32) << 20;  // 32 Mi elements: a whole attention matrix, LM heads in tiles
     w_scratch_ = vram.alloc(w_scratch_elems_ * elem, VramUse::cublas, "GEMM weight scratch");
-    if (precision_ == model::GemmPrecision::bf16 && max_m_ > kc::kGemvMaxM)
+    if (precision_ == exec::GemmPrecision::bf16 && max_m_ > kc::kGemvMaxM)
         x_scratch_ = vram.alloc(std::size_t(max_m_) * std::size_t(max_k_) * 2, VramUse::cublas, "GEMM activation scratch");
 }
 
@@ -158,7 +158,7 @@ void Linear::run(const DeviceMatrix& w, const float* x, std::int64_t m, std::int
     }
     if (m > max_m_ || w.cols > max_k_)
         throw Error(ErrorCode::internal, fmt::format("linear: {}×{} exceeds the scratch of {}×{}", m, w.cols, max_m_, max_k_));
-    const bool bf16 = precision_ == model::GemmPrecision::bf16;
+    const bool bf16 = precision_ == exec::GemmPrecision::bf16;
     const DType wt = bf16 ? DType::BF16 : DType::F32;
     const void* xb = x;
     std::int64_t ldb = ldx;

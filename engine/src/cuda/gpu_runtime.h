@@ -13,7 +13,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "model/runner.h"
+#include "exec/runner.h"
 #include "ref/dtype.h"
 
 namespace ft::gpu {
@@ -79,12 +79,20 @@ struct DeviceMatrix {
     std::int64_t rows = 0, cols = 0;
 };
 
+// One layer's routed-expert biases (gpt-oss), F32 [n_expert, rows] per matrix, indexed by expert id; null: none.
+struct ExpertBiases {
+    const float* gate = nullptr;
+    const float* up = nullptr;
+    const float* down = nullptr;
+    explicit operator bool() const { return down != nullptr; }
+};
+
 // y[m, rows] (+)= x[m, cols] · Wᵀ. m ≤ kernels::cuda::kGemvMaxM: the GEMV kernels (weights read once, in place);
 // more rows: W dequantized into a scratch tile (BF16 or F32 by precision) and cuBLAS, tiled over W's rows so the
 // scratch stays small. Not thread-safe; one per stream.
 class Linear {
 public:
-    Linear(VramBudget& vram, cudaStream_t stream, model::GemmPrecision precision, std::int64_t max_m, std::int64_t max_k);
+    Linear(VramBudget& vram, cudaStream_t stream, exec::GemmPrecision precision, std::int64_t max_m, std::int64_t max_k);
     ~Linear();
     Linear(const Linear&) = delete;
     Linear& operator=(const Linear&) = delete;
@@ -98,15 +106,15 @@ public:
     // Throws when W does not fit the scratch.
     const void* dense_weights(const DeviceMatrix& w);
     kernels::DType dense_type() const {
-        return precision_ == model::GemmPrecision::bf16 ? kernels::DType::BF16 : kernels::DType::F32;
+        return precision_ == exec::GemmPrecision::bf16 ? kernels::DType::BF16 : kernels::DType::F32;
     }
     std::uint64_t launches() const { return launches_; }
-    model::GemmPrecision precision() const { return precision_; }
+    exec::GemmPrecision precision() const { return precision_; }
 
 private:
     cudaStream_t stream_;
     cublasHandle_t blas_ = nullptr;
-    model::GemmPrecision precision_;
+    exec::GemmPrecision precision_;
     std::int64_t max_m_, max_k_;
     std::shared_ptr<void> w_scratch_, x_scratch_;
     std::size_t w_scratch_elems_ = 0;

@@ -201,6 +201,7 @@ struct TensorInfo {
     std::uint64_t n_elements = 0;
     std::uint64_t n_bytes = 0;     // dtype_bytes(type, n_elements)
     std::size_t index = 0;         // position in the file's tensor table
+    std::uint32_t part = 0;        // the file of Reader::parts() holding the data (> 0 only in a split model)
 };
 
 // A parsed GGUF file. Tensors and metadata strings are views into the mapping; they stay valid while the Reader
@@ -211,6 +212,13 @@ public:
     static Reader open(const std::filesystem::path& path);
     // Parses bytes the caller keeps alive for the Reader's lifetime (tests, fuzzing). `name` is used in errors.
     static Reader parse(std::span<const std::byte> bytes, std::string name);
+    // Opens a model: like open(), and when the file is the first part of a split model (llama.cpp's gguf-split
+    // convention, see split_file_name() below) its other parts are opened from the same folder and their tensors
+    // join this Reader's table in part order, so tensors() / find_tensor() / tensor_data() cover the whole model;
+    // metadata() is the first part's (which holds all of it). Throws not_found naming a missing part,
+    // invalid_file for a part that does not belong (split.no, split.count, a tensor in two parts, a tensor count
+    // other than split.tensors.count), invalid_argument for a later part (naming the first part to open instead).
+    static Reader open_model(const std::filesystem::path& path);
 
     Reader(Reader&&) noexcept;
     Reader& operator=(Reader&&) noexcept;
@@ -224,6 +232,17 @@ public:
     std::span<const std::byte> bytes() const noexcept { return bytes_; }
     // The mapping (nullptr for parse()); share it to keep tensor views alive beyond the Reader.
     const std::shared_ptr<const MappedFile>& mapping() const noexcept { return mapping_; }
+
+    // The files the tensors live in: this one, then (open_model() of a split model) the other parts in order.
+    // The accessors above describe the first file.
+    struct Part {
+        std::filesystem::path path;               // empty for parse()
+        std::shared_ptr<const MappedFile> mapping;  // nullptr for parse()
+        std::span<const std::byte> bytes;
+        std::uint64_t data_offset = 0;
+    };
+    std::span<const Part> parts() const noexcept { return parts_; }
+    std::uint64_t parts_size() const noexcept;  // bytes of all parts
 
     const Metadata& metadata() const noexcept { return metadata_; }
     // Shorthands for metadata().…
@@ -251,8 +270,21 @@ private:
     Metadata metadata_;
     std::vector<TensorInfo> tensors_;
     std::map<std::string, std::size_t, std::less<>> tensor_index_;
+    std::vector<Part> parts_;
     friend class Parser;
 };
+
+// Split models (llama.cpp's gguf-split): parts named <stem>-00001-of-0000N.gguf … <stem>-0000N-of-0000N.gguf in
+// one folder, each a complete GGUF file holding some of the tensors; the first holds all the metadata; every part
+// has split.no (u16, 0-based), split.count (u16) and split.tensors.count (i32, the tensors of all parts).
+inline constexpr const char* kSplitNoKey = "split.no";
+inline constexpr const char* kSplitCountKey = "split.count";
+inline constexpr const char* kSplitTensorsKey = "split.tensors.count";
+// "<stem>-0000K-of-0000N.gguf" (K 1-based).
+std::string split_file_name(std::string_view stem, int part, int count);
+// The reverse; false for any other name (also when part is outside 1..count).
+bool parse_split_file_name(std::string_view file_name, std::string& stem, int& part, int& count);
+
 
 // Streaming writer with bounded memory: declare metadata and tensors, write_header(), then each tensor's bytes in
 // declaration order (in any number of chunks), then finish(). Writes to "<path>.tmp" and renames it to <path> in
@@ -314,6 +346,61 @@ private:
     bool in_tensor_ = false;
     std::uint64_t tensor_written_ = 0;  // bytes of the current tensor so far
     std::uint64_t written_ = 0;
+};
+
+// Writes a model split over several GGUF files as gguf-split does (see above): the tensors, in declaration order,
+// fill parts of at most max_tensors tensors and at most max_bytes bytes of tensor data (a tensor larger than
+// max_bytes gets a part of its own; 0: no limit). With neither limit it writes one plain file at `path`; with one,
+// the parts go next to `path` named split_file_name(<path without .gguf>, K, N) (N = 1 included). Same calls, in
+// the same order, as Writer; errors as Writer's.
+struct SplitOptions {
+    std::uint64_t max_tensors = 0;
+    std::uint64_t max_bytes = 0;
+    bool enabled() const noexcept { return max_tensors > 0 || max_bytes > 0; }
+};
+
+class SplitWriter {
+public:
+    SplitWriter(std::filesystem::path path, SplitOptions options);
+    ~SplitWriter();
+    SplitWriter(const SplitWriter&) = delete;
+    SplitWriter& operator=(const SplitWriter&) = delete;
+
+    // --- Before write_header() ---
+    Metadata& metadata() noexcept { return metadata_; }
+    void set_alignment(std::uint32_t alignment);
+    std::uint64_t add_tensor(std::string name, DType type, std::span<const std::uint64_t> dims);
+    // Decides the parts and writes every part's header.
+    void write_header();
+    // --- After write_header(), for each tensor in declaration order ---
+    void begin_tensor(std::string_view name);
+    void write(std::span<const std::byte> chunk);
+    void end_tensor();
+    void write_tensor(std::string_view name, std::span<const std::byte> data);
+    // Finishes every part (each renamed from its .tmp file).
+    void finish();
+
+    // The files (valid after write_header()); the first is what a loader opens.
+    std::vector<std::filesystem::path> paths() const;
+    std::uint64_t expected_size() const noexcept;  // all parts
+
+private:
+    struct Decl {
+        std::string name;
+        DType type;
+        std::vector<std::uint64_t> dims;
+        std::uint64_t bytes = 0;
+    };
+    std::filesystem::path path_;
+    SplitOptions options_;
+    Metadata metadata_;
+    std::uint32_t alignment_ = 0;  // 0: the Writer's default
+    Writer check_;                 // declarations only (never writes): validates each add_tensor()
+    std::vector<Decl> decls_;
+    std::vector<std::unique_ptr<Writer>> parts_;
+    std::vector<std::size_t> part_of_;  // per declared tensor
+    std::size_t next_ = 0;              // next tensor to begin
+    Writer* current_ = nullptr;
 };
 
 }  // namespace ft::gguf

@@ -265,6 +265,7 @@ Reader Reader::open(const std::filesystem::path& path) {
     r.bytes_ = mapping->bytes();
     r.metadata_ = Metadata(r.name_);
     Parser(r, mapping).run();
+    r.parts_.push_back({path, mapping, r.bytes_, r.data_offset_});
     return r;
 }
 
@@ -274,6 +275,7 @@ Reader Reader::parse(std::span<const std::byte> bytes, std::string name) {
     r.bytes_ = bytes;
     r.metadata_ = Metadata(r.name_);
     Parser(r, nullptr).run();
+    r.parts_.push_back({{}, nullptr, r.bytes_, r.data_offset_});
     return r;
 }
 
@@ -293,10 +295,20 @@ const TensorInfo& Reader::tensor(std::string_view name) const {
 }
 
 std::span<const std::byte> Reader::tensor_data(const TensorInfo& t) const {
-    if (t.offset > bytes_.size() || data_offset_ > bytes_.size() - t.offset ||
-        t.n_bytes > bytes_.size() - data_offset_ - t.offset)
+    const bool in_part = t.part < parts_.size();
+    const std::span<const std::byte> bytes = in_part ? parts_[t.part].bytes : bytes_;
+    const std::uint64_t data_offset = in_part ? parts_[t.part].data_offset : data_offset_;
+    if ((t.part > 0 && !in_part) || t.offset > bytes.size() || data_offset > bytes.size() - t.offset ||
+        t.n_bytes > bytes.size() - data_offset - t.offset)
         throw Error(ErrorCode::invalid_argument, name_ + ": tensor '" + t.name + "' is not a tensor of this file");
-    return bytes_.subspan(static_cast<std::size_t>(data_offset_ + t.offset), static_cast<std::size_t>(t.n_bytes));
+    return bytes.subspan(static_cast<std::size_t>(data_offset + t.offset), static_cast<std::size_t>(t.n_bytes));
+}
+
+std::uint64_t Reader::parts_size() const noexcept {
+    if (parts_.empty()) return bytes_.size();
+    std::uint64_t n = 0;
+    for (const Part& p : parts_) n += p.bytes.size();
+    return n;
 }
 
 }  // namespace ft::gguf

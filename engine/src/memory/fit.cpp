@@ -1,7 +1,8 @@
 // The fit predictor's public entry points: a model's geometry from its metadata, this machine's profile.
 #include <spdlog/spdlog.h>
 
-#include "bench/bw_profile.h"
+#include "model/arch.h"
+#include "profile/bw_profile.h"
 #include "format/gguf.h"
 #include "ft/error.h"
 #include "ft/gpu.h"
@@ -25,7 +26,7 @@ MachineProfile this_machine(int gpu) {
         pc.gpu_sms = d.multiprocessors;
         pc.gpu_cc = d.cc_major * 10 + d.cc_minor;
         try {
-            if (auto p = bench::newest_profile(d.name)) {
+            if (auto p = profile::newest_profile(d.name)) {
                 pc.pcie_gbps = p->pcie_both_gbs > 0 ? p->pcie_both_gbs : p->pcie_gbs;
                 pc.host_gbps = p->cpu_both_gbs > 0 ? p->cpu_both_gbs : p->cpu_gbs;
                 pc.cpu_threads = p->threads;
@@ -49,13 +50,13 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
     model::ModelDesc d;
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec) && j.value("format", std::string()) == "gguf") {
-        d = model::desc_from_gguf(gguf::Reader::open(path));
+        d = model::desc_from_gguf(gguf::Reader::open_model(path));  // a split model's tensors: all its parts
     } else {
         d = model::desc_from_hf_dir(std::filesystem::is_directory(path, ec) ? path : path.parent_path());
     }
-    if (d.arch != model::ArchId::qwen3_moe) {
+    if (const auto why = model::arch_unsupported_reason(d.arch)) {
         f.verdict = "unsupported";
-        f.reason = "the " + std::string(model::arch_name(d.arch)) + " architecture does not run in this version yet";
+        f.reason = *why;
         f.summary = "not supported yet: " + std::string(model::arch_name(d.arch));
         return f;
     }

@@ -42,7 +42,8 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
     g.v_head_dim = d.attn.v_head_dim ? d.attn.v_head_dim : d.attn.head_dim;
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;
-    g.n_ff = d.n_ff;
+    // The widest dense FFN a block runs: the dense layers' (if any) or the shared experts' (their scratch is shared).
+    g.n_ff = std::max<std::int64_t>(g.n_layer > g.n_moe_layers ? std::int64_t(d.n_ff) : 0, std::int64_t(d.moe.n_ff_shexp));
     g.non_expert_bytes = non_expert_bytes;
     g.expert_pool_bytes = expert_pool_bytes;
     const std::uint64_t n_slots_all = std::uint64_t(std::max(1, g.n_moe_layers * g.n_expert));
@@ -74,11 +75,11 @@ std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16) {
 
 std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequences, int n_ctx, bool exact_prefill,
                             bool offload) {
-    // The runner's allocation list (Qwen3MoeGpu::allocate_scratch + make_kv_cache), each rounded as VramBudget does.
+    // The runner's allocation list (GpuRunner::allocate_scratch + make_kv_cache, cuda/gpu_runner.cpp), each rounded as VramBudget does.
     const std::uint64_t E = std::uint64_t(g.n_embd), K = std::uint64_t(g.n_expert_used), NE = std::uint64_t(g.n_expert);
     const std::uint64_t qd = std::uint64_t(g.n_head * g.head_dim), kd = std::uint64_t(g.n_head_kv * g.head_dim),
                         vd = std::uint64_t(g.n_head_kv * g.v_head_dim), ad = std::uint64_t(g.n_head * g.v_head_dim);
-    const std::uint64_t F = std::uint64_t(g.n_ff_exp), FD = std::uint64_t(g.n_layer > g.n_moe_layers ? g.n_ff : 0);
+    const std::uint64_t F = std::uint64_t(g.n_ff_exp), FD = std::uint64_t(g.n_ff);
     const std::uint64_t t = std::uint64_t(std::max<std::int64_t>(T, max_sequences));
     std::uint64_t s = 0;
     s += 2 * a256(t * E * 4);                 // activations x, xn
@@ -112,7 +113,7 @@ std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_pr
     const std::uint64_t elem = exact_prefill ? 4 : 2;
     std::uint64_t b = a256((std::uint64_t(32) << 20) * elem);  // GEMM weight tile (gpu::Linear)
     const std::uint64_t max_k = std::uint64_t(std::max({g.n_embd, g.n_head * g.head_dim, g.n_head * g.v_head_dim, g.n_ff_exp,
-                                                        g.n_layer > g.n_moe_layers ? g.n_ff : std::int64_t(0)}));
+                                                        g.n_ff}));
     if (!exact_prefill && T > kGemvMaxM) b += a256(std::uint64_t(T) * max_k * 2);  // activations in BF16
     return b + 32 * kMiB;  // cuBLAS's own workspace (allocated by the library, outside our counters)
 }

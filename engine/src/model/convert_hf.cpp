@@ -91,6 +91,11 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     std::vector<Planned> plan;
     const std::string where = dir.string();
     for (const auto& s : specs) {
+        if (s.hf_layout != HfLayout::direct)
+            throw Error(ErrorCode::unsupported,
+                        where + ": convert does not repack " + std::string(arch_name(desc.arch)) + "'s fused expert tensors yet (" +
+                            s.hf_names.at(0) + ")",
+                        "the engine loads this folder directly; or convert it with llama.cpp's convert_hf_to_gguf.py");
         Planned p{&s, DType::F32, {}, 0};
         // Each source is one [out, in] matrix (or a vector): its HF shape is the GGUF dims reversed, without the
         // expert dim for stacked experts.
@@ -129,7 +134,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         plan.push_back(std::move(p));
     }
 
-    gguf::Writer w(opt.out);
+    gguf::SplitWriter w(opt.out, {opt.split_max_tensors, opt.split_max_bytes});
     auto& md = w.metadata();
     md.set("general.architecture", gguf::Value::string(std::string(arch_gguf_name(desc.arch))));
     md.set("general.type", gguf::Value::string("model"));
@@ -194,6 +199,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     }
     w.finish();
     ConvertResult r;
+    r.files = w.paths();
     r.file_bytes = w.expected_size();
     r.tensors = plan.size();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,4 +1,5 @@
-// `ft convert`: a Hugging Face safetensors folder → one GGUF file with llama.cpp's tensor names, metadata keys and
+// `ft convert`: a Hugging Face safetensors folder → one GGUF file (or a split model: parts of at most so many tensors
+// or bytes, named and keyed as llama.cpp's gguf-split does) with llama.cpp's tensor names, metadata keys and
 // tokenizer keys. Tensor by tensor, row block by row block: memory stays bounded (a few MiB of buffers) whatever the
 // model size. Norms and the router stay F32; the other matrices take the requested type (a row that is not a whole
 // number of blocks falls back to Q8_0, then F32, as llama.cpp's quantizer does).
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <vector>
 
 #include "ref/dtype.h"
 
@@ -20,10 +22,15 @@ struct ConvertOptions {
     std::filesystem::path out;
     kernels::DType type = kernels::DType::BF16;
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;  // bytes of tensor data written
+    // Split the model into parts of at most this many tensors / bytes of tensor data (0: no limit; both 0: one
+    // file at `out`). The parts are <out without .gguf>-0000K-of-0000N.gguf.
+    std::uint64_t split_max_tensors = 0;
+    std::uint64_t split_max_bytes = 0;
 };
 
 struct ConvertResult {
-    std::uint64_t file_bytes = 0;
+    std::vector<std::filesystem::path> files;  // what was written: `out`, or the parts of a split model in order
+    std::uint64_t file_bytes = 0;                // all of them
     std::size_t tensors = 0;
     double seconds = 0;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "format/gguf.h"
 #include "ft/error.h"
@@ -59,6 +60,26 @@ private:
     std::string prefix_;
 };
 
+// attention.sliding_window_pattern as llama.cpp reads it: a period n (layer il uses the window when
+// il % n < n - 1; n = 0: every layer; default 2, gpt-oss's alternation starting with a windowed layer) or one bool
+// per layer.
+void swa_pattern(const KeyReader& k, const gguf::Metadata& md, ModelDesc& d) {
+    auto& swa = d.attn.swa_layers;
+    swa.assign(d.n_layer, false);
+    const std::string key = k.key("attention.sliding_window_pattern");
+    const gguf::Value* v = md.find(key);
+    if (v && v->is_array()) {
+        if (v->array_type() != gguf::ValueType::boolean || v->array_size() < d.n_layer)
+            throw Error(ErrorCode::invalid_file, md.source() + ": expected " + std::to_string(d.n_layer) +
+                                                     " booleans or one period (" + key + ")");
+        const auto raw = v->array_raw({md.source(), key});
+        for (std::uint32_t il = 0; il < d.n_layer; ++il) swa[il] = raw[il] != std::byte{0};
+        return;
+    }
+    const std::uint64_t n = v ? v->as_u64({md.source(), key}) : 2;
+    for (std::uint32_t il = 0; il < d.n_layer; ++il) swa[il] = n == 0 || il % n < n - 1;
+}
+
 }  // namespace
 
 ModelDesc desc_from_gguf(const gguf::Metadata& md) {
@@ -78,7 +99,15 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
     }
     if (auto n = md.opt_string("general.name")) d.name = std::string(*n);
 
+    // block_count counts GLM's MTP layers too (llama.cpp: n_layer = block_count - nextn_predict_layers).
+    d.nextn_predict_layers = k.opt_u32("nextn_predict_layers", 0);
     d.n_layer = k.req_u32("block_count");
+    if (d.nextn_predict_layers >= d.n_layer)
+        throw Error(ErrorCode::invalid_file,
+                    md.source() + ": " + std::to_string(d.nextn_predict_layers) + " MTP layers of " +
+                        std::to_string(d.n_layer) + " blocks leave no decoder layer (" + k.key("nextn_predict_layers") + ")",
+                    "the file's hyper-parameters are inconsistent; re-convert it");
+    d.n_layer -= d.nextn_predict_layers;
     d.n_embd = k.req_u32("embedding_length");
     d.n_ctx_train = k.opt_u32("context_length", 0);
     d.n_ff = k.opt_u32("feed_forward_length", 0);
@@ -133,7 +162,6 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
     if (m.routed_scaling_factor == 0) m.routed_scaling_factor = 1.0;
     m.n_group = k.opt_u32("expert_group_count", 0);
     m.topk_group = k.opt_u32("expert_group_used_count", 0);
-    d.nextn_predict_layers = k.opt_u32("nextn_predict_layers", 0);
 
     // Architecture conventions that llama.cpp hard-codes rather than stores.
     switch (d.arch) {
@@ -158,6 +186,8 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
             at.qk_nope_head_dim = at.head_dim > r.n_rot ? at.head_dim - r.n_rot : 0;
             break;
         case ArchId::glm4_moe:
+            // q/k/v biases, no output bias; per-head q/k norms only in the 355B models (decided by the tensors:
+            // desc_from_gguf(Reader)); llama.cpp's default gating for glm4moe is sigmoid.
             m.gating = Gating::sigmoid;
             m.correction_bias = true;
             at.qkv_bias = true;
@@ -165,13 +195,14 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
         case ArchId::gpt_oss:
             m.gating = Gating::softmax_weight;
             m.router_bias = true;
+            m.expert_bias = true;
             at.qkv_bias = true;
+            at.o_bias = true;
             at.sinks = true;
             d.swiglu_limit = 7.0;
-            if (at.sliding_window) {  // alternating: even layers use the window
-                at.swa_layers.assign(d.n_layer, false);
-                for (std::uint32_t il = 0; il < d.n_layer; il += 2) at.swa_layers[il] = true;
-            }
+            d.swiglu_alpha = 1.702;
+            r.yarn_truncate = false;  // the reference (and HF's config, truncate: false) keeps the exact ramp ends
+            if (at.sliding_window) swa_pattern(k, md, d);
             break;
     }
     if (auto g = k.opt_count("expert_gating_func")) {
@@ -201,6 +232,11 @@ ModelDesc desc_from_gguf(const gguf::Reader& file) {
         if (d.layer_is_moe(il) && !file.find_tensor(b + "ffn_gate_inp.weight") && file.find_tensor(b + "ffn_down.weight"))
             d.moe.dense_layers.push_back(il);
     }
+    if (d.arch == ArchId::glm4_moe) {
+        // GLM-4.5/4.6/4.7 (355B) have per-head q/k norms, GLM-4.5-Air has none: no key says so, the tensors do.
+        d.attn.qk_norm = file.find_tensor("blk.0.attn_q_norm.weight") != nullptr;
+        d.attn.qkv_bias = file.find_tensor("blk.0.attn_q.bias") != nullptr;
+    }
     validate(d);
     return d;
 }
@@ -215,7 +251,7 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
     u32("vocab_size", d.n_vocab);
     u32("context_length", d.n_ctx_train);
     u32("embedding_length", d.n_embd);
-    u32("block_count", d.n_layer);
+    u32("block_count", d.n_layer + d.nextn_predict_layers);
     if (d.n_ff) u32("feed_forward_length", d.n_ff);
     u32("attention.head_count", d.attn.n_head);
     u32("attention.head_count_kv", d.attn.n_head_kv);
@@ -226,7 +262,19 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
         if (d.attn.q_lora_rank) u32("attention.q_lora_rank", d.attn.q_lora_rank);
         u32("attention.kv_lora_rank", d.attn.kv_lora_rank);
     }
-    if (d.attn.sliding_window) u32("attention.sliding_window", d.attn.sliding_window);
+    if (d.attn.sliding_window) {
+        u32("attention.sliding_window", d.attn.sliding_window);
+        // llama.cpp's default (gpt-oss) is period 2 from a windowed layer 0; anything else is written out.
+        const auto& swa = d.attn.swa_layers;
+        bool period2 = swa.size() == d.n_layer;
+        for (std::uint32_t il = 0; il < swa.size() && period2; ++il) period2 = swa[il] == (il % 2 == 0);
+        if (!swa.empty() && !period2) {
+            std::vector<bool> flags(swa.begin(), swa.end());
+            std::unique_ptr<bool[]> arr(new bool[flags.size()]);
+            for (size_t i = 0; i < flags.size(); ++i) arr[i] = flags[i];
+            md.set(a + ".attention.sliding_window_pattern", Value::bool_array({arr.get(), flags.size()}));
+        }
+    }
     f32("rope.freq_base", d.rope.theta);
     u32("rope.dimension_count", d.rope.n_rot);
     if (d.rope.scaling != RopeScaling::none) {

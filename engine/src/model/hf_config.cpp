@@ -128,8 +128,12 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
         r.original_context = rf.opt_u32("original_max_position_embeddings", 0);
         r.yarn_beta_fast = rf.opt_f64("beta_fast", 32.0);
         r.yarn_beta_slow = rf.opt_f64("beta_slow", 1.0);
+        r.yarn_truncate = rf.opt_bool("truncate", true);
         if (rs.contains("mscale_all_dim") && rs["mscale_all_dim"].is_number())
             r.yarn_log_multiplier = 0.1 * rs["mscale_all_dim"].get<double>();
+        // transformers: an explicit attention_factor replaces YaRN's 0.1·ln(factor) + 1 (attn_factor multiplies it).
+        if (type == "yarn" && rf.has("attention_factor") && r.factor > 1.0)
+            r.attn_factor = rf.req_f64("attention_factor") / (0.1 * std::log(r.factor) + 1.0);
     }
 
     auto& m = d.moe;
@@ -182,15 +186,21 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
             m.n_shared_expert = f.opt_u32("n_shared_experts", 0);
             m.n_ff_shexp = m.n_ff_exp * m.n_shared_expert;
             m.first_k_dense = f.opt_u32("first_k_dense_replace", 0);
-            m.norm_topk_prob = f.opt_bool("norm_topk_prob", false);
+            // Glm4MoeConfig's defaults: norm_topk_prob true, n_group 1, topk_group 1 (one group: no grouping).
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", true);
             m.routed_scaling_factor = f.opt_f64("routed_scaling_factor", 1.0);
-            m.n_group = f.opt_u32("n_group", 0);
-            m.topk_group = f.opt_u32("topk_group", 0);
+            m.n_group = f.opt_u32("n_group", 1);
+            m.topk_group = f.opt_u32("topk_group", 1);
             m.gating = Gating::sigmoid;
-            m.correction_bias = true;
+            m.correction_bias = true;  // e_score_correction_bias: always a buffer of Glm4MoeTopkRouter
             at.qk_norm = f.opt_bool("use_qk_norm", false);
-            const double partial = f.opt_f64("partial_rotary_factor", 1.0);
-            r.n_rot = static_cast<std::uint32_t>(std::lround(at.head_dim * partial));
+            at.o_bias = false;         // o_proj has no bias whatever attention_bias says
+            // partial_rotary_factor: top level in GLM's own configs, inside rope_parameters in transformers 5's.
+            double partial = f.opt_f64("partial_rotary_factor", 1.0);
+            if (rope_key && cfg[rope_key].contains("partial_rotary_factor"))
+                partial = Fields(cfg[rope_key], source).opt_f64("partial_rotary_factor", partial);
+            if (!(partial > 0.0 && partial <= 1.0)) f.bad("partial_rotary_factor", "must be in (0, 1]");
+            r.n_rot = static_cast<std::uint32_t>(at.head_dim * partial);  // transformers: int(head_dim * factor)
             d.nextn_predict_layers = f.opt_u32("num_nextn_predict_layers", 0);
             break;
         }
@@ -200,12 +210,19 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
             m.n_ff_exp = f.req_u32("intermediate_size");
             m.gating = Gating::softmax_weight;
             m.router_bias = true;
+            m.expert_bias = true;
             at.sinks = true;
-            at.qkv_bias = true;
+            at.qkv_bias = f.opt_bool("attention_bias", true);  // q/k/v/o_proj all take attention_bias
+            at.o_bias = at.qkv_bias;
             d.swiglu_limit = f.opt_f64("swiglu_limit", 7.0);
+            d.swiglu_alpha = f.opt_f64("swiglu_alpha", 1.702);  // transformers 5 config field; older: a constant
             at.sliding_window = f.opt_u32("sliding_window", 0);
             if (cfg.contains("layer_types") && cfg["layer_types"].is_array()) {
-                for (const auto& t : cfg["layer_types"]) at.swa_layers.push_back(t.is_string() && t.get<std::string>() == "sliding_attention");
+                for (const auto& t : cfg["layer_types"]) {
+                    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+                        f.bad("layer_types", "expected \"sliding_attention\" or \"full_attention\", got " + t.dump());
+                    at.swa_layers.push_back(t == "sliding_attention");
+                }
             } else if (at.sliding_window) {
                 at.swa_layers.assign(d.n_layer, false);
                 for (std::uint32_t il = 0; il < d.n_layer; il += 2) at.swa_layers[il] = true;

@@ -16,6 +16,7 @@ kernels::RopeParams rope_params(const ModelDesc& d) {
         r.beta_fast = float(d.rope.yarn_beta_fast);
         r.beta_slow = float(d.rope.yarn_beta_slow);
         r.orig_ctx = int(d.rope.original_context);
+        r.truncate = d.rope.yarn_truncate;
     }
     return r;
 }

@@ -98,6 +98,15 @@ void validate(const ModelDesc& d) {
     if (!d.attn.swa_layers.empty() && d.attn.swa_layers.size() != d.n_layer)
         bad("attention.sliding_window_pattern", "has " + std::to_string(d.attn.swa_layers.size()) + " entries for " +
                                                      std::to_string(d.n_layer) + " layers");
+    if (d.attn.sliding_window == 0 && std::find(d.attn.swa_layers.begin(), d.attn.swa_layers.end(), true) != d.attn.swa_layers.end())
+        bad("attention.sliding_window", "layers use a sliding window but its size is 0");
+    if (d.moe.first_k_dense > d.n_layer) bad("leading_dense_block_count", "more dense layers than layers");
+    if (d.swiglu_limit < 0 || (d.swiglu_limit > 0 && !(d.swiglu_alpha > 0))) bad("swiglu_limit", "needs a positive limit and alpha");
+    if (!(d.moe.routed_scaling_factor > 0)) bad("expert_weights_scale", "must be positive");
+    if (d.rope.scaling == RopeScaling::yarn) {
+        if (!(d.rope.factor >= 1.0)) bad("rope.scaling.factor", "YaRN needs a factor of at least 1");
+        if (d.rope.original_context == 0) bad("rope.scaling.original_context_length", "YaRN needs the original context");
+    }
 }
 
 nlohmann::json desc_to_json(const ModelDesc& d) {
@@ -123,6 +132,7 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
           {"v_head_dim", d.attn.v_head_dim},
           {"qk_norm", d.attn.qk_norm},
           {"qkv_bias", d.attn.qkv_bias},
+          {"o_bias", d.attn.o_bias},
           {"sinks", d.attn.sinks},
           {"sliding_window", d.attn.sliding_window}}},
         {"moe",
@@ -137,6 +147,8 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
           {"n_group", d.moe.n_group},
           {"topk_group", d.moe.topk_group},
           {"correction_bias", d.moe.correction_bias},
+          {"router_bias", d.moe.router_bias},
+          {"expert_bias", d.moe.expert_bias},
           {"n_moe_layers", d.n_moe_layers()},
           {"dense_layers", dense}}},
         {"rope",
@@ -156,7 +168,16 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
         j["rope"]["yarn_beta_fast"] = d.rope.yarn_beta_fast;
         j["rope"]["yarn_beta_slow"] = d.rope.yarn_beta_slow;
         j["rope"]["yarn_log_multiplier"] = d.rope.yarn_log_multiplier;
+        j["rope"]["attn_factor"] = d.rope.attn_factor;
+        j["rope"]["yarn_truncate"] = d.rope.yarn_truncate;
     }
+    if (!d.attn.swa_layers.empty()) {
+        json swa = json::array();
+        for (std::uint32_t il = 0; il < d.attn.swa_layers.size(); ++il)
+            if (d.attn.swa_layers[il]) swa.push_back(il);
+        j["attention"]["swa_layers"] = swa;
+    }
+    if (d.swiglu_limit > 0) j["swiglu"] = {{"limit", d.swiglu_limit}, {"alpha", d.swiglu_alpha}};
     if (d.nextn_predict_layers) j["nextn_predict_layers"] = d.nextn_predict_layers;
     return j;
 }
@@ -168,10 +189,27 @@ TensorClass classify_tensor(std::string_view n) {
     return TensorClass::other;
 }
 
+int tensor_layer(std::string_view n) {
+    for (std::string_view prefix : {std::string_view("blk."), std::string_view("model.layers.")}) {
+        if (n.substr(0, prefix.size()) != prefix) continue;
+        int il = 0;
+        std::size_t i = prefix.size();
+        if (i >= n.size() || n[i] < '0' || n[i] > '9') return -1;
+        for (; i < n.size() && n[i] >= '0' && n[i] <= '9'; ++i) il = il * 10 + (n[i] - '0');
+        return i < n.size() && n[i] == '.' ? il : -1;
+    }
+    return -1;
+}
+
 SizeReport measure(const ModelDesc* desc, std::span<const TensorStat> tensors) {
     SizeReport r;
     std::uint64_t expert_params = 0;
     for (const auto& t : tensors) {
+        if (desc && tensor_layer(t.name) >= int(desc->n_layer)) {  // GLM's MTP layers: in the file, never run
+            r.unused_params += t.n_elements;
+            r.unused_bytes += t.n_bytes;
+            continue;
+        }
         r.total_params += t.n_elements;
         if (classify_tensor(t.name) == TensorClass::routed_expert) {
             r.expert_pool_bytes += t.n_bytes;

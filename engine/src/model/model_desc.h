@@ -50,7 +50,13 @@ struct RopeDesc {
     // YaRN (only meaningful when scaling == yarn)
     double yarn_beta_fast = 32.0, yarn_beta_slow = 1.0;
     double yarn_log_multiplier = 0.0;  // DeepSeek's mscale_all_dim * 0.1 (GGUF rope.scaling.yarn_log_multiplier)
-    double attn_factor = 1.0;          // gpt-oss / yarn attention factor (GGUF rope.scaling.attn_factor)
+    // Extra multiplier of cos/sin on top of YaRN's own 0.1·ln(factor) + 1 (GGUF rope.scaling.attn_factor; from HF
+    // `attention_factor` a / (0.1·ln(factor) + 1), so that the product is a). The magnitude a runner applies with
+    // YaRN is attn_factor · (0.1·ln(factor) + 1): gpt-oss 1 · 1.3466 (HF and llama.cpp agree).
+    double attn_factor = 1.0;
+    // YaRN's ramp ends: floor/ceil of the correction dims when true (llama.cpp always; HF unless
+    // rope_scaling.truncate is false, as in gpt-oss, whose reference does not round them).
+    bool yarn_truncate = true;
 };
 
 struct AttentionDesc {
@@ -59,8 +65,9 @@ struct AttentionDesc {
     std::uint32_t head_dim = 0;   // key length per head (for MLA: qk_nope + qk_rope)
     std::uint32_t v_head_dim = 0; // value length per head
     bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, OLMoE uses a full-width q/k norm)
-    bool qkv_bias = false;        // gpt-oss, GLM-4.5 (q/k/v biases)
-    bool sinks = false;           // gpt-oss attention sinks
+    bool qkv_bias = false;        // gpt-oss, GLM-4.5 (q/k/v biases: attn_{q,k,v}.bias)
+    bool o_bias = false;          // gpt-oss (attn_output.bias); GLM-4.5 has none
+    bool sinks = false;           // gpt-oss attention sinks (attn_sinks.weight, one logit per query head)
     // Sliding window: window size and the layers that use it (empty = none). gpt-oss alternates.
     std::uint32_t sliding_window = 0;
     std::vector<bool> swa_layers;
@@ -83,8 +90,9 @@ struct MoeDesc {
     double routed_scaling_factor = 1.0;
     std::uint32_t n_group = 0;           // grouped top-k (DeepSeek-V3): groups, and groups kept per token
     std::uint32_t topk_group = 0;
-    bool correction_bias = false;        // e_score_correction_bias / exp_probs_b
-    bool router_bias = false;            // gpt-oss router bias
+    bool correction_bias = false;        // e_score_correction_bias / exp_probs_b (selection only, not the weight)
+    bool router_bias = false;            // gpt-oss router bias (ffn_gate_inp.bias, added to the logits)
+    bool expert_bias = false;            // gpt-oss: biases of the routed experts' gate, up and down projections
     // Which layers are MoE: layer il is dense when il < first_k_dense, or (il - first_k_dense) % moe_every != 0,
     // or il is listed in dense_layers.
     std::uint32_t first_k_dense = 0;
@@ -103,8 +111,13 @@ struct ModelDesc {
     std::uint32_t n_ff = 0;  // dense FFN size (dense layers); 0 when every layer is MoE and none is given
     double norm_eps = 1e-6;
     bool tied_embeddings = false;
-    std::uint32_t nextn_predict_layers = 0;  // GLM-4.5 MTP layers appended after n_layer (not run)
-    double swiglu_limit = 0.0;               // gpt-oss clamp; 0 = none
+    // GLM-4.5 MTP layers, stored after the n_layer decoder layers (GGUF block_count = n_layer + these; HF config
+    // num_hidden_layers = n_layer). Not run: their tensors are listed (layer >= n_layer) but never loaded.
+    std::uint32_t nextn_predict_layers = 0;
+    // Activation of the routed experts (ref/swiglu.h). swiglu_limit > 0 selects gpt-oss's form: g = min(gate, limit),
+    // u = clamp(up, ±limit), out = g·σ(swiglu_alpha·g)·(u + 1). 0: plain SwiGLU silu(gate)·up.
+    double swiglu_limit = 0.0;
+    double swiglu_alpha = 0.0;               // gpt-oss 1.702; 0 when swiglu_limit is 0
     AttentionDesc attn;
     MoeDesc moe;
     RopeDesc rope;
@@ -154,12 +167,17 @@ enum class TensorClass { routed_expert, shared_expert, other };
 // Routed experts: GGUF "*_exps*" tensors; HF "*.experts.*" (not shared_experts). Shared: "*_shexp*", "shared_expert".
 TensorClass classify_tensor(std::string_view name);
 
+// The layer of a tensor from its name ("blk.3.…", "model.layers.3.…"); -1 for global tensors.
+int tensor_layer(std::string_view name);
+
+// Tensors of layers past desc->n_layer (GLM's MTP layers) are left out of every figure but unused_*.
 struct SizeReport {
     std::uint64_t total_params = 0;
     std::uint64_t active_params = 0;      // non-expert + routed expert params × n_expert_used / n_expert
     std::uint64_t expert_pool_bytes = 0;  // routed experts, all layers
     std::uint64_t non_expert_bytes = 0;   // everything else (attention, norms, router, shared experts, embeddings)
     std::uint64_t expert_bytes_per_expert = 0;  // one (layer, expert): pool / (MoE layers × n_expert)
+    std::uint64_t unused_params = 0, unused_bytes = 0;  // MTP layers kept in the file, never loaded
 };
 SizeReport measure(const ModelDesc* desc, std::span<const TensorStat> tensors);
 

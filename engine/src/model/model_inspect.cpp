@@ -6,6 +6,7 @@
 #include "format/gguf.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
+#include "model/arch.h"
 #include "model/model_desc.h"
 #include "model/tokenizer_meta.h"
 
@@ -14,6 +15,13 @@ namespace ft::model {
 namespace {
 
 using nlohmann::json;
+
+// Whether the engine runs the architecture (it has a forward pass), and if not why.
+void add_support(json& j, ArchId arch) {
+    j["runs"] = arch_runs(arch);
+    if (auto why = arch_unsupported_reason(arch)) j["support_note"] = *why;
+}
+
 
 json sizes_json(const SizeReport& s) {
     return {{"total_params", s.total_params},
@@ -24,12 +32,13 @@ json sizes_json(const SizeReport& s) {
 }
 
 json inspect_gguf(const std::filesystem::path& path) {
-    const gguf::Reader r = gguf::Reader::open(path);
+    // A split model's first part opens them all: its tensors and sizes are the whole model's.
+    const gguf::Reader r = gguf::Reader::open_model(path);
     const auto& md = r.metadata();
     json j = {{"path", path.string()},
               {"format", "gguf"},
               {"version", r.version()},
-              {"file_bytes", r.file_size()},
+              {"file_bytes", r.parts_size()},
               {"alignment", r.alignment()},
               {"metadata_keys", md.size()},
               {"tensor_count", r.tensors().size()}};
@@ -37,6 +46,11 @@ json inspect_gguf(const std::filesystem::path& path) {
     j["architecture"] = arch ? std::string(*arch) : std::string();
     if (auto n = md.opt_string("general.name")) j["name"] = std::string(*n);
     if (auto ft = md.opt_u64("general.file_type")) j["file_type"] = *ft;
+    if (r.parts().size() > 1) {
+        json parts = json::array();
+        for (const auto& p : r.parts()) parts.push_back(p.path.string());
+        j["parts"] = parts;
+    }
 
     // Raw hyper-parameters: every `<arch>.*` key, shown as the file stores it.
     json hp = json::object();
@@ -66,7 +80,10 @@ json inspect_gguf(const std::filesystem::path& path) {
         tensors.push_back({{"name", t.name}, {"type", kernels::dtype_info(t.type).name}, {"shape", s.dims}, {"bytes", t.n_bytes}});
         stats.push_back(std::move(s));
     }
-    if (desc) j["description"] = desc_to_json(*desc);
+    if (desc) {
+        j["description"] = desc_to_json(*desc);
+        add_support(j, desc->arch);
+    }
     j["tensors"] = tensors;
     if (!stats.empty()) j["sizes"] = sizes_json(measure(desc ? &*desc : nullptr, stats));
     j["tokenizer"] = tokenizer_summary_json(tokenizer_summary(md));
@@ -80,6 +97,7 @@ json inspect_hf(const std::filesystem::path& dir) {
         desc = desc_from_hf_dir(dir);
         j["architecture"] = arch_name(desc->arch);
         j["description"] = desc_to_json(*desc);
+        add_support(j, desc->arch);
     } catch (const Error& e) {
         j["description_error"] = e.message();
     }
@@ -153,11 +171,14 @@ std::string inspect_text(const json& j) {
     auto line = [&](const std::string& k, const std::string& v) { o += "  " + k + std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') + v + "\n"; };
     o += j.value("path", std::string()) + "\n";
     line("format", j.value("format", std::string()) + (j.contains("version") ? " v" + j["version"].dump() : std::string()));
-    if (j.contains("file_bytes")) line("size", human_bytes(j["file_bytes"].get<std::uint64_t>()));
+    if (j.contains("file_bytes"))
+        line("size", human_bytes(j["file_bytes"].get<std::uint64_t>()) +
+                         (j.contains("parts") ? " in " + std::to_string(j["parts"].size()) + " parts" : std::string()));
     line("architecture", j.value("architecture", std::string("?")));
     if (j.contains("name")) line("name", j["name"].get<std::string>());
     line("tensors", std::to_string(j.value("tensor_count", 0)));
     if (j.contains("description_error")) line("note", j["description_error"].get<std::string>());
+    if (j.contains("runs")) line("runs", j["runs"].get<bool>() ? "yes" : "no: " + j.value("support_note", std::string()));
 
     if (j.contains("description")) {
         const json& d = j["description"];

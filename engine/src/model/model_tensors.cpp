@@ -11,26 +11,52 @@ std::uint64_t TensorSpec::n_elements() const {
 }
 
 bool TensorSpec::is_norm() const {
-    return role == TensorRole::output_norm || role == TensorRole::attn_norm || role == TensorRole::ffn_norm ||
-           role == TensorRole::attn_q_norm || role == TensorRole::attn_k_norm;
+    switch (role) {
+        case TensorRole::output_norm: case TensorRole::attn_norm: case TensorRole::ffn_norm:
+        case TensorRole::attn_q_norm: case TensorRole::attn_k_norm:
+        case TensorRole::nextn_enorm: case TensorRole::nextn_hnorm: case TensorRole::nextn_shared_head_norm:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool TensorSpec::is_expert() const {
     return role == TensorRole::ffn_gate_exps || role == TensorRole::ffn_up_exps || role == TensorRole::ffn_down_exps;
 }
 
-bool TensorSpec::keep_f32() const { return is_norm() || role == TensorRole::ffn_gate_inp; }
+bool TensorSpec::is_expert_bias() const {
+    return role == TensorRole::ffn_gate_exps_bias || role == TensorRole::ffn_up_exps_bias ||
+           role == TensorRole::ffn_down_exps_bias;
+}
 
-bool arch_has_tensor_table(ArchId arch) { return arch == ArchId::qwen3_moe; }
+bool TensorSpec::is_vector() const {
+    switch (role) {
+        case TensorRole::attn_q_bias: case TensorRole::attn_k_bias: case TensorRole::attn_v_bias:
+        case TensorRole::attn_output_bias: case TensorRole::attn_sinks: case TensorRole::ffn_gate_inp_bias:
+        case TensorRole::ffn_exp_probs_b:
+            return true;
+        default:
+            return is_expert_bias();
+    }
+}
+
+bool TensorSpec::keep_f32() const { return is_norm() || is_vector() || role == TensorRole::ffn_gate_inp; }
+
+bool arch_has_tensor_table(ArchId arch) {
+    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe;
+}
 
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
     switch (desc.arch) {
         case ArchId::qwen3_moe: return qwen3_moe_tensors(desc);
+        case ArchId::gpt_oss: return gpt_oss_tensors(desc);
+        case ArchId::glm4_moe: return glm4_moe_tensors(desc);
         default:
             throw Error(ErrorCode::unsupported,
                         desc.source + ": the tensor table of architecture " + std::string(arch_name(desc.arch)) +
                             " is not implemented yet",
-                        "this build writes and converts qwen3_moe only");
+                        "tables exist for qwen3_moe, gpt_oss and glm4_moe");
     }
 }
 

@@ -16,9 +16,36 @@ namespace ft::model {
 enum class TensorRole {
     token_embd, output_norm, output,
     attn_norm, attn_q, attn_k, attn_v, attn_output, attn_q_norm, attn_k_norm,
-    ffn_norm, ffn_gate_inp,                    // router
+    ffn_norm, ffn_gate_inp,                    // ffn_norm: the norm before the FFN (GGUF "ffn_norm" or, for gpt-oss
+                                               // and GLM-4.5, "post_attention_norm"); ffn_gate_inp: the router
     ffn_gate_exps, ffn_up_exps, ffn_down_exps,  // routed experts, stacked [.., .., n_expert]
     ffn_gate, ffn_up, ffn_down,                // dense FFN
+    // Biases and per-head vectors (always F32 in files we write; Weights gives them as F32).
+    attn_q_bias, attn_k_bias, attn_v_bias, attn_output_bias,  // [n_head·head_dim] … [n_embd]
+    attn_sinks,                                // [n_head]: one extra softmax logit per query head (gpt-oss)
+    ffn_gate_inp_bias,                         // [n_expert]: router bias added to the logits (gpt-oss)
+    ffn_exp_probs_b,                           // [n_expert]: selection-only bias (e_score_correction_bias; GLM)
+    ffn_gate_exps_bias, ffn_up_exps_bias,      // [n_ff_exp, n_expert]: routed expert biases (gpt-oss)
+    ffn_down_exps_bias,                        // [n_embd, n_expert]
+    ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp,  // shared expert(s) as one dense FFN of n_ff_shexp (GLM)
+    // GLM's multi-token-prediction layers (layer >= n_layer): listed so that files keep them, never loaded.
+    nextn_eh_proj, nextn_enorm, nextn_hnorm, nextn_shared_head_norm,
+};
+
+// How a tensor is found in a Hugging Face checkpoint.
+enum class HfLayout : std::uint8_t {
+    // hf_names[0] holds the same bytes (row-major [out, in] == GGUF [in, out]); several names (routed experts):
+    // each is one expert's [out, in] matrix, stacked along the outermost GGUF dim in order.
+    direct,
+    // gpt-oss's fused experts, hf_names[0] = "<p>" of shape [n_expert, in, n_cols] (HF computes x @ W): this
+    // tensor's output rows are columns hf_offset, hf_offset + hf_step, … of each expert (gate_up_proj interleaves
+    // gate (offset 0) and up (offset 1) with step 2; down_proj: offset 0, step 1). When "<p>" is absent and
+    // "<p>_blocks" / "<p>_scales" are present, it is the MXFP4 form: blocks [n_expert, n_cols, in/32, 16] u8 (byte j
+    // of a block holds element 2j in its low nibble, 2j+1 in its high one), scales [n_expert, n_cols, in/32] u8
+    // (E8M0: 2^(s-127)), rows n_cols being the outputs (same offset/step).
+    moe_fused,
+    // gpt-oss's fused expert biases, hf_names[0] of shape [n_expert, n_cols]: elements hf_offset + hf_step·i.
+    moe_fused_bias,
 };
 
 struct TensorSpec {
@@ -26,14 +53,18 @@ struct TensorSpec {
     std::vector<std::uint64_t> dims;  // GGUF order
     TensorRole role = TensorRole::token_embd;
     int layer = -1;                   // -1 for global tensors
-    // Source tensors in a Hugging Face checkpoint. One name: same bytes (row-major [out, in] == GGUF [in, out]).
-    // Several (routed experts): each is one expert's [out, in] matrix, stacked along the outermost GGUF dim in order.
+    // Source tensors in a Hugging Face checkpoint (see HfLayout).
     std::vector<std::string> hf_names;
+    HfLayout hf_layout = HfLayout::direct;
+    std::uint32_t hf_offset = 0, hf_step = 1;
+    bool unused = false;              // kept in files (GLM's MTP layers) but never loaded or run
 
     std::uint64_t n_elements() const;
     bool is_norm() const;         // 1-D scale vectors: always stored F32
-    bool is_expert() const;       // routed expert stacks
-    bool keep_f32() const;        // norms and the router (llama.cpp never quantizes ffn_gate_inp)
+    bool is_expert() const;       // routed expert stacks (weights)
+    bool is_expert_bias() const;  // routed expert bias stacks
+    bool is_vector() const;       // biases, sinks, router/selection biases: stored F32, given as F32
+    bool keep_f32() const;        // norms, vectors and the router (llama.cpp never quantizes ffn_gate_inp)
 };
 
 // The full tensor list of a model in file order. Throws ft::Error(unsupported) for an architecture whose table is
@@ -43,5 +74,7 @@ bool arch_has_tensor_table(ArchId arch);
 
 // Per-architecture tables (defined in model/<arch>/).
 std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);
+std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);
+std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& desc);
 
 }  // namespace ft::model

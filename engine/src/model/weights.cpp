@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <new>
 #include <thread>
 
 #include "cpu/matmul.h"
 #include "format/gguf.h"
+#include "ref/quant.h"
 #include "format/mapped_file.h"
 #include "platform/platform.h"
 #include "format/safetensors.h"
@@ -45,7 +48,7 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
     std::filesystem::path dir = path;
     if (std::filesystem::is_regular_file(path, ec) && looks_like_gguf(path)) {
         w->path_ = path;
-        w->gguf_ = std::make_unique<gguf::Reader>(gguf::Reader::open(path));
+        w->gguf_ = std::make_unique<gguf::Reader>(gguf::Reader::open_model(path));  // every part of a split model
         w->desc_ = desc_from_gguf(*w->gguf_);
     } else {
         if (std::filesystem::is_regular_file(path, ec)) dir = path.parent_path();
@@ -65,16 +68,164 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
 
 std::vector<std::pair<const std::byte*, std::size_t>> Weights::mapped_files() const {
     std::vector<std::pair<const std::byte*, std::size_t>> out;
-    if (gguf_ && gguf_->mapping()) out.emplace_back(gguf_->mapping()->bytes().data(), gguf_->mapping()->size());
+    if (gguf_)
+        for (const auto& part : gguf_->parts())
+            if (part.mapping) out.emplace_back(part.mapping->bytes().data(), part.mapping->size());
     if (hf_)
         for (const auto& f : hf_->files())
             if (f.mapping()) out.emplace_back(f.mapping()->bytes().data(), f.mapping()->size());
+    for (const auto& o : owned_) out.emplace_back(o.p, o.n);
     return out;
+}
+
+namespace {
+constexpr std::size_t kPage = 4096;
+}
+
+Weights::Owned::~Owned() {
+    if (p) ::operator delete(p, std::align_val_t(kPage));
+}
+
+std::byte* Weights::allocate(std::size_t bytes) {
+    const std::size_t n = std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage);
+    auto* p = static_cast<std::byte*>(::operator new(n, std::align_val_t(kPage)));
+    std::memset(p + bytes, 0, n - bytes);
+    owned_.emplace_back(p, n);
+    return p;
+}
+
+TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
+    if (v.type == kernels::DType::F32) return v;
+    if (v.type != kernels::DType::F16 && v.type != kernels::DType::BF16)
+        throw Error(ErrorCode::unsupported, path_.string() + ": tensor " + name + " has type " +
+                                                std::string(kernels::dtype_info(v.type).name) + "; a bias or sink vector must be f32, f16 or bf16");
+    TensorView out = v;
+    out.type = kernels::DType::F32;
+    out.row_bytes = std::size_t(v.cols) * 4;
+    std::byte* dst = allocate(out.bytes());
+    for (std::int64_t r = 0; r < v.rows; ++r)
+        kernels::ref::dequantize_row(v.type, v.row(r), reinterpret_cast<float*>(dst + std::size_t(r) * out.row_bytes), v.cols);
+    out.data = dst;
+    return out;
+}
+
+// HfLayout::moe_fused: spec dims {in, rows, n_expert}; source "<p>" [n_expert, in, rows·step] (element (x, i, c)),
+// or the MXFP4 pair "<p>_blocks" [n_expert, rows·step, in/32, 16] + "<p>_scales" [n_expert, rows·step, in/32].
+TensorView Weights::repack_fused_experts(const TensorSpec& s) {
+    const std::string file = path_.string(), p = s.hf_names.at(0);
+    const std::uint64_t in = s.dims[0], rows = s.dims[1], ne = s.dims[2], cols = rows * s.hf_step;
+    auto shape_error = [&](const std::string& name, const std::vector<std::uint64_t>& have, const std::vector<std::uint64_t>& want) {
+        return Error(ErrorCode::invalid_file, file + ": tensor " + name + " has shape " + dims_str(have) + ", expected " +
+                                                  dims_str(want) + " for this model's configuration");
+    };
+    std::vector<std::thread> pool;
+    const unsigned n_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    auto parallel = [&](auto&& per_expert) {
+        std::atomic<std::uint64_t> next{0};
+        for (unsigned t = 0; t < n_threads; ++t)
+            pool.emplace_back([&] {
+                for (std::uint64_t x; (x = next.fetch_add(1)) < ne;) per_expert(x);
+            });
+        for (auto& th : pool) th.join();
+        pool.clear();
+    };
+    TensorView v;
+    v.cols = std::int64_t(in);
+    v.rows = std::int64_t(rows * ne);
+    if (const auto* e = hf_->find(p)) {
+        const std::vector<std::uint64_t> want{ne, in, cols};
+        if (e->info->shape != want) throw shape_error(p, e->info->shape, want);
+        const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
+        if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype))
+            throw Error(ErrorCode::unsupported, file + ": tensor " + p + " has type " +
+                                                    std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16");
+        const std::size_t es = safetensors::dtype_size(e->info->dtype);
+        v.type = *kt;
+        v.row_bytes = in * es;
+        std::byte* dst = allocate(v.bytes());
+        const std::byte* src = e->data().data();
+        parallel([&](std::uint64_t x) {
+            // Source rows (inputs i) are read once each; every output row r takes column offset + step·r.
+            const std::byte* sx = src + x * in * cols * es;
+            std::byte* dx = dst + x * rows * v.row_bytes;
+            for (std::uint64_t i = 0; i < in; ++i) {
+                const std::byte* srow = sx + i * cols * es;
+                for (std::uint64_t r = 0; r < rows; ++r)
+                    std::memcpy(dx + r * v.row_bytes + i * es, srow + (s.hf_offset + s.hf_step * r) * es, es);
+            }
+        });
+        v.data = dst;
+        return v;
+    }
+    const auto* blocks = hf_->find(p + "_blocks");
+    const auto* scales = hf_->find(p + "_scales");
+    if (!blocks || !scales)
+        throw Error(ErrorCode::not_found, file + ": missing tensor " + p + " (or its MXFP4 form " + p + "_blocks / " + p + "_scales)",
+                    "the checkpoint is incomplete or not this architecture");
+    if (in % 32 != 0) throw shape_error(p + "_blocks", blocks->info->shape, {ne, cols, in / 32, 16});
+    const std::uint64_t nb = in / 32;
+    if (blocks->info->shape != std::vector<std::uint64_t>{ne, cols, nb, 16} || blocks->info->dtype != safetensors::DType::U8)
+        throw shape_error(p + "_blocks", blocks->info->shape, {ne, cols, nb, 16});
+    if (scales->info->shape != std::vector<std::uint64_t>{ne, cols, nb} || scales->info->dtype != safetensors::DType::U8)
+        throw shape_error(p + "_scales", scales->info->shape, {ne, cols, nb});
+    v.type = kernels::DType::MXFP4;
+    v.row_bytes = nb * sizeof(kernels::ref::BlockMxfp4);
+    std::byte* dst = allocate(v.bytes());
+    const auto* qb = reinterpret_cast<const std::uint8_t*>(blocks->data().data());
+    const auto* sc = reinterpret_cast<const std::uint8_t*>(scales->data().data());
+    parallel([&](std::uint64_t x) {
+        for (std::uint64_t r = 0; r < rows; ++r) {
+            const std::uint64_t srow = x * cols + s.hf_offset + s.hf_step * r;
+            auto* out = reinterpret_cast<kernels::ref::BlockMxfp4*>(dst + (x * rows + r) * v.row_bytes);
+            for (std::uint64_t b = 0; b < nb; ++b) {
+                // HF: element 2j in the low nibble of byte j, 2j+1 in the high one; GGUF: element j low, j+16 high.
+                const std::uint8_t* q = qb + (srow * nb + b) * 16;
+                auto code = [&](int i) { return std::uint8_t((q[i / 2] >> (4 * (i & 1))) & 0xF); };
+                out[b].e = sc[srow * nb + b];
+                for (int j = 0; j < 16; ++j) out[b].qs[j] = std::uint8_t(code(j) | (code(j + 16) << 4));
+            }
+        }
+    });
+    v.data = dst;
+    return v;
+}
+
+// HfLayout::moe_fused_bias: spec dims {rows, n_expert}; source [n_expert, rows·step]. F32 out.
+TensorView Weights::repack_fused_bias(const TensorSpec& s) {
+    const std::string file = path_.string(), p = s.hf_names.at(0);
+    const std::uint64_t rows = s.dims[0], ne = s.dims[1], cols = rows * s.hf_step;
+    const auto* e = hf_->find(p);
+    if (!e) throw Error(ErrorCode::not_found, file + ": missing tensor " + p, "the checkpoint is incomplete or not this architecture");
+    const std::vector<std::uint64_t> want{ne, cols};
+    if (e->info->shape != want)
+        throw Error(ErrorCode::invalid_file, file + ": tensor " + p + " has shape " + dims_str(e->info->shape) + ", expected " +
+                                                 dims_str(want) + " for this model's configuration");
+    const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
+    if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype))
+        throw Error(ErrorCode::unsupported, file + ": tensor " + p + " has type " +
+                                                std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16");
+    const std::size_t es = safetensors::dtype_size(e->info->dtype);
+    TensorView v;
+    v.type = kernels::DType::F32;
+    v.cols = std::int64_t(rows);
+    v.rows = std::int64_t(ne);
+    v.row_bytes = rows * 4;
+    std::byte* dst = allocate(v.bytes());
+    std::vector<float> row(cols);
+    for (std::uint64_t x = 0; x < ne; ++x) {
+        kernels::ref::dequantize_row(*kt, e->data().data() + x * cols * es, row.data(), std::int64_t(cols));
+        auto* out = reinterpret_cast<float*>(dst + x * v.row_bytes);
+        for (std::uint64_t r = 0; r < rows; ++r) out[r] = row[s.hf_offset + s.hf_step * r];
+    }
+    v.data = dst;
+    return v;
 }
 
 void Weights::populate(const LoadMonitor& monitor) const {
     std::vector<const MappedFile*> maps;
-    if (gguf_ && gguf_->mapping()) maps.push_back(gguf_->mapping().get());
+    if (gguf_)
+        for (const auto& part : gguf_->parts())
+            if (part.mapping) maps.push_back(part.mapping.get());
     if (hf_)
         for (const auto& f : hf_->files())
             if (f.mapping()) maps.push_back(f.mapping().get());
@@ -177,15 +328,26 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
 
 void Weights::index(const std::vector<TensorSpec>& specs) {
     experts_.assign(desc_.n_layer, {});
+    const std::string file = path_.string();
     for (const TensorSpec& s : specs) {
+        if (s.unused) continue;
+        if (s.layer >= int(desc_.n_layer))
+            throw Error(ErrorCode::internal, file + ": tensor " + s.name + " is past the model's layers");
         if (s.is_expert()) {
             auto& layer = experts_[std::size_t(s.layer)];
             const std::uint64_t n_exp = s.dims.back();
             layer.resize(std::size_t(n_exp));
+            // Hugging Face fused experts are repacked once into [n_expert, rows, in] and sliced like a GGUF stack.
+            TensorView stacked;
+            if (!gguf_ && s.hf_layout == HfLayout::moe_fused) stacked = repack_fused_experts(s);
             for (std::uint64_t x = 0; x < n_exp; ++x) {
                 TensorView v;
                 if (gguf_) {
                     v = view_of(s.name, s.dims, true, x);
+                } else if (s.hf_layout == HfLayout::moe_fused) {
+                    v = stacked;
+                    v.rows = std::int64_t(s.dims[1]);
+                    v.data = stacked.data + x * std::size_t(v.rows) * v.row_bytes;
                 } else {
                     v = view_of(s.hf_names.at(std::size_t(x)), {s.dims[0], s.dims[1]}, false, 0);
                 }
@@ -195,22 +357,54 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             }
             continue;
         }
-        const std::string& src = gguf_ ? s.name : s.hf_names.at(0);
         TensorView v;
-        const bool present = gguf_ ? gguf_->find_tensor(src) != nullptr : hf_->find(src) != nullptr;
-        if (!present && s.role == TensorRole::output) {
-            // No separate LM head: the embedding is shared (llama.cpp does the same).
-            v = view_of(gguf_ ? "token_embd.weight" : "model.embed_tokens.weight", s.dims, false, 0);
+        if (gguf_) {
+            if (!gguf_->find_tensor(s.name) && s.role == TensorRole::output) {
+                v = view_of("token_embd.weight", s.dims, false, 0);  // no separate LM head: the embedding is shared
+            } else {
+                v = view_of(s.name, s.dims, false, 0);
+            }
+        } else if (s.hf_layout == HfLayout::moe_fused_bias) {
+            v = repack_fused_bias(s);
         } else {
-            v = view_of(src, s.dims, false, 0);
+            const std::string& src = s.hf_names.at(0);
+            v = view_of(!hf_->find(src) && s.role == TensorRole::output ? "model.embed_tokens.weight" : src, s.dims, false, 0);
         }
         if (s.is_norm() && v.type != kernels::DType::F32 && v.type != kernels::DType::F16 && v.type != kernels::DType::BF16) {
-            throw Error(ErrorCode::unsupported, path_.string() + ": norm tensor " + s.name + " is quantized");
+            throw Error(ErrorCode::unsupported, file + ": norm tensor " + s.name + " is quantized");
         }
-        other_bytes_ += v.bytes();
+        if (s.is_vector()) v = owned_f32(v, s.name);
+        other_bytes_ += v.bytes();  // expert biases too: expert_bytes() is the pool of expert weights
         tensors_.emplace(s.name, v);
     }
     if (desc_.tied_embeddings && !tensors_.count("output.weight")) tensors_.emplace("output.weight", tensors_.at("token_embd.weight"));
+    for (auto& [name, v] : tensors_) v.name = name;  // map keys: stable for the Weights' life
+    // Each expert's bias views: its row of the layer's stacked bias tensors.
+    for (std::uint32_t il = 0; il < desc_.n_layer; ++il) {
+        auto& layer = experts_[il];
+        if (layer.empty()) continue;
+        const char* names[3] = {"ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"};
+        for (int b = 0; b < 3; ++b) {
+            const TensorView* t = find_layer(int(il), names[b]);
+            if (!t) continue;
+            if (t->rows != std::int64_t(layer.size()))
+                throw Error(ErrorCode::invalid_file, file + ": tensor blk." + std::to_string(il) + "." + names[b] + " has " +
+                                                         std::to_string(t->rows) + " rows for " + std::to_string(layer.size()) + " experts");
+            for (std::size_t x = 0; x < layer.size(); ++x) {
+                TensorView row = *t;
+                row.rows = 1;
+                row.data = t->row(std::int64_t(x));
+                (b == 0 ? layer[x].gate_bias : b == 1 ? layer[x].up_bias : layer[x].down_bias) = row;
+            }
+        }
+    }
+}
+
+std::vector<float> vector_f32(const TensorView& v) {
+    std::vector<float> out(std::size_t(v.cols * v.rows));
+    for (std::int64_t r = 0; r < v.rows; ++r)
+        kernels::cpu::dequantize_row(v.type, v.row(r), out.data() + r * v.cols, v.cols);
+    return out;
 }
 
 const TensorView* Weights::find(const std::string& name) const {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,14 +38,20 @@ struct TensorView {
     std::int64_t rows = 0;
     std::size_t row_bytes = 0;
     const std::byte* data = nullptr;
+    std::string_view name;  // the GGUF tensor name (non-expert tensors of a Weights; empty elsewhere)
     const std::byte* row(std::int64_t r) const { return data + std::size_t(r) * row_bytes; }
     std::size_t bytes() const { return std::size_t(rows) * row_bytes; }
 };
 
 // One routed expert of one layer: gate and up are [n_ff rows × n_embd], down is [n_embd rows × n_ff].
+// gpt-oss's experts also have biases: F32 vectors (rows = 1; cols n_ff, n_ff, n_embd), each the expert's row of the
+// layer's stacked "ffn_{gate,up,down}_exps.bias" tensor (find_layer(il, "ffn_gate_exps.bias"): rows = n_expert,
+// F32, expert e at row e). data == nullptr when the model has none (ModelDesc::moe.expert_bias).
 struct ExpertView {
     TensorView gate, up, down;
-    std::size_t bytes() const { return gate.bytes() + up.bytes() + down.bytes(); }
+    TensorView gate_bias, up_bias, down_bias;
+    std::size_t bytes() const { return gate.bytes() + up.bytes() + down.bytes(); }  // the weights, not the biases
+    bool has_bias() const { return down_bias.data != nullptr; }
 };
 
 // Load-time hooks: bytes mapped so far (called on the opening thread, a few times a second) and a flag that stops
@@ -55,9 +62,13 @@ struct LoadMonitor {
     bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
 };
 
+// A tensor's values as f32 (norm scales, biases, sinks: small 1-D tensors converted once at load).
+std::vector<float> vector_f32(const TensorView& v);
+
 class Weights {
 public:
-    // path: a .gguf file, or a folder with config.json + safetensors (or a .safetensors file inside such a folder).
+    // path: a .gguf file (of a split model: its first part, name-00001-of-0000N.gguf, the others are found next to
+    // it), or a folder with config.json + safetensors (or a .safetensors file inside such a folder).
     // Throws ft::Error naming the file and the tensor (not_found, invalid_file, unsupported).
     static std::unique_ptr<Weights> open(const std::filesystem::path& path, const LoadMonitor& monitor = {});
     ~Weights();
@@ -67,7 +78,10 @@ public:
     bool is_gguf() const { return gguf_ != nullptr; }
     const gguf::Reader* gguf() const { return gguf_.get(); }
 
-    // Non-expert tensors by GGUF name; nullptr when absent (optional tensors).
+    // Non-expert tensors by GGUF name; nullptr when absent (optional tensors). Bias and sink vectors
+    // (TensorSpec::is_vector: attn_{q,k,v,output}.bias, attn_sinks.weight, ffn_gate_inp.bias, exp_probs_b.bias,
+    // ffn_*_exps.bias) are always F32, converted at open when the file stores them otherwise. Tensors of GLM's MTP
+    // layers (TensorSpec::unused) are not indexed.
     const TensorView* find(const std::string& name) const;
     const TensorView& get(const std::string& name) const;  // throws not_found naming the file
     const TensorView& layer(int il, const char* suffix) const { return get("blk." + std::to_string(il) + "." + suffix); }
@@ -77,7 +91,9 @@ public:
     const ExpertView& expert(int il, int e) const { return experts_[std::size_t(il)][std::size_t(e)]; }
     bool layer_has_experts(int il) const { return !experts_[std::size_t(il)].empty(); }
 
-    // The memory-mapped files the views point into (base, size): what the GPU path registers as pinned host memory.
+    // The host memory the views point into (base, size): the memory-mapped files, then the page-aligned buffers of
+    // tensors repacked at open (a Hugging Face gpt-oss checkpoint's fused experts, converted vectors). What the GPU
+    // path registers as pinned host memory.
     std::vector<std::pair<const std::byte*, std::size_t>> mapped_files() const;
 
     std::uint64_t expert_bytes() const { return expert_bytes_; }  // the routed expert pool
@@ -91,6 +107,20 @@ private:
     void index(const std::vector<TensorSpec>& specs);
     TensorView view_of(const std::string& name, const std::vector<std::uint64_t>& want_dims, bool expert_slice,
                        std::uint64_t slice) const;
+    // Hugging Face fused layouts (TensorSpec::hf_layout), repacked into owned GGUF-layout memory.
+    TensorView repack_fused_experts(const TensorSpec& s);
+    TensorView repack_fused_bias(const TensorSpec& s);
+    TensorView owned_f32(const TensorView& v, const std::string& name);
+    std::byte* allocate(std::size_t bytes);
+
+    struct Owned {
+        std::byte* p = nullptr;
+        std::size_t n = 0;
+        Owned(std::byte* p_, std::size_t n_) : p(p_), n(n_) {}
+        Owned(Owned&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+        Owned& operator=(Owned&&) = delete;
+        ~Owned();
+    };
 
     std::filesystem::path path_;
     ModelDesc desc_;
@@ -98,6 +128,7 @@ private:
     std::unique_ptr<safetensors::Checkpoint> hf_;
     std::map<std::string, TensorView, std::less<>> tensors_;
     std::vector<std::vector<ExpertView>> experts_;  // [layer][expert]; empty for dense layers
+    std::vector<Owned> owned_;                      // repacked / converted tensors (page-aligned)
     std::uint64_t expert_bytes_ = 0, other_bytes_ = 0;
 };
 

@@ -40,6 +40,15 @@ void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit)
         u.resize(std::size_t(job.m * n_ff));
         rows(job.expert->gate, job.x, job.m, g.data(), n_ff, r0, r1);
         rows(job.expert->up, job.x, job.m, u.data(), n_ff, r0, r1);
+        if (job.expert->has_bias()) {  // gpt-oss: F32 bias rows, added before the activation
+            const auto* bg = reinterpret_cast<const float*>(job.expert->gate_bias.data);
+            const auto* bu = reinterpret_cast<const float*>(job.expert->up_bias.data);
+            for (std::int64_t i = 0; i < job.m; ++i)
+                for (std::int64_t r = r0; r < r1; ++r) {
+                    g[std::size_t(i * n_ff + r)] += bg[r];
+                    u[std::size_t(i * n_ff + r)] += bu[r];
+                }
+        }
         float* h = h_.data() + h_off[std::size_t(task / g_blocks)];
         for (std::int64_t i = 0; i < job.m; ++i)
             kernels::cpu::swiglu_f32(g.data() + i * n_ff + r0, u.data() + i * n_ff + r0, h + i * n_ff + r0, nr, swiglu_limit);
@@ -52,6 +61,11 @@ void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit)
         const ExpertJob& job = jobs[j];
         const std::int64_t r0 = (task % d_blocks) * db, r1 = std::min(n_embd, r0 + db);
         rows(job.expert->down, h_.data() + h_off[j], job.m, job.out, n_embd, r0, r1);
+        if (job.expert->has_bias()) {
+            const auto* bd = reinterpret_cast<const float*>(job.expert->down_bias.data);
+            for (std::int64_t i = 0; i < job.m; ++i)
+                for (std::int64_t r = r0; r < r1; ++r) job.out[i * n_embd + r] += bd[r];
+        }
     });
     bytes_read_.fetch_add(bytes, std::memory_order_relaxed);
 }

@@ -1,4 +1,4 @@
-// The CPU expert executor: computes routed experts (SwiGLU FFNs) for groups of token rows on the worker pool,
+// The CPU expert executor: computes routed experts (SwiGLU FFNs, with gpt-oss's biases when the expert has them) for groups of token rows on the worker pool,
 // reading each expert's weights in their stored (quantized) layout. Work is split by (expert, row block) so that
 // all cores finish together whatever the number of experts or tokens; each weight row is read once per call.
 // Used for every expert on the CPU path and for the misses the hybrid split assigns to the CPU.

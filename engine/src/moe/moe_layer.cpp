@@ -4,20 +4,12 @@
 #include <chrono>
 
 #include "ft/error.h"
-#include "model/cpu_ops.h"
-#include "model/layer_params.h"
+#include "cpu/cpu_ops.h"
 
 namespace ft::moe {
 
 MoeLayer::MoeLayer(cpu::WorkerPool& pool, const model::Weights& weights)
-    : pool_(pool), w_(weights), executor_(pool) {
-    const model::ModelDesc& d = weights.desc();
-    route_ = model::router_params(d);
-    swiglu_limit_ = float(d.swiglu_limit);
-    bias_.resize(d.n_layer);
-    for (std::uint32_t il = 0; il < d.n_layer; ++il)
-        if (const model::TensorView* b = weights.find_layer(int(il), "exp_probs_b.bias")) bias_[il] = model::vector_f32(*b);
-}
+    : pool_(pool), w_(weights), vectors_(weights.desc().n_layer), executor_(pool) {}
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -26,17 +18,25 @@ std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
 }
 }  // namespace
 
-void MoeLayer::forward(int layer, const float* x, std::int64_t n_tokens, float* out) {
+void MoeLayer::forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out) {
     const auto t0 = Clock::now();
+    const int layer = b.layer;
     const std::int64_t n_embd = w_.desc().n_embd;
-    const int n_exp = route_.n_expert, k = route_.k;
+    const int n_exp = b.route.n_expert, k = b.route.k;
+    LayerVectors& lv = vectors_.at(std::size_t(layer));
+    if (!lv.ready) {
+        lv.router_bias = cpu::f32_or_empty(b.router.b);
+        lv.selection_bias = cpu::f32_or_empty(b.selection_bias);
+        lv.ready = true;
+    }
     // Router logits [T, n_expert] and the top-k of every token.
     logits_.resize(std::size_t(n_tokens * n_exp));
-    model::linear(pool_, w_.layer(layer, "ffn_gate_inp.weight"), x, n_tokens, logits_.data());
+    cpu::linear(pool_, *b.router.w, x, n_tokens, logits_.data());
+    cpu::add_rows(lv.router_bias, logits_.data(), n_tokens);
     ids_.resize(std::size_t(n_tokens * k));
     weights_.resize(std::size_t(n_tokens * k));
-    kernels::RouterParams p = route_;
-    p.bias = bias_[std::size_t(layer)].empty() ? nullptr : bias_[std::size_t(layer)].data();
+    kernels::RouterParams p = b.route;
+    p.bias = lv.selection_bias.empty() ? nullptr : lv.selection_bias.data();
     for (std::int64_t t = 0; t < n_tokens; ++t)
         kernels::ref::moe_route(p, logits_.data() + t * n_exp, ids_.data() + t * k, weights_.data() + t * k);
 
@@ -69,7 +69,7 @@ void MoeLayer::forward(int layer, const float* x, std::int64_t n_tokens, float* 
         jobs.push_back(job);
     }
     const auto t2 = Clock::now();
-    executor_.run(jobs, swiglu_limit_);
+    executor_.run(jobs, b.act == model::Activation::swiglu_oai ? b.limit : 0.f);
     const auto t3 = Clock::now();
 
     // Weighted sum back into token order (fixed order: experts ascending, as gathered).

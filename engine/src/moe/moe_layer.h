@@ -1,12 +1,13 @@
-// The MoE entry point: every architecture's forward pass calls MoeLayer::forward for its routed-expert FFN, and
-// only this layer knows where experts run. Today: router on the CPU, experts on the CPU expert executor. The GPU
-// expert cache and the hybrid q* split plug in here without touching model code.
+// The MoE block's routed experts on the CPU (model::MoeBlock; the CPU runner, the static backend's CPU layers and
+// `ft bench cpu-moe` call it): router on the CPU, experts on the CPU expert executor. The GPU runner's MoE block
+// (cuda/gpu_moe.cpp) is the other implementation of the same block.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "cpu/worker_pool.h"
+#include "model/graph.h"
 #include "model/weights.h"
 #include "moe/cpu_expert_executor.h"
 #include "ref/moe_router.h"
@@ -27,20 +28,20 @@ class MoeLayer {
 public:
     MoeLayer(cpu::WorkerPool& pool, const model::Weights& weights);
 
-    // out[T, n_embd] = Σ_k weight_k · expert_k(x[t]) for the routed experts of each token of x[T, n_embd]
-    // (x already normalized). Deterministic for a given input.
-    void forward(int layer, const float* x, std::int64_t n_tokens, float* out);
-
-    const kernels::RouterParams& router_params() const { return route_; }
+    // out[T, n_embd] = Σ_k weight_k · expert_k(x[t]) for the routed experts of block b for each token of
+    // x[T, n_embd] (x already normalized). Deterministic for a given input. Shared experts are the caller's.
+    void forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out);
     const MoeStats& stats() const { return stats_; }
     std::uint64_t cpu_expert_bytes() const { return executor_.bytes_read(); }
 
 private:
     cpu::WorkerPool& pool_;
     const model::Weights& w_;
-    kernels::RouterParams route_;
-    std::vector<std::vector<float>> bias_;  // per layer: selection bias (exp_probs_b), empty if none
-    float swiglu_limit_ = 0.f;
+    struct LayerVectors {
+        bool ready = false;
+        std::vector<float> router_bias, selection_bias;
+    };
+    std::vector<LayerVectors> vectors_;  // per layer, converted at first use
     CpuExpertExecutor executor_;
     MoeStats stats_;
     // scratch

@@ -17,7 +17,7 @@
 #include "ft/tokenizer.h"
 #include "kv/kv_cache.h"
 #include "memory/planner.h"
-#include "model/runner.h"
+#include "exec/runner.h"
 #include "sched/engine_stats.h"
 #include "sched/kv_resize.h"
 #include "sched/model_loader.h"
@@ -373,7 +373,7 @@ struct Engine::Impl {
         publish();
         if (running.empty() || !model) return;
 
-        std::vector<model::BatchToken> batch;
+        std::vector<exec::BatchToken> batch;
         std::vector<Sequence*> wants;  // sequences that get logits, in batch order
         std::int64_t budget = model->options.prefill_chunk;
         for (auto& sp : running) {
@@ -632,7 +632,7 @@ std::vector<float> Engine::evaluate_logits(std::span<const std::int32_t> tokens)
                 m->kv->reserve(seq, std::int64_t(toks.size()));
                 for (std::size_t s0 = 0; s0 < toks.size(); s0 += std::size_t(m->options.prefill_chunk)) {
                     const std::size_t s1 = std::min(toks.size(), s0 + std::size_t(m->options.prefill_chunk));
-                    std::vector<model::BatchToken> batch;
+                    std::vector<exec::BatchToken> batch;
                     for (std::size_t i = s0; i < s1; ++i) batch.push_back({toks[i], std::int32_t(i), seq, true});
                     m->runner->forward(batch, *m->kv, out.data() + s0 * std::size_t(n_vocab));
                 }

@@ -32,7 +32,7 @@ struct Saved {
     std::size_t k_page = 0, v_page = 0;          // bytes of one page of one layer
 };
 
-Saved save(model::Runner& runner, kv::KvCache& kv) {
+Saved save(exec::Runner& runner, kv::KvCache& kv) {
     Saved s;
     s.geometry = kv.geometry();
     const kv::KvGeometry& g = s.geometry;
@@ -64,7 +64,7 @@ Saved save(model::Runner& runner, kv::KvCache& kv) {
     return s;
 }
 
-void restore(model::Runner& runner, const Saved& s, kv::KvCache& kv) {
+void restore(exec::Runner& runner, const Saved& s, kv::KvCache& kv) {
     // The same ids: create every slot up to the highest live one, release the ones that were not live.
     for (int q = 0; q < s.seq_slots; ++q) kv.create();
     std::size_t li = 0;
@@ -93,7 +93,7 @@ void restore(model::Runner& runner, const Saved& s, kv::KvCache& kv) {
 
 }  // namespace
 
-void resize_kv(model::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int64_t n_pages) {
+void resize_kv(exec::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int64_t n_pages) {
     const Saved saved = save(runner, *kv);
     std::int64_t held = 0;
     for (const auto& pt : saved.pages) held += std::int64_t(pt.size());

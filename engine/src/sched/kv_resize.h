@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "kv/kv_cache.h"
-#include "model/runner.h"
+#include "exec/runner.h"
 
 namespace ft::sched {
 
-void resize_kv(model::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int64_t n_pages);
+void resize_kv(exec::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int64_t n_pages);
 
 }  // namespace ft::sched

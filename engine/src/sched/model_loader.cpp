@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "bench/bw_profile.h"
+#include "profile/bw_profile.h"
 #include "cpu/cpu_topology.h"
 #include "ft/gpu.h"
 
@@ -26,15 +26,15 @@ double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool neede
     const auto devs = gpu_devices();
     if (o.gpu < 0 || o.gpu >= int(devs.size())) return -1;
     const int threads = o.threads > 0 ? o.threads : std::max(1, int(cpu::cpu_topology().cores.size()));
-    const std::string fmt = bench::expert_format(w);
+    const std::string fmt = profile::expert_format(w);
     try {
-        if (const double f = bench::stored_hybrid_fraction(devs, o.gpu, fmt, threads); f >= 0) return f;
+        if (const double f = profile::stored_hybrid_fraction(devs, o.gpu, fmt, threads); f >= 0) return f;
         if (!needed) return -1;
         if (h.progress) h.progress({0.62f, "bandwidth profile", bytes_total, bytes_total});
         spdlog::info("no bandwidth profile for {} / {} / {} threads: measuring it now (a few seconds, once)",
                      devs[std::size_t(o.gpu)].name, fmt, threads);
-        const bench::BwProfile p = bench::measure_profile(w, o.gpu, threads, 0.5);
-        bench::store_profile(p);
+        const profile::BwProfile p = profile::measure_profile(w, o.gpu, threads, 0.5);
+        profile::store_profile(p);
         spdlog::info("bandwidth profile measured and stored: B_P {:.1f} GB/s, B_C {:.1f} GB/s (together), fraction {:.3f}",
                      p.pcie_both_gbs, p.cpu_both_gbs, p.fraction);
         return p.fraction;
@@ -66,6 +66,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         report(total ? 0.6f * float(double(done) / double(total)) : 0.f, "mapping", done, total);
     };
     m->weights = model::Weights::open(o.model, mon);
+    m->graph = model::build_graph(*m->weights);
     check_cancel(h);
     report(0.6f, "tokenizer", file_bytes, file_bytes);
     try {
@@ -88,8 +89,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
                 throw Error(ErrorCode::invalid_argument, "GPU " + std::to_string(o.gpu) + " does not exist (" +
                                                              std::to_string(devs.size()) + " found)");
             const GpuInfo& dev = devs[std::size_t(o.gpu)];
-            model::GpuRunnerOptions go;
-            if (!model::parse_moe_backend(o.moe_backend, go.moe))
+            exec::GpuRunnerOptions go;
+            if (!exec::parse_moe_backend(o.moe_backend, go.moe))
                 throw Error(ErrorCode::invalid_argument, "unknown MoE backend '" + o.moe_backend + "'",
                             "use auto, resident, offload, cpu, hybrid or static");
             memory::PlanRequest pr;
@@ -102,8 +103,15 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             pr.prefill_chunk = o.prefill_chunk;
             pr.backend = o.moe_backend;
             // Exact prefill (the f32 checking path) keeps f32 KV: f16 K/V would be its largest error.
-            pr.kv_f16 = !o.kv_f32 && !o.gpu_exact_prefill;
-            pr.exact_prefill = o.gpu_exact_prefill;
+            // Attention with sinks (gpt-oss) gives wrong logits through the fast GPU prefill (BF16 GEMMs, tensor-core
+            // attention, f16 KV: min cosine 0.29 against transformers on the H200, 2026-12-02; the exact path
+            // matches): such models prefill exactly until that is fixed.
+            const bool exact = o.gpu_exact_prefill || model::graph_has_sinks(m->graph);
+            if (exact && !o.gpu_exact_prefill)
+                spdlog::warn("this model's attention has sinks: the GPU prefills in f32 (exact; slower) — the fast "
+                             "path does not match the reference for it yet");
+            pr.kv_f16 = !o.kv_f32 && !exact;
+            pr.exact_prefill = exact;
             pr.kv_reserve_tokens = o.kv_reserve_tokens;
             pr.kv_tokens = o.kv_tokens;
             pr.expert_slots = o.expert_slots;
@@ -123,14 +131,14 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
                          m->plan.kv_bytes_per_element == 2 ? "f16" : "f32", memory::gib(double(m->plan.scratch)),
                          memory::gib(double(m->plan.cublas)), memory::gib(double(m->plan.graphs)),
                          memory::gib(double(m->plan.reserve)), m->plan.prefill_chunk, m->plan.prefill_overlap ? "on" : "off");
-            model::parse_moe_backend(m->plan.backend, go.moe);
+            exec::parse_moe_backend(m->plan.backend, go.moe);
             go.plan = m->plan;
             go.device = o.gpu;
             go.n_ctx = o.n_ctx;
             go.max_sequences = o.max_sequences;
             go.max_batch_tokens = m->plan.prefill_chunk + o.max_sequences;
             go.vram_budget = m->plan.budget;
-            go.gemm = o.gpu_exact_prefill ? model::GemmPrecision::f32 : model::GemmPrecision::bf16;
+            go.gemm = exact ? exec::GemmPrecision::f32 : exec::GemmPrecision::bf16;
             go.graphs = o.gpu_graphs;
             go.kv_f16 = pr.kv_f16;
             go.max_fetch = o.max_fetch;
@@ -138,6 +146,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             go.expert_slots = m->plan.expert_slots;
             go.hybrid_admit = o.hybrid_admit;
             go.pin_budget = o.pin_budget;
+            go.cpu_host_functions = o.host_function_sync;
             go.routing = h.routing ? h.routing(*m->weights) : nullptr;
             go.cancel = h.cancel;
             go.on_upload = [&](std::uint64_t done, std::uint64_t total) {
@@ -147,7 +156,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             if (!o.record_routing.empty())
                 go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
                                                                            int(m->weights->desc().moe.n_expert_used));
-            m->runner = model::make_gpu_runner(*m->weights, go);
+            m->runner = exec::make_gpu_runner(m->graph, *m->weights, go);
             check_cancel(h);
             report(0.95f, "kv cache");
             m->kv = m->runner->make_kv_cache(kPage, kv_pages(m->plan));
@@ -169,7 +178,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         m->pool = std::make_unique<cpu::WorkerPool>(po);
         m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
         m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
-        m->runner = model::make_cpu_runner(*m->weights, *m->pool, *m->moe);
+        m->runner = exec::make_cpu_runner(m->graph, *m->weights, *m->pool, *m->moe);
         report(0.95f, "kv cache");
         MemoryPlan& p = m->plan;
         p.gpu = false;

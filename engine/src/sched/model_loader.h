@@ -15,7 +15,8 @@
 #include "ft/tokenizer.h"
 #include "kv/kv_cache.h"
 #include "memory/planner.h"
-#include "model/runner.h"
+#include "exec/runner.h"
+#include "model/graph.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 
@@ -23,10 +24,11 @@ namespace ft::sched {
 
 struct LoadedModel {
     std::unique_ptr<model::Weights> weights;
+    model::ModelGraph graph;  // the forward pass of the weights' architecture (runners point into it)
     std::optional<Tokenizer> tokenizer;
     std::unique_ptr<cpu::WorkerPool> pool;
     std::unique_ptr<moe::MoeLayer> moe;
-    std::unique_ptr<model::Runner> runner;
+    std::unique_ptr<exec::Runner> runner;
     std::unique_ptr<kv::KvCache> kv;
     LoadOptions options;        // as given, with prefill_chunk replaced by the plan's
     memory::ModelGeometry geometry;

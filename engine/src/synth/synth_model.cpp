@@ -10,17 +10,115 @@
 #include "ft/error.h"
 #include "model/tokenizer_meta.h"
 #include "synth/synth_rng.h"
+#include "synth/synth_tokenizer.h"
 
 namespace ft::synth {
 
 using kernels::DType;
 
-std::vector<std::string> synth_presets() { return {"tiny", "qwen3-30b-a3b"}; }
+std::vector<std::string> synth_presets() { return {"tiny", "qwen3-30b-a3b", "gpt-oss-20b", "gpt-oss-120b", "glm-4.5-air"}; }
+
+std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
+    if (preset == "tiny" || preset == "qwen3-30b-a3b") return model::ArchId::qwen3_moe;
+    if (preset == "gpt-oss-20b" || preset == "gpt-oss-120b") return model::ArchId::gpt_oss;
+    if (preset == "glm-4.5-air") return model::ArchId::glm4_moe;
+    return std::nullopt;
+}
+
+namespace {
+
+// gpt-oss-20b / 120b (openai/gpt-oss-* config.json).
+model::ModelDesc gpt_oss_desc(bool big) {
+    model::ModelDesc d;
+    d.arch = model::ArchId::gpt_oss;
+    d.n_vocab = 201088;
+    d.n_layer = big ? 36 : 24;
+    d.n_embd = 2880;
+    d.n_ctx_train = 131072;
+    d.norm_eps = 1e-5;
+    d.attn.n_head = 64, d.attn.n_head_kv = 8, d.attn.head_dim = 64;
+    d.attn.qkv_bias = d.attn.o_bias = d.attn.sinks = true;
+    d.attn.sliding_window = 128;
+    d.moe.n_expert = big ? 128 : 32, d.moe.n_expert_used = 4, d.moe.n_ff_exp = 2880;
+    d.moe.gating = model::Gating::softmax_weight;
+    d.moe.router_bias = d.moe.expert_bias = true;
+    d.swiglu_limit = 7.0;
+    d.swiglu_alpha = 1.702;
+    d.rope.type = model::RopeType::neox;
+    d.rope.theta = 150000;
+    d.rope.scaling = model::RopeScaling::yarn;
+    d.rope.factor = 32;
+    d.rope.original_context = 4096;
+    d.rope.yarn_truncate = false;
+    return d;
+}
+
+// GLM-4.5-Air (zai-org/GLM-4.5-Air config.json).
+model::ModelDesc glm45_air_desc() {
+    model::ModelDesc d;
+    d.arch = model::ArchId::glm4_moe;
+    d.n_vocab = 151552;
+    d.n_layer = 46;
+    d.nextn_predict_layers = 1;
+    d.n_embd = 4096;
+    d.n_ff = 10944;
+    d.n_ctx_train = 131072;
+    d.norm_eps = 1e-5;
+    d.attn.n_head = 96, d.attn.n_head_kv = 8, d.attn.head_dim = 128;
+    d.attn.qkv_bias = true;
+    d.moe.n_expert = 128, d.moe.n_expert_used = 8, d.moe.n_ff_exp = 1408;
+    d.moe.n_shared_expert = 1, d.moe.n_ff_shexp = 1408;
+    d.moe.first_k_dense = 1;
+    d.moe.gating = model::Gating::sigmoid;
+    d.moe.correction_bias = true;
+    d.moe.norm_topk_prob = true;
+    d.moe.n_group = 1, d.moe.topk_group = 1;
+    d.rope.type = model::RopeType::neox;
+    d.rope.theta = 1e6;
+    return d;
+}
+
+}  // namespace
 
 model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o) {
-    if (arch != model::ArchId::qwen3_moe)
-        throw Error(ErrorCode::unsupported, "synth: architecture " + std::string(model::arch_name(arch)) + " is not available yet (--arch)",
-                    "use --arch qwen3_moe");
+    const auto preset_arch = synth_preset_arch(preset);
+    if (!preset_arch)
+        throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
+                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air");
+    if (*preset_arch != arch)
+        throw Error(ErrorCode::invalid_argument,
+                    "synth: preset " + preset + " is a " + std::string(model::arch_name(*preset_arch)) + " model, not " +
+                        std::string(model::arch_name(arch)) + " (--arch)",
+                    "leave --arch out: the preset decides it");
+    if (arch != model::ArchId::qwen3_moe) {
+        model::ModelDesc d = arch == model::ArchId::gpt_oss ? gpt_oss_desc(preset == "gpt-oss-120b") : glm45_air_desc();
+        d.source = "synth preset " + preset;
+        if (o.layers) d.n_layer = *o.layers;
+        if (o.experts) d.moe.n_expert = *o.experts;
+        if (o.top_k) d.moe.n_expert_used = *o.top_k;
+        if (o.hidden) d.n_embd = *o.hidden;
+        if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
+        if (o.heads) d.attn.n_head = *o.heads;
+        if (o.kv_heads) d.attn.n_head_kv = *o.kv_heads;
+        if (o.head_dim) d.attn.head_dim = *o.head_dim;
+        if (o.context) d.n_ctx_train = *o.context;
+        d.attn.v_head_dim = d.attn.head_dim;
+        // GLM rotates the first half of each head; gpt-oss all of it.
+        d.rope.n_rot = arch == model::ArchId::glm4_moe ? d.attn.head_dim / 2 : d.attn.head_dim;
+        d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
+        if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
+        if (d.attn.sliding_window) {
+            d.attn.swa_layers.assign(d.n_layer, false);
+            for (std::uint32_t il = 0; il < d.n_layer; il += 2) d.attn.swa_layers[il] = true;
+        }
+        d.name = "FreeToken synthetic " + std::string(model::arch_name(arch)) + " " + preset;
+        try {
+            model::validate(d);
+        } catch (const Error& e) {
+            throw Error(ErrorCode::invalid_argument, "synth: " + e.message(), "check the size overrides");
+        }
+        return d;
+    }
     model::ModelDesc d;
     d.arch = arch;
     d.source = "synth preset " + preset;
@@ -39,9 +137,6 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
         d.n_layer = 48, d.n_embd = 2048, d.n_ctx_train = 40960, d.n_ff = 6144;
         d.attn.n_head = 32, d.attn.n_head_kv = 4, d.attn.head_dim = 128;
         d.moe.n_expert = 128, d.moe.n_expert_used = 8, d.moe.n_ff_exp = 768;
-    } else {
-        throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
-                    "presets: tiny, qwen3-30b-a3b");
     }
     if (o.layers) d.n_layer = *o.layers;
     if (o.experts) d.moe.n_expert = *o.experts;
@@ -65,18 +160,21 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
 
 bool synth_weight_type_supported(DType t) {
     return t == DType::F32 || t == DType::BF16 || t == DType::Q8_0 || t == DType::Q4_K || t == DType::Q5_K ||
-           t == DType::Q6_K;
+           t == DType::Q6_K || t == DType::MXFP4;
 }
 
-SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t seed) {
-    if (!synth_weight_type_supported(weights))
-        throw Error(ErrorCode::invalid_argument,
-                    "synth: weight type " + std::string(kernels::dtype_info(weights).name) + " is not supported (--weights)",
-                    "use f32, bf16, q8_0, q4_k, q5_k or q6_k");
+SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t seed, std::optional<DType> expert_weights) {
+    const DType ew = expert_weights ? *expert_weights : desc.arch == model::ArchId::gpt_oss ? DType::MXFP4 : weights;
+    for (DType t : {weights, ew})
+        if (!synth_weight_type_supported(t))
+            throw Error(ErrorCode::invalid_argument,
+                        "synth: weight type " + std::string(kernels::dtype_info(t).name) + " is not supported (--weights)",
+                        "use f32, bf16, q8_0, q4_k, q5_k, q6_k or mxfp4");
     SynthPlan p;
     p.desc = desc;
     p.seed = seed;
     p.weights = weights;
+    p.expert_weights = ew;
     for (auto& spec : model::arch_tensors(desc)) {
         SynthTensor t;
         t.spec = std::move(spec);
@@ -86,7 +184,7 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
             t.type = DType::F32;
         } else {
             // Like llama.cpp's quantizer: a row that is not a whole number of blocks falls back to Q8_0, then F32.
-            t.type = weights;
+            t.type = t.spec.is_expert() ? ew : weights;
             if (row % kernels::dtype_info(t.type).block_elems != 0) t.type = row % 32 == 0 ? DType::Q8_0 : DType::F32;
         }
         t.std = t.spec.is_norm() ? 0.f : 1.f / std::sqrt(static_cast<float>(row));
@@ -123,7 +221,7 @@ std::uint32_t file_type(DType t) {
 
 SynthResult synth_write(const SynthPlan& plan, const SynthOptions& opt) {
     const auto t0 = std::chrono::steady_clock::now();
-    gguf::Writer w(opt.out);
+    gguf::SplitWriter w(opt.out, {opt.split_max_tensors, opt.split_max_bytes});
     auto& md = w.metadata();
     using gguf::Value;
     md.set("general.architecture", Value::string(std::string(model::arch_gguf_name(plan.desc.arch))));
@@ -131,17 +229,29 @@ SynthResult synth_write(const SynthPlan& plan, const SynthOptions& opt) {
     md.set("general.name", Value::string(plan.desc.name));
     md.set("general.description", Value::string("Synthetic model written by `ft synth`: real architecture and tokenizer, "
                                                 "random weights. Not a trained model."));
-    md.set("general.file_type", Value::u32(file_type(plan.weights)));
+    // llama.cpp's MXFP4_MOE (38): MXFP4 experts, Q8_0 for the rest.
+    const bool mxfp4_moe = plan.expert_weights == DType::MXFP4 && plan.weights == DType::Q8_0;
+    md.set("general.file_type", Value::u32(mxfp4_moe ? 38u : file_type(plan.weights)));
     md.set("general.quantization_version", Value::u32(2));
     md.set("freetoken.synth.seed", Value::u64(plan.seed));
     model::desc_to_gguf(plan.desc, md);
-    // Qwen3's config.json special ids (bos 151643, eos 151645): tokenizer_config names eos and pad but no bos.
-    const nlohmann::json model_config = {{"bos_token_id", 151643}, {"eos_token_id", 151645}};
+    // The tokenizer, cut to the model's vocabulary when it is larger (the Qwen3 tokenizer under GLM's 151552 rows),
+    // and Qwen3's config.json special ids (bos <|endoftext|>, eos <|im_end|>; tokenizer_config names no bos) in its
+    // numbering.
+    const auto work = std::filesystem::temp_directory_path() /
+                      ("ft-synth-tokenizer-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    struct Cleanup {
+        std::filesystem::path p;
+        ~Cleanup() {
+            std::error_code ec;
+            std::filesystem::remove_all(p, ec);
+        }
+    } cleanup{work};
+    const FittedTokenizer tok = synth_fit_tokenizer(opt.tokenizer_dir, plan.desc.n_vocab, work);
     model::HfTokenizerSource src;
-    src.tokenizer_json = opt.tokenizer_dir / "tokenizer.json";
-    if (std::filesystem::exists(opt.tokenizer_dir / "tokenizer_config.json"))
-        src.tokenizer_config = opt.tokenizer_dir / "tokenizer_config.json";
-    model::hf_tokenizer_to_gguf(src, plan.desc.n_vocab, &model_config, md);
+    src.tokenizer_json = tok.dir / "tokenizer.json";
+    if (std::filesystem::exists(tok.dir / "tokenizer_config.json")) src.tokenizer_config = tok.dir / "tokenizer_config.json";
+    model::hf_tokenizer_to_gguf(src, plan.desc.n_vocab, &tok.model_config, md);
 
     std::uint64_t total = 0;
     for (const auto& t : plan.tensors) {
@@ -199,6 +309,7 @@ SynthResult synth_write(const SynthPlan& plan, const SynthOptions& opt) {
     w.finish();
     SynthResult r;
     r.tensor_bytes = total;
+    r.files = w.paths();
     r.file_bytes = w.expected_size();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

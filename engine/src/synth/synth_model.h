@@ -28,12 +28,20 @@ struct SynthOverrides {
     std::optional<std::uint32_t> layers, experts, top_k, hidden, expert_ff, heads, kv_heads, head_dim, context;
 };
 
-// Presets: "tiny" (4 layers, hidden 256, 16 experts top-4, expert FFN 256, 4/2 heads of 64, Qwen3 vocab 151936) and
-// "qwen3-30b-a3b" (48 layers, hidden 2048, 128 experts top-8, expert FFN 768, 32/4 heads of 128).
+// Presets (the real models' configs; the overrides change sizes and keep the rest):
+//   tiny            qwen3_moe: 4 layers, hidden 256, 16 experts top-4, expert FFN 256, 4/2 heads of 64, vocab 151936
+//   qwen3-30b-a3b   qwen3_moe: 48 layers, hidden 2048, 128 experts top-8, expert FFN 768, 32/4 heads of 128
+//   gpt-oss-20b     gpt_oss: 24 layers, hidden 2880, 32 experts top-4, expert FFN 2880, 64/8 heads of 64, vocab 201088,
+//                   sliding window 128 on even layers, sinks, biases, YaRN ×32 over 4096, clamped SwiGLU
+//   gpt-oss-120b    gpt_oss: the same with 36 layers and 128 experts
+//   glm-4.5-air     glm4_moe: 46 layers (+1 MTP layer), hidden 4096, layer 0 dense (FFN 10944), 128 experts top-8 of
+//                   1408 + 1 shared, sigmoid router with correction bias, 96/8 heads of 128, partial RoPE 64, vocab 151552
 std::vector<std::string> synth_presets();
+// The architecture of a preset; nullopt for an unknown name.
+std::optional<model::ArchId> synth_preset_arch(const std::string& preset);
 model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o);
 
-// The weight types `--weights` accepts: f32, bf16, q8_0, q4_k, q5_k, q6_k.
+// The weight types `--weights` / `--expert-weights` accept: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4.
 bool synth_weight_type_supported(kernels::DType t);
 
 struct SynthTensor {
@@ -49,10 +57,15 @@ struct SynthTensor {
 struct SynthPlan {
     model::ModelDesc desc;
     std::uint64_t seed = 1;
-    kernels::DType weights = kernels::DType::Q4_K;
+    kernels::DType weights = kernels::DType::Q4_K;         // every matrix but the routed experts
+    kernels::DType expert_weights = kernels::DType::Q4_K;  // the routed expert stacks
     std::vector<SynthTensor> tensors;
 };
-SynthPlan synth_plan(const model::ModelDesc& desc, kernels::DType weights, std::uint64_t seed);
+// expert_weights: nullopt takes gpt-oss's MXFP4 for gpt_oss (as its released files have them), `weights` otherwise.
+// A row that is not a whole number of the type's blocks falls back to Q8_0, then F32 (llama.cpp's quantizer takes
+// Q5_0 for Q4_K there, a type the engine does not read): GLM-4.5-Air's down experts (rows of 1408) are Q8_0.
+SynthPlan synth_plan(const model::ModelDesc& desc, kernels::DType weights, std::uint64_t seed,
+                     std::optional<kernels::DType> expert_weights = std::nullopt);
 
 // Writes units [first, first + count) of tensor `t` into `out` (exactly the bytes the file holds there).
 void synth_fill(const SynthTensor& t, std::uint64_t seed, std::uint64_t first, std::uint64_t count, std::byte* out);
@@ -63,8 +76,12 @@ struct SynthOptions {
     unsigned threads = 0;                 // 0: hardware concurrency
     std::size_t chunk_bytes = 32u << 20;  // per buffer (two buffers in flight)
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;  // bytes of tensor data
+    // Split into parts of at most this many tensors / bytes (gguf::SplitWriter; 0: no limit, both 0: one file).
+    std::uint64_t split_max_tensors = 0;
+    std::uint64_t split_max_bytes = 0;
 };
 struct SynthResult {
+    std::vector<std::filesystem::path> files;  // `out`, or the parts in order
     std::uint64_t file_bytes = 0;
     std::uint64_t tensor_bytes = 0;
     double seconds = 0;

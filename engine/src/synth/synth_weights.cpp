@@ -4,7 +4,10 @@
 //   Q4_K  q ∈ [0, 15], sub-block scale sc ∈ {32, 48}, min m = sc·15/16, dmin = 8d  → mean exactly 0, d = std / 188.04
 //   Q5_K  q ∈ [0, 31], sc ∈ {16, 32}, m = sc·31/16, dmin = 8d                       → mean exactly 0, d = std / 233.58
 //   Q6_K  q - 32 ∈ [-32, 31], int8 scale ±{32, 64} (random sign cancels the -0.5 mean)  d = std / 935.0
+//   MXFP4 codes uniform over the 16 E2M1 values (doubled grid: mean square 34.25), one E8M0 exponent per tensor:
+//         2^(e-128) = std / 5.85 rounded to a power of two (gpt-oss's experts)
 //   F32 / BF16: uniform in [-√3·std, √3·std]; norms uniform in [0.9, 1.1].
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -116,6 +119,17 @@ void synth_fill(const SynthTensor& t, std::uint64_t seed, std::uint64_t first, s
                 fill_bytes(r, b.ql, 128);
                 fill_bytes(r, b.qh, 64);
                 b.d = d;
+                std::memcpy(o, &b, sizeof b);
+            }
+            return;
+        }
+        case DType::MXFP4: {
+            const int e = std::clamp(int(std::lround(std::log2(double(t.std) / 5.852))) + 128, 1, 254);
+            for (std::uint64_t u = first; u < first + count; ++u, o += sizeof(ref::BlockMxfp4)) {
+                BlockRng r(seed, t.key, u);
+                ref::BlockMxfp4 b;
+                b.e = static_cast<std::uint8_t>(e);
+                fill_bytes(r, b.qs, 16);
                 std::memcpy(o, &b, sizeof b);
             }
             return;

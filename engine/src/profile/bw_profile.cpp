@@ -1,4 +1,4 @@
-#include "bench/bw_profile.h"
+#include "profile/bw_profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
-#include "bench/device_bandwidth.h"
+#include "profile/device_bandwidth.h"
 #include "cpu/cpu_topology.h"
 #include "cpu/worker_pool.h"
 #include "ft/error.h"
@@ -19,7 +19,7 @@
 #include "model/weights.h"
 #include "moe/cpu_expert_executor.h"
 
-namespace ft::bench {
+namespace ft::profile {
 
 namespace {
 
@@ -274,4 +274,4 @@ nlohmann::json to_json(const BwProfile& p) {
             {"measured_at", p.measured_at}};
 }
 
-}  // namespace ft::bench
+}  // namespace ft::profile

@@ -1,5 +1,6 @@
-// A model runner executes the forward pass of a batch of tokens on one device. The engine's scheduler owns the KV
-// cache and forms batches; runners know only weights, kernels and the MoE entry point.
+// A model runner executes a model's forward pass (its ModelGraph of shared blocks, model/graph.h) for a batch of
+// tokens on one device. The engine's scheduler owns the KV cache and forms batches; runners know the blocks, the
+// kernels and the MoE entry point, never an architecture.
 #pragma once
 
 #include <atomic>
@@ -16,11 +17,15 @@
 #include "ft/error.h"
 #include "ft/plan.h"
 #include "kv/kv_cache.h"
+#include "model/graph.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 #include "moe/routing_trace.h"
 
-namespace ft::model {
+namespace ft::exec {
+
+using model::ModelGraph;
+using model::Weights;
 
 struct BatchToken {
     std::int32_t token = 0;
@@ -72,9 +77,12 @@ public:
     }
 };
 
-// The CPU runner for the model's architecture. Throws ft::Error(unsupported) for an architecture with no forward
-// pass yet (the message names it).
-std::unique_ptr<Runner> make_cpu_runner(const Weights& weights, cpu::WorkerPool& pool, moe::MoeLayer& moe);
+// The KV layout of a graph's attention blocks (they share one; model/arch.cpp checks), elements of elem_bytes.
+kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes);
+
+// The CPU runner of a model's graph (built by model::build_graph; it and the weights outlive the runner).
+std::unique_ptr<Runner> make_cpu_runner(const ModelGraph& graph, const Weights& weights, cpu::WorkerPool& pool,
+                                        moe::MoeLayer& moe);
 
 enum class GemmPrecision {
     bf16,  // prefill matrix products on BF16 tensor cores (weights and activations rounded to BF16, f32 sums)
@@ -110,6 +118,7 @@ struct GpuRunnerOptions {
     int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
     std::uint64_t pin_budget = 0; // host bytes the expert store may pin (0: no cap; the rest goes through a bounce ring)
     bool kv_f16 = true;           // the KV cache in f16 (else f32)
+    bool cpu_host_functions = false;  // the GPU waits for CPU expert work through host-function nodes (not memory ops)
     // The VRAM plan (memory/planner.h): every allocation's size comes from it (budget, expert slots, KV, chunk).
     MemoryPlan plan;
     // Loading: weight bytes uploaded so far / in all, and a flag that stops the upload (ft::Error(cancelled)).
@@ -120,8 +129,9 @@ struct GpuRunnerOptions {
     std::shared_ptr<moe::RoutingRecorder> record_routing;
 };
 
-// The GPU runner (all weights resident in VRAM). Throws ft::Error(unsupported) in a build without CUDA or for an
-// architecture with no GPU forward pass, ft::Error(device / out_of_memory) when the GPU cannot hold the model.
-std::unique_ptr<Runner> make_gpu_runner(const Weights& weights, const GpuRunnerOptions& options);
+// The GPU runner of a model's graph (non-expert weights in VRAM; routed experts by the MoE backend). Throws
+// ft::Error(unsupported) in a build without CUDA or for a block variant the GPU does not run, ft::Error(device /
+// out_of_memory) when the GPU cannot hold the model.
+std::unique_ptr<Runner> make_gpu_runner(const ModelGraph& graph, const Weights& weights, const GpuRunnerOptions& options);
 
-}  // namespace ft::model
+}  // namespace ft::exec

@@ -13,7 +13,7 @@ namespace ft::model {
 class Weights;
 }
 
-namespace ft::bench {
+namespace ft::profile {
 
 double device_copy_gbs(int device, std::size_t bytes = std::size_t(1) << 30, int repeats = 10);
 
@@ -33,4 +33,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ft::bench
+}  // namespace ft::profile

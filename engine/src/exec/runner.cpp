@@ -1,19 +1,17 @@
-#include "model/runner.h"
+#include "exec/runner.h"
 
-#include "ft/error.h"
-#include "model/qwen3_moe/qwen3_moe.h"
+namespace ft::exec {
 
-namespace ft::model {
-
-std::unique_ptr<Runner> make_cpu_runner(const Weights& weights, cpu::WorkerPool& pool, moe::MoeLayer& moe) {
-    switch (weights.desc().arch) {
-        case ArchId::qwen3_moe: return make_qwen3_moe_cpu(weights, pool, moe);
-        default: break;
-    }
-    throw Error(ErrorCode::unsupported,
-                weights.path().string() + ": architecture " + std::string(arch_name(weights.desc().arch)) +
-                    " is described but has no forward pass yet",
-                "supported for inference: qwen3_moe");
+kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes) {
+    kv::KvGeometry k;
+    k.n_layer = g.n_kv_layers;
+    k.n_head_kv = g.max_n_head_kv;
+    k.head_dim = g.max_head_dim;
+    k.v_head_dim = g.max_v_head_dim;
+    k.page_size = page_size;
+    k.n_pages = n_pages;
+    k.elem_bytes = elem_bytes;
+    return k;
 }
 
 const char* moe_backend_name(MoeBackend b) {
@@ -38,4 +36,4 @@ bool parse_moe_backend(const std::string& s, MoeBackend& out) {
     return false;
 }
 
-}  // namespace ft::model
+}  // namespace ft::exec

@@ -1,13 +1,13 @@
-#include "model/cpu_ops.h"
+#include "cpu/cpu_ops.h"
 
 #include <algorithm>
 
 #include "cpu/matmul.h"
 #include "cpu/rms_norm.h"
 
-namespace ft::model {
+namespace ft::cpu {
 
-void linear(cpu::WorkerPool& pool, const TensorView& w, const float* x, std::int64_t m, float* y) {
+void linear(WorkerPool& pool, const model::TensorView& w, const float* x, std::int64_t m, float* y) {
     // Row blocks: enough tasks per thread for balance, large enough to amortise the task claim.
     const std::int64_t n = w.rows;
     const std::int64_t per = std::max<std::int64_t>(8, n / (std::int64_t(pool.size()) * 8));
@@ -19,14 +19,13 @@ void linear(cpu::WorkerPool& pool, const TensorView& w, const float* x, std::int
     });
 }
 
-std::vector<float> vector_f32(const TensorView& v) {
-    std::vector<float> out(std::size_t(v.cols * v.rows));
-    for (std::int64_t r = 0; r < v.rows; ++r)
-        kernels::cpu::dequantize_row(v.type, v.row(r), out.data() + r * v.cols, v.cols);
-    return out;
+void add_rows(const std::vector<float>& b, float* y, std::int64_t m) {
+    const std::int64_t n = std::int64_t(b.size());
+    for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t c = 0; c < n; ++c) y[r * n + c] += b[std::size_t(c)];
 }
 
-void rms_norm_rows(cpu::WorkerPool& pool, const float* x, const std::vector<float>& w, float eps, std::int64_t n_rows,
+void rms_norm_rows(WorkerPool& pool, const float* x, const std::vector<float>& w, float eps, std::int64_t n_rows,
                    float* y) {
     const std::int64_t cols = std::int64_t(w.size());
     if (n_rows * cols < 65536) {
@@ -40,4 +39,4 @@ void rms_norm_rows(cpu::WorkerPool& pool, const float* x, const std::vector<floa
     });
 }
 
-}  // namespace ft::model
+}  // namespace ft::cpu

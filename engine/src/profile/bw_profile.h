@@ -1,4 +1,5 @@
-// `ft bench bw` and the bandwidth profile the hybrid split reads (ARCHITECTURE §3.5).
+// The stored bandwidth profile (ARCHITECTURE §3.5), its own module: the engine reads it at load (and measures one at
+// the first GPU load without one), `ft bench bw` and the fit predictor use it.
 //   B_P  expert fetches over PCIe exactly as decode issues them (the fetch kernel reading pinned host experts)
 //   B_C  the CPU expert kernel on single-token expert FFNs of the model (expert weight bytes read per second)
 // each alone and both at once (they share the host memory controller); the hybrid fraction is
@@ -20,7 +21,7 @@ namespace ft::model {
 class Weights;
 }
 
-namespace ft::bench {
+namespace ft::profile {
 
 struct BwProfile {
     std::string gpu, format;
@@ -57,4 +58,4 @@ double stored_hybrid_fraction(const std::vector<GpuInfo>& devices, int gpu, cons
 
 nlohmann::json to_json(const BwProfile& p);
 
-}  // namespace ft::bench
+}  // namespace ft::profile

@@ -1,0 +1,140 @@
+// The CPU runner: executes a ModelGraph's blocks (model/graph.h) on the worker pool — embedding, pre-norm residual
+// blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts), final norm and LM head.
+#include <algorithm>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "cpu/cpu_attention.h"
+#include "cpu/cpu_ops.h"
+#include "cpu/matmul.h"
+#include "cpu/swiglu.h"
+#include "exec/runner.h"
+#include "ft/error.h"
+
+namespace ft::exec {
+
+namespace {
+
+using model::Activation;
+using model::AttentionBlock;
+using model::FfnBlock;
+using model::MoeBlock;
+
+// A dense FFN with its biases in f32.
+struct CpuFfn {
+    const FfnBlock* b = nullptr;
+    std::vector<float> gate_bias, up_bias, down_bias;
+    CpuFfn() = default;
+    explicit CpuFfn(const FfnBlock& f)
+        : b(&f), gate_bias(cpu::f32_or_empty(f.gate.b)), up_bias(cpu::f32_or_empty(f.up.b)),
+          down_bias(cpu::f32_or_empty(f.down.b)) {}
+    // out[T, n_embd] = down(act(gate(x), up(x)))
+    void forward(cpu::WorkerPool& pool, const float* x, std::int64_t T, std::vector<float>& g, std::vector<float>& u,
+                 float* out) const {
+        const std::int64_t F = b->gate.w->rows;
+        g.resize(std::size_t(T * F));
+        u.resize(std::size_t(T * F));
+        cpu::linear(pool, *b->gate.w, x, T, g.data());
+        cpu::linear(pool, *b->up.w, x, T, u.data());
+        cpu::add_rows(gate_bias, g.data(), T);
+        cpu::add_rows(up_bias, u.data(), T);
+        kernels::cpu::swiglu_f32(g.data(), u.data(), g.data(), T * F, b->act == Activation::swiglu_oai ? b->limit : 0.f);
+        cpu::linear(pool, *b->down.w, g.data(), T, out);
+        cpu::add_rows(down_bias, out, T);
+    }
+};
+
+// One block, prepared: its norm in f32 and what its body needs.
+struct CpuBlock {
+    std::vector<float> norm;
+    float eps = 1e-6f;
+    std::unique_ptr<cpu::CpuAttention> attn;
+    CpuFfn ffn;              // dense FFN, or a MoE block's shared experts
+    const MoeBlock* moe = nullptr;
+};
+
+class CpuRunner final : public Runner {
+public:
+    CpuRunner(const ModelGraph& g, const Weights& w, cpu::WorkerPool& pool, moe::MoeLayer& moe)
+        : g_(g), w_(w), pool_(pool), moe_(moe) {
+        for (const model::Layer& L : g.layers) {
+            auto& out = blocks_.emplace_back();
+            for (const model::Block& b : L.blocks) {
+                CpuBlock& cb = out.emplace_back();
+                cb.norm = model::vector_f32(*b.norm.w);
+                cb.eps = b.norm.eps;
+                if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
+                    cb.attn = std::make_unique<cpu::CpuAttention>(*a, pool);
+                } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
+                    cb.ffn = CpuFfn(*f);
+                } else {
+                    cb.moe = &std::get<MoeBlock>(b.body);
+                    if (cb.moe->shared.gate) cb.ffn = CpuFfn(cb.moe->shared);
+                }
+            }
+        }
+        out_norm_ = model::vector_f32(*g.output_norm.w);
+    }
+
+    kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
+        return graph_kv_geometry(g_, page_size, n_pages, 4);
+    }
+    std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
+
+    void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
+        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd;
+        x_.resize(std::size_t(T * E));
+        xn_.resize(std::size_t(T * E));
+        y_.resize(std::size_t(T * E));
+        const model::TensorView& embd = *g_.token_embd;
+        for (std::int64_t t = 0; t < T; ++t)
+            kernels::cpu::dequantize_row(embd.type, embd.row(batch[std::size_t(t)].token), x_.data() + t * E, E);
+        for (const auto& layer : blocks_) {
+            for (const CpuBlock& b : layer) {
+                cpu::rms_norm_rows(pool_, x_.data(), b.norm, b.eps, T, xn_.data());
+                if (b.attn) {
+                    b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+                } else if (b.moe) {
+                    moe_.forward(*b.moe, xn_.data(), T, y_.data());
+                    if (b.ffn.b) {
+                        shared_.resize(std::size_t(T * E));
+                        b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
+                        for (std::int64_t i = 0; i < T * E; ++i) y_[std::size_t(i)] += shared_[std::size_t(i)];
+                    }
+                } else {
+                    b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data());
+                }
+                for (std::int64_t i = 0; i < T * E; ++i) x_[std::size_t(i)] += y_[std::size_t(i)];
+            }
+        }
+        // Final norm and LM head for the tokens that want logits.
+        std::vector<std::int64_t> rows;
+        for (std::int64_t t = 0; t < T; ++t)
+            if (batch[std::size_t(t)].logits) rows.push_back(t);
+        if (rows.empty()) return;
+        xn_.resize(rows.size() * std::size_t(E));
+        for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(x_.data() + rows[i] * E, E, xn_.data() + std::int64_t(i) * E);
+        cpu::rms_norm_rows(pool_, xn_.data(), out_norm_, g_.output_norm.eps, std::int64_t(rows.size()), xn_.data());
+        cpu::linear(pool_, *g_.output, xn_.data(), std::int64_t(rows.size()), logits);
+    }
+
+private:
+    const ModelGraph& g_;
+    const Weights& w_;
+    cpu::WorkerPool& pool_;
+    moe::MoeLayer& moe_;
+    std::vector<std::vector<CpuBlock>> blocks_;
+    std::vector<float> out_norm_;
+    cpu::AttentionScratch attn_scratch_;
+    std::vector<float> x_, xn_, y_, g_buf_, u_buf_, shared_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_cpu_runner(const ModelGraph& graph, const Weights& weights, cpu::WorkerPool& pool,
+                                        moe::MoeLayer& moe) {
+    return std::make_unique<CpuRunner>(graph, weights, pool, moe);
+}
+
+}  // namespace ft::exec

@@ -1,0 +1,74 @@
+// What the GPU runner's blocks share during a forward pass: the stream, the VRAM budget, the linear layer, the
+// step's scratch buffers and batch metadata on the device, the KV cache, and the profiler's phase marks.
+// The runner (gpu_runner.cpp) owns it; blocks (gpu_attention.cpp, gpu_moe.cpp) read and launch through it.
+// Engine-internal; CUDA builds only; one engine thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include <cuda_runtime.h>
+
+#include "cuda/gpu_runtime.h"
+#include "exec/runner.h"
+#include "kv/kv_cache.h"
+
+namespace ft::gpu {
+
+// Scratch of one forward pass, sized for max_t tokens by the runner (memory/planner.h counts the same list).
+struct StepScratch {
+    std::shared_ptr<float> x, xn;          // [T, n_embd] residual stream and normed input of a block
+    std::shared_ptr<float> qkv, att;       // [T, q + k + v], [T, n_head · v_head_dim]
+    std::shared_ptr<float> router_logits;  // [T, n_expert]
+    std::shared_ptr<float> route_w;        // [T, k]
+    std::shared_ptr<std::int32_t> route_ids, order, where, offsets;
+    std::shared_ptr<float> xs, ys;         // [T·k, n_embd]: MoE rows gathered / expert outputs
+    std::shared_ptr<float> g, u;           // [T·k, n_ff] (or [T, dense FFN width])
+    std::shared_ptr<void> attn_ws;         // decode attention workspace
+    std::shared_ptr<void> dense_experts;   // prefill: one layer's experts dequantized (resident BF16), or null
+    std::shared_ptr<void> dense_rows;      // prefill: gathered rows in the GEMM type
+    std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
+};
+
+struct GpuContext {
+    const exec::GpuRunnerOptions& opt;
+    VramBudget& vram;
+    cudaStream_t stream = nullptr;
+    Linear* linear = nullptr;
+    StepScratch s;
+    std::int64_t n_embd = 0, max_t = 0;
+    int n_layer = 0;
+
+    // This forward pass: device metadata (token ids, positions, page-table rows), the host copy of the rows (for
+    // per-sequence segments of eager attention), the batch, the KV cache and its page tables.
+    const std::int32_t* d_tok = nullptr;
+    const std::int32_t* d_pos = nullptr;
+    const std::int32_t* d_row = nullptr;
+    const std::int32_t* host_row = nullptr;
+    std::int32_t* d_pages = nullptr;
+    int pages_stride = 0, page_size = 16;
+    std::span<const exec::BatchToken> batch;
+    kv::KvCache* kv = nullptr;
+
+    // Profiling: a timing event at the end of a phase (set by the runner while it profiles a step).
+    std::function<void(const char*)> on_mark;
+    std::uint64_t launches = 0;
+
+    void mark(const char* phase) const {
+        if (on_mark) on_mark(phase);
+    }
+    void launched(cudaError_t e, const char* what) {
+        check(e, what);
+        ++launches;
+    }
+    // y (+)= x · Wᵀ for m rows.
+    void matmul(const DeviceMatrix& w, const float* x, std::int64_t m, float* y, bool accumulate = false) {
+        linear->run(w, x, m, w.cols, y, w.rows, accumulate);
+    }
+    // Waits for the stream (the runner's way: blocking on an event while CPU expert workers need the cores).
+    std::function<void(const char*)> sync;
+};
+
+}  // namespace ft::gpu

@@ -1,0 +1,60 @@
+// The FFN blocks on the GPU: the dense gated FFN (model::FfnBlock) and the MoE entry point (model::MoeBlock):
+// router (+ bias) → top-k (selection bias, groups, scaling) → routed experts → weighted sum into the residual, plus
+// shared experts. Where the routed experts run is decided here: resident in VRAM (grouped expert kernels for decode,
+// one GEMM per expert for prefill), or through ExpertOffload (expert cache, q* split, streamed prefill).
+// Engine-internal; CUDA builds only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/expert_offload.h"
+#include "cuda/gpu_context.h"
+#include "cuda/gpu_weights.h"
+#include "model/graph.h"
+
+namespace ft::gpu {
+
+// Decode steps and short passes up to this many tokens use the grouped expert kernels (and the expert cache);
+// larger passes group tokens by expert and run a matrix product per expert.
+constexpr std::int64_t kGroupedMaxTokens = kernels::cuda::kGemvMaxM;
+
+class GpuFfn {
+public:
+    GpuFfn() = default;
+    GpuFfn(const model::FfnBlock& b, DeviceWeights& dw);
+    explicit operator bool() const { return gate_.data != nullptr; }
+    // x += ffn(xn) for T tokens (scratch g/u hold [T, width]).
+    void forward(GpuContext& c, std::int64_t T) const;
+    std::uint64_t decode_bytes() const;
+    std::int64_t width() const { return gate_.rows; }
+
+private:
+    DeviceMatrix gate_, up_, down_;
+    const float *gate_bias_ = nullptr, *up_bias_ = nullptr, *down_bias_ = nullptr;
+    float limit_ = 0.f;
+};
+
+class GpuMoe {
+public:
+    // resident: upload the layer's routed experts (else they stay with ExpertOffload).
+    GpuMoe(const model::MoeBlock& b, DeviceWeights& dw, bool resident);
+    // x += moe(xn) for T tokens. offload: the expert cache of the offload-family backends (null: resident).
+    void forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* offload) const;
+    std::uint64_t decode_bytes() const;  // router + k experts + shared experts: weight bytes one decode token reads
+    const model::MoeBlock& block() const { return b_; }
+
+private:
+    void prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
+
+    model::MoeBlock b_;
+    DeviceMatrix router_;
+    const float* router_bias_ = nullptr;
+    kernels::RouterParams route_;  // with the selection bias's device pointer
+    ExpertSet experts_;            // resident only
+    ExpertBiases biases_;          // gpt-oss: every expert's biases, resident whatever the backend
+    GpuFfn shared_;
+    mutable std::vector<std::int32_t> host_offsets_;
+};
+
+}  // namespace ft::gpu

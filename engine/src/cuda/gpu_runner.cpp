@@ -1,0 +1,680 @@
+// The GPU runner: executes a ModelGraph's blocks (model/graph.h) with the kernels/cuda launchers. Non-expert weights
+// always live in VRAM; the routed experts too with the resident backend, else in host memory behind the expert cache
+// of ExpertOffload (offload / cpu / hybrid / static), which the MoE block calls. Blocks: gpu_attention.cpp,
+// gpu_moe.cpp; uploads: gpu_weights.cpp. This file: the budget and buffers, batch metadata, the step loop, graphs,
+// logits, profiling, counters and the live expert-cache resize.
+//
+// Two ways through a forward pass:
+//  - decode (every token of the batch is the next token of a different sequence, all want logits, batch ≤
+//    max_sequences): the whole step — embedding, every block, final norm, LM head — is captured once per batch size
+//    as a CUDA graph and replayed. Everything the step reads that changes between steps (token ids, positions,
+//    page tables) lives at fixed device addresses, filled by one copy before the replay.
+//  - eager (prompt chunks, mixed batches, teacher-forced logits): the same blocks launched directly; attention runs
+//    per sequence segment with the flash-style prefill kernel, the MoE groups tokens by expert and multiplies each
+//    expert's rows with cuBLAS (offload backends stream each layer's experts in first).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include "cuda/attention.cuh"
+#include "cuda/expert_offload.h"
+#include "cuda/gpu_attention.h"
+#include "cuda/gpu_context.h"
+#include "cuda/gpu_moe.h"
+#include "cuda/gpu_runtime.h"
+#include "cuda/gpu_weights.h"
+#include "cuda/ops.cuh"
+#include "cuda/rms_norm.cuh"
+#include "exec/runner.h"
+#include "ft/error.h"
+#include "ft/gpu.h"
+
+namespace ft::exec {
+
+namespace {
+
+namespace kc = kernels::cuda;
+using gpu::check;
+using gpu::DeviceMatrix;
+using gpu::VramUse;
+using Clock = std::chrono::steady_clock;
+
+// One block, on the device: its norm and its body.
+struct GpuBlock {
+    const float* norm = nullptr;
+    float eps = 1e-6f;
+    std::unique_ptr<gpu::GpuAttention> attn;
+    gpu::GpuFfn ffn;
+    std::unique_ptr<gpu::GpuMoe> moe;
+};
+
+class GpuRunner final : public Runner {
+public:
+    GpuRunner(const ModelGraph& g, const Weights& w, const GpuRunnerOptions& o) : g_(g), w_(w), opt_(o) {
+        const auto devices = gpu_devices();
+        if (devices.empty())
+            throw Error(ErrorCode::device, "no usable GPU: " + gpu_unavailable_reason(), "use --device cpu");
+        if (o.device < 0 || o.device >= int(devices.size()))
+            throw Error(ErrorCode::invalid_argument, fmt::format("GPU {} does not exist ({} found)", o.device, devices.size()));
+        check(cudaSetDevice(o.device), "cudaSetDevice");
+        gpu_name_ = devices[std::size_t(o.device)].name;
+        if (!o.plan.gpu || o.plan.budget == 0)
+            throw Error(ErrorCode::internal, "GPU runner without a VRAM plan (memory/planner.h makes one)");
+        // Our allocations (weights, experts, KV, scratch, GEMM tiles) fit in the plan's budget less what it keeps for
+        // cuBLAS's own workspace, the graphs and the reserve — the parts the CUDA libraries allocate themselves.
+        const std::uint64_t outside = o.plan.graphs + o.plan.reserve + (32ull << 20);
+        const std::uint64_t budget = o.plan.budget > outside ? o.plan.budget - outside : o.plan.budget;
+        vram_ = std::make_unique<gpu::VramBudget>(budget);
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        backend_ = o.moe;
+        if (backend_ == MoeBackend::automatic)
+            throw Error(ErrorCode::internal, "GPU runner: the plan must resolve the MoE backend");
+        max_t_ = std::max<std::int64_t>(o.max_batch_tokens, o.max_sequences);
+        c_ = std::make_unique<gpu::GpuContext>(gpu::GpuContext{opt_, *vram_, stream_});
+        c_->n_embd = g.n_embd;
+        c_->max_t = max_t_;
+        c_->n_layer = int(g.layers.size());
+        c_->sync = [this](const char* what) { sync(what); };
+        upload_weights();
+        allocate_scratch();
+        allocate_cache_structures();
+    }
+
+    ~GpuRunner() override {
+        if (stream_) cudaStreamSynchronize(stream_);
+        for (auto& [b, gr] : graphs_) cudaGraphExecDestroy(gr);
+        for (cudaEvent_t e : events_) cudaEventDestroy(e);
+        if (blocking_) cudaEventDestroy(blocking_);
+        if (pinned_meta_) cudaFreeHost(pinned_meta_);
+        if (pinned_logits_) cudaFreeHost(pinned_logits_);
+        linear_.reset();
+        offload_.reset();
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
+        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 ? 2 : 4);
+    }
+
+    std::unique_ptr<kv::KvCache> make_kv_cache(int page_size, std::int64_t n_pages) override {
+        if (page_size != c_->page_size)
+            throw Error(ErrorCode::internal, fmt::format("GPU KV cache: page size {} (planned {})", page_size, c_->page_size));
+        auto alloc = [this](std::size_t bytes) { return vram_->alloc(bytes, VramUse::kv, "the KV cache"); };
+        auto kv = std::make_unique<kv::KvCache>(kv_geometry(page_size, n_pages), alloc);
+        spdlog::info("GPU memory on {}: {} (peak {:.2f} GiB of a {:.2f} GiB budget)", gpu_name_, vram_->summary(),
+                     double(vram_->peak()) / double(1ull << 30), double(vram_->budget()) / double(1ull << 30));
+        return kv;
+    }
+
+    void resize_expert_cache(int slots) override {
+        if (!offload_) throw Error(ErrorCode::unsupported, "this backend has no expert cache to resize");
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        sync("before resizing the expert cache");
+        invalidate_graphs();
+        const std::vector<std::int32_t> hot = offload_->hottest();  // most recently used first
+        {
+            // Keep the totals of the cache that goes away (the counters are cumulative since load).
+            std::uint64_t fetched = 0;
+            for (const auto& l : offload_->layer_stats()) fetched += l.fetched;
+            retired_fetch_bytes_ += double(fetched + offload_->admitted()) * double(offload_->expert_bytes());
+            retired_prefill_bytes_ += double(offload_->prefill_h2d_bytes());
+        }
+        const int old_slots = offload_->n_slots();
+        offload_.reset();  // frees the old slots before the new ones are taken (the plan counted one cache)
+        try {
+            make_offload(slots);
+        } catch (const Error& e) {
+            spdlog::error("expert cache resize to {} slots failed ({}): restoring {} slots", slots, e.what(), old_slots);
+            make_offload(old_slots);
+            offload_->warm(hot);
+            throw;
+        }
+        offload_->warm(hot);
+        spdlog::info("expert cache: {} → {} slots, {} hottest experts kept", old_slots, slots,
+                     std::min<std::size_t>(hot.size(), std::size_t(slots)));
+    }
+
+    void kv_copy(void* dst, const void* src, std::size_t bytes) override {
+        check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "KV cache copy");
+    }
+
+    // ≤ 64 tokens left: 8-token passes through the cache (8 passes ≈ 8 decode steps, ~0.1 s on the H200 at 8 GiB)
+    // instead of streaming the whole expert pool once (16 GB: 0.37 s at 44 GB/s, over a second on a laptop's link).
+    int prefill_slice(std::int64_t remaining) const override {
+        if (!offload_ || offload_->backend() == gpu::OffloadBackend::static_layers) return 0;
+        return remaining <= 8 * gpu::kGroupedMaxTokens ? int(gpu::kGroupedMaxTokens) : 0;
+    }
+
+    void invalidate_graphs() override {
+        for (auto& [b, gr] : graphs_) cudaGraphExecDestroy(gr);
+        graphs_.clear();
+        graph_kv_ = nullptr;
+    }
+
+    std::string device_name() const override {
+        return gpu_name_ + " (" + moe_backend_name(backend_) +
+               (offload_ ? ", " + std::to_string(offload_->n_slots()) + " expert slots" : std::string()) + ")";
+    }
+
+    std::vector<std::pair<std::string, double>> counters() const override;
+
+    void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
+        const std::int64_t T = std::int64_t(batch.size());
+        if (T == 0) return;
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        const bool decode = prepare(batch, kv);
+        ++steps_;
+        if (decode) {
+            if (opt_.graphs) {
+                cudaGraphExec_t gr = graph_for(T);
+                check(cudaGraphLaunch(gr, stream_), "cudaGraphLaunch");
+                ++replays_;
+            } else {
+                run_step(T, true);
+            }
+            read_logits(logits, 0, T);
+            if (opt_.record_routing) {
+                const std::size_t n = std::size_t(g_.layers.size()) * std::size_t(T) * std::size_t(g_.n_expert_used);
+                const std::size_t half =
+                    std::size_t(g_.layers.size()) * std::size_t(opt_.max_sequences) * std::size_t(g_.n_expert_used);
+                check(cudaMemcpyAsync(host_routing_.data(), c_->s.routing.get() + half, n * 4, cudaMemcpyDeviceToHost, stream_),
+                      "read routing");
+                sync("read routing");
+                opt_.record_routing->record(int(T), std::span<const std::int32_t>(host_routing_.data(), n));
+            }
+        } else {
+            const std::uint64_t l0 = c_->launches + linear_->launches();
+            run_step(T, false);
+            // LM head over the rows that want logits, in tiles that fit the logits buffer.
+            const std::int64_t n = n_logit_rows_;
+            for (std::int64_t r0 = 0; r0 < n; r0 += logit_tile_) {
+                const std::int64_t m = std::min(logit_tile_, n - r0);
+                lm_head(d_meta_.get() + 3 * max_t_ + r0, m);
+                read_logits(logits + r0 * g_.n_vocab, 0, m);
+            }
+            last_eager_launches_ = c_->launches + linear_->launches() - l0;
+        }
+        sync("GPU forward");
+        if (offload_) {
+            offload_->check_health();
+            offload_->after_step(decode);
+        }
+        c_->kv = nullptr;
+    }
+
+    std::vector<std::pair<std::string, double>> profile_step(std::span<const BatchToken> batch, kv::KvCache& kv) override;
+
+private:
+    bool prepare(std::span<const BatchToken> batch, kv::KvCache& kv);
+    void upload_weights();
+    void allocate_scratch();
+    void allocate_cache_structures();
+    void make_offload(int slots);
+    void run_step(std::int64_t T, bool decode);
+    void lm_head(const std::int32_t* rows, std::int64_t m);
+    void read_logits(float* out, std::int64_t r0, std::int64_t m);
+    cudaGraphExec_t graph_for(std::int64_t B);
+    void mark(const char* phase);
+
+    // Waits for the stream. With CPU expert workers running beside the GPU the waiting thread must not spin on a core
+    // they need: it blocks on an event (cudaEventBlockingSync) instead.
+    void sync(const char* what) {
+        if (!blocking_) {
+            check(cudaStreamSynchronize(stream_), what);
+            return;
+        }
+        check(cudaEventRecord(blocking_, stream_), what);
+        check(cudaEventSynchronize(blocking_), what);
+    }
+
+    const ModelGraph& g_;
+    const Weights& w_;
+    GpuRunnerOptions opt_;
+    std::string gpu_name_;
+    std::unique_ptr<gpu::VramBudget> vram_;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<gpu::GpuContext> c_;
+    std::unique_ptr<gpu::DeviceWeights> weights_;
+    std::unique_ptr<gpu::Linear> linear_;
+
+    DeviceMatrix embd_, output_;
+    const float* out_norm_ = nullptr;
+    std::vector<std::vector<GpuBlock>> blocks_;  // [layer][block]
+    std::uint64_t decode_weight_bytes_ = 0;
+
+    std::int64_t max_t_ = 0, logit_tile_ = 0;
+    std::uint64_t d2h_bytes_ = 0;
+    double retired_fetch_bytes_ = 0, retired_prefill_bytes_ = 0;  // of expert caches replaced by a rebuild
+    std::shared_ptr<float> logits_;
+    std::shared_ptr<std::int32_t> d_meta_, d_pages_;
+    std::vector<std::int32_t> host_routing_;
+    std::int32_t* pinned_meta_ = nullptr;
+    float* pinned_logits_ = nullptr;
+    std::vector<int> seq_ids_;  // page-table row → KV sequence id (this step)
+    const kv::KvCache* graph_kv_ = nullptr;
+
+    MoeBackend backend_ = MoeBackend::resident;
+    std::unique_ptr<gpu::ExpertOffload> offload_;
+    std::map<std::int64_t, cudaGraphExec_t> graphs_;
+    cudaEvent_t blocking_ = nullptr;  // set when CPU expert workers share the cores (see sync())
+    std::vector<cudaEvent_t> events_;
+    std::vector<std::pair<std::string, cudaEvent_t>> marks_;
+    std::int64_t n_logit_rows_ = 0;
+    std::uint64_t steps_ = 0, replays_ = 0, last_eager_launches_ = 0;
+    std::size_t last_graph_nodes_ = 0;
+};
+
+// ---- loading ----
+
+void GpuRunner::upload_weights() {
+    const auto t0 = Clock::now();
+    weights_ = std::make_unique<gpu::DeviceWeights>(w_, *vram_, stream_, opt_.on_upload, opt_.plan.weights, opt_.cancel);
+    gpu::DeviceWeights& dw = *weights_;
+    embd_ = dw.matrix(*g_.token_embd);
+    out_norm_ = dw.vector(g_.output_norm.w);
+    output_ = dw.matrix(*g_.output);
+    const bool resident = backend_ == MoeBackend::resident;
+    for (const model::Layer& L : g_.layers) {
+        auto& out = blocks_.emplace_back();
+        for (const model::Block& b : L.blocks) {
+            GpuBlock& gb = out.emplace_back();
+            gb.norm = dw.vector(b.norm.w);
+            gb.eps = b.norm.eps;
+            if (const auto* a = std::get_if<model::AttentionBlock>(&b.body)) {
+                gb.attn = std::make_unique<gpu::GpuAttention>(*a, dw);
+                decode_weight_bytes_ += gb.attn->decode_bytes();
+            } else if (const auto* f = std::get_if<model::FfnBlock>(&b.body)) {
+                gb.ffn = gpu::GpuFfn(*f, dw);
+                decode_weight_bytes_ += gb.ffn.decode_bytes();
+            } else {
+                gb.moe = std::make_unique<gpu::GpuMoe>(std::get<model::MoeBlock>(b.body), dw, resident);
+                decode_weight_bytes_ += gb.moe->decode_bytes();
+            }
+        }
+    }
+    decode_weight_bytes_ += output_.row_bytes * std::size_t(output_.rows) + embd_.row_bytes;
+    dw.finish();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    spdlog::info("uploaded {:.2f} GiB of weights to {} in {:.2f} s ({:.1f} GB/s)", double(dw.bytes()) / double(1ull << 30),
+                 gpu_name_, s, double(dw.bytes()) / s / 1e9);
+}
+
+void GpuRunner::allocate_scratch() {
+    const std::int64_t T = max_t_, E = g_.n_embd;
+    const std::int64_t qd = std::int64_t(g_.max_n_head) * g_.max_head_dim, kd = std::int64_t(g_.max_n_head_kv) * g_.max_head_dim,
+                       vd = std::int64_t(g_.max_n_head_kv) * g_.max_v_head_dim,
+                       ad = std::int64_t(g_.max_n_head) * g_.max_v_head_dim;
+    const std::int64_t K = g_.n_expert_used, NE = g_.n_expert;
+    // Expert rows are [T·k, n_ff_exp]; a dense FFN's or shared expert's [T, width] shares the buffers.
+    const std::int64_t F = g_.n_ff_exp, FD = g_.max_ffn;
+    auto f32 = [&](std::int64_t n, const char* what) {
+        return vram_->alloc_as<float>(std::size_t(std::max<std::int64_t>(n, 1)), VramUse::scratch, what);
+    };
+    gpu::StepScratch& s = c_->s;
+    s.x = f32(T * E, "activations");
+    s.xn = f32(T * E, "activations");
+    s.qkv = f32(T * (qd + kd + vd), "attention scratch");
+    s.att = f32(T * ad, "attention scratch");
+    s.router_logits = f32(T * NE, "router scratch");
+    s.route_w = f32(T * K, "router scratch");
+    s.route_ids = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "router scratch");
+    s.order = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "MoE scratch");
+    s.where = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "MoE scratch");
+    s.offsets = vram_->alloc_as<std::int32_t>(std::size_t(NE + 1), VramUse::scratch, "MoE scratch");
+    s.xs = f32(T * K * E, "MoE scratch");
+    s.ys = f32(T * K * E, "MoE scratch");
+    s.g = f32(std::max(T * K * F, T * FD), "MoE scratch");
+    s.u = f32(std::max(T * K * F, T * FD), "MoE scratch");
+    logit_tile_ = std::max<std::int64_t>(opt_.max_sequences, 256);
+    logits_ = f32(logit_tile_ * g_.n_vocab, "logits");
+    d_meta_ = vram_->alloc_as<std::int32_t>(std::size_t(4 * max_t_), VramUse::scratch, "batch metadata");
+    c_->d_tok = d_meta_.get();
+    c_->d_pos = d_meta_.get() + max_t_;
+    c_->d_row = d_meta_.get() + 2 * max_t_;
+    if (opt_.routing || opt_.record_routing) {
+        const std::size_t n = g_.layers.size() * std::size_t(opt_.max_sequences) * std::size_t(K);
+        s.routing = vram_->alloc_as<std::int32_t>(2 * n, VramUse::scratch, "routing trace buffers");
+        check(cudaMemset(s.routing.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
+        host_routing_.resize(n);
+    }
+    const std::int64_t max_k = std::max({E, qd, ad, F, FD});
+    if (max_t_ > gpu::kGroupedMaxTokens) {
+        // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
+        // budget has room beside the KV cache — one layer's experts dequantized at once.
+        const std::size_t el = opt_.gemm == GemmPrecision::bf16 ? 2 : 4;
+        const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * el;
+        if (opt_.gemm == GemmPrecision::bf16) s.dense_rows = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
+        else s.dense_rows = s.xs;  // f32: the gathered rows are used as they are
+        const std::size_t dense = std::size_t(NE) * std::size_t(F) * std::size_t(E) * 3 * el;
+        if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 && opt_.plan.prefill_dense_experts)
+            s.dense_experts = vram_->alloc(dense, VramUse::scratch, "dense expert scratch");
+    }
+    linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, max_k);
+    c_->linear = linear_.get();
+    check(cudaMallocHost(reinterpret_cast<void**>(&pinned_logits_), std::size_t(logit_tile_) * std::size_t(g_.n_vocab) * sizeof(float)),
+          "pinned logits");
+}
+
+// Page tables, the decode attention workspace, the batch staging and the expert cache: sized by the plan.
+void GpuRunner::allocate_cache_structures() {
+    c_->page_size = opt_.plan.kv_page_size > 0 ? opt_.plan.kv_page_size : 16;
+    c_->pages_stride = int((opt_.n_ctx + c_->page_size - 1) / c_->page_size);
+    const std::size_t stride = std::size_t(c_->pages_stride);
+    d_pages_ = vram_->alloc_as<std::int32_t>(std::size_t(opt_.max_sequences + 1) * stride + 1, VramUse::scratch, "page tables");
+    c_->d_pages = d_pages_.get();
+    // Pinned staging of the batch: 4 arrays of max_t ints, then the page tables.
+    const std::size_t meta_ints = std::size_t(4 * max_t_) + std::size_t(opt_.max_sequences + 1) * stride;
+    check(cudaMallocHost(reinterpret_cast<void**>(&pinned_meta_), meta_ints * sizeof(std::int32_t)), "pinned metadata");
+    c_->host_row = pinned_meta_ + 2 * max_t_;
+    // The decode attention workspace, for the largest attention block (they share one KV layout).
+    std::size_t ws = 0;
+    for (const auto& layer : blocks_)
+        for (const GpuBlock& b : layer)
+            if (b.attn)
+                ws = std::max(ws, kc::attention_decode_workspace(b.attn->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
+    c_->s.attn_ws = vram_->alloc(std::max<std::size_t>(ws, 1), VramUse::scratch, "decode attention workspace");
+    if (backend_ != MoeBackend::resident) make_offload(opt_.plan.expert_slots);
+}
+
+void GpuRunner::make_offload(int slots) {
+    gpu::OffloadOptions oo;
+    oo.backend = backend_ == MoeBackend::offload         ? gpu::OffloadBackend::offload
+                 : backend_ == MoeBackend::cpu           ? gpu::OffloadBackend::cpu
+                 : backend_ == MoeBackend::static_layers ? gpu::OffloadBackend::static_layers
+                                                         : gpu::OffloadBackend::hybrid;
+    oo.cache_bytes = std::uint64_t(slots) * opt_.plan.expert_slot_bytes;
+    double frac = opt_.hybrid_fraction;
+    if (frac < 0) {
+        frac = 0.5;
+        if (oo.backend == gpu::OffloadBackend::hybrid)
+            spdlog::info("hybrid: no bandwidth fraction measured: using 0.5 (run `ft bench bw` to measure it)");
+    }
+    oo.frac_q16 = std::uint32_t(std::lround(std::clamp(frac, 0.0, 1.0) * 65536.0));
+    oo.max_fetch = opt_.max_fetch;
+    oo.threads = opt_.cpu_threads;
+    oo.max_tokens = int(gpu::kGroupedMaxTokens);
+    oo.slots = slots;
+    oo.admit_per_layer = opt_.hybrid_admit;
+    oo.recalibrate = opt_.recalibrate_fraction;
+    oo.pin_budget = opt_.pin_budget;
+    oo.host_functions = opt_.cpu_host_functions;
+    offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
+    if (oo.backend != gpu::OffloadBackend::offload && !blocking_)
+        check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
+}
+
+// ---- the step ----
+
+// Uploads the batch's metadata and page tables; returns whether it is a decode step (one token of each of up to
+// max_sequences different sequences, all wanting logits).
+bool GpuRunner::prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
+    const std::int64_t T = std::int64_t(batch.size());
+    if (T > max_t_) throw Error(ErrorCode::internal, fmt::format("GPU forward: {} tokens over the batch limit {}", T, max_t_));
+    if (!d_pages_) throw Error(ErrorCode::internal, "GPU forward before the KV cache was made");
+    if (&kv != graph_kv_) {  // graphs bake the cache's addresses in
+        invalidate_graphs();
+        graph_kv_ = &kv;
+    }
+    c_->kv = &kv;
+    c_->batch = batch;
+    const int stride = c_->pages_stride;
+    // Per-token metadata and the page tables of the sequences in the batch, packed for one upload.
+    seq_ids_.clear();  // page-table row → KV sequence id
+    std::vector<std::int32_t> logit_rows;
+    bool distinct = true;
+    std::int32_t* meta = pinned_meta_;
+    for (std::int64_t t = 0; t < T; ++t) {
+        const BatchToken& b = batch[std::size_t(t)];
+        if (b.token < 0 || std::int64_t(b.token) >= g_.n_vocab)
+            throw Error(ErrorCode::invalid_argument, fmt::format("token id {} is outside the vocabulary", b.token));
+        auto it = std::find(seq_ids_.begin(), seq_ids_.end(), b.seq);
+        if (it == seq_ids_.end()) {
+            if (int(seq_ids_.size()) > opt_.max_sequences)
+                throw Error(ErrorCode::internal, "GPU forward: more sequences than page-table rows");
+            seq_ids_.push_back(b.seq);
+            it = seq_ids_.end() - 1;
+        } else {
+            distinct = false;
+        }
+        meta[t] = b.token;
+        meta[max_t_ + t] = b.pos;
+        meta[2 * max_t_ + t] = std::int32_t(it - seq_ids_.begin());
+        if (b.logits) {
+            meta[3 * max_t_ + std::int64_t(logit_rows.size())] = std::int32_t(t);
+            logit_rows.push_back(std::int32_t(t));
+        }
+    }
+    const int n_rows = int(seq_ids_.size());
+    std::int32_t* pages = meta + 4 * max_t_;
+    for (int r = 0; r < n_rows; ++r) {
+        const auto& pt = kv.page_table(seq_ids_[std::size_t(r)]);
+        if (std::int64_t(pt.size()) > stride)
+            throw Error(ErrorCode::internal, "GPU forward: a sequence has more KV pages than the context allows");
+        std::copy(pt.begin(), pt.end(), pages + std::ptrdiff_t(r) * stride);
+        std::fill(pages + std::ptrdiff_t(r) * stride + std::ptrdiff_t(pt.size()), pages + std::ptrdiff_t(r + 1) * stride, 0);
+    }
+    check(cudaMemcpyAsync(d_meta_.get(), meta, std::size_t(4 * max_t_) * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "upload batch");
+    check(cudaMemcpyAsync(d_pages_.get(), pages, std::size_t(n_rows) * std::size_t(stride) * sizeof(std::int32_t),
+                          cudaMemcpyHostToDevice, stream_),
+          "upload page tables");
+
+    n_logit_rows_ = std::int64_t(logit_rows.size());
+    const bool decode = distinct && T <= opt_.max_sequences && n_logit_rows_ == T;
+    if (decode && opt_.routing) {
+        const std::size_t n = g_.layers.size() * std::size_t(T) * std::size_t(g_.n_expert_used);
+        opt_.routing->next_step(int(T), std::span(host_routing_.data(), n));
+        check(cudaMemcpyAsync(c_->s.routing.get(), host_routing_.data(), n * sizeof(std::int32_t), cudaMemcpyHostToDevice,
+                              stream_),
+              "upload routing");
+    }
+    return decode;
+}
+
+// Every block for T tokens whose ids/positions/rows are in the batch metadata (decode: one token per page-table row,
+// attention through the split-K decode kernel; eager: per-segment prefill attention). Leaves x = the final hidden
+// states (before the output norm). In decode mode it also computes the logits of all T rows.
+void GpuRunner::run_step(std::int64_t T, bool decode) {
+    gpu::GpuContext& c = *c_;
+    const std::int64_t E = g_.n_embd;
+    c.launched(kc::embed_rows(embd_.type, embd_.data, embd_.row_bytes, E, c.d_tok, T, c.s.x.get(), stream_), "embedding");
+    mark("embedding");
+    for (const auto& layer : blocks_) {
+        for (const GpuBlock& b : layer) {
+            c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
+            if (b.attn) b.attn->forward(c, T, decode);
+            else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
+            else b.ffn.forward(c, T);
+        }
+    }
+    if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
+    if (decode) {
+        lm_head(nullptr, T);
+        mark("output norm + LM head");
+    }
+}
+
+// Output norm + LM head for m rows of x (rows: device indices of those rows, or nullptr for rows 0..m-1) into
+// logits_.
+void GpuRunner::lm_head(const std::int32_t* rows, std::int64_t m) {
+    gpu::GpuContext& c = *c_;
+    const std::int64_t E = g_.n_embd;
+    const float* src = c.s.x.get();
+    if (rows) {
+        c.launched(kc::gather_rows(c.s.x.get(), E, rows, 1, m, c.s.xn.get(), stream_), "gather logit rows");
+        src = c.s.xn.get();
+    }
+    c.launched(kc::rms_norm_f32(src, out_norm_, c.s.xn.get(), m, E, g_.output_norm.eps, stream_), "output norm");
+    c.matmul(output_, c.s.xn.get(), m, logits_.get());
+}
+
+void GpuRunner::read_logits(float* out, std::int64_t r0, std::int64_t m) {
+    const std::size_t bytes = std::size_t(m) * std::size_t(g_.n_vocab) * sizeof(float);
+    check(cudaMemcpyAsync(pinned_logits_, logits_.get() + r0 * g_.n_vocab, bytes, cudaMemcpyDeviceToHost, stream_),
+          "read logits");
+    sync("read logits");
+    std::memcpy(out, pinned_logits_, bytes);
+    d2h_bytes_ += bytes;
+}
+
+// Profiling: a timing event at the end of a phase (recorded as a node when captured).
+void GpuRunner::mark(const char* phase) {
+    if (!c_->on_mark) return;
+    c_->on_mark(phase);
+}
+
+cudaGraphExec_t GpuRunner::graph_for(std::int64_t B) {
+    if (auto it = graphs_.find(B); it != graphs_.end()) return it->second;
+    const auto t0 = Clock::now();
+    const std::uint64_t l0 = c_->launches + linear_->launches();
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "begin graph capture");
+    try {
+        run_step(B, true);
+    } catch (...) {
+        cudaStreamEndCapture(stream_, &graph);
+        if (graph) cudaGraphDestroy(graph);
+        throw;
+    }
+    check(cudaStreamEndCapture(stream_, &graph), "end graph capture");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    std::size_t nodes = 0;
+    cudaGraphGetNodes(graph, nullptr, &nodes);
+    cudaGraphDestroy(graph);
+    check(e, "instantiate the decode graph");
+    last_graph_nodes_ = nodes;
+    graphs_[B] = exec;
+    spdlog::info("captured the decode step for batch {} as a CUDA graph: {} kernels ({} launched) in {:.1f} ms", B, nodes,
+                 c_->launches + linear_->launches() - l0, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    return exec;
+}
+
+std::vector<std::pair<std::string, double>> GpuRunner::profile_step(std::span<const BatchToken> batch, kv::KvCache& kv) {
+    const std::int64_t T = std::int64_t(batch.size());
+    if (T == 0 || !prepare(batch, kv)) return {};
+    // The decode step captured with timing events between phases (event-record nodes in the graph).
+    marks_.clear();
+    c_->on_mark = [this](const char* phase) {
+        if (marks_.size() == events_.size()) {
+            cudaEvent_t ev = nullptr;
+            check(cudaEventCreate(&ev), "cudaEventCreate");
+            events_.push_back(ev);
+        }
+        cudaEvent_t ev = events_[marks_.size()];
+        check(cudaEventRecordWithFlags(ev, stream_, cudaEventRecordExternal), "record a timing event");
+        marks_.emplace_back(phase, ev);
+    };
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    std::vector<std::pair<std::string, double>> out;
+    try {
+        check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "begin graph capture");
+        try {
+            mark("");
+            run_step(T, true);
+        } catch (...) {
+            cudaStreamEndCapture(stream_, &graph);
+            throw;
+        }
+        check(cudaStreamEndCapture(stream_, &graph), "end graph capture");
+        check(cudaGraphInstantiate(&exec, graph, 0), "instantiate the profiling graph");
+        // One timed replay (a second would see the first one's cache fills as hits); uploaded first so the launch
+        // does not include setting the graph up on the device.
+        check(cudaGraphUpload(exec, stream_), "upload the profiling graph");
+        check(cudaGraphLaunch(exec, stream_), "profiling graph");
+        check(cudaStreamSynchronize(stream_), "profiling graph");
+        std::map<std::string, double> ms;
+        std::vector<std::string> order;
+        for (std::size_t i = 1; i < marks_.size(); ++i) {
+            float t = 0;
+            check(cudaEventElapsedTime(&t, marks_[i - 1].second, marks_[i].second), "event time");
+            if (!ms.count(marks_[i].first)) order.push_back(marks_[i].first);
+            ms[marks_[i].first] += double(t);
+        }
+        double total = 0;
+        for (const auto& n : order) {
+            out.emplace_back(n, ms[n]);
+            total += ms[n];
+        }
+        out.emplace_back("total", total);
+    } catch (...) {
+        c_->on_mark = nullptr;
+        if (exec) cudaGraphExecDestroy(exec);
+        if (graph) cudaGraphDestroy(graph);
+        throw;
+    }
+    c_->on_mark = nullptr;
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    c_->kv = nullptr;
+    return out;
+}
+
+std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
+    std::vector<std::pair<std::string, double>> c = {{"steps", double(steps_)},
+                                                     {"graph_replays", double(replays_)},
+                                                     {"graph_nodes", double(last_graph_nodes_)},
+                                                     {"eager_launches_last", double(last_eager_launches_)},
+                                                     {"vram_used_bytes", double(vram_->used())},
+                                                     {"vram_peak_bytes", double(vram_->peak())},
+                                                     {"vram_weights_bytes", double(vram_->used(VramUse::weights))},
+                                                     {"vram_kv_bytes", double(vram_->used(VramUse::kv))},
+                                                     {"vram_scratch_bytes", double(vram_->used(VramUse::scratch))},
+                                                     {"vram_experts_bytes", double(vram_->used(VramUse::experts))},
+                                                     {"vram_cublas_bytes", double(vram_->used(VramUse::cublas))},
+                                                     {"vram_budget_bytes", double(vram_->budget())},
+                                                     {"d2h_bytes", double(d2h_bytes_)},
+                                                     {"weight_bytes_per_token", double(decode_weight_bytes_)}};
+    if (!offload_) return c;
+    // Per layer (the dashboards' per-layer hit rates), then totals: one read of the GPU counters.
+    const auto layers = offload_->layer_stats();
+    std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;
+    for (std::size_t il = 0; il < layers.size(); ++il) {
+        hits += layers[il].hits;
+        misses += layers[il].misses;
+        fetched += layers[il].fetched;
+        cpu += layers[il].cpu;
+        if (layers[il].calls == 0) continue;
+        const std::string n = "layer" + std::to_string(il) + "_";
+        c.insert(c.end(), {{n + "hits", double(layers[il].hits)},
+                           {n + "misses", double(layers[il].misses)},
+                           {n + "fetched", double(layers[il].fetched)},
+                           {n + "cpu", double(layers[il].cpu)}});
+    }
+    const std::uint64_t admitted = offload_->admitted();
+    const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
+    const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
+    c.insert(c.end(), {{"fetch_h2d_bytes", fetch_h2d},
+                       {"prefill_h2d_bytes", prefill_h2d},
+                       {"hybrid_fraction", backend_ == MoeBackend::hybrid ? offload_->fraction() : 0.0},
+                       {"live_fetch_gbps", offload_->live_fetch_gbps()},
+                       {"live_cpu_gbps", offload_->live_cpu_gbps()},
+                       {"expert_slots", double(offload_->n_slots())},
+                       {"expert_slot_bytes", double(offload_->slot_bytes())},
+                       {"expert_hits", double(hits)},
+                       {"expert_misses", double(misses)},
+                       {"expert_fetched", double(fetched)},
+                       {"expert_cpu", double(cpu)},
+                       {"h2d_bytes", prefill_h2d + fetch_h2d},
+                       {"expert_admitted", double(admitted)},
+                       {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
+                       {"host_pinned_bytes", double(offload_->host_pinned_bytes())},
+                       {"host_store_bytes", double(offload_->host_store_bytes())},
+                       {"host_bounced", double(offload_->bounced())},
+                       {"host_bounce_bytes", double(offload_->bounce_bytes())}});
+    return c;
+}
+
+}  // namespace
+
+std::unique_ptr<Runner> make_gpu_runner(const ModelGraph& graph, const Weights& weights, const GpuRunnerOptions& options) {
+    return std::make_unique<GpuRunner>(graph, weights, options);
+}
+
+}  // namespace ft::exec

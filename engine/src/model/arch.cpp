@@ -1,0 +1,202 @@
+#include "model/arch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ft/error.h"
+#include "model/layer_params.h"
+
+namespace ft::model {
+
+namespace {
+
+constexpr ArchId kAll[] = {ArchId::qwen3_moe, ArchId::deepseek_v3, ArchId::glm4_moe, ArchId::gpt_oss, ArchId::mixtral,
+                           ArchId::olmoe};
+
+const Arch kArchs[] = {
+    {ArchId::qwen3_moe, &qwen3_moe_tensors, &qwen3_moe_graph},
+    {ArchId::deepseek_v3, nullptr, nullptr},
+    {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
+    {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
+    {ArchId::mixtral, nullptr, nullptr},
+    {ArchId::olmoe, nullptr, nullptr},
+};
+
+std::string blk(int il, const char* suffix) { return "blk." + std::to_string(il) + "." + suffix; }
+
+}  // namespace
+
+const Arch& arch_of(ArchId id) {
+    for (const Arch& a : kArchs)
+        if (a.id == id) return a;
+    throw Error(ErrorCode::internal, "architecture without a registry entry: " + std::string(arch_name(id)));
+}
+
+bool arch_runs(ArchId id) { return arch_of(id).graph != nullptr; }
+
+std::optional<std::string> arch_unsupported_reason(ArchId id) {
+    if (arch_runs(id)) return std::nullopt;
+    return "architecture " + std::string(arch_name(id)) + " is described but has no forward pass yet (supported: " +
+           runnable_arch_names() + ")";
+}
+
+std::string runnable_arch_names() {
+    std::string s;
+    for (ArchId id : kAll)
+        if (arch_runs(id)) s += (s.empty() ? "" : ", ") + std::string(arch_name(id));
+    return s;
+}
+
+ModelGraph build_graph(const Weights& w) {
+    const Arch& a = arch_of(w.desc().arch);
+    if (!a.graph)
+        throw Error(ErrorCode::unsupported, w.path().string() + ": " + *arch_unsupported_reason(a.id),
+                    "use a model of a supported architecture");
+    return a.graph(w);
+}
+
+ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::function<BlockBody(int il)>& ffn) {
+    ModelGraph g;
+    g.token_embd = &w.get("token_embd.weight");
+    for (int il = 0; il < int(w.desc().n_layer); ++il) {
+        Layer L;
+        L.blocks.push_back({norm_of(w, blk(il, "attn_norm.weight")), gqa_attention(w, il)});
+        L.blocks.push_back({norm_of(w, blk(il, ffn_norm)), ffn(il)});
+        g.layers.push_back(std::move(L));
+    }
+    g.output_norm = norm_of(w, "output_norm.weight");
+    g.output = &w.get("output.weight");
+    finish_graph(g, w);
+    return g;
+}
+
+NormRef norm_of(const Weights& w, const std::string& name) { return {&w.get(name), float(w.desc().norm_eps)}; }
+
+AttentionBlock gqa_attention(const Weights& w, int il) {
+    const ModelDesc& d = w.desc();
+    AttentionBlock a;
+    a.q = {&w.get(blk(il, "attn_q.weight")), w.find(blk(il, "attn_q.bias"))};
+    a.k = {&w.get(blk(il, "attn_k.weight")), w.find(blk(il, "attn_k.bias"))};
+    a.v = {&w.get(blk(il, "attn_v.weight")), w.find(blk(il, "attn_v.bias"))};
+    a.o = {&w.get(blk(il, "attn_output.weight")), w.find(blk(il, "attn_output.bias"))};
+    a.q_norm = w.find(blk(il, "attn_q_norm.weight"));
+    a.k_norm = w.find(blk(il, "attn_k_norm.weight"));
+    a.sinks = w.find(blk(il, "attn_sinks.weight"));
+    a.n_head = int(d.attn.n_head);
+    a.n_head_kv = int(d.attn.n_head_kv);
+    a.head_dim = int(d.attn.head_dim);
+    a.v_head_dim = int(d.attn.v_head_dim ? d.attn.v_head_dim : d.attn.head_dim);
+    if (d.attn.sliding_window && std::size_t(il) < d.attn.swa_layers.size() && d.attn.swa_layers[std::size_t(il)])
+        a.window = int(d.attn.sliding_window);
+    a.scale = 1.f / std::sqrt(float(a.head_dim));
+    a.norm_eps = float(d.norm_eps);
+    a.rope = rope_params(d);
+    a.kv_layer = il;
+    return a;
+}
+
+FfnBlock dense_ffn(const Weights& w, int il) {
+    FfnBlock f;
+    f.gate = {&w.get(blk(il, "ffn_gate.weight")), w.find(blk(il, "ffn_gate.bias"))};
+    f.up = {&w.get(blk(il, "ffn_up.weight")), w.find(blk(il, "ffn_up.bias"))};
+    f.down = {&w.get(blk(il, "ffn_down.weight")), w.find(blk(il, "ffn_down.bias"))};
+    const double limit = w.desc().swiglu_limit;
+    f.act = limit > 0 ? Activation::swiglu_oai : Activation::swiglu;
+    f.limit = float(limit);
+    return f;
+}
+
+MoeBlock moe_ffn(const Weights& w, int il) {
+    const ModelDesc& d = w.desc();
+    MoeBlock m;
+    m.layer = il;
+    m.router = {&w.get(blk(il, "ffn_gate_inp.weight")), w.find(blk(il, "ffn_gate_inp.bias"))};
+    m.selection_bias = w.find(blk(il, "exp_probs_b.bias"));
+    m.route = router_params(d);
+    m.limit = float(d.swiglu_limit);
+    m.act = d.swiglu_limit > 0 ? Activation::swiglu_oai : Activation::swiglu;
+    m.expert_biases = w.layer_has_experts(il) && w.expert(il, 0).has_bias();
+    if (const TensorView* g = w.find(blk(il, "ffn_gate_shexp.weight"))) {
+        m.shared.gate = {g, nullptr};
+        m.shared.up = {&w.get(blk(il, "ffn_up_shexp.weight")), nullptr};
+        m.shared.down = {&w.get(blk(il, "ffn_down_shexp.weight")), nullptr};
+    }
+    return m;
+}
+
+void finish_graph(ModelGraph& g, const Weights& w) {
+    const ModelDesc& d = w.desc();
+    g.n_embd = d.n_embd;
+    g.n_vocab = d.n_vocab;
+    g.n_expert = int(d.moe.n_expert);
+    g.n_expert_used = int(d.moe.n_expert_used);
+    g.n_ff_exp = d.moe.n_ff_exp;
+    int kv_layers = 0;
+    const AttentionBlock* first = nullptr;
+    for (const Layer& L : g.layers)
+        for (const Block& b : L.blocks) {
+            if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
+                if (first && (a->n_head_kv != first->n_head_kv || a->head_dim != first->head_dim ||
+                              a->v_head_dim != first->v_head_dim))
+                    throw Error(ErrorCode::unsupported, w.path().string() + ": attention layers with different K/V shapes");
+                first = first ? first : a;
+                kv_layers = std::max(kv_layers, a->kv_layer + 1);
+                g.max_n_head = std::max(g.max_n_head, a->n_head);
+                g.max_n_head_kv = std::max(g.max_n_head_kv, a->n_head_kv);
+                g.max_head_dim = std::max(g.max_head_dim, a->head_dim);
+                g.max_v_head_dim = std::max(g.max_v_head_dim, a->v_head_dim);
+            } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
+                g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
+            } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
+                if (m->shared.gate) g.max_ffn = std::max(g.max_ffn, m->shared.gate.w->rows);
+            }
+        }
+    g.n_kv_layers = kv_layers;
+}
+
+bool graph_has_sinks(const ModelGraph& g) {
+    for (const Layer& L : g.layers)
+        for (const Block& b : L.blocks)
+            if (const auto* a = std::get_if<AttentionBlock>(&b.body); a && a->sinks) return true;
+    return false;
+}
+
+std::string describe(const ModelGraph& g) {
+    std::string out;
+    std::string prev;
+    int run = 0;
+    auto flush = [&] {
+        if (run) out += (out.empty() ? "" : ", ") + std::to_string(run) + " × [" + prev + "]";
+    };
+    for (const Layer& L : g.layers) {
+        std::string s;
+        for (const Block& b : L.blocks) {
+            if (!s.empty()) s += " → ";
+            if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
+                s += "attention";
+                std::string v;
+                if (a->q_norm) v += "q/k norm";
+                if (a->q.b) v += std::string(v.empty() ? "" : ", ") + "bias";
+                if (a->sinks) v += std::string(v.empty() ? "" : ", ") + "sinks";
+                if (a->window) v += std::string(v.empty() ? "" : ", ") + "window " + std::to_string(a->window);
+                if (a->rope.n_rot < a->head_dim) v += std::string(v.empty() ? "" : ", ") + "partial rope";
+                if (!v.empty()) s += "(" + v + ")";
+            } else if (std::holds_alternative<FfnBlock>(b.body)) {
+                s += "ffn";
+            } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
+                s += "moe(top-" + std::to_string(m->route.k) + (m->shared.gate ? ", shared" : "") + ")";
+            }
+        }
+        if (s == prev) {
+            ++run;
+        } else {
+            flush();
+            prev = s;
+            run = 1;
+        }
+    }
+    flush();
+    return out;
+}
+
+}  // namespace ft::model

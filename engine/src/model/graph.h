@@ -1,0 +1,117 @@
+// A model's forward pass as a sequence of shared blocks: what an architecture declares (model/<arch>/), and what
+// each device (cpu/cpu_runner.cpp, cuda/gpu_runner.cpp) executes without knowing the architecture.
+//
+//   x = embed(tokens)
+//   for each layer, for each block:  x += block(norm(x))        (pre-norm residual blocks)
+//   logits = head(norm(x))
+//
+// A block is one of the shared kinds below; an architecture picks the kinds and fills their variants (biases,
+// q/k norms, sinks, sliding windows, partial RoPE, routing rules, shared experts, activations). Devices implement
+// blocks, not architectures: a new architecture built from existing variants costs one small folder; a new
+// variant is added here, to each device's block, and to the kernels.
+//
+// Description only: tensor views into the mapped weights and kernel parameter values. Nothing here executes.
+// Threading: immutable after build; the Weights it points into must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "model/weights.h"
+#include "ref/moe_router.h"
+#include "ref/rope.h"
+
+namespace ft::model {
+
+// y = x · Wᵀ (+ b): W [rows = out, cols = in] in its stored type, b (optional) [out].
+struct LinearRef {
+    const TensorView* w = nullptr;
+    const TensorView* b = nullptr;
+    explicit operator bool() const { return w != nullptr; }
+};
+
+// RMSNorm over the row: y = x / rms(x) · w.
+struct NormRef {
+    const TensorView* w = nullptr;
+    float eps = 1e-6f;
+};
+
+enum class Activation {
+    swiglu,      // silu(g) · u
+    swiglu_oai,  // gpt-oss: g clamped to ≤ limit, u to [-limit, limit], g·sigmoid(1.702·g) · (u + 1)
+};
+
+// Multi-head attention with grouped K/V heads over the paged KV cache of layer `kv_layer`.
+struct AttentionBlock {
+    LinearRef q, k, v, o;                 // q [n_head·head_dim, n_embd] …, o [n_embd, n_head·v_head_dim]
+    const TensorView* q_norm = nullptr;   // per-head RMSNorm of q and k before RoPE (Qwen3, GLM-4.5 with qk norm)
+    const TensorView* k_norm = nullptr;
+    const TensorView* sinks = nullptr;    // [n_head]: an extra logit per head in the softmax denominator (gpt-oss)
+    int n_head = 0, n_head_kv = 0, head_dim = 0, v_head_dim = 0;
+    int window = 0;                       // sliding window in positions (0: the whole context)
+    float scale = 1.f;                    // logit scale, usually 1 / sqrt(head_dim)
+    float norm_eps = 1e-6f;               // of q_norm / k_norm
+    kernels::RopeParams rope;             // n_rot < head_dim: partial rotary
+    int kv_layer = 0;                     // the KV cache layer this block reads and writes
+};
+
+// A dense gated FFN: down(act(gate(x), up(x))).
+struct FfnBlock {
+    LinearRef gate, up, down;
+    Activation act = Activation::swiglu;
+    float limit = 0.f;  // swiglu_oai clamp
+};
+
+// The one MoE entry point: router → top-k experts → Σ weight · expert(x), plus optional shared experts. The routed
+// experts are Weights::expert(layer, e); where they run (VRAM, expert cache, CPU) is the device's business.
+struct MoeBlock {
+    int layer = 0;                              // the model layer (expert store key: layer · n_expert + e)
+    LinearRef router;                           // [n_expert, n_embd] (+ bias: gpt-oss)
+    const TensorView* selection_bias = nullptr; // [n_expert] added to the scores for the choice only (DeepSeek-V3, GLM)
+    kernels::RouterParams route;                // gating, k, normalisation, groups, routed scaling (bias left null)
+    Activation act = Activation::swiglu;
+    float limit = 0.f;
+    bool expert_biases = false;                 // each routed expert has gate/up/down biases (gpt-oss)
+    FfnBlock shared;                            // shared expert(s) on every token (gate.w null: none)
+};
+
+using BlockBody = std::variant<AttentionBlock, FfnBlock, MoeBlock>;
+
+// A pre-norm residual block: x += body(norm(x)).
+struct Block {
+    NormRef norm;
+    BlockBody body;
+};
+
+struct Layer {
+    std::vector<Block> blocks;
+};
+
+struct ModelGraph {
+    const TensorView* token_embd = nullptr;  // [n_vocab rows, n_embd]
+    std::vector<Layer> layers;
+    NormRef output_norm;
+    const TensorView* output = nullptr;      // LM head [n_vocab, n_embd] (the embedding when tied)
+    std::int64_t n_embd = 0, n_vocab = 0;
+    int n_kv_layers = 0;                     // KV cache layers (attention blocks)
+
+    // Geometry the devices size their buffers by (maxima over the blocks).
+    int max_n_head = 0, max_n_head_kv = 0, max_head_dim = 0, max_v_head_dim = 0;
+    std::int64_t max_ffn = 0;      // dense / shared-expert FFN width
+    std::int64_t n_ff_exp = 0;     // routed expert FFN width
+    int n_expert = 0, n_expert_used = 0;
+};
+
+// The model's graph, built by its architecture (model/arch.h). Throws ft::Error(unsupported) for an architecture
+// that is described but has no forward pass yet, naming it.
+ModelGraph build_graph(const Weights& w);
+
+// Whether any attention block has sinks (gpt-oss).
+bool graph_has_sinks(const ModelGraph& g);
+
+// One line per block kind and variant, for logs and `ft inspect`: "48 × [attention(q/k norm) → moe(softmax top-8)]".
+std::string describe(const ModelGraph& g);
+
+}  // namespace ft::model

@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""Golden fixtures for gpt-oss and GLM-4.5 MoE, made with PyTorch + transformers (run on the GPU machine, which has
+them; CPU is enough). A random-init SMALL model of the real architecture is written as a Hugging Face checkpoint in
+the layout of the real checkpoints, loaded back with transformers' own from_pretrained (so the reference is what
+transformers makes of a real checkpoint), and run in float32.
+
+  gpt_oss   GptOssForCausalLM: 4 layers alternating sliding-window (32) / full attention, attention sinks, q/k/v/o
+            biases, router bias, 16 experts top-4 with gate/up/down biases and the clamped SwiGLU (limit 7, alpha
+            1.702, up + 1), YaRN (factor 32 over 4096, beta 32/1, truncate false, theta 150000), head_dim 64.
+            Checkpoint layout: fused experts mlp.experts.gate_up_proj [E, H, 2F] (gate/up interleaved along 2F),
+            down_proj [E, F, H] and their _bias (transformers' BF16 layout of gpt-oss). Expert weights are exactly
+            MXFP4-representable (E2M1 codes x a power of two per 32 inputs), so the MXFP4 form
+            (*_blocks/*_scales, as in openai/gpt-oss-*) holds the same model; the script checks that too when this
+            transformers can load it on the CPU.
+  glm4_moe  Glm4MoeForCausalLM: 4 layers (+1 MTP layer, ignored by transformers), layer 0 dense, 16 routed experts
+            top-4 + 1 shared, sigmoid router with e_score_correction_bias, grouped top-k (4 groups, 2 kept), routed
+            scaling 2.5, norm_topk_prob, partial RoPE 0.5 of head_dim 64, q/k/v biases, per-head q/k norm.
+            Checkpoint layout: per-expert mlp.experts.E.{gate,up,down}_proj.weight (GLM's own checkpoints).
+
+Writes into OUT_DIR: config.json, generation_config.json, model.safetensors (BF16; GLM's correction bias F32 as in
+the real checkpoints), golden.json (sequences, greedy continuation, rope tables, metadata), logits.bin (float32
+little-endian [sum of sequence lengths x vocab], every position, sequences in golden.json order).
+
+Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
+from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
+
+usage: make_arch_golden.py {gpt_oss|glm4_moe} OUT_DIR
+"""
+import json
+import math
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+from safetensors.torch import save_file
+import transformers
+
+SEED = 4321
+VOCAB = 4160
+N_BPE = 4096
+
+
+def make_config(cls, kw, rope, theta):
+    """cls(**kw) with the rope settings, whichever form this transformers takes: keyword arguments it does not
+    declare (strict dataclass configs refuse them) are set as attributes afterwards and reported."""
+    import dataclasses
+    import inspect
+    names = None
+    if dataclasses.is_dataclass(cls):
+        names = {f.name for f in dataclasses.fields(cls)}
+    else:
+        params = inspect.signature(cls.__init__).parameters
+        if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            names = set(params)
+    accepted = {k: v for k, v in kw.items() if names is None or k in names}
+    extra = {k: v for k, v in kw.items() if k not in accepted}
+    cfg = None
+    if names is None or "rope_parameters" in names:
+        try:
+            cfg = cls(**accepted, rope_parameters=dict(rope, rope_theta=theta))
+        except Exception as e:  # noqa: BLE001
+            print("config with rope_parameters refused:", repr(e)[:300])
+    if cfg is None:
+        legacy = {"rope_theta": theta}
+        if rope.get("rope_type", "default") != "default":
+            legacy["rope_scaling"] = rope
+        cfg = cls(**accepted, **legacy)
+    for k, v in extra.items():
+        try:
+            setattr(cfg, k, v)
+        except Exception as e:  # noqa: BLE001
+            print("could not set", k, repr(e)[:200])
+    rp = getattr(cfg, "rope_parameters", None)
+    if isinstance(rp, dict):
+        for k, v in rope.items():
+            rp.setdefault(k, v)
+    print(cls.__name__, "keywords set as attributes:", sorted(extra))
+    cfg._attn_implementation = "eager"
+    return cfg
+
+
+def gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def bf16(t):
+    return t.to(torch.bfloat16).to(torch.float32)
+
+
+def normal(shape, std, g):
+    return bf16(torch.randn(shape, generator=g) * std)
+
+
+# ---------------------------------------------------------------- gpt-oss
+
+GPT_OSS = dict(hidden=160, ff=96, layers=4, heads=4, kv_heads=2, head_dim=64, experts=16, top_k=4, window=32)
+FP4 = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
+
+
+def mxfp4_matrix(rows, cols, std, g, big_rows=()):
+    """[rows, cols] (cols = inputs) exactly representable in MXFP4: codes [rows, cols] and E8M0 scales [rows, cols/32]
+    with value = FP4[code] * 2^(scale - 127). Rows in big_rows get 4x the scale (their outputs reach the clamp)."""
+    codes = torch.randint(0, 16, (rows, cols), generator=g)
+    # Uniform codes have a mean square of 8.5625 (0, .25, 1, 2.25, 4, 9, 16, 36 averaged): aim the std at `std`
+    # with a power of two per block, jittered by one step either way.
+    base = round(math.log2(std / math.sqrt(8.5625)))
+    exps = base + torch.randint(-1, 2, (rows, cols // 32), generator=g)
+    for r in big_rows:
+        exps[r] += 2
+    scales = (exps + 127).to(torch.uint8)
+    values = FP4[codes] * torch.pow(2.0, exps.repeat_interleave(32, dim=1).to(torch.float32))
+    return values, codes.to(torch.uint8), scales
+
+
+def pack_hf_mxfp4(codes, scales):
+    """HF MXFP4 form of [..., rows, cols] codes: blocks [..., rows, cols/32, 16] (byte j: element 2j low nibble,
+    2j+1 high nibble) and scales [..., rows, cols/32]."""
+    *lead, rows, cols = codes.shape
+    c = codes.reshape(*lead, rows, cols // 32, 16, 2).to(torch.int32)
+    blocks = (c[..., 0] | (c[..., 1] << 4)).to(torch.uint8)
+    return blocks.contiguous(), scales.contiguous()
+
+
+def gpt_oss_config():
+    from transformers import GptOssConfig
+    c = GPT_OSS
+    layer_types = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(c["layers"])]
+    rope = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+            "original_max_position_embeddings": 4096, "truncate": False}
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["ff"], num_hidden_layers=c["layers"],
+              num_attention_heads=c["heads"], num_key_value_heads=c["kv_heads"], head_dim=c["head_dim"],
+              num_local_experts=c["experts"], num_experts_per_tok=c["top_k"],
+              sliding_window=c["window"], layer_types=layer_types, rms_norm_eps=1e-5,
+              max_position_embeddings=131072, swiglu_limit=7.0, swiglu_alpha=1.702, attention_bias=True,
+              tie_word_embeddings=False, router_aux_loss_coef=0.0, output_router_logits=False,
+              pad_token_id=4097, eos_token_id=[4100, 4097, 4110], bos_token_id=None)
+    return make_config(GptOssConfig, kw, rope, 150000.0)
+
+
+def gpt_oss_weights(cfg):
+    """Canonical tensors under the real checkpoint names (BF16-exact float32) and the MXFP4 codes of the experts."""
+    c = GPT_OSS
+    H, F, E, L = c["hidden"], c["ff"], c["experts"], c["layers"]
+    q, kv = c["heads"] * c["head_dim"], c["kv_heads"] * c["head_dim"]
+    g = gen(SEED)
+    sd, mx = {}, {}
+    sd["model.embed_tokens.weight"] = normal((VOCAB, H), 1.0, g)
+    for il in range(L):
+        p = f"model.layers.{il}."
+        sd[p + "input_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        sd[p + "post_attention_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        for name, out, inp in (("q_proj", q, H), ("k_proj", kv, H), ("v_proj", kv, H), ("o_proj", H, q)):
+            sd[p + f"self_attn.{name}.weight"] = normal((out, inp), 1.0 / math.sqrt(inp), g)
+            sd[p + f"self_attn.{name}.bias"] = normal((out,), 0.2, g)
+        sd[p + "self_attn.sinks"] = normal((c["heads"],), 1.0, g)
+        sd[p + "mlp.router.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.router.bias"] = normal((E,), 0.5, g)
+        # Per expert: gate/up [F, H], down [H, F] (rows = outputs); a quarter of the gate/up rows 4x larger so the
+        # clamp at 7 bites.
+        gate_up = torch.empty(E, H, 2 * F)
+        gu_codes = torch.empty(E, 2 * F, H, dtype=torch.uint8)
+        gu_scales = torch.empty(E, 2 * F, H // 32, dtype=torch.uint8)
+        down = torch.empty(E, F, H)
+        dn_codes = torch.empty(E, H, F, dtype=torch.uint8)
+        dn_scales = torch.empty(E, H, F // 32, dtype=torch.uint8)
+        for e in range(E):
+            big = [r for r in range(2 * F) if (r * 7 + e) % 4 == 0]
+            w, cd, sc = mxfp4_matrix(2 * F, H, 1.0 / math.sqrt(H), g, big)  # rows: gate 0, up 0, gate 1, up 1, ...
+            gate_up[e] = w.T
+            gu_codes[e], gu_scales[e] = cd, sc
+            w, cd, sc = mxfp4_matrix(H, F, 1.0 / math.sqrt(F), g)
+            down[e] = w.T
+            dn_codes[e], dn_scales[e] = cd, sc
+        x = p + "mlp.experts."
+        sd[x + "gate_up_proj"] = gate_up
+        sd[x + "gate_up_proj_bias"] = normal((E, 2 * F), 0.3, g)
+        sd[x + "down_proj"] = down
+        sd[x + "down_proj_bias"] = normal((E, H), 0.1, g)
+        mx[x + "gate_up_proj"] = pack_hf_mxfp4(gu_codes, gu_scales)
+        mx[x + "down_proj"] = pack_hf_mxfp4(dn_codes, dn_scales)
+    sd["model.norm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+    sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
+    return sd, mx
+
+
+def gpt_oss_sequences():
+    g = gen(7)
+    start, end, message, channel = 4104, 4105, 4106, 4103  # <|start|> <|end|> <|message|> <|channel|> cut-numbered
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [start] + body(3) + [message] + body(12) + [end, start] + body(2) + [channel] + body(3) + [message] + body(16)
+    return [s0, body(23), body(61), body(100)]
+
+
+# ---------------------------------------------------------------- GLM-4.5
+
+GLM = dict(hidden=128, ff=192, moe_ff=64, layers=4, mtp=1, heads=4, kv_heads=2, head_dim=64, experts=16, top_k=4,
+           n_group=4, topk_group=2, shared=1, scaling=2.5, first_dense=1)
+
+
+def glm_config():
+    from transformers import Glm4MoeConfig
+    c = GLM
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["ff"],
+              moe_intermediate_size=c["moe_ff"], num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+              num_key_value_heads=c["kv_heads"], head_dim=c["head_dim"], n_routed_experts=c["experts"],
+              num_experts_per_tok=c["top_k"], n_shared_experts=c["shared"], n_group=c["n_group"],
+              topk_group=c["topk_group"], routed_scaling_factor=c["scaling"], norm_topk_prob=True,
+              first_k_dense_replace=c["first_dense"], use_qk_norm=True, attention_bias=True,
+              partial_rotary_factor=0.5, num_nextn_predict_layers=c["mtp"], rms_norm_eps=1e-5,
+              max_position_embeddings=131072, tie_word_embeddings=False, pad_token_id=4096,
+              eos_token_id=[4096, 4103, 4105], bos_token_id=None)
+    return make_config(Glm4MoeConfig, kw, {"rope_type": "default", "partial_rotary_factor": 0.5}, 1000000.0)
+
+
+def glm_weights(cfg):
+    c = GLM
+    H, E = c["hidden"], c["experts"]
+    q, kv, hd = c["heads"] * c["head_dim"], c["kv_heads"] * c["head_dim"], c["head_dim"]
+    g = gen(SEED + 1)
+    sd = {}
+    sd["model.embed_tokens.weight"] = normal((VOCAB, H), 1.0, g)
+    for il in range(c["layers"] + c["mtp"]):
+        p = f"model.layers.{il}."
+        sd[p + "input_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        sd[p + "post_attention_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        for name, out, inp in (("q_proj", q, H), ("k_proj", kv, H), ("v_proj", kv, H), ("o_proj", H, q)):
+            sd[p + f"self_attn.{name}.weight"] = normal((out, inp), 1.0 / math.sqrt(inp), g)
+            if name != "o_proj":
+                sd[p + f"self_attn.{name}.bias"] = normal((out,), 0.2, g)
+        sd[p + "self_attn.q_norm.weight"] = bf16(1.0 + 0.2 * torch.randn(hd, generator=g))
+        sd[p + "self_attn.k_norm.weight"] = bf16(1.0 + 0.2 * torch.randn(hd, generator=g))
+        if il < c["first_dense"]:
+            F = c["ff"]
+            sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+        else:
+            F = c["moe_ff"]
+            sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
+            # Selection-only bias, >= 0: transformers masks the groups it drops with 0, not -inf, so a negative
+            # score + bias could pick an expert of a dropped group; a real router's biases stay clear of that.
+            sd[p + "mlp.gate.e_score_correction_bias"] = 0.25 * torch.rand(E, generator=g)
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                sd[x + "gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+                sd[x + "up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+                sd[x + "down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+            Fs = F * c["shared"]
+            sd[p + "mlp.shared_experts.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.shared_experts.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.shared_experts.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+        if il >= c["layers"]:  # the MTP layer's own tensors (GLM checkpoints carry them; transformers ignores them)
+            sd[p + "eh_proj.weight"] = normal((H, 2 * H), 1.0 / math.sqrt(2 * H), g)
+            sd[p + "enorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+            sd[p + "hnorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+            sd[p + "shared_head.norm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+    sd["model.norm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+    sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
+    return sd
+
+
+def glm_sequences():
+    g = gen(8)
+    gmask, sop, user, assistant = 4096 + 2, 4096 + 3, 4096 + 7, 4096 + 8  # [gMASK] <sop> <|user|> <|assistant|>
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [gmask, sop, user] + body(20) + [assistant] + body(16)
+    return [s0, body(23), body(61), body(100)]
+
+
+# ---------------------------------------------------------------- common
+
+def save(sd, path, keep_f32=()):
+    out = {}
+    for k, v in sd.items():
+        out[k] = v.contiguous() if (v.dtype != torch.float32 or any(s in k for s in keep_f32)) else v.to(torch.bfloat16)
+    save_file(out, str(path), metadata={"format": "pt"})
+
+
+def rope_info(model):
+    info = {}
+    try:
+        re = model.model.rotary_emb
+        info["inv_freq"] = [float(x) for x in re.inv_freq.float().tolist()]
+        info["attention_scaling"] = float(re.attention_scaling)
+    except Exception as e:  # noqa: BLE001
+        info["error"] = repr(e)
+    return info
+
+
+def routing_of(model, arch, seq):
+    """Top-k expert ids per MoE layer for every token of seq (for debugging an engine's router), best effort."""
+    out = {}
+    hooks = []
+    for il, layer in enumerate(model.model.layers):
+        mlp = layer.mlp
+        if arch == "gpt_oss" and hasattr(mlp, "router"):
+            def hook(mod, inp, res, il=il):
+                ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
+                if ints:
+                    out[il] = ints[0].reshape(len(seq), -1).tolist()
+            hooks.append(mlp.router.register_forward_hook(hook))
+        elif arch == "glm4_moe" and hasattr(mlp, "gate"):
+            def hook(mod, inp, res, il=il, mlp=mlp):
+                ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
+                if ints:
+                    idx = ints[0]
+                elif hasattr(mlp, "route_tokens_to_experts"):
+                    idx, _ = mlp.route_tokens_to_experts(res)
+                else:
+                    return
+                out[il] = torch.sort(idx, dim=-1).values.reshape(len(seq), -1).tolist()
+            hooks.append(mlp.gate.register_forward_hook(hook))
+    try:
+        with torch.no_grad():
+            model(torch.tensor([seq]))
+    finally:
+        for h in hooks:
+            h.remove()
+    return out
+
+
+def main():
+    arch, out = sys.argv[1], Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(SEED)
+    print("transformers", transformers.__version__, "torch", torch.__version__, "arch", arch, flush=True)
+    if arch == "gpt_oss":
+        from transformers import GptOssForCausalLM as Model
+        cfg = gpt_oss_config()
+        sd, mx = gpt_oss_weights(cfg)
+        seqs = gpt_oss_sequences()
+        keep_f32 = ()
+    elif arch == "glm4_moe":
+        from transformers import Glm4MoeForCausalLM as Model
+        cfg = glm_config()
+        sd, mx = glm_weights(cfg), None
+        seqs = glm_sequences()
+        keep_f32 = ("e_score_correction_bias",)
+    else:
+        raise SystemExit("arch: gpt_oss or glm4_moe")
+
+    # What this transformers makes of the architecture, for the record.
+    probe = Model(cfg).eval()
+    print("in-memory parameters:", [(k, tuple(v.shape)) for k, v in probe.state_dict().items() if ".layers.1." in k])
+    del probe
+
+    save(sd, out / "model.safetensors", keep_f32)
+    cfg.save_pretrained(out)
+    cfgj = json.loads((out / "config.json").read_text())
+    print("config.json:", json.dumps(cfgj, sort_keys=True))
+
+    model, info = Model.from_pretrained(out, torch_dtype=torch.float32, attn_implementation="eager",
+                                        output_loading_info=True)
+    model = model.float().eval()
+    print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
+    if info.get("missing_keys") or info.get("mismatched_keys"):
+        raise SystemExit(f"checkpoint does not load cleanly: {info}")
+    unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{GLM['layers']}.")]
+    if unexpected:
+        raise SystemExit(f"unexpected keys beyond the MTP layer: {unexpected[:8]}")
+    # What transformers built, against what the fixture means (printed; golden.json keeps the findings).
+    checks = {}
+    try:
+        re = model.model.rotary_emb
+        checks["inv_freq_len"] = int(re.inv_freq.numel())
+        checks["attention_scaling"] = float(re.attention_scaling)
+        if arch == "gpt_oss":
+            checks["layer_types"] = list(model.config.layer_types)
+            checks["sinks"] = hasattr(model.model.layers[0].self_attn, "sinks")
+            checks["want"] = {"inv_freq_len": GPT_OSS["head_dim"] // 2, "attention_scaling": 0.1 * math.log(32) + 1}
+        else:
+            checks["layer0_dense"] = hasattr(model.model.layers[0].mlp, "gate_proj")
+            mlp1 = model.model.layers[1].mlp
+            checks["moe"] = {k: getattr(mlp1, k, None) for k in ("n_group", "topk_group", "routed_scaling_factor",
+                                                                   "norm_topk_prob", "top_k")}
+            checks["expert_shapes"] = {k: list(v.shape) for k, v in mlp1.experts.state_dict().items()}
+            checks["qk_norm"] = hasattr(model.model.layers[0].self_attn, "q_norm")
+            checks["want"] = {"inv_freq_len": GLM["head_dim"] // 4, "attention_scaling": 1.0}
+    except Exception as e:  # noqa: BLE001
+        checks["error"] = repr(e)
+    print("structure:", json.dumps(checks, default=str))
+    # The loaded parameters must be the canonical tensors (BF16-exact): compare every one that keeps its name.
+    loaded = model.state_dict()
+    same = sum(1 for k, v in sd.items() if k in loaded and loaded[k].shape == v.shape and torch.equal(loaded[k].float(), v))
+    print(f"{same} of {len(sd)} tensors load unchanged under their own name (fused/renamed ones are converted)")
+
+    logits = []
+    with torch.no_grad():
+        for s in seqs:
+            logits.append(model(torch.tensor([s])).logits[0].float())
+        n_new = 48
+        prompt = seqs[0]
+        gen_ids = model.generate(torch.tensor([prompt]), max_new_tokens=n_new, min_new_tokens=n_new, do_sample=False,
+                                 num_beams=1, pad_token_id=cfg.pad_token_id, eos_token_id=None)
+        greedy = gen_ids[0, len(prompt):].tolist()
+        ids = list(prompt)
+        for _ in range(n_new):
+            ids.append(int(model(torch.tensor([ids])).logits[0, -1].argmax()))
+        by_hand = ids[len(prompt):]
+    print("greedy generate():", greedy)
+    if by_hand != greedy:
+        print("WARNING: generate() differs from step-by-step argmax (full recompute):", by_hand)
+
+    # Activation statistics: how often the clamp / grouping actually mattered (printed, for the README).
+    print("logits std per sequence:", [round(float(l.std()), 3) for l in logits])
+    routing = {}
+    try:
+        routing = routing_of(model, arch, seqs[0])
+        print("routing of sequence 0, layer", min(routing) if routing else None, ":",
+              routing[min(routing)][:3] if routing else None)
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+
+    mxfp4_check = None
+    if mx:
+        # The MXFP4 form of the same experts: blocks/scales under the names of openai/gpt-oss-*.
+        sd_mx = {k: v for k, v in sd.items() if k not in mx}
+        for k, (blocks, scales) in mx.items():
+            sd_mx[k + "_blocks"] = blocks
+            sd_mx[k + "_scales"] = scales
+        mdir = out.parent / (out.name + "-mxfp4-check")
+        mdir.mkdir(exist_ok=True)
+        save(sd_mx, mdir / "model.safetensors")
+        cfg.save_pretrained(mdir)
+        cj = json.loads((mdir / "config.json").read_text())
+        cj["quantization_config"] = {"quant_method": "mxfp4", "modules_to_not_convert": [
+            "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}
+        (mdir / "config.json").write_text(json.dumps(cj, indent=2))
+        try:
+            kwargs = {}
+            try:
+                from transformers import Mxfp4Config
+                kwargs["quantization_config"] = Mxfp4Config(dequantize=True)
+            except Exception:  # noqa: BLE001
+                pass
+            m2 = Model.from_pretrained(mdir, torch_dtype=torch.float32, attn_implementation="eager", **kwargs)
+            m2 = m2.float().eval()
+            with torch.no_grad():
+                l2 = m2(torch.tensor([seqs[2]])).logits[0].float()
+            d = (l2 - logits[2]).abs().max().item()
+            mxfp4_check = {"max_abs_logit_diff": d}
+            print("MXFP4 checkpoint form through transformers: max |dlogit| =", d)
+        except Exception as e:  # noqa: BLE001
+            mxfp4_check = {"error": repr(e)[:400]}
+            print("MXFP4 checkpoint form could not be checked by transformers:", repr(e)[:400])
+
+    all_logits = torch.cat(logits, 0).contiguous()
+    all_logits.numpy().astype("<f4").tofile(out / "logits.bin")
+    meta = {
+        "made_by": "scripts/golden/make_arch_golden.py " + arch,
+        "transformers": transformers.__version__, "torch": torch.__version__, "seed": SEED,
+        "architecture": arch, "vocab_size": VOCAB,
+        "sequences": seqs, "greedy_prompt_index": 0, "greedy_new_tokens": greedy,
+        "greedy_step_by_step": by_hand,
+        "logits_file": "logits.bin", "logits_shape": list(all_logits.shape),
+        "reference_dtype": "float32 compute on BF16-rounded weights (transformers from_pretrained of this folder)",
+        "rope": rope_info(model), "routing_sequence0": {str(k): v for k, v in routing.items()},
+        "structure": checks,
+    }
+    if mxfp4_check is not None:
+        meta["mxfp4_form_check"] = mxfp4_check
+    (out / "golden.json").write_text(json.dumps(meta, indent=1))
+    gen_cfg = {"eos_token_id": cfg.eos_token_id, "pad_token_id": cfg.pad_token_id, "do_sample": False}
+    (out / "generation_config.json").write_text(json.dumps(gen_cfg, indent=1))
+    print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))
+
+
+if __name__ == "__main__":
+    main()
