@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QMetaObject>
+#include <QStringDecoder>
 #include <QThreadPool>
 
 #include <spdlog/spdlog.h>
@@ -16,6 +17,11 @@
 #include "ft/error.h"
 
 namespace ft {
+
+QString streamed_text(std::string_view utf8) {
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringConverter::Flag::ConvertInitialBom);
+    return decoder.decode(QByteArrayView(utf8.data(), qsizetype(utf8.size())));
+}
 
 namespace {
 
@@ -437,7 +443,7 @@ void EngineHost::onTokens(quint64 epoch, quint64 id) {
         it->second.posted = false;
     }
     if (epoch != m_epoch || text.empty()) return;
-    emit token(id, QString::fromStdString(text));
+    emit token(id, streamed_text(text));
 }
 
 void EngineHost::onFinished(quint64 epoch, const GenerationSummary& summary, quint64 id) {
@@ -450,7 +456,7 @@ void EngineHost::onFinished(quint64 epoch, const GenerationSummary& summary, qui
         }
     }
     if (epoch != m_epoch) return;
-    if (!rest.empty()) emit token(id, QString::fromStdString(rest));
+    if (!rest.empty()) emit token(id, streamed_text(rest));
     m_active.erase(std::remove(m_active.begin(), m_active.end(), id), m_active.end());
     updateBusyState();
     pollStats();

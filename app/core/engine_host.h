@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 // ft/engine.h has a field named `slots`, which is a Qt keyword macro: hide the macro while it is read.
@@ -171,6 +172,12 @@ private:
     std::optional<Tokenizer> m_tokenizer;
     std::shared_ptr<const ChatTemplate> m_template;
 };
+
+// Streamed text (whole UTF-8 characters, as the engine's stream decoder cuts it) as a QString, the same whatever
+// the pieces: QString::fromUtf8 drops a U+FEFF (byte order mark) at the start of its input, so converting each
+// coalesced piece with it lost a model's U+FEFF token whenever that token happened to start a piece — and how the
+// tokens were grouped depends on timing. This keeps it.
+QString streamed_text(std::string_view utf8);
 
 }  // namespace ft
 

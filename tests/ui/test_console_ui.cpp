@@ -1,4 +1,4 @@
-// The Console in the real window (offscreen), driven by clicks, drags and hovers with the real CPU engine on the
+// The Console in the real window (offscreen, and under Xvfb as test_console_ui_xvfb), driven by clicks, drags and hovers with the real CPU engine on the
 // tiny model: the model card, the charts filling (GPU-only ones saying why they are empty), hover values, the time
 // window, a preset, the KV slider dragged and applied while a long greedy reply streams (the engine reports the new
 // plan; the reply completes with the same text as without the rebuild), the slider pushed past the budget (the
