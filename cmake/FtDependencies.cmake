@@ -1,15 +1,57 @@
-# Every third-party dependency is found here, once. All come from Debian packages (scripts/install-deps.sh).
+# Every third-party dependency is found here, once. On Linux all come from Debian packages (scripts/install-deps.sh);
+# the MinGW cross build (scripts/cross-mingw.sh) builds them from Debian's sources; on Windows vcpkg or a prefix in
+# CMAKE_PREFIX_PATH provides them. A CMake config package is used where the library ships one; pkg-config only
+# where it does not (hwloc) or a distribution leaves it out (Debian's PCRE2 and cpp-httplib). Targets use the
+# ft::<name> interface targets below, whichever way the library was found.
 find_package(Threads REQUIRED)
-find_package(PkgConfig REQUIRED)
 
 find_package(spdlog CONFIG REQUIRED)
 find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(hwy CONFIG REQUIRED)
-pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
-pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
-pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
-# The API server's HTTP/1.1 transport (app/server): Debian's libcpp-httplib-dev, a header plus a shared library.
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+find_package(SQLite3 REQUIRED)  # CMake's own FindSQLite3: SQLite::SQLite3
+
+# ft_find_dependency(<ft name> CONFIG <package> <target> [COMPONENTS …] PKG <pkg-config module>)
+function(ft_find_dependency name)
+  cmake_parse_arguments(D "" "PKG" "CONFIG;COMPONENTS" ${ARGN})
+  set(package)
+  set(target)
+  if(D_CONFIG)
+    list(GET D_CONFIG 0 package)
+    list(GET D_CONFIG 1 target)
+  endif()
+  add_library(ft_dep_${name} INTERFACE)
+  add_library(ft::${name} ALIAS ft_dep_${name})
+  set(components)
+  if(D_COMPONENTS)
+    set(components COMPONENTS ${D_COMPONENTS})
+  endif()
+  if(package)
+    find_package(${package} CONFIG QUIET ${components})
+  endif()
+  if(package AND TARGET ${target})
+    target_link_libraries(ft_dep_${name} INTERFACE ${target})
+    message(STATUS "${name}: CMake package ${package} (${target})")
+  else()
+    find_package(PkgConfig REQUIRED)
+    pkg_check_modules(FT_PC_${name} REQUIRED IMPORTED_TARGET ${D_PKG})
+    target_link_libraries(ft_dep_${name} INTERFACE PkgConfig::FT_PC_${name})
+    message(STATUS "${name}: pkg-config ${D_PKG}")
+  endif()
+endfunction()
+
+ft_find_dependency(hwloc PKG hwloc)  # hwloc ships no CMake package
+set(PCRE2_USE_STATIC_LIBS ${FT_STATIC_DEPS})
+ft_find_dependency(pcre2 CONFIG PCRE2 PCRE2::8BIT COMPONENTS 8BIT PKG libpcre2-8)
+# The API server's HTTP/1.1 transport (app/server). Debian's libcpp-httplib-dev is a header plus a shared library
+# (pkg-config); elsewhere the upstream package (httplib::httplib, header-only or compiled).
+ft_find_dependency(httplib CONFIG httplib httplib::httplib PKG cpp-httplib)
+if(WIN32)
+  target_link_libraries(ft_dep_httplib INTERFACE ws2_32)
+endif()
+if(FT_STATIC_DEPS)
+  # Static PCRE2 on Windows: its header must not declare the functions dllimport.
+  target_compile_definitions(ft_dep_pcre2 INTERFACE PCRE2_STATIC)
+endif()
 
 if(FT_CUDA)
   include(CheckLanguage)

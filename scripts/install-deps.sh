@@ -10,6 +10,9 @@ pkgs=(
   libhwloc-dev libspdlog-dev libfmt-dev libhwy-dev libpcre2-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   libcpp-httplib-dev
   qt6-base-dev libqt6test6 qt6-base-dev-tools
+  # The Windows cross build of engine + kernels + ft (scripts/cross-mingw.sh) and its NSIS installer check:
+  # MinGW-w64 GCC with POSIX threads, dpkg-source and tclsh for the libraries built from Debian's sources.
+  g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix dpkg-dev tcl nsis
 )
 # Node.js + npm run the differential tests (reference tokenizers/templates from npm). Any node >= 18 will do,
 # so a node from elsewhere (nodesource) is kept rather than replaced by Debian's.
@@ -23,6 +26,8 @@ if [[ "$mode" == "--gui" ]]; then
     qml6-module-qtqml-models qml6-module-qtquick-shapes
     qml6-module-qt-labs-folderlistmodel
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
+    # The .deb and portable-bundle tests (installer/linux): RPATHs, the desktop entry, the MIME database.
+    patchelf desktop-file-utils shared-mime-info
   )
 fi
 

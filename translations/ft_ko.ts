@@ -972,6 +972,14 @@
         <source>Remove from the library</source>
         <translation>라이브러리에서 제거</translation>
     </message>
+    <message>
+        <source>Demo</source>
+        <translation>데모</translation>
+    </message>
+    <message>
+        <source>The small demo model that comes with FreeToken, for trying the app. Download a real model for real work.</source>
+        <translation>FreeToken에 포함된 작은 데모 모델로, 앱을 체험해 보기 위한 것입니다. 실제로 쓰려면 실제 모델을 다운로드하세요.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -1350,6 +1358,53 @@
     <message>
         <source>%1 threads</source>
         <translation>%1 스레드</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeDialog</name>
+    <message>
+        <source>Welcome to FreeToken</source>
+        <translation>FreeToken에 오신 것을 환영합니다</translation>
+    </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
+        <translation>FreeToken은 대형 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 바로 체험해 볼 수 있도록 작은 데모 모델을 라이브러리에 추가하고 불러오는 중입니다.</translation>
+    </message>
+    <message>
+        <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
+        <translation>데모 모델은 앱 체험용으로만 만든 아주 작은 모델입니다. 채팅, 콘솔, API 서버 모두 이 모델로 동작하지만 답변은 쓸모가 없습니다. 모델 페이지에서 ‘데모’로 표시됩니다.</translation>
+    </message>
+    <message>
+        <source>Loading the demo model: %1</source>
+        <translation>데모 모델 불러오는 중: %1</translation>
+    </message>
+    <message>
+        <source>The demo model is loaded and ready.</source>
+        <translation>데모 모델을 불러왔습니다. 바로 사용할 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>The demo model could not be loaded: %1</source>
+        <translation>데모 모델을 불러올 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>CPU-only mode: %1.</source>
+        <translation>CPU 전용 모드: %1.</translation>
+    </message>
+    <message>
+        <source>For real work, download a model on the Models page: a Qwen3-30B-A3B GGUF runs on an 8 GB GPU.</source>
+        <translation>실제로 쓰려면 모델 페이지에서 모델을 다운로드하세요. Qwen3-30B-A3B GGUF는 8 GB GPU에서 실행됩니다.</translation>
+    </message>
+    <message>
+        <source>Go to Models and download a real model</source>
+        <translation>모델 페이지에서 실제 모델 다운로드하기</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <source>Try it in Chat</source>
+        <translation>채팅에서 사용해 보기</translation>
     </message>
 </context>
 <context>

@@ -972,6 +972,14 @@
         <source>Remove from the library</source>
         <translation>从模型库中移除</translation>
     </message>
+    <message>
+        <source>Demo</source>
+        <translation>演示</translation>
+    </message>
+    <message>
+        <source>The small demo model that comes with FreeToken, for trying the app. Download a real model for real work.</source>
+        <translation>FreeToken 自带的小型演示模型，用于试用本应用。实际使用请下载真正的模型。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -1350,6 +1358,53 @@
     <message>
         <source>%1 threads</source>
         <translation>%1 线程</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeDialog</name>
+    <message>
+        <source>Welcome to FreeToken</source>
+        <translation>欢迎使用 FreeToken</translation>
+    </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
+        <translation>FreeToken 在这台电脑上运行大型混合专家（MoE）模型。为了让你马上试用，它已把一个小型演示模型加入你的模型库，并正在加载。</translation>
+    </message>
+    <message>
+        <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
+        <translation>演示模型非常小，仅供试用本应用：聊天、控制台和 API 服务器都能使用它，但它的回答没有实际用处。它在“模型”页面上标为“演示”。</translation>
+    </message>
+    <message>
+        <source>Loading the demo model: %1</source>
+        <translation>正在加载演示模型：%1</translation>
+    </message>
+    <message>
+        <source>The demo model is loaded and ready.</source>
+        <translation>演示模型已加载，可以使用。</translation>
+    </message>
+    <message>
+        <source>The demo model could not be loaded: %1</source>
+        <translation>无法加载演示模型：%1</translation>
+    </message>
+    <message>
+        <source>CPU-only mode: %1.</source>
+        <translation>仅 CPU 模式：%1。</translation>
+    </message>
+    <message>
+        <source>For real work, download a model on the Models page: a Qwen3-30B-A3B GGUF runs on an 8 GB GPU.</source>
+        <translation>实际使用请在“模型”页面下载模型：Qwen3-30B-A3B GGUF 可在 8 GB 显存的 GPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Go to Models and download a real model</source>
+        <translation>前往“模型”页面下载真正的模型</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Try it in Chat</source>
+        <translation>在聊天中试用</translation>
     </message>
 </context>
 <context>

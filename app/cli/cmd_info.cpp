@@ -28,7 +28,7 @@ int run_info(const Args&) {
     for (const auto& t : kernels::cpu::isa_compiled()) std::printf(" %s", t.c_str());
     std::printf(")\n");
     const auto gpus = gpu_devices();
-    if (gpus.empty()) std::printf("GPUs:        none (%s)\n", gpu_unavailable_reason().c_str());
+    if (gpus.empty()) std::printf("GPUs:        none: CPU-only mode, %s\n", gpu_unavailable_reason().c_str());
     for (const auto& g : gpus) {
         std::printf("GPU %d:       %s, sm_%d%d, %d SMs, %.1f GiB (%.1f GiB free), driver %d.%d\n", g.index,
                     g.name.c_str(), g.cc_major, g.cc_minor, g.multiprocessors, g.total_bytes / 1073741824.0,

@@ -76,6 +76,13 @@ bool AppSettings::setHubEndpoint(const QString& url) {
     return true;
 }
 
+bool AppSettings::demoOffered() const { return m_settings->value("library/demoOffered", false).toBool(); }
+
+void AppSettings::setDemoOffered(bool offered) {
+    m_settings->setValue("library/demoOffered", offered);
+    m_settings->sync();
+}
+
 QString AppSettings::filePath() const { return m_settings->fileName(); }
 void AppSettings::sync() { m_settings->sync(); }
 

@@ -42,6 +42,11 @@ public:
     QString hubEndpoint() const;
     bool setHubEndpoint(const QString& url);
 
+    // Whether the bundled demo model was offered on a first start (added to an empty library and loaded, with the
+    // welcome screen). Offered once: a user who removes it does not get it back at the next start.
+    bool demoOffered() const;
+    void setDemoOffered(bool offered);
+
     QString filePath() const;
     void sync();
 

@@ -1,18 +1,36 @@
 // freetoken: the desktop app. Logging first (file + the Logs page's LogHub, no console), then the QML UI.
+//   freetoken [MODEL]          MODEL (a .gguf file or a model folder) is added to the library and loaded: what a
+//                              double-click on a .gguf file runs (the desktop entry's %f, the Windows association)
+//   freetoken --smoke [MODEL]  checks the installed app and exits (app/desktop/smoke.h)
 #include <QApplication>
 #include <QIcon>
 #include <QQmlApplicationEngine>
+#include <QTemporaryDir>
+#include <QUrl>
 #include <QtQml/qqmlextensionplugin.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#endif
 
 #include "ft/error.h"
 #include "ft/log.h"
+#include "ft/paths.h"
 #include "ft/version.h"
 #include "engine_host.h"
 #include "log_hub.h"
 #include "system_info.h"
 #include "qml_setup.h"
+#include "smoke.h"
 
 Q_IMPORT_QML_PLUGIN(FreeToken_UiPlugin)
 
@@ -28,8 +46,13 @@ bool display_available() {
 #endif
 }
 
+std::atomic<int> g_qml_warnings{0};  // for --smoke: a QML warning means a missing module or a broken page
+
 // Qt's own warnings (QML errors included) go to the log like everything else.
 void qt_message_to_log(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+    if (type != QtDebugMsg && type != QtInfoMsg &&
+        (msg.contains(QLatin1String(".qml")) || (ctx.category && std::strncmp(ctx.category, "qt.qml", 6) == 0)))
+        ++g_qml_warnings;
     const std::string text = ctx.category && std::string(ctx.category) != "default"
         ? std::string(ctx.category) + ": " + msg.toStdString() : msg.toStdString();
     switch (type) {
@@ -41,9 +64,76 @@ void qt_message_to_log(QtMsgType type, const QMessageLogContext& ctx, const QStr
     if (type != QtDebugMsg && type != QtInfoMsg) std::fprintf(stderr, "freetoken: %s\n", text.c_str());
 }
 
+// The demo model that comes with FreeToken (ft::find_bundled_model: share/freetoken/models beside bin/ — the .deb, the
+// portable bundle and the Windows installer all use that layout — else the source tree's resources/models). Empty
+// when none is installed.
+QString find_demo_model() {
+#ifdef FT_RESOURCES_DIR
+    const std::filesystem::path p = ft::find_bundled_model(FT_RESOURCES_DIR);
+#else
+    const std::filesystem::path p = ft::find_bundled_model();
+#endif
+    return p.empty() ? QString() : QString::fromStdString(p.string());
+}
+
+#ifdef _WIN32
+// freetoken.exe is a GUI program without a console of its own: print --help, --version and --smoke to the console
+// it was started from, unless its output is redirected (CI, a file). Not compiled on Linux CI (no Qt for MinGW).
+void attach_parent_console() {
+    const HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
+    if (out != nullptr && out != INVALID_HANDLE_VALUE && ::GetFileType(out) != FILE_TYPE_UNKNOWN) return;
+    if (!::AttachConsole(ATTACH_PARENT_PROCESS)) return;
+    FILE* f = nullptr;
+    freopen_s(&f, "CONOUT$", "w", stdout);
+    freopen_s(&f, "CONOUT$", "w", stderr);
+}
+#endif
+
+void print_usage() {
+    std::printf("usage: freetoken [MODEL]            open MODEL (a .gguf file or a model folder): add it to the library and load it\n"
+                "       freetoken --smoke [MODEL]    check this installation: open the window, load MODEL (default: the\n"
+                "                                    bundled demo model), generate a few tokens, exit 0 (1 with the reason)\n"
+                "       freetoken --version | --help\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool smoke = false;
+    QString model_arg;
+#ifdef _WIN32
+    for (int i = 1; i < argc; ++i)
+        if (argv[i][0] == '-') attach_parent_console();
+#endif
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        if (std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0) {
+            print_usage();
+            return 0;
+        }
+        if (std::strcmp(a, "--version") == 0) {
+            std::printf("freetoken %s\n", ft::version());
+            return 0;
+        }
+        if (std::strcmp(a, "--smoke") == 0) {
+            smoke = true;
+        } else if (a[0] == '-' && a[1] == '-') {
+            std::fprintf(stderr, "freetoken: unknown option %s (see freetoken --help)\n", a);
+            return 2;
+        }
+        // Qt's own options (-platform, -style…) are left to QApplication; the model path is read from
+        // QCoreApplication::arguments() below (on Windows the only form that keeps non-ASCII paths intact).
+    }
+    // --smoke leaves nothing behind: a temporary data folder unless FT_DATA_DIR names one.
+    std::unique_ptr<QTemporaryDir> smoke_data;
+    if (smoke && qEnvironmentVariableIsEmpty("FT_DATA_DIR")) {
+        smoke_data = std::make_unique<QTemporaryDir>();
+        if (!smoke_data->isValid()) {
+            std::fprintf(stderr, "freetoken --smoke: FAILED: cannot create a temporary data folder\n");
+            return 1;
+        }
+        qputenv("FT_DATA_DIR", smoke_data->path().toLocal8Bit());
+    }
     if (!display_available()) {
         std::fprintf(stderr,
                      "freetoken: no display found (DISPLAY and WAYLAND_DISPLAY are not set).\n"
@@ -56,6 +146,12 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("FreeToken");
     QApplication::setApplicationVersion(QString::fromLatin1(ft::version()));
     QApplication::setWindowIcon(QIcon(":/icons/freetoken.svg"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("freetoken"));  // Wayland app id = freetoken.desktop
+    // QApplication has taken its own options out: what is left that is not --smoke names the model.
+    for (const QString& a : QCoreApplication::arguments().mid(1)) {
+        if (a.startsWith(QLatin1Char('-')) || !model_arg.isEmpty()) continue;
+        model_arg = a.startsWith(QLatin1String("file://")) ? QUrl(a).toLocalFile() : a;
+    }
 
     try {
         ft::LogHub hub;
@@ -67,11 +163,17 @@ int main(int argc, char** argv) {
         {
             ft::EngineHost host;  // the one engine of the app; outlives the QML that uses it
             QQmlApplicationEngine engine;
-            ft::ui::prepare_engine(engine, &hub, &host);
+            const QString demo = find_demo_model();
+            QVariantMap startup{{"demoModelPath", smoke && !model_arg.isEmpty() ? model_arg : demo}};
+            if (!smoke && !model_arg.isEmpty()) startup.insert("openPath", model_arg);
+            ft::ui::prepare_engine(engine, &hub, &host, startup);
             engine.load(ft::ui::main_qml_url());
             if (engine.rootObjects().isEmpty()) {
                 spdlog::critical("the user interface failed to load (see the warnings above)");
                 std::fprintf(stderr, "freetoken: the user interface failed to load; see the log for details\n");
+            } else if (smoke) {
+                rc = ft::app::run_smoke(engine.rootObjects().first(), host, model_arg.isEmpty() ? demo : model_arg,
+                                        g_qml_warnings);
             } else {
                 rc = app.exec();
             }

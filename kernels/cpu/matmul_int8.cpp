@@ -4,10 +4,19 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/x86_features.h"
 #include "ref/quant.h"
 
+// The x86 paths are written with intrinsics. GCC and Clang (MinGW included) compile each path for its own ISA with
+// a target attribute; MSVC compiles any intrinsic without one, so there the attribute is empty. Which path runs is
+// decided at run time from cpuid (x86_features) on every compiler.
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define FT_I8_X86 1
+#define FT_I8_TARGET(isa) __attribute__((target(isa)))
+#include <immintrin.h>
+#elif defined(_MSC_VER) && defined(_M_X64)
+#define FT_I8_X86 1
+#define FT_I8_TARGET(isa)
 #include <immintrin.h>
 #endif
 
@@ -35,7 +44,7 @@ struct QuantizedX8 {
 }  // namespace
 
 #define FT_I8_NS avx512_vnni
-#define FT_I8_ATTR __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define FT_I8_ATTR FT_I8_TARGET("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")
 #define FT_I8_DPBUSD _mm256_dpbusd_epi32
 #include "cpu/matmul_int8_x86.inc"
 #undef FT_I8_NS
@@ -43,7 +52,7 @@ struct QuantizedX8 {
 #undef FT_I8_DPBUSD
 
 #define FT_I8_NS avx_vnni
-#define FT_I8_ATTR __attribute__((target("avx2,fma,f16c,avxvnni")))
+#define FT_I8_ATTR FT_I8_TARGET("avx2,fma,f16c,avxvnni")
 #define FT_I8_DPBUSD _mm256_dpbusd_avx_epi32
 #include "cpu/matmul_int8_x86.inc"
 #undef FT_I8_NS
@@ -70,13 +79,11 @@ std::atomic<int>& selected() {
 
 bool int8_dot_cpu_supports(Int8Dot path) {
 #ifdef FT_I8_X86
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const X86Features& f = x86_features();
+    const bool avx2 = f.avx2 && f.fma && f.f16c;
     switch (path) {
-        case Int8Dot::avx512_vnni:
-            return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-        case Int8Dot::avx_vnni: return avx2 && __builtin_cpu_supports("avxvnni");
+        case Int8Dot::avx512_vnni: return avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni;
+        case Int8Dot::avx_vnni: return avx2 && f.avxvnni;
         case Int8Dot::none: return true;
     }
 #endif

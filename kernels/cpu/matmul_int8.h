@@ -7,8 +7,9 @@
 // codes multiply exactly in int32 per 32 (or 16) elements; block scales apply in f32. Relative error of the dot
 // product ≈ 1e-5 in nmse on uniform data (int16 path: ≈ 1e-9).
 //
-// GCC/Clang on x86-64 only (target attributes, __builtin_cpu_supports); elsewhere, MSVC included, every path
-// reports unsupported and matvec_rows keeps its Highway int16/f32 kernels.
+// x86-64 only, on GCC/Clang (each path compiled with its target attribute) and MSVC (no attribute needed); the CPU's
+// support is read with cpuid (x86_features.h). Elsewhere every path reports unsupported and matvec_rows keeps its
+// Highway int16/f32 kernels.
 #pragma once
 
 #include <cstddef>

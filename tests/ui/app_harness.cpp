@@ -9,10 +9,11 @@ Q_IMPORT_QML_PLUGIN(FreeToken_UiPlugin)
 
 namespace ft::test {
 
-UiHarness::UiHarness(ft::LogHub* hub) : m_hub(hub), m_host(std::make_unique<ft::EngineHost>()) {}
+UiHarness::UiHarness(ft::LogHub* hub, const QVariantMap& startup)
+    : m_hub(hub), m_startup(startup), m_host(std::make_unique<ft::EngineHost>()) {}
 
 bool UiHarness::load() {
-    ft::ui::prepare_engine(m_engine, m_hub, m_host.get());
+    ft::ui::prepare_engine(m_engine, m_hub, m_host.get(), m_startup);
     m_engine.load(ft::ui::main_qml_url());
     if (m_engine.rootObjects().isEmpty()) return false;
     m_root = m_engine.rootObjects().first();

@@ -8,6 +8,7 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QString>
+#include <QVariantMap>
 
 #include <memory>
 
@@ -21,7 +22,9 @@ namespace ft::test {
 
 class UiHarness {
 public:
-    explicit UiHarness(ft::LogHub* hub);  // with an EngineHost of its own, as the app has
+    // With an EngineHost of its own, as the app has. `startup`: Main.qml's openPath / demoModelPath, as the
+    // executable passes them (ft::ui::prepare_engine); empty by default, so no test gets the first-start demo.
+    explicit UiHarness(ft::LogHub* hub, const QVariantMap& startup = {});
     ft::EngineHost* host() const { return m_host.get(); }
     bool load();                                   // false if Main.qml failed to load or never got exposed
     QQuickWindow* window() const { return m_window; }
@@ -37,6 +40,7 @@ public:
 
 private:
     ft::LogHub* m_hub;
+    QVariantMap m_startup;
     std::unique_ptr<ft::EngineHost> m_host;  // declared before m_engine: outlives the QML
     QQmlApplicationEngine m_engine;
     QQuickWindow* m_window = nullptr;

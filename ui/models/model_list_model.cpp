@@ -101,10 +101,10 @@ QString ModelListModel::modelsDir() const {
 
 bool ModelListModel::addUrl(const QUrl& url) { return addPath(url.isLocalFile() ? url.toLocalFile() : url.toString()); }
 
-bool ModelListModel::addPath(const QString& path) {
+bool ModelListModel::addPath(const QString& path, const QString& origin) {
     if (!m_library) return false;
     try {
-        const ModelRecord r = m_library->add(path);
+        const ModelRecord r = m_library->add(path, origin);
         beginInsertRows({}, 0, 0);
         m_rows.prepend(makeRow(r));
         endInsertRows();

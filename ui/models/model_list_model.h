@@ -45,7 +45,9 @@ public:
     QString modelsDir() const;
 
     Q_INVOKABLE bool addUrl(const QUrl& url);
-    Q_INVOKABLE bool addPath(const QString& path);
+    // `origin` is kept with the row: "added" (a dialog, a drop, the command line), "demo" (the bundled demo model
+    // added on the first start; its row is labelled Demo).
+    Q_INVOKABLE bool addPath(const QString& path, const QString& origin = QStringLiteral("added"));
     Q_INVOKABLE bool remove(qint64 id);
     // Removes the row; with deleteFiles also the model's file(s) (see ModelLibrary::remove). False + lastError on
     // a refusal.

@@ -44,7 +44,7 @@ bool install_language(const QString& language) {
     return true;
 }
 
-void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* engineHost) {
+void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* engineHost, const QVariantMap& startup) {
     QQuickStyle::setStyle("Basic");
     // Prefer a modern UI face; Noto Sans CJK also covers Hangul and Hanzi for the translations.
     QFont font(first_available({"Inter", "Segoe UI Variable Text", "Segoe UI", "Noto Sans", "Noto Sans CJK SC",
@@ -58,11 +58,14 @@ void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* eng
         AppSettings settings;
         install_language(settings.language());
     }
-    engine.setInitialProperties({{"logHub", QVariant::fromValue<QObject*>(hub)},
-                                 {"engineHost", QVariant::fromValue<QObject*>(engineHost)},
-                                 {"monoFamily", first_available({"JetBrains Mono", "Cascadia Mono", "Consolas",
-                                                                 "Noto Sans Mono", "DejaVu Sans Mono"},
-                                                                "monospace")}});
+    QVariantMap properties{{"logHub", QVariant::fromValue<QObject*>(hub)},
+                           {"engineHost", QVariant::fromValue<QObject*>(engineHost)},
+                           {"monoFamily", first_available({"JetBrains Mono", "Cascadia Mono", "Consolas",
+                                                           "Noto Sans Mono", "DejaVu Sans Mono"},
+                                                          "monospace")}};
+    for (const QString& key : {QStringLiteral("openPath"), QStringLiteral("demoModelPath")})
+        if (startup.contains(key)) properties.insert(key, startup.value(key).toString());
+    engine.setInitialProperties(properties);
 }
 
 QUrl main_qml_url() { return QUrl("qrc:/qt/qml/FreeToken/Ui/qml/Main.qml"); }

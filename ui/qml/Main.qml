@@ -9,6 +9,8 @@ ApplicationWindow {
     property QtObject logHub: null          // set by the executable (ft::ui::prepare_engine)
     property QtObject engineHost: null      // the app's EngineHost, set by the executable (null: no engine)
     property string monoFamily: "monospace"
+    property string openPath: ""            // a model given on the command line (a double-click on a .gguf file)
+    property string demoModelPath: ""       // the bundled demo model, found by the executable ("" : none installed)
     property string currentPage: "models"
     readonly property var pages: ["models", "console", "chat", "logs", "settings"]
 
@@ -32,6 +34,18 @@ ApplicationWindow {
     LogListModel { id: logListModel; objectName: "logListModel"; hub: root.logHub }
     ChatSession { id: chatSession; objectName: "chatSession"; host: root.engineHost }
     ApiServerModel { id: apiServer; objectName: "apiServerModel"; host: root.engineHost }
+    StartupModel {
+        id: startup
+        objectName: "startupModel"
+        library: libraryModel
+        host: root.engineHost
+        openPath: root.openPath
+        demoPath: root.demoModelPath
+        onWelcomeVisibleChanged: if (welcomeVisible) welcome.open()
+    }
+    Component.onCompleted: {
+        if (startup.start() === "open") root.showPage("models")
+    }
     Binding { target: Theme; property: "dark"; value: settingsModel.dark }
     Binding { target: Theme; property: "monoFamily"; value: root.monoFamily }
 
@@ -68,7 +82,7 @@ ApplicationWindow {
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: root.pages.indexOf(root.currentPage)
-            ModelsPage { objectName: "page_models"; library: libraryModel; downloads: downloadModel; engineHost: root.engineHost }
+            ModelsPage { id: modelsPage; objectName: "page_models"; library: libraryModel; downloads: downloadModel; engineHost: root.engineHost }
             ConsolePage {
                 objectName: "page_console"
                 monitor: systemMonitor
@@ -85,5 +99,17 @@ ApplicationWindow {
             LogsPage { objectName: "page_logs"; logModel: logListModel }
             SettingsPage { objectName: "page_settings"; settings: settingsModel; apiServer: apiServer }
         }
+    }
+
+    WelcomeDialog {
+        id: welcome
+        host: root.engineHost
+        monitor: systemMonitor
+        onClosed: startup.dismissWelcome()
+        onDownloadRequested: {
+            root.showPage("models")
+            modelsPage.openDownloadDialog()
+        }
+        onTryRequested: root.showPage("chat")
     }
 }

@@ -69,14 +69,15 @@ std::vector<GpuInfo> gpu_devices() {
 std::string gpu_unavailable_reason() {
     const Probe& p = probe();
     if (p.error == cudaSuccess && !p.devices.empty()) return {};
-    if (p.error == cudaErrorNoDevice || (p.error == cudaSuccess && p.devices.empty())) return "no CUDA device found";
+    if (p.error == cudaErrorNoDevice || (p.error == cudaSuccess && p.devices.empty())) return "no NVIDIA GPU found";
     if (p.error == cudaErrorInsufficientDriver) {
         int driver = 0, runtime = 0;
         cudaDriverGetVersion(&driver);  // 0 when no driver is installed at all
         cudaRuntimeGetVersion(&runtime);
-        if (driver == 0) return "no NVIDIA driver found";
+        if (driver == 0) return "no NVIDIA driver found (install the NVIDIA driver to use the GPU)";
         return "the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
-               ", older than this build's CUDA " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+               ", older than this build's CUDA " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
+               " (update the NVIDIA driver to use the GPU)";
     }
     return std::string("CUDA is not usable: ") + cudaGetErrorString(p.error);
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "core/checked_int.h"
 #include "ft/error.h"
 #include "tokenizer/jinja_builtins_util.h"
 #include "tokenizer/jinja_interpreter.h"
@@ -84,7 +85,7 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
     if (op == "+") {
         if (ints) {
             std::int64_t r;
-            if (__builtin_add_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
+            if (checked::add_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
             return Value::integer(r);
         }
         if (nums) return Value::floating(a.as_double() + b.as_double());
@@ -105,7 +106,7 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
     if (op == "-") {
         if (ints) {
             std::int64_t r;
-            if (__builtin_sub_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
+            if (checked::sub_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
             return Value::integer(r);
         }
         if (nums) return Value::floating(a.as_double() - b.as_double());
@@ -114,7 +115,7 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
     if (op == "*") {
         if (ints) {
             std::int64_t r;
-            if (__builtin_mul_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
+            if (checked::mul_overflow(a.as_int(), b.as_int(), &r)) in.fail(pos, "integer overflow");
             return Value::integer(r);
         }
         if (nums) return Value::floating(a.as_double() * b.as_double());
@@ -168,9 +169,9 @@ Value binary_op(Interpreter& in, const std::string& op, const Value& a, const Va
             std::int64_t base = a.as_int(), e = b.as_int(), r = 1;
             while (e > 0) {
                 if (e & 1)
-                    if (__builtin_mul_overflow(r, base, &r)) in.fail(pos, "integer overflow");
+                    if (checked::mul_overflow(r, base, &r)) in.fail(pos, "integer overflow");
                 e >>= 1;
-                if (e > 0 && __builtin_mul_overflow(base, base, &base)) in.fail(pos, "integer overflow");
+                if (e > 0 && checked::mul_overflow(base, base, &base)) in.fail(pos, "integer overflow");
             }
             return Value::integer(r);
         }

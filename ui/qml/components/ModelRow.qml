@@ -24,6 +24,7 @@ Card {
     property int parts: 1
     property string fitVerdict
     property string fitReason
+    property string origin      // "added", "scan", "download", "demo" (the bundled demo model)
     property real tokSLow
     property real tokSHigh
     signal removeRequested()
@@ -79,6 +80,15 @@ Card {
                     color: Theme.surfaceAlt
                     border.color: Theme.border
                     Text { id: fmt; anchors.centerIn: parent; text: row.format.toUpperCase(); color: Theme.textMuted; font.pixelSize: 10; font.family: Theme.monoFamily }
+                }
+                Pill {
+                    objectName: "demoBadge"
+                    visible: row.origin === "demo"
+                    tint: Theme.accent
+                    text: qsTr("Demo")
+                    ToolTip.visible: demoHover.hovered
+                    ToolTip.text: qsTr("The small demo model that comes with FreeToken, for trying the app. Download a real model for real work.")
+                    HoverHandler { id: demoHover }
                 }
                 Pill {
                     objectName: "fitBadge"

@@ -18,6 +18,8 @@ Page {
 
     // What the DropArea calls; also the entry point for tests.
     function dropUrls(urls) { return page.library.addUrls(urls) }
+    // The welcome screen's "Download a model" link: the Download dialog, as the button above opens it.
+    function openDownloadDialog() { downloadDialog.open() }
 
     actions: [
         AppButton {
@@ -216,6 +218,7 @@ Page {
             parts: model.parts
             fitVerdict: model.fitVerdict
             fitReason: model.fitReason
+            origin: model.origin
             tokSLow: model.tokSLow
             tokSHigh: model.tokSHigh
             onRemoveRequested: removeDialog.ask(model.modelId, model.name, model.path, model.format !== "gguf")

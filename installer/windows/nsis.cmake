@@ -1,0 +1,39 @@
+# The Windows installer (NSIS through CPack), included by cmake/FtPackaging.cmake on WIN32. It installs into
+# %ProgramFiles%\FreeToken (bin\freetoken.exe, bin\ft.exe, the DLLs installer/windows/deploy.cmake adds, share\),
+# adds a Start-menu entry, associates .gguf files with FreeToken (a double-click runs `freetoken.exe "<file>"`:
+# the file is added to the library and loaded) and registers an uninstaller in "Apps & features". Per-user data
+# (models, library, chats, logs) lives in %LOCALAPPDATA%\FreeToken and is kept on uninstall.
+# CI checks this script with Debian's makensis on the MinGW cross build (scripts/cross-mingw.sh); the installer
+# itself has not been run on Windows.
+set(CPACK_GENERATOR "NSIS;ZIP")
+set(CPACK_NSIS_DISPLAY_NAME "FreeToken Desktop")
+set(CPACK_NSIS_PACKAGE_NAME "FreeToken Desktop ${PROJECT_VERSION}")
+set(CPACK_PACKAGE_INSTALL_REGISTRY_KEY "FreeToken")
+set(CPACK_NSIS_INSTALL_ROOT "$PROGRAMFILES64")
+set(CPACK_NSIS_ENABLE_UNINSTALL_BEFORE_INSTALL ON)
+set(CPACK_NSIS_MUI_ICON "${CMAKE_SOURCE_DIR}/resources/freetoken.ico")
+set(CPACK_NSIS_MUI_UNIICON "${CMAKE_SOURCE_DIR}/resources/freetoken.ico")
+set(CPACK_NSIS_INSTALLED_ICON_NAME "bin\\\\freetoken.exe")
+set(CPACK_NSIS_EXECUTABLES_DIRECTORY "bin")  # CPACK_PACKAGE_EXECUTABLES: the Start-menu entry
+set(CPACK_NSIS_MUI_FINISHPAGE_RUN "freetoken.exe")
+set(CPACK_NSIS_MANIFEST_DPI_AWARE ON)
+
+# .gguf → FreeToken.GGUF (HKLM\Software\Classes: every user of the PC); undone by the uninstaller, which removes
+# .gguf's default only while it still points at FreeToken.
+set(CPACK_NSIS_EXTRA_INSTALL_COMMANDS "
+  WriteRegStr HKLM 'Software\\\\Classes\\\\.gguf' '' 'FreeToken.GGUF'
+  WriteRegStr HKLM 'Software\\\\Classes\\\\.gguf' 'Content Type' 'application/x-gguf'
+  WriteRegStr HKLM 'Software\\\\Classes\\\\.gguf\\\\OpenWithProgids' 'FreeToken.GGUF' ''
+  WriteRegStr HKLM 'Software\\\\Classes\\\\FreeToken.GGUF' '' 'GGUF model'
+  WriteRegStr HKLM 'Software\\\\Classes\\\\FreeToken.GGUF\\\\DefaultIcon' '' '$INSTDIR\\\\bin\\\\freetoken.exe,0'
+  WriteRegStr HKLM 'Software\\\\Classes\\\\FreeToken.GGUF\\\\shell\\\\open\\\\command' '' '\\\"$INSTDIR\\\\bin\\\\freetoken.exe\\\" \\\"%1\\\"'
+  System::Call 'shell32::SHChangeNotify(i 0x08000000, i 0, p 0, p 0)'
+")
+set(CPACK_NSIS_EXTRA_UNINSTALL_COMMANDS "
+  DeleteRegKey HKLM 'Software\\\\Classes\\\\FreeToken.GGUF'
+  DeleteRegValue HKLM 'Software\\\\Classes\\\\.gguf\\\\OpenWithProgids' 'FreeToken.GGUF'
+  ReadRegStr $0 HKLM 'Software\\\\Classes\\\\.gguf' ''
+  StrCmp $0 'FreeToken.GGUF' 0 +2
+    DeleteRegKey HKLM 'Software\\\\Classes\\\\.gguf'
+  System::Call 'shell32::SHChangeNotify(i 0x08000000, i 0, p 0, p 0)'
+")
