@@ -6,7 +6,7 @@ set -euo pipefail
 
 mode=${1:---gui}
 pkgs=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git xz-utils
   libhwloc-dev libspdlog-dev libfmt-dev libhwy-dev libpcre2-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   libcpp-httplib-dev
   qt6-base-dev libqt6test6 qt6-base-dev-tools

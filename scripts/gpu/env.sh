@@ -5,6 +5,9 @@
 cd "$(dirname "$0")/../.."
 repo=$PWD
 
+# The data files git keeps xz-compressed (cmake/FtPackedData.cmake unpacks them when configuring; nothing is
+# configured here).
+while IFS= read -r f; do [[ -f "${f%.xz}" ]] || xz --decompress --keep "$f"; done < <(find resources tests/data -name '*.xz')
 [[ -f .gpu/bundle.tar.xz ]] || { echo "no .gpu/bundle.tar.xz: run scripts/gpu/bundle.sh first (and carry .gpu)"; exit 2; }
 dest=/tmp/ft-bundle
 rm -rf "$dest" && mkdir -p "$dest" && tar -C "$dest" -xJf .gpu/bundle.tar.xz
