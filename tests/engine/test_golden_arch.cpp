@@ -23,7 +23,13 @@ namespace {
 
 struct Fixture {
     QString dir;
-    double fast_min_cos = 0.99;  // the default GPU prefill's stated bound (see check())
+    // The default GPU prefill (BF16 matrix products, f16 attention and KV) is held to what transformers itself
+    // gives with BF16 matrix products on the same fixture (scripts/golden/bf16_sensitivity.py, H200 2026-12-02):
+    // at most twice its count of positions under cosine 0.999 and 90 % top-1; greedy identical. These random
+    // models sit near routing ties, where one flipped expert moves a position's logits far (transformers in BF16:
+    // gpt-oss min cosine 0.75, 24 of 226 positions under 0.999, 22 of 904 routing choices changed; GLM 0.92, 9 of
+    // 224, 11 of 672), so the minimum cosine says little there.
+    int bf16_reference_under_0999 = 0;
     std::vector<std::vector<std::int32_t>> seqs;
     std::vector<std::int32_t> greedy;
     int greedy_index = 0, vocab = 0, positions = 0;
@@ -42,10 +48,8 @@ Fixture read_fixture(const QString& name) {
     f.vocab = o["vocab_size"].toInt();
     for (const auto& s : f.seqs) f.positions += int(s.size());
     f.logits = ft::test::read_floats(f.dir + "/logits.bin");
-    // GLM's sigmoid router with grouped top-k and routed scaling: on the H200 the BF16 prefill gave min cosine
-    // 0.9716 at one position, top-1 220/224, greedy 48/48 (2026-12-02); near-tied expert scores flipping under BF16
-    // is the suspected cause (not yet shown).
-    if (name == "glm4-moe-tiny") f.fast_min_cos = 0.95;
+    if (name == "gpt-oss-tiny") f.bf16_reference_under_0999 = 24;
+    if (name == "glm4-moe-tiny") f.bf16_reference_under_0999 = 9;
     return f;
 }
 
@@ -78,11 +82,13 @@ class TestGoldenArch : public QObject {
         const auto gen = ft::test::greedy(e, f.seqs[std::size_t(f.greedy_index)], int(f.greedy.size()));
         std::size_t same = 0;
         while (same < gen.size() && same < f.greedy.size() && gen[same] == f.greedy[same]) ++same;
-        qInfo("%s: min cosine %.9f, top-1 same %d/%d, max |Δlogit| %.3g; greedy equal for %zu of %zu tokens", what,
-              a.min_cos, a.top1_same, a.positions, a.max_abs, same, f.greedy.size());
+        qInfo("%s: min cosine %.9f, %d positions under 0.999, top-1 same %d/%d, max |Δlogit| %.3g; greedy equal for "
+              "%zu of %zu tokens", what, a.min_cos, a.under_0999, a.top1_same, a.positions, a.max_abs, same, f.greedy.size());
         if (golden_fast_gpu()) {
-            QVERIFY2(a.min_cos >= f.fast_min_cos, qPrintable(QString("min cosine %1").arg(a.min_cos, 0, 'g', 10)));
-            QVERIFY(a.top1_same >= a.positions * 95 / 100);
+            QVERIFY2(a.under_0999 <= 2 * f.bf16_reference_under_0999,
+                     qPrintable(QString("%1 positions under cosine 0.999").arg(a.under_0999)));
+            QVERIFY(a.top1_same >= a.positions * 90 / 100);
+            QCOMPARE(gen, f.greedy);
             return;
         }
         QVERIFY2(a.min_cos >= 0.9999, qPrintable(QString("min cosine %1").arg(a.min_cos, 0, 'g', 10)));

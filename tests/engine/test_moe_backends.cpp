@@ -1,9 +1,12 @@
-// Every expert-offload backend (offload, cpu, hybrid, static) against the resident GPU backend on the tiny golden
-// model (4 layers × 16 experts, top-4): teacher-forced logits through decode steps (one token per forward: the
+// Every expert-offload backend (offload, cpu, hybrid, static) against the resident GPU backend on a tiny golden
+// model (16 experts per MoE layer, top-4): teacher-forced logits through decode steps (one token per forward: the
 // captured decode graph with the expert cache, the q* split and the CPU handshake) and through prefill (whole-layer
 // streaming), at cache sizes from one layer's experts to all of them; greedy continuations identical. A capped host
 // store (--pin-budget: part of the experts left unpinned, fetched through the bounce ring) gives bit-identical
 // outputs to the fully pinned one. GPU only.
+// The model: tests/data/qwen3-moe-tiny, or the fixture folder named by FT_BACKENDS_FIXTURE (CTest runs the same binary
+// on gpt-oss-tiny — expert biases, clamped SwiGLU, sinks — and glm4-moe-tiny — a dense first layer, a shared expert,
+// the sigmoid router with its selection bias).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -17,7 +20,29 @@
 
 namespace {
 
-const QString kDir = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+QString fixture_dir() {
+    const QByteArray name = qgetenv("FT_BACKENDS_FIXTURE");
+    return QStringLiteral(FT_SOURCE_DIR "/tests/data/") + (name.isEmpty() ? QStringLiteral("qwen3-moe-tiny") : QString(name));
+}
+const QString kDir = fixture_dir();
+
+// Routed experts per MoE layer and the number of MoE layers, from the fixture's config.json.
+struct Shape {
+    int experts = 0, moe_layers = 0;
+    int total() const { return experts * moe_layers; }
+};
+Shape fixture_shape() {
+    QFile f(kDir + "/config.json");
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot open config.json");
+    const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
+    Shape s;
+    for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts"})
+        if (c.contains(key)) s.experts = c[key].toInt();
+    s.moe_layers = c["num_hidden_layers"].toInt() - c["first_k_dense_replace"].toInt(0);
+    if (s.experts <= 0 || s.moe_layers <= 0) qFatal("config.json: no experts or no MoE layers");
+    return s;
+}
+const Shape kShape = fixture_shape();
 
 std::vector<std::int32_t> golden_prompt() {
     QFile f(kDir + "/golden.json");
@@ -120,16 +145,21 @@ private slots:
     void matchesResident_data() {
         QTest::addColumn<QString>("backend");
         QTest::addColumn<int>("n_slots");
+        // Cache sizes: one layer's experts, 1.5 layers', 2.5 layers' (for 4 MoE layers; 2 for 3), all of them.
+        const int L = kShape.experts, all = kShape.total();
+        const int big = kShape.moe_layers > 3 ? L * 5 / 2 : L * 2;
         for (const QString& b : {QStringLiteral("offload"), QStringLiteral("hybrid")})
-            for (int n_slots : {16, 24, 40, 64})
+            for (int n_slots : {L, L * 3 / 2, big, all})
                 QTest::newRow(qPrintable(QString("%1 %2 slots").arg(b).arg(n_slots))) << b << n_slots;
-        QTest::newRow("cpu 32 slots") << QStringLiteral("cpu") << 32;
-        QTest::newRow("cpu 16 slots") << QStringLiteral("cpu") << 16;
-        QTest::newRow("hybrid 24 slots, host-function sync") << QStringLiteral("hybrid-hostfunc") << 24;
-        QTest::newRow("hybrid 24 slots, background admission") << QStringLiteral("hybrid-admit") << 24;
-        QTest::newRow("hybrid 24 slots, q* refined online") << QStringLiteral("hybrid-online") << 24;
-        QTest::newRow("static 1 layer resident") << QStringLiteral("static") << 16;
-        QTest::newRow("static 3 layers resident") << QStringLiteral("static") << 48;
+        QTest::newRow(qPrintable(QString("cpu %1 slots").arg(2 * L))) << QStringLiteral("cpu") << 2 * L;
+        QTest::newRow(qPrintable(QString("cpu %1 slots").arg(L))) << QStringLiteral("cpu") << L;
+        const int mid = L * 3 / 2;
+        QTest::newRow(qPrintable(QString("hybrid %1 slots, host-function sync").arg(mid))) << QStringLiteral("hybrid-hostfunc") << mid;
+        QTest::newRow(qPrintable(QString("hybrid %1 slots, background admission").arg(mid))) << QStringLiteral("hybrid-admit") << mid;
+        QTest::newRow(qPrintable(QString("hybrid %1 slots, q* refined online").arg(mid))) << QStringLiteral("hybrid-online") << mid;
+        QTest::newRow("static 1 layer resident") << QStringLiteral("static") << L;
+        QTest::newRow(qPrintable(QString("static %1 layers resident").arg(kShape.moe_layers - 1)))
+            << QStringLiteral("static") << all - L;
     }
     void matchesResident() {
         QFETCH(QString, backend);
@@ -162,7 +192,7 @@ private slots:
         QVERIFY(hits + misses > 0);
         if (backend == "offload") QCOMPARE(counter(st, "expert_cpu"), 0.0);
         if (backend == "cpu") QCOMPARE(counter(st, "expert_fetched"), 0.0);
-        if (backend == "hybrid" && n_slots < 64) {
+        if (backend == "hybrid" && n_slots < kShape.total()) {
             QVERIFY(counter(st, "expert_fetched") > 0);
             QVERIFY(counter(st, "expert_cpu") > 0);
         }
@@ -197,14 +227,15 @@ private slots:
         QTest::addColumn<QString>("backend");
         QTest::addColumn<int>("n_slots");
         QTest::addColumn<double>("share");  // pin budget / the store's bytes (0: one byte, i.e. nothing pinned)
-        QTest::newRow("offload 16 slots, 25 %") << QStringLiteral("offload") << 16 << 0.25;
-        QTest::newRow("offload 24 slots, nothing pinned") << QStringLiteral("offload") << 24 << 0.0;
-        QTest::newRow("hybrid 24 slots, 25 %") << QStringLiteral("hybrid") << 24 << 0.25;
-        QTest::newRow("hybrid 16 slots, nothing pinned") << QStringLiteral("hybrid") << 16 << 0.0;
-        QTest::newRow("hybrid 24 slots, 25 %, host-function sync") << QStringLiteral("hybrid-hostfunc") << 24 << 0.25;
-        QTest::newRow("cpu 32 slots, 25 %") << QStringLiteral("cpu") << 32 << 0.25;
-        QTest::newRow("static 2 layers resident, 25 %") << QStringLiteral("static") << 32 << 0.25;
-        QTest::newRow("offload 24 slots, budget above the store") << QStringLiteral("offload") << 24 << 2.0;
+        const int L = kShape.experts, mid = L * 3 / 2;
+        QTest::newRow("offload 1 layer's slots, 25 %") << QStringLiteral("offload") << L << 0.25;
+        QTest::newRow("offload 1.5 layers' slots, nothing pinned") << QStringLiteral("offload") << mid << 0.0;
+        QTest::newRow("hybrid 1.5 layers' slots, 25 %") << QStringLiteral("hybrid") << mid << 0.25;
+        QTest::newRow("hybrid 1 layer's slots, nothing pinned") << QStringLiteral("hybrid") << L << 0.0;
+        QTest::newRow("hybrid 1.5 layers' slots, 25 %, host-function sync") << QStringLiteral("hybrid-hostfunc") << mid << 0.25;
+        QTest::newRow("cpu 2 layers' slots, 25 %") << QStringLiteral("cpu") << 2 * L << 0.25;
+        QTest::newRow("static 2 layers resident, 25 %") << QStringLiteral("static") << 2 * L << 0.25;
+        QTest::newRow("offload 1.5 layers' slots, budget above the store") << QStringLiteral("offload") << mid << 2.0;
     }
     void pinBudgetMatchesFullyPinned() {
         try {
@@ -279,7 +310,7 @@ private slots:
     void tooSmallCacheIsAClearError() {
         ft::Engine e;
         try {
-            e.load_sync(options("offload", 8, 1));  // fewer n_slots than one layer's 16 experts
+            e.load_sync(options("offload", kShape.experts / 2, 1));  // fewer slots than one layer's experts
             QFAIL("loaded with 8 slots");
         } catch (const ft::Error& err) {
             QVERIFY2(QString(err.what()).contains("at least one layer"), err.what());

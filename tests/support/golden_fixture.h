@@ -50,9 +50,11 @@ inline std::vector<float> read_floats(const QString& path) {
 struct Agreement {
     double min_cos = 1, max_abs = 0;
     int positions = 0, top1_same = 0;
+    int under_0999 = 0;  // positions whose cosine is below 0.999
 };
 
-// Position by position over rows of `vocab` logits: the smallest cosine, the largest difference, top-1 agreement.
+// Position by position over rows of `vocab` logits: the smallest cosine, the largest difference, top-1 agreement,
+// how many positions fall below cosine 0.999.
 inline Agreement compare(const float* got, const float* want, int positions, int vocab) {
     Agreement a;
     for (int p = 0; p < positions; ++p) {
@@ -68,7 +70,9 @@ inline Agreement compare(const float* got, const float* want, int positions, int
             if (x[i] > x[ax]) ax = i;
             if (y[i] > y[ay]) ay = i;
         }
-        a.min_cos = std::min(a.min_cos, xy / std::sqrt(xx * yy));
+        const double cos = xy / std::sqrt(xx * yy);
+        a.min_cos = std::min(a.min_cos, cos);
+        a.under_0999 += cos < 0.999;
         a.top1_same += ax == ay;
         ++a.positions;
     }
