@@ -144,8 +144,9 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     if (offload) offload->done_with(b_.layer);
 }
 
-// Prefill MoE with every expert of the layer dequantized to BF16 once (3 launches), the gathered rows converted once,
-// then one cuBLAS product per expert and matrix: ~3 launches per expert instead of ~9.
+// Prefill MoE. With every expert of the layer dequantized to BF16 once (3 launches) and the gathered rows converted
+// once: two grouped cuBLAS calls (gate and up of every active expert, then down). Otherwise (experts streamed or
+// cached in their own format, or f32): each expert dequantized into the GEMM scratch and one cuBLAS call per matrix.
 void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const {
     const std::int64_t E = c.n_embd, K = route_.k, F = ex.gate.rows;
     const int NE = route_.n_expert;
@@ -179,15 +180,27 @@ void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, s
     }
     float* g = s.g.get();
     float* u = s.u.get();
+    // Whole layer dequantized: the experts' products go to cuBLAS as grouped GEMMs (gate and up of every expert in
+    // one call, down in another) instead of one call per expert and matrix.
+    void** ptrs = whole ? reinterpret_cast<void**>(wg + dense_experts_bytes(NE, F, E, el)) : nullptr;
+    std::vector<Linear::DenseProduct> products;
     for (int e = 0; e < NE; ++e) {
         const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
         if (n == 0) continue;
         const auto* x0 = static_cast<const std::uint8_t*>(xb) + std::size_t(r0 * E) * el;
-        const void* wgt = whole ? wg + std::size_t(e) * std::size_t(F * E) * el : lin.dense_weights(expert(ex.gate, e));
-        lin.gemm_dense(dt, wgt, F, E, x0, E, n, g + r0 * F, F, false);
-        const void* wup = whole ? wu + std::size_t(e) * std::size_t(F * E) * el : lin.dense_weights(expert(ex.up, e));
-        lin.gemm_dense(dt, wup, F, E, x0, E, n, u + r0 * F, F, false);
-        if (biases_) {
+        if (whole) {
+            products.push_back({wg + std::size_t(e) * std::size_t(F * E) * el, F, E, x0, E, n, g + r0 * F, F});
+            products.push_back({wu + std::size_t(e) * std::size_t(F * E) * el, F, E, x0, E, n, u + r0 * F, F});
+        } else {
+            lin.gemm_dense(dt, lin.dense_weights(expert(ex.gate, e)), F, E, x0, E, n, g + r0 * F, F, false);
+            lin.gemm_dense(dt, lin.dense_weights(expert(ex.up, e)), F, E, x0, E, n, u + r0 * F, F, false);
+        }
+    }
+    if (whole) lin.gemm_grouped(dt, products, ptrs);
+    if (biases_) {
+        for (int e = 0; e < NE; ++e) {
+            const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
+            if (n == 0) continue;
             c.launched(kc::add_bias_f32(g + r0 * F, F, biases_.gate + std::size_t(e) * std::size_t(F), n, F, c.stream),
                        "expert gate bias");
             c.launched(kc::add_bias_f32(u + r0 * F, F, biases_.up + std::size_t(e) * std::size_t(F), n, F, c.stream),
@@ -200,15 +213,22 @@ void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, s
         c.launched(kc::convert_f32(g, P * F, dt, s.dense_rows.get(), c.stream), "convert rows");
         hb = s.dense_rows.get();
     }
+    products.clear();
     for (int e = 0; e < NE; ++e) {
         const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
         if (n == 0) continue;
         const auto* h0 = static_cast<const std::uint8_t*>(hb) + std::size_t(r0 * F) * el;
-        const void* wdn = whole ? wd + std::size_t(e) * std::size_t(E * F) * el : lin.dense_weights(expert(ex.down, e));
-        lin.gemm_dense(dt, wdn, E, F, h0, F, n, s.ys.get() + r0 * E, E, false);
-        if (biases_)
+        if (whole) products.push_back({wd + std::size_t(e) * std::size_t(E * F) * el, E, F, h0, F, n, s.ys.get() + r0 * E, E});
+        else lin.gemm_dense(dt, lin.dense_weights(expert(ex.down, e)), E, F, h0, F, n, s.ys.get() + r0 * E, E, false);
+    }
+    if (whole) lin.gemm_grouped(dt, products, ptrs);
+    if (biases_) {
+        for (int e = 0; e < NE; ++e) {
+            const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
+            if (n == 0) continue;
             c.launched(kc::add_bias_f32(s.ys.get() + r0 * E, E, biases_.down + std::size_t(e) * std::size_t(E), n, E, c.stream),
                        "expert down bias");
+        }
     }
     c.launched(kc::moe_combine(s.ys.get(), s.where.get(), s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
                "moe combine");

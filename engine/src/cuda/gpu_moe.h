@@ -35,6 +35,12 @@ private:
     float limit_ = 0.f;
 };
 
+// Bytes of one layer's experts dequantized at once (gate, up and down of every expert) in the dense-expert
+// scratch, rounded up to 256: the grouped GEMMs' pointer arrays follow them there.
+inline std::size_t dense_experts_bytes(std::int64_t n_expert, std::int64_t F, std::int64_t E, std::size_t el) {
+    return (std::size_t(n_expert) * std::size_t(F) * std::size_t(E) * 3 * el + 255) / 256 * 256;
+}
+
 class GpuMoe {
 public:
     // resident: upload the layer's routed experts (else they stay with ExpertOffload).

@@ -350,7 +350,8 @@ void GpuRunner::allocate_scratch() {
         const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * el;
         if (opt_.gemm == GemmPrecision::bf16) s.dense_rows = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
         else s.dense_rows = s.xs;  // f32: the gathered rows are used as they are
-        const std::size_t dense = std::size_t(NE) * std::size_t(F) * std::size_t(E) * 3 * el;
+        // The experts, then the grouped GEMMs' pointer arrays (GpuMoe::prefill_dense).
+        const std::size_t dense = gpu::dense_experts_bytes(NE, F, E, el) + std::size_t(NE) * 2 * 3 * sizeof(void*);
         if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 && opt_.plan.prefill_dense_experts)
             s.dense_experts = vram_->alloc(dense, VramUse::scratch, "dense expert scratch");
     }

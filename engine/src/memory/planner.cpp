@@ -189,7 +189,9 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     if (resident && !r.exact_prefill && T > kGemvMaxM) {
         // A layer's experts dequantized at once make the prefill MoE one GEMM pass per expert: worth it when the
         // budget still holds the KV floor beside it.
-        const std::uint64_t dense = std::uint64_t(g.n_expert) * std::uint64_t(g.n_ff_exp) * std::uint64_t(g.n_embd) * 3 * 2;
+        // (+ the pointer arrays of the grouped GEMMs over them: 3 per product, gate and up of every expert at once).
+        const std::uint64_t dense = a256(std::uint64_t(g.n_expert) * std::uint64_t(g.n_ff_exp) * std::uint64_t(g.n_embd) * 3 * 2) +
+                                    a256(std::uint64_t(g.n_expert) * 2 * 3 * sizeof(void*));
         if (p.weights + p.scratch + dense + p.cublas + p.graphs + p.reserve + std::uint64_t(pages_of(kv_floor)) * kvt <= budget) {
             p.scratch += a256(dense);
             p.prefill_dense_experts = true;
