@@ -38,6 +38,8 @@ const CommandSpec& spec_bench() {
             {"gpu", "N", "CUDA device index", "0"},
             {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G", "the free VRAM"},
             {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention): exact, slower", ""},
+            {"pcie-limit", "GBPS", "decode/prefill: emulate a slower host link (e.g. 12 for PCIe 4.0 x8): expert fetches "
+                                   "and prefill streaming take at least bytes / GBPS; an emulation on this machine's link", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
             {"prompt-len", "N", "decode/prefill: prompt tokens; serve: prompt words", "512 (decode), 8192 (prefill), 64 (serve)"},
             {"gen", "N", "decode: steps", "128"},
@@ -118,6 +120,11 @@ int run_bench(const Args& args) {
         const bool decode = suite == "decode";
         bench::ForwardBenchOptions o;
         o.load = load_options_from(args);
+        o.load.pcie_limit_gbps = args.get_double("pcie-limit", 0);
+        if (o.load.pcie_limit_gbps < 0) throw Error(ErrorCode::invalid_argument, "--pcie-limit must be positive (GB/s)");
+        if (o.load.pcie_limit_gbps > 0)
+            std::printf("host link emulated at %.1f GB/s (--pcie-limit): expert fetches and prefill streaming take at "
+                        "least bytes / %.1f GB/s\n", o.load.pcie_limit_gbps, o.load.pcie_limit_gbps);
         o.prompt_len = int(args.get_int("prompt-len", decode ? 512 : 8192));
         o.gen = int(args.get_int("gen", 128));
         o.batch = int(args.get_int("batch", 1));
@@ -133,7 +140,9 @@ int run_bench(const Args& args) {
             bench::print(r, false);
             out = bench::to_json(r);
             out["bench"] = suite;
+            if (o.load.pcie_limit_gbps > 0) out["pcie_limit_gbps"] = o.load.pcie_limit_gbps;
         } else {
+            if (o.load.pcie_limit_gbps > 0) out["pcie_limit_gbps"] = o.load.pcie_limit_gbps;
             std::vector<std::string> backends;
             std::string list = args.get_or("backend", o.load.moe_backend);
             if (list == "all") list = "resident,offload,cpu,hybrid,static";

@@ -143,6 +143,37 @@ __global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, Expe
 
 }  // namespace
 
+namespace {
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void link_clock_start_kernel(std::uint64_t* t0) { *t0 = global_ns(); }
+
+__global__ void link_throttle_kernel(const std::uint64_t* t0, const std::int32_t* count, double ns_per_item) {
+    const double items = count ? double(*count > 0 ? *count : 0) : 1.0;
+    const std::uint64_t until = *t0 + std::uint64_t(items * ns_per_item);
+    while (global_ns() < until) __nanosleep(1000);
+}
+
+}  // namespace
+
+cudaError_t link_clock_start(std::uint64_t* t0, cudaStream_t stream) {
+    if (!t0) return cudaErrorInvalidValue;
+    link_clock_start_kernel<<<1, 1, 0, stream>>>(t0);
+    return cudaGetLastError();
+}
+
+cudaError_t link_throttle(const std::uint64_t* t0, const std::int32_t* count, double bytes_per_item, double gbps,
+                          cudaStream_t stream) {
+    if (!t0 || !(gbps > 0) || !(bytes_per_item >= 0)) return cudaErrorInvalidValue;
+    link_throttle_kernel<<<1, 1, 0, stream>>>(t0, count, bytes_per_item / gbps);  // bytes / (GB/s) = ns
+    return cudaGetLastError();
+}
+
 cudaError_t stage_to_host(const StageParams& p, cudaStream_t stream) {
     if (p.n_seg < 0 || p.n_seg > 4) return cudaErrorInvalidValue;
     for (int i = 0; i < p.n_seg; ++i)

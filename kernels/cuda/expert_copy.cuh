@@ -34,6 +34,15 @@ struct ExpertCopyParams {
 
 cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream);
 
+// Benchmark-only emulation of a slower host link (`ft bench --pcie-limit`): link_clock_start stores the device's
+// global timer (ns) at *t0; link_throttle, launched after the copies on the same stream, holds the stream until
+// items × bytes_per_item / (gbps · 1e9) seconds have passed since *t0, where items is *count (read on the device, so
+// it works in a captured graph) or 1 when count is null. The copies themselves run at the real link's speed: the
+// emulated time is max(real, bytes / limit). One thread each.
+cudaError_t link_clock_start(std::uint64_t* t0, cudaStream_t stream);
+cudaError_t link_throttle(const std::uint64_t* t0, const std::int32_t* count, double bytes_per_item, double gbps,
+                          cudaStream_t stream);
+
 // Copies up to 4 device buffers (sizes multiples of 4 bytes) to memory the device can write (host-mapped pinned
 // memory of the CPU expert handshake) and stores `value` at `word` (the token count), in one launch.
 struct StageSegment {

@@ -19,6 +19,7 @@
 #include "cuda_test.h"
 
 #include "cuda/expert_cache.cuh"
+#include "cuda/expert_copy.cuh"
 
 using ft::kernels::ExpertCacheControl;
 using ft::kernels::ExpertCacheCounters;
@@ -439,6 +440,42 @@ private slots:
         cudaStreamDestroy(stream);
         QVERIFY(ok);
         QVERIFY(got.residency == ref.residency && got.usage == ref.usage && got.recency == ref.recency);
+    }
+
+    // The emulated host link of `ft bench --pcie-limit`: the stream is held until items × bytes / rate has passed
+    // since the start stamp, the item count read on the device (or 1 without a count); bad rates are refused.
+    void emulatedLinkHoldsTheStream() {
+        namespace kc = ft::kernels::cuda;
+        Dev buf(256);
+        QVERIFY(buf.p);
+        auto* t0 = buf.as<std::uint64_t>();
+        auto* count = buf.as<std::int32_t>() + 16;
+        const std::int32_t n = 40;
+        QCOMPARE(cudaMemcpy(count, &n, sizeof n, cudaMemcpyHostToDevice), cudaSuccess);
+        cudaEvent_t a, b;
+        QCOMPARE(cudaEventCreate(&a), cudaSuccess);
+        QCOMPARE(cudaEventCreate(&b), cudaSuccess);
+        struct Case {
+            const std::int32_t* count;
+            double bytes, gbps, want_ms;
+        };
+        for (const Case c : {Case{count, 1e6, 10.0, 4.0}, Case{nullptr, 2e7, 10.0, 2.0}, Case{count, 1e6, 40.0, 1.0}}) {
+            QCOMPARE(cudaEventRecord(a, nullptr), cudaSuccess);
+            QCOMPARE(kc::link_clock_start(t0, nullptr), cudaSuccess);
+            QCOMPARE(kc::link_throttle(t0, c.count, c.bytes, c.gbps, nullptr), cudaSuccess);
+            QCOMPARE(cudaEventRecord(b, nullptr), cudaSuccess);
+            QCOMPARE(cudaEventSynchronize(b), cudaSuccess);
+            float ms = 0;
+            QCOMPARE(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+            qInfo("emulated link: %.0f bytes × %s at %.0f GB/s held the stream %.3f ms (want ≥ %.3f)", c.bytes,
+                  c.count ? "40 items" : "1 item", c.gbps, double(ms), c.want_ms);
+            QVERIFY2(ms >= 0.98 * c.want_ms && ms < c.want_ms + 5.0, qPrintable(QString::number(double(ms))));
+        }
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        QCOMPARE(kc::link_throttle(t0, count, 1e6, 0.0, nullptr), cudaErrorInvalidValue);
+        QCOMPARE(kc::link_throttle(nullptr, count, 1e6, 10.0, nullptr), cudaErrorInvalidValue);
+        QCOMPARE(kc::link_clock_start(nullptr, nullptr), cudaErrorInvalidValue);
     }
 
     void rejectsBadParams() {

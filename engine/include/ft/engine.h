@@ -49,6 +49,9 @@ struct LoadOptions {
     // it stay in the mapped file and reach the GPU through a small pinned bounce ring; outputs do not change.
     std::uint64_t pin_budget = 0;
     bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower
+    // Benchmarks only (`ft bench --pcie-limit`): emulate a host link of this many GB/s for the expert fetches and
+    // prefill streaming (each takes at least bytes / limit; the GPU waits out the difference). 0: the real link.
+    double pcie_limit_gbps = 0;
     bool gpu_graphs = true;        // replay the decode step as a CUDA graph
     // Where routed experts live on the GPU path: "auto" (resident if the model fits the budget, else hybrid),
     // "resident", "offload", "cpu", "hybrid", "static".

@@ -165,6 +165,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     auto* q = static_cast<std::uint8_t*>(d_plan_.get());
     fetch_count_ = reinterpret_cast<std::int32_t*>(q);
     cpu_count_scratch_ = reinterpret_cast<std::int32_t*>(q + 4);
+    link_t0_ = reinterpret_cast<std::uint64_t*>(q + 16);
     slot_of_pair_ = reinterpret_cast<std::int32_t*>(q + 256);
     cpu_ids_scratch_ = slot_of_pair_ + max_pairs;
     fetch_ = reinterpret_cast<kernels::ExpertFetch*>(q + 256 + std::size_t(max_pairs) * 8);
@@ -524,7 +525,10 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
             cp.fetch_count = fetch_count_;
             cp.max_fetch = P;
             if (tuner_) tuner_->fetch_begin(il, stream_);
+            if (o_.link_gbps > 0) check(kc::link_clock_start(link_t0_, stream_), "emulated link");
             check(kc::expert_copy(cp, stream_), "expert fetch");
+            if (o_.link_gbps > 0)
+                check(kc::link_throttle(link_t0_, fetch_count_, double(expert_bytes()), o_.link_gbps, stream_), "emulated link");
             if (tuner_) tuner_->fetch_end(il, stream_);
             phase("experts: PCIe fetch");
         }

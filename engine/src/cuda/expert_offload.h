@@ -65,6 +65,9 @@ struct OffloadOptions {
     // How the GPU waits for CPU work inside the graph (the hybrid/cpu/static handshake and the bounce ring): stream
     // memory operations, or host-function nodes (the fallback; forced for tests and misbehaving drivers).
     bool host_functions = false;
+    // Benchmarks only: emulate a host link of this many GB/s (decode fetches and prefill streaming take at least
+    // bytes / link_gbps; kernels/cuda/expert_copy.cuh link_throttle). 0: the real link.
+    double link_gbps = 0;
 };
 
 struct OffloadLayerStats {
@@ -182,6 +185,7 @@ private:
     std::int32_t* slot_of_pair_ = nullptr;
     kernels::ExpertFetch* fetch_ = nullptr;
     std::int32_t* fetch_count_ = nullptr;
+    std::uint64_t* link_t0_ = nullptr;  // [2] emulated link: decode fetch and prefill streaming start times (ns)
     std::int32_t* cpu_ids_scratch_ = nullptr;  // offload: plan outputs nobody reads
     std::int32_t* cpu_count_scratch_ = nullptr;
     // static: first slot of each resident layer (-1: CPU layer)

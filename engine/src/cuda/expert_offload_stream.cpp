@@ -26,7 +26,11 @@ void ExpertOffload::stream_layer(int il, int buffer) {
     check(cudaStreamWaitEvent(copy_stream_, release_[buffer], 0), "prefill wait");
     const int first = buffer * n_expert_;
     check(kc::expert_cache_bind_layer(state_, il, first, 0, copy_stream_), "bind prefill buffer");
+    if (o_.link_gbps > 0) check(kc::link_clock_start(link_t0_ + 1, copy_stream_), "emulated link");
     copy_layer(il, first, copy_stream_);
+    if (o_.link_gbps > 0)
+        check(kc::link_throttle(link_t0_ + 1, nullptr, double(expert_bytes()) * n_expert_, o_.link_gbps, copy_stream_),
+              "emulated link");
     prefill_h2d_ += expert_bytes() * std::size_t(n_expert_);
     check(cudaEventRecord(ready_[buffer], copy_stream_), "prefill event");
     buffer_layer_[std::size_t(buffer)] = il;

@@ -404,6 +404,7 @@ void GpuRunner::make_offload(int slots) {
     oo.recalibrate = opt_.recalibrate_fraction;
     oo.pin_budget = opt_.pin_budget;
     oo.host_functions = opt_.cpu_host_functions;
+    oo.link_gbps = opt_.link_gbps;
     offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
     if (oo.backend != gpu::OffloadBackend::offload && !blocking_)
         check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");

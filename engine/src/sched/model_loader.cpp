@@ -27,8 +27,16 @@ double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool neede
     if (o.gpu < 0 || o.gpu >= int(devs.size())) return -1;
     const int threads = o.threads > 0 ? o.threads : std::max(1, int(cpu::cpu_topology().cores.size()));
     const std::string fmt = profile::expert_format(w);
+    // With an emulated link (benchmarks: --pcie-limit), q* is the profile's CPU rate against min(B_P, the limit).
+    auto limited = [&](double f) {
+        if (o.pcie_limit_gbps <= 0 || f < 0) return f;
+        const auto p = profile::load_profile(devs[std::size_t(o.gpu)].name, fmt, threads);
+        if (!p || p->pcie_both_gbs <= 0 || p->cpu_both_gbs <= 0) return f;
+        const double bp = std::min(p->pcie_both_gbs, o.pcie_limit_gbps);
+        return bp / (bp + p->cpu_both_gbs);
+    };
     try {
-        if (const double f = profile::stored_hybrid_fraction(devs, o.gpu, fmt, threads); f >= 0) return f;
+        if (const double f = profile::stored_hybrid_fraction(devs, o.gpu, fmt, threads); f >= 0) return limited(f);
         if (!needed) return -1;
         if (h.progress) h.progress({0.62f, "bandwidth profile", bytes_total, bytes_total});
         spdlog::info("no bandwidth profile for {} / {} / {} threads: measuring it now (a few seconds, once)",
@@ -37,7 +45,7 @@ double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool neede
         profile::store_profile(p);
         spdlog::info("bandwidth profile measured and stored: B_P {:.1f} GB/s, B_C {:.1f} GB/s (together), fraction {:.3f}",
                      p.pcie_both_gbs, p.cpu_both_gbs, p.fraction);
-        return p.fraction;
+        return limited(p.fraction);
     } catch (const Error& e) {
         spdlog::warn("bandwidth profile unavailable ({}): the hybrid split uses 0.5", e.what());
         return -1;
@@ -149,6 +157,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             go.hybrid_admit = o.hybrid_admit;
             go.pin_budget = o.pin_budget;
             go.cpu_host_functions = o.host_function_sync;
+            go.link_gbps = o.pcie_limit_gbps;
             go.routing = h.routing ? h.routing(*m->weights) : nullptr;
             go.cancel = h.cancel;
             go.on_upload = [&](std::uint64_t done, std::uint64_t total) {
