@@ -114,8 +114,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             // Attention with sinks (gpt-oss): the fast GPU prefill (BF16 GEMMs, tensor-core attention, f16 KV) is
             // further from transformers on gpt-oss-tiny than transformers' own BF16 run (45 positions under cosine
             // 0.999 against its 24, and the greedy continuation parts after 3 tokens), with the tensor-core
-            // attention shown exact at that shape and an f32 KV cache changing nothing (H200, 2026-12-02); the exact
-            // path matches. Such models prefill exactly until the BF16 path is understood.
+            // attention within its f16 tolerance at that shape (H200, 2026-12-02); the exact path matches. Such models
+            // prefill exactly until the cause (BF16 products or f16 attention operands) is found.
             const bool exact = o.gpu_exact_prefill || model::graph_has_sinks(m->graph);
             if (exact && !o.gpu_exact_prefill)
                 spdlog::warn("this model's attention has sinks: the GPU prefills in f32 (exact; slower) — the fast "
