@@ -102,17 +102,20 @@ const char* int8_dot_name(Int8Dot path) {
 }
 
 bool int8_dot_handles(DType wt) {
-    return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K || wt == DType::Q8_0;
+    return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K || wt == DType::Q8_0 || wt == DType::MXFP4;
 }
 
-bool int8_dot_by_default(DType wt) { return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K; }
+bool int8_dot_by_default(DType wt) {
+    return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K || wt == DType::MXFP4;
+}
 
 void set_int8_dot_for_test(Int8Dot path) { selected().store(int(path), std::memory_order_relaxed); }
 void reset_int8_dot_for_test() { selected().store(int(best_path()), std::memory_order_relaxed); }
 
 bool matvec_rows_int8(Int8Dot path, DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x,
                       float* y, std::int64_t row_begin, std::int64_t row_end) {
-    if (path == Int8Dot::none || !int8_dot_handles(wt) || (wt != DType::Q8_0 && k % 256 != 0) || k % 32 != 0) return false;
+    const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4;  // else 256-element super-blocks
+    if (path == Int8Dot::none || !int8_dot_handles(wt) || (!blocks32 && k % 256 != 0) || k % 32 != 0) return false;
 #ifdef FT_I8_X86
     static const bool has512 = int8_dot_cpu_supports(Int8Dot::avx512_vnni);
     static const bool has256 = int8_dot_cpu_supports(Int8Dot::avx_vnni);

@@ -1,6 +1,6 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
 // supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
-// Q4_K/Q5_K/Q6_K/Q8_0 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
+// Q4_K/Q5_K/Q6_K/Q8_0/MXFP4 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
 // fallback (forced with set_int8_dot_for_test), each against its own tolerance.
 #include <hwy/targets.h>
 
@@ -142,7 +142,7 @@ private slots:
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 768, k = 2048;
         const auto x = ft::test::random_floats(std::size_t(k), 17, -2.f, 2.f);
-        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0}) {
+        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 300 + int(t));
             std::vector<float> want(static_cast<std::size_t>(rows)), got(static_cast<std::size_t>(rows));
             ft::kernels::ref::matmul_f32(x.data(), w.deq.data(), want.data(), 1, rows, k);
@@ -230,13 +230,13 @@ private slots:
         qInfo("%d SIMD targets checked", targets);
     }
 
-    // matvec_rows takes the CPU's int8 path for the K-quants and keeps Q8_0 on int16 (bit-identical results).
+    // matvec_rows takes the CPU's int8 path for the K-quants and MXFP4 and keeps Q8_0 on int16 (bit-identical results).
     void matvecDefaultPathPerType() {
         const Int8Dot best = ft::kernels::cpu::int8_dot_selected();
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 9, k = 512;
         const auto x = ft::test::random_floats(std::size_t(k), 8, -2.f, 2.f);
-        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0}) {
+        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 40 + int(t));
             std::vector<float> dflt(static_cast<std::size_t>(rows)), int8(dflt), highway(dflt);
             ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), dflt.data(), 0, rows);
@@ -248,6 +248,7 @@ private slots:
             QCOMPARE(dflt, ft::kernels::cpu::int8_dot_by_default(t) ? int8 : highway);
         }
         QVERIFY(!ft::kernels::cpu::int8_dot_by_default(DType::Q8_0));
+        QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::MXFP4));
     }
 
     // Batch invariance: where matvec_rows decodes weights to f32 (every type but the integer dot paths of
