@@ -1,13 +1,39 @@
 #include "app_harness.h"
 
+#include <QMutex>
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
+
+#include <utility>
 
 #include "qml_setup.h"
 
 Q_IMPORT_QML_PLUGIN(FreeToken_UiPlugin)
 
 namespace ft::test {
+
+namespace {
+QMutex g_warning_mutex;
+QStringList g_warnings;
+QtMessageHandler g_previous_handler = nullptr;
+
+void capture_warning(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+    if (type != QtDebugMsg && type != QtInfoMsg && !msg.contains("XDG_RUNTIME_DIR")) {
+        QMutexLocker lock(&g_warning_mutex);
+        g_warnings << msg;
+    }
+    if (g_previous_handler) g_previous_handler(type, ctx, msg);
+}
+}  // namespace
+
+void install_warning_capture() { g_previous_handler = qInstallMessageHandler(capture_warning); }
+
+void remove_warning_capture() { qInstallMessageHandler(g_previous_handler); }
+
+QStringList take_warnings() {
+    QMutexLocker lock(&g_warning_mutex);
+    return std::exchange(g_warnings, {});
+}
 
 UiHarness::UiHarness(ft::LogHub* hub, const QVariantMap& startup)
     : m_hub(hub), m_startup(startup), m_host(std::make_unique<ft::EngineHost>()) {}

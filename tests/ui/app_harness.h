@@ -8,6 +8,7 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QString>
+#include <QStringList>
 #include <QVariantMap>
 
 #include <memory>
@@ -19,6 +20,12 @@ class LogHub;
 }
 
 namespace ft::test {
+
+// Qt's warnings and errors (not debug or info lines, nor the test machine's XDG_RUNTIME_DIR notice) collected while
+// installed; the handler installed before still sees every message.
+void install_warning_capture();
+void remove_warning_capture();
+QStringList take_warnings();  // those collected since the last call
 
 class UiHarness {
 public:

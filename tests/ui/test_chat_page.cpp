@@ -6,7 +6,6 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
-#include <QMutex>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -24,25 +23,12 @@ namespace {
 
 const QString kModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
 
-QMutex g_mutex;
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-    if (type != QtDebugMsg && type != QtInfoMsg && !msg.contains("XDG_RUNTIME_DIR")) {
-        QMutexLocker lock(&g_mutex);
-        g_warnings << msg;
-    }
-    if (g_previous) g_previous(type, ctx, msg);
-}
-
 // Warnings about this page's own QML and view models (other pages have their own tests).
 QStringList take_warnings() {
     static const QRegularExpression mine(QStringLiteral(
         "(Chat[A-Za-z]*|RenameChatDialog|DeleteChatDialog|EditMessageDialog)\\.qml|Main\\.qml|ChatSession|MessageList|ConversationList"));
-    QMutexLocker lock(&g_mutex);
     QStringList out;
-    for (const QString& w : std::exchange(g_warnings, {}))
+    for (const QString& w : ft::test::take_warnings())
         if (w.contains(mine)) out << w;
     return out;
 }
@@ -110,7 +96,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_data.isValid());
         qputenv("FT_DATA_DIR", m_data.path().toUtf8());
-        g_previous = qInstallMessageHandler(capture);
+        ft::test::install_warning_capture();
         ft::attach_log_hub(m_hub, "freetoken");
         startApp();
         const QStringList w = take_warnings();
@@ -353,7 +339,7 @@ private slots:
 
     void cleanupTestCase() {
         m_ui.reset();
-        qInstallMessageHandler(g_previous);
+        ft::test::remove_warning_capture();
     }
 };
 

@@ -8,7 +8,6 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QMutex>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -25,24 +24,7 @@
 
 namespace {
 
-QMutex g_mutex;
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-    if (type != QtDebugMsg && type != QtInfoMsg && !msg.contains("XDG_RUNTIME_DIR")) {
-        QMutexLocker lock(&g_mutex);
-        g_warnings << msg;
-    }
-    if (g_previous) g_previous(type, ctx, msg);
-}
-
-QStringList take_warnings() {
-    QMutexLocker lock(&g_mutex);
-    QStringList w = g_warnings;
-    g_warnings.clear();
-    return w;
-}
+using ft::test::take_warnings;
 
 const QString kTiny = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
 
@@ -103,7 +85,7 @@ private slots:
         } catch (const std::exception& e) {
             QFAIL(e.what());
         }
-        g_previous = qInstallMessageHandler(capture);
+        ft::test::install_warning_capture();
         ft::attach_log_hub(m_hub, "freetoken");
     }
 

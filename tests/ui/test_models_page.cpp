@@ -10,7 +10,6 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QMimeData>
-#include <QMutex>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -27,27 +26,13 @@
 
 namespace {
 
-QMutex g_mutex;
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-    if (type != QtDebugMsg && type != QtInfoMsg && !msg.contains("XDG_RUNTIME_DIR")) {
-        QMutexLocker lock(&g_mutex);
-        g_warnings << msg;
-    }
-    if (g_previous) g_previous(type, ctx, msg);
-}
-
 // Warnings of this page's QML, the shared window and the dialogs; other pages' files (being written by other
 // engineers, with tests of their own) are left to their tests.
 QStringList take_warnings() {
-    QMutexLocker lock(&g_mutex);
-    QStringList w;
     static const QRegularExpression others("/(Chat|Console|Cache|Chart|FaultBanner|EditMessage|Logs)[A-Za-z]*\\.qml");
-    for (const QString& m : std::as_const(g_warnings))
+    QStringList w;
+    for (const QString& m : ft::test::take_warnings())
         if (!others.match(m).hasMatch()) w << m;
-    g_warnings.clear();
     return w;
 }
 
@@ -153,7 +138,7 @@ private slots:
         m_folder = m_data.filePath("Qwen3-MoE-tiny-folder");
         QVERIFY(copy_dir(kTiny, m_folder));
 
-        g_previous = qInstallMessageHandler(capture);
+        ft::test::install_warning_capture();
         ft::attach_log_hub(m_hub, "freetoken");
         m_ui = std::make_unique<ft::test::UiHarness>(&m_hub);
         const bool loaded = m_ui->load();
@@ -404,7 +389,7 @@ private slots:
     void cleanupTestCase() {
         m_host = nullptr;
         m_ui.reset();
-        qInstallMessageHandler(g_previous);
+        ft::test::remove_warning_capture();
         ft::log_shutdown();
     }
 };

@@ -9,7 +9,6 @@
 #include <QSettings>
 #include <QTcpServer>
 #include <QFile>
-#include <QMutex>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -21,25 +20,7 @@
 
 namespace {
 
-QMutex g_mutex;
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void capture(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-    // XDG_RUNTIME_DIR noise from QStandardPaths is about the test machine, not the UI.
-    if (type != QtDebugMsg && type != QtInfoMsg && !msg.contains("XDG_RUNTIME_DIR")) {
-        QMutexLocker lock(&g_mutex);
-        g_warnings << msg;
-    }
-    if (g_previous) g_previous(type, ctx, msg);
-}
-
-QStringList take_warnings() {
-    QMutexLocker lock(&g_mutex);
-    QStringList w = g_warnings;
-    g_warnings.clear();
-    return w;
-}
+using ft::test::take_warnings;
 
 // GET url: the HTTP status (0: no answer) and the body.
 std::pair<int, QByteArray> http_get(const QString& url) {
@@ -83,7 +64,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_data.isValid());
         qputenv("FT_DATA_DIR", m_data.path().toUtf8());  // a first start: empty library, default settings
-        g_previous = qInstallMessageHandler(capture);
+        ft::test::install_warning_capture();
         ft::attach_log_hub(m_hub, "freetoken");
         ft::log_system_summary();
         spdlog::warn("smoke test: a warning line for the Logs page");
@@ -289,7 +270,7 @@ private slots:
 
     void cleanupTestCase() {
         m_ui.reset();
-        qInstallMessageHandler(g_previous);
+        ft::test::remove_warning_capture();
         ft::log_shutdown();
     }
 };
