@@ -20,8 +20,7 @@
 //   cp.async while the current one is used. An f32 cache is converted f32 → f16 once per tile in shared memory; an
 //   f16 cache is copied into the (double-buffered) f16 tiles directly, with no conversion.
 //   Q·scale must fit FP16 (|q·scale| < 65504).
-//   Otherwise, or with FT_ATTN_SIMPLE=1 in the environment (read at each call; a switch for diagnosing the fast
-//   path), a plain f32 kernel: one warp per (query, head), keys one at a time with an online softmax.
+//   Otherwise a plain f32 kernel: one warp per (query, head), keys one at a time with an online softmax.
 //   Neither reads page-table entries of positions outside a query tile's [window start, last position].
 // attention_prefill_exact: same contract, always the f32 kernel (the engine's exact mode).
 // attention_decode: one query token per sequence (n_tokens sequences), positions pos[t] and page-table rows seq[t]
