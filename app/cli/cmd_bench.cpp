@@ -38,8 +38,9 @@ const CommandSpec& spec_bench() {
             {"gpu", "N", "CUDA device index", "0"},
             {"vram-budget", "BYTES", "GPU memory the model may use, e.g. 8G", "the free VRAM"},
             {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention): exact, slower", ""},
-            {"pcie-limit", "GBPS", "decode/prefill: emulate a slower host link (e.g. 12 for PCIe 4.0 x8): expert fetches "
-                                   "and prefill streaming take at least bytes / GBPS; an emulation on this machine's link", ""},
+            {"pcie-limit", "GBPS", "decode/prefill on the GPU with experts in host RAM (offload, hybrid): emulate a slower "
+                                   "host link (e.g. 12 for PCIe 4.0 x8): expert fetches and prefill streaming take at "
+                                   "least bytes / GBPS; an emulation on this machine's link", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
             {"prompt-len", "N", "decode/prefill: prompt tokens; serve: prompt words", "512 (decode), 8192 (prefill), 64 (serve)"},
             {"gen", "N", "decode: steps", "128"},

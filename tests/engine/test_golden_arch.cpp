@@ -28,7 +28,8 @@ struct Fixture {
     // at most twice its count of positions under cosine 0.999 and 90 % top-1; greedy identical. These random
     // models sit near routing ties, where one flipped expert moves a position's logits far (transformers in BF16:
     // gpt-oss min cosine 0.75, 24 of 226 positions under 0.999, 22 of 904 routing choices changed; GLM 0.92, 9 of
-    // 224, 11 of 672), so the minimum cosine says little there.
+    // 224, 11 of 672), so the minimum cosine says little there. 0: the engine prefills this model in f32 on the GPU
+    // whatever the options (gpt-oss: attention sinks, sched/model_loader.cpp), so the exact bounds apply.
     int bf16_reference_under_0999 = 0;
     std::vector<std::vector<std::int32_t>> seqs;
     std::vector<std::int32_t> greedy;
@@ -48,7 +49,6 @@ Fixture read_fixture(const QString& name) {
     f.vocab = o["vocab_size"].toInt();
     for (const auto& s : f.seqs) f.positions += int(s.size());
     f.logits = ft::test::read_floats(f.dir + "/logits.bin");
-    if (name == "gpt-oss-tiny") f.bf16_reference_under_0999 = 24;
     if (name == "glm4-moe-tiny") f.bf16_reference_under_0999 = 9;
     return f;
 }
@@ -84,7 +84,7 @@ class TestGoldenArch : public QObject {
         while (same < gen.size() && same < f.greedy.size() && gen[same] == f.greedy[same]) ++same;
         qInfo("%s: min cosine %.9f, %d positions under 0.999, top-1 same %d/%d, max |Δlogit| %.3g; greedy equal for "
               "%zu of %zu tokens", what, a.min_cos, a.under_0999, a.top1_same, a.positions, a.max_abs, same, f.greedy.size());
-        if (golden_fast_gpu()) {
+        if (golden_fast_gpu() && f.bf16_reference_under_0999 > 0) {
             QVERIFY2(a.under_0999 <= 2 * f.bf16_reference_under_0999,
                      qPrintable(QString("%1 positions under cosine 0.999").arg(a.under_0999)));
             QVERIFY(a.top1_same >= a.positions * 90 / 100);
