@@ -12,6 +12,11 @@ transformers makes of a real checkpoint), and run in float32.
             MXFP4-representable (E2M1 codes x a power of two per 32 inputs), so the MXFP4 form
             (*_blocks/*_scales, as in openai/gpt-oss-*) holds the same model; the script checks that too when this
             transformers can load it on the CPU.
+  deepseek_v3 DeepseekV3ForCausalLM: 3 layers, layer 0 dense, multi-head latent attention (4 heads, q rank 48,
+            KV rank 64, nope 32 + rope 32, values 32; interleaved RoPE as DeepSeek's checkpoints; YaRN x40 over 4096 with
+            mscale = mscale_all_dim = 1, so the logits carry mscale^2), 16 routed experts top-4 + 1 shared, sigmoid
+            router with e_score_correction_bias, grouped top-k (4 groups, 2 kept), routed scaling 2.5, norm_topk_prob.
+            Checkpoint layout: DeepSeek's own (per-expert mlp.experts.E.*, kv_b_proj unsplit).
   glm4_moe  Glm4MoeForCausalLM: 4 layers (+1 MTP layer, ignored by transformers), layer 0 dense, 16 routed experts
             top-4 + 1 shared, sigmoid router with e_score_correction_bias, grouped top-k (4 groups, 2 kept), routed
             scaling 2.5, norm_topk_prob, partial RoPE 0.5 of head_dim 64, q/k/v biases, per-head q/k norm.
@@ -24,7 +29,7 @@ little-endian [sum of sequence lengths x vocab], every position, sequences in go
 Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
 from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe} OUT_DIR
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3} OUT_DIR
 """
 import json
 import math
@@ -268,6 +273,78 @@ def glm_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+# ---------------------------------------------------------------- DeepSeek-V3
+
+DSV3 = dict(hidden=128, ff=192, moe_ff=32, layers=3, heads=4, q_lora=48, kv_lora=64, nope=32, rope=32, v=32,
+            experts=16, top_k=4, n_group=4, topk_group=2, shared=1, scaling=2.5, first_dense=1)
+
+
+def dsv3_config():
+    from transformers import DeepseekV3Config
+    c = DSV3
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["ff"],
+              moe_intermediate_size=c["moe_ff"], num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+              num_key_value_heads=c["heads"], n_shared_experts=c["shared"], n_routed_experts=c["experts"],
+              routed_scaling_factor=c["scaling"], kv_lora_rank=c["kv_lora"], q_lora_rank=c["q_lora"],
+              qk_rope_head_dim=c["rope"], v_head_dim=c["v"], qk_nope_head_dim=c["nope"], n_group=c["n_group"],
+              topk_group=c["topk_group"], num_experts_per_tok=c["top_k"], first_k_dense_replace=c["first_dense"],
+              norm_topk_prob=True, rope_interleave=True, attention_bias=False, rms_norm_eps=1e-6,
+              max_position_embeddings=163840, tie_word_embeddings=False, pad_token_id=4098,
+              eos_token_id=4097, bos_token_id=4096)  # pad distinct from bos: generate() masks pad ids
+    rope = {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "beta_fast": 32.0,
+            "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0}
+    return make_config(DeepseekV3Config, kw, rope, 10000.0)
+
+
+def dsv3_weights(cfg):
+    c = DSV3
+    H, E, nh = c["hidden"], c["experts"], c["heads"]
+    g = gen(SEED + 2)
+    sd = {}
+    sd["model.embed_tokens.weight"] = normal((VOCAB, H), 1.0, g)
+    for il in range(c["layers"]):
+        p = f"model.layers.{il}."
+        sd[p + "input_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        sd[p + "post_attention_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+        a = p + "self_attn."
+        sd[a + "q_a_proj.weight"] = normal((c["q_lora"], H), 1.0 / math.sqrt(H), g)
+        sd[a + "q_a_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(c["q_lora"], generator=g))
+        sd[a + "q_b_proj.weight"] = normal((nh * (c["nope"] + c["rope"]), c["q_lora"]), 1.0 / math.sqrt(c["q_lora"]), g)
+        sd[a + "kv_a_proj_with_mqa.weight"] = normal((c["kv_lora"] + c["rope"], H), 1.0 / math.sqrt(H), g)
+        sd[a + "kv_a_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(c["kv_lora"], generator=g))
+        sd[a + "kv_b_proj.weight"] = normal((nh * (c["nope"] + c["v"]), c["kv_lora"]), 1.0 / math.sqrt(c["kv_lora"]), g)
+        sd[a + "o_proj.weight"] = normal((H, nh * c["v"]), 1.0 / math.sqrt(nh * c["v"]), g)
+        if il < c["first_dense"]:
+            F = c["ff"]
+            sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+        else:
+            F = c["moe_ff"]
+            sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.gate.e_score_correction_bias"] = 0.25 * torch.rand(E, generator=g)  # >= 0: see glm_weights
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                sd[x + "gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+                sd[x + "up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+                sd[x + "down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+            Fs = F * c["shared"]
+            sd[p + "mlp.shared_experts.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.shared_experts.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.shared_experts.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+    sd["model.norm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
+    sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
+    return sd
+
+
+def dsv3_sequences():
+    g = gen(9)
+    bos, user, assistant = 4096, 4096 + 5, 4096 + 6
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [bos, user] + body(20) + [assistant] + body(16)
+    return [s0, body(23), body(61), body(100)]
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -300,7 +377,7 @@ def routing_of(model, arch, seq):
                 if ints:
                     out[il] = ints[0].reshape(len(seq), -1).tolist()
             hooks.append(mlp.router.register_forward_hook(hook))
-        elif arch == "glm4_moe" and hasattr(mlp, "gate"):
+        elif arch in ("glm4_moe", "deepseek_v3") and hasattr(mlp, "gate"):
             def hook(mod, inp, res, il=il, mlp=mlp):
                 ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
                 if ints:
@@ -337,8 +414,14 @@ def main():
         sd, mx = glm_weights(cfg), None
         seqs = glm_sequences()
         keep_f32 = ("e_score_correction_bias",)
+    elif arch == "deepseek_v3":
+        from transformers import DeepseekV3ForCausalLM as Model
+        cfg = dsv3_config()
+        sd, mx = dsv3_weights(cfg), None
+        seqs = dsv3_sequences()
+        keep_f32 = ("e_score_correction_bias",)
     else:
-        raise SystemExit("arch: gpt_oss or glm4_moe")
+        raise SystemExit("arch: gpt_oss, glm4_moe or deepseek_v3")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
@@ -356,7 +439,8 @@ def main():
     print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
     if info.get("missing_keys") or info.get("mismatched_keys"):
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
-    unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{GLM['layers']}.")]
+    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3}[arch]["layers"]
+    unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
         raise SystemExit(f"unexpected keys beyond the MTP layer: {unexpected[:8]}")
     # What transformers built, against what the fixture means (printed; golden.json keeps the findings).
@@ -369,6 +453,17 @@ def main():
             checks["layer_types"] = list(model.config.layer_types)
             checks["sinks"] = hasattr(model.model.layers[0].self_attn, "sinks")
             checks["want"] = {"inv_freq_len": GPT_OSS["head_dim"] // 2, "attention_scaling": 0.1 * math.log(32) + 1}
+        elif arch == "deepseek_v3":
+            a = model.model.layers[0].self_attn
+            checks["scaling"] = float(getattr(a, "scaling", float("nan")))
+            checks["rope_interleave"] = bool(getattr(model.config, "rope_interleave", None))
+            checks["layer0_dense"] = hasattr(model.model.layers[0].mlp, "gate_proj")
+            mlp1 = model.model.layers[1].mlp
+            checks["moe"] = {k: getattr(mlp1, k, None) for k in ("n_group", "topk_group", "routed_scaling_factor",
+                                                                   "norm_topk_prob", "top_k")}
+            m = 0.1 * math.log(40) + 1
+            checks["want"] = {"inv_freq_len": DSV3["rope"] // 2, "attention_scaling": 1.0,
+                              "scaling": (DSV3["nope"] + DSV3["rope"]) ** -0.5 * m * m}
         else:
             checks["layer0_dense"] = hasattr(model.model.layers[0].mlp, "gate_proj")
             mlp1 = model.model.layers[1].mlp

@@ -1,7 +1,9 @@
 // The architectures beside Qwen3-MoE against PyTorch + transformers: gpt-oss (tests/data/gpt-oss-tiny: sliding
 // window alternating with full attention, sinks, q/k/v/o biases, router and expert biases, clamped SwiGLU, YaRN) and
 // GLM-4.5 (tests/data/glm4-moe-tiny: a dense first layer, a shared expert, sigmoid routing with the correction bias
-// and grouped top-k, routed scaling, partial RoPE, q/k/v biases), both made by scripts/golden/make_arch_golden.py.
+// and grouped top-k, routed scaling, partial RoPE, q/k/v biases) and DeepSeek-V3 (tests/data/deepseek-v3-tiny:
+// multi-head latent attention with a low-rank q, the latent KV cache, interleaved RoPE with YaRN's logit scale, the
+// same MoE as GLM), all made by scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of four sequences (one longer than gpt-oss's window) and transformers'
 // greedy continuation, from the Hugging Face folder; GLM also from its GGUF conversions (F32, BF16).
 // Built twice, like test_golden_qwen3_moe: on the CPU, and with FT_GOLDEN_GPU on the GPU (FT_GPU_EXACT=1: the CPU's
@@ -103,6 +105,7 @@ private slots:
         QTest::addColumn<QString>("fixture");
         QTest::newRow("gpt-oss") << "gpt-oss-tiny";
         QTest::newRow("glm-4.5") << "glm4-moe-tiny";
+        QTest::newRow("deepseek-v3") << "deepseek-v3-tiny";
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);

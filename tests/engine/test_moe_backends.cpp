@@ -6,7 +6,7 @@
 // outputs to the fully pinned one. GPU only.
 // The model: tests/data/qwen3-moe-tiny, or the fixture folder named by FT_BACKENDS_FIXTURE (CTest runs the same binary
 // on gpt-oss-tiny — expert biases, clamped SwiGLU, sinks — and glm4-moe-tiny — a dense first layer, a shared expert,
-// the sigmoid router with its selection bias).
+// the sigmoid router with its selection bias — and deepseek-v3-tiny — latent attention).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -1,14 +1,16 @@
-// RoPE, paged GQA attention and SwiGLU: the CPU kernels against the scalar references; MoE routing against
+// RoPE, paged GQA attention, MLA (latent) attention and SwiGLU: the CPU kernels against the scalar references; MoE routing against
 // hand-computed answers.
 #include <cmath>
 #include <numeric>
 
 #include "cpu/attention.h"
+#include "cpu/mla_attention.h"
 #include "cpu/rope.h"
 #include "cpu/swiglu.h"
 #include "ft_test.h"
 #include "kernel_check.h"
 #include "ref/attention.h"
+#include "ref/mla_attention.h"
 #include "ref/moe_router.h"
 #include "ref/rope.h"
 #include "ref/swiglu.h"
@@ -107,6 +109,53 @@ private slots:
         QVERIFY(got.all_written());
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         QVERIFY2(err.max_abs < 2e-5, err.str().c_str());
+    }
+
+    // MLA (DeepSeek) in its absorbed form: every head reads the one latent row per position; heads in blocks of 8
+    // (a head count that is not a multiple, a task split in the middle of a token's blocks).
+    void mlaAttentionMatchesReference_data() {
+        QTest::addColumn<int>("nHead");
+        QTest::addColumn<int>("kvLora");
+        QTest::addColumn<int>("rope");
+        QTest::addRow("V2-Lite shape 16 heads 512+64") << 16 << 512 << 64;
+        QTest::addRow("12 heads (a partial block)") << 12 << 128 << 32;
+        QTest::addRow("3 heads, odd widths") << 3 << 40 << 8;
+    }
+    void mlaAttentionMatchesReference() {
+        QFETCH(int, nHead);
+        QFETCH(int, kvLora);
+        QFETCH(int, rope);
+        MlaParams p;
+        p.n_head = nHead;
+        p.kv_lora = kvLora;
+        p.rope_dim = rope;
+        p.page_size = 16;
+        p.scale = 1.f / std::sqrt(float(kvLora / 4 + rope));
+        const int D = p.kv_dim(), n_pages = 8;
+        const std::vector<std::int32_t> table = {5, 2, 7, 0, 3};
+        const auto kv = ft::test::random_floats(size_t(n_pages * 16 * D), 11, -1, 1);
+        const std::vector<std::int32_t> pos = {0, 1, 15, 16, 40, 69};
+        const int n_tok = int(pos.size());
+        const auto q = ft::test::random_floats(size_t(n_tok * nHead * D), 12, -0.3f, 0.3f);
+        std::vector<float> want(size_t(n_tok * nHead * kvLora));
+        ref::mla_attention_f32(p, q.data(), pos.data(), kv.data(), table.data(), want.data(), 0, n_tok * nHead);
+        ft::test::GuardedOutput got(want.size());
+        const std::int64_t tasks = cpu::mla_attention_tasks(p, n_tok), mid = tasks / 2 + 1;
+        cpu::mla_attention_f32(p, q.data(), pos.data(), kv.data(), table.data(), got.ptr(), 0, mid);
+        cpu::mla_attention_f32(p, q.data(), pos.data(), kv.data(), table.data(), got.ptr(), mid, tasks);
+        QVERIFY(got.guards_intact());
+        QVERIFY(got.all_written());
+        const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
+        QVERIFY2(err.max_abs < 2e-5, err.str().c_str());
+        // The row a token writes: the latent normalized, the rotated part as it is.
+        const auto kva = ft::test::random_floats(size_t(D), 13, -2, 2), w = ft::test::random_floats(size_t(kvLora), 14, 0.5f, 1.5f);
+        std::vector<float> row(static_cast<size_t>(D));
+        ref::mla_kv_row(p, kva.data(), w.data(), 1e-6f, row.data());
+        double ss = 0;
+        for (int d = 0; d < kvLora; ++d) ss += double(kva[size_t(d)]) * kva[size_t(d)];
+        const double inv = 1.0 / std::sqrt(ss / kvLora + 1e-6);
+        QVERIFY(std::abs(row[0] - kva[0] * inv * w[0]) < 1e-5);
+        QCOMPARE(row[size_t(D - 1)], kva[size_t(D - 1)]);
     }
 
     void swigluMatchesReference() {

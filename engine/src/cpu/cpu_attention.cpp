@@ -5,9 +5,11 @@
 
 #include "cpu/attention.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/mla_attention.h"
 #include "cpu/rms_norm.h"
 #include "cpu/rope.h"
 #include "ft/error.h"
+#include "ref/mla_attention.h"
 
 namespace ft::cpu {
 
@@ -73,6 +75,87 @@ void CpuAttention::forward(std::span<const exec::BatchToken> batch, const float*
     }
     linear(pool_, *b_.o.w, s.att.data(), T, out);
     add_rows(o_bias_, out, T);
+}
+
+CpuMlaAttention::CpuMlaAttention(const model::MlaAttentionBlock& b, WorkerPool& pool) : b_(b), pool_(pool) {
+    if (b.q_a_norm.w) q_a_norm_ = model::vector_f32(*b.q_a_norm.w);
+    kv_a_norm_ = model::vector_f32(*b.kv_a_norm.w);
+}
+
+void CpuMlaAttention::per_head(const model::TensorView& w, int rows, const float* x, std::int64_t ldx, std::int64_t x_head,
+                               std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head, AttentionScratch& s) {
+    const std::int64_t in = w.cols;
+    s.head_in.resize(std::size_t(T * in));
+    s.head_out.resize(std::size_t(T * rows));
+    for (int h = 0; h < b_.n_head; ++h) {
+        model::TensorView wh = w;
+        wh.rows = rows;
+        wh.data = w.row(std::int64_t(h) * rows);
+        for (std::int64_t t = 0; t < T; ++t)
+            std::copy_n(x + t * ldx + std::int64_t(h) * x_head, in, s.head_in.data() + t * in);
+        linear(pool_, wh, s.head_in.data(), T, s.head_out.data());
+        for (std::int64_t t = 0; t < T; ++t)
+            std::copy_n(s.head_out.data() + t * rows, rows, y + t * ldy + std::int64_t(h) * y_head);
+    }
+}
+
+void CpuMlaAttention::forward(std::span<const exec::BatchToken> batch, const float* x, kv::KvCache& kv, AttentionScratch& s,
+                              float* out) {
+    const std::int64_t T = std::int64_t(batch.size());
+    const int H = b_.n_head, QD = b_.q_dim(), D = b_.kv_dim(), L = b_.kv_lora, V = b_.v_head_dim, il = b_.kv_layer;
+    // q [T, H, nope + rope]
+    s.q.resize(std::size_t(T * H * QD));
+    if (b_.q_a) {
+        const std::int64_t r = b_.q_a.w->rows;
+        s.k.resize(std::size_t(T * r));
+        linear(pool_, *b_.q_a.w, x, T, s.k.data());
+        kernels::cpu::rms_norm_f32(s.k.data(), q_a_norm_.data(), s.k.data(), T, r, b_.q_a_norm.eps);
+        linear(pool_, *b_.q_b.w, s.k.data(), T, s.q.data());
+    } else {
+        linear(pool_, *b_.q.w, x, T, s.q.data());
+    }
+    // [latent | k_pe] [T, D]
+    s.v.resize(std::size_t(T * D));
+    linear(pool_, *b_.kv_a.w, x, T, s.v.data());
+    s.pos.resize(std::size_t(T));
+    for (std::int64_t t = 0; t < T; ++t) s.pos[std::size_t(t)] = batch[std::size_t(t)].pos;
+    kernels::RopeParams rq = b_.rope, rk = b_.rope;
+    rq.head_dim = QD;  // the rope part ends each head
+    rk.head_dim = D;
+    kernels::cpu::rope_f32(rq, s.q.data() + b_.nope, T, H, s.pos.data());
+    kernels::cpu::rope_f32(rk, s.v.data() + L, T, 1, s.pos.data());
+    kernels::MlaParams mp;
+    mp.n_head = H;
+    mp.kv_lora = L;
+    mp.rope_dim = b_.rope_dim;
+    mp.page_size = kv.geometry().page_size;
+    mp.scale = b_.scale;
+    for (std::int64_t t = 0; t < T; ++t) {
+        const exec::BatchToken& bt = batch[std::size_t(t)];
+        kernels::ref::mla_kv_row(mp, s.v.data() + t * D, kv_a_norm_.data(), b_.kv_a_norm.eps, kv.k_at(il, bt.seq, bt.pos));
+    }
+    // The absorbed query [T, H, D]: k_b[h] · q_nope, then the rotated q_pe.
+    s.att.resize(std::size_t(T * H * D));
+    per_head(*b_.k_b, L, s.q.data(), std::int64_t(H) * QD, QD, T, s.att.data(), std::int64_t(H) * D, D, s);
+    for (std::int64_t t = 0; t < T; ++t)
+        for (int h = 0; h < H; ++h)
+            std::copy_n(s.q.data() + (t * H + h) * QD + b_.nope, b_.rope_dim, s.att.data() + (t * H + h) * D + L);
+    s.lat.resize(std::size_t(T * H * L));
+    for (std::int64_t s0 = 0; s0 < T;) {
+        std::int64_t s1 = s0 + 1;
+        while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+        const std::int32_t* table = kv.page_table(batch[std::size_t(s0)].seq).data();
+        const std::int64_t tasks = kernels::cpu::mla_attention_tasks(mp, s1 - s0);
+        pool_.parallel_for(tasks, [&](std::int64_t c, int) {
+            kernels::cpu::mla_attention_f32(mp, s.att.data() + s0 * H * D, s.pos.data() + s0, kv.k(il), table,
+                                            s.lat.data() + s0 * H * L, c, c + 1);
+        });
+        s0 = s1;
+    }
+    // Each head's value: v_b[h] · latent → [T, H · V], then the output projection.
+    s.k.resize(std::size_t(T * H * V));
+    per_head(*b_.v_b, V, s.lat.data(), std::int64_t(H) * L, L, T, s.k.data(), std::int64_t(H) * V, V, s);
+    linear(pool_, *b_.o.w, s.k.data(), T, out);
 }
 
 }  // namespace ft::cpu

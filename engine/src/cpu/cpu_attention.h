@@ -16,6 +16,7 @@ namespace ft::cpu {
 
 struct AttentionScratch {
     std::vector<float> q, k, v, att;
+    std::vector<float> lat, head_in, head_out;  // MLA: latent outputs, one head's rows gathered / computed
     std::vector<std::int32_t> pos;
 };
 
@@ -29,6 +30,25 @@ private:
     const model::AttentionBlock& b_;
     WorkerPool& pool_;
     std::vector<float> q_norm_, k_norm_, q_bias_, k_bias_, v_bias_, o_bias_, sinks_;
+};
+
+// The latent attention block on the CPU (model::MlaAttentionBlock): q (direct or low-rank with its norm), the
+// compressed KV with its norm, RoPE on the rope parts, the latent row into the paged cache (one "KV head" of
+// kv_lora + rope_dim), the absorbed query through k_b per head, latent attention, v_b per head, output projection.
+class CpuMlaAttention {
+public:
+    CpuMlaAttention(const model::MlaAttentionBlock& b, WorkerPool& pool);
+    void forward(std::span<const exec::BatchToken> batch, const float* x, kv::KvCache& kv, AttentionScratch& s, float* out);
+
+private:
+    // For every token t and head h: y + t·ldy + h·y_head [rows] = W_h · (x + t·ldx + h·x_head [W.cols]), W_h the
+    // rows [h·rows, (h + 1)·rows) of w.
+    void per_head(const model::TensorView& w, int rows, const float* x, std::int64_t ldx, std::int64_t x_head,
+                  std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head, AttentionScratch& s);
+
+    const model::MlaAttentionBlock& b_;
+    WorkerPool& pool_;
+    std::vector<float> q_a_norm_, kv_a_norm_;
 };
 
 }  // namespace ft::cpu

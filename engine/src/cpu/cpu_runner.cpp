@@ -50,6 +50,7 @@ struct CpuBlock {
     std::vector<float> norm;
     float eps = 1e-6f;
     std::unique_ptr<cpu::CpuAttention> attn;
+    std::unique_ptr<cpu::CpuMlaAttention> mla;
     CpuFfn ffn;              // dense FFN, or a MoE block's shared experts
     const MoeBlock* moe = nullptr;
 };
@@ -66,6 +67,8 @@ public:
                 cb.eps = b.norm.eps;
                 if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
                     cb.attn = std::make_unique<cpu::CpuAttention>(*a, pool);
+                } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
+                    cb.mla = std::make_unique<cpu::CpuMlaAttention>(*m, pool);
                 } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                     cb.ffn = CpuFfn(*f);
                 } else {
@@ -95,6 +98,8 @@ public:
                 cpu::rms_norm_rows(pool_, x_.data(), b.norm, b.eps, T, xn_.data());
                 if (b.attn) {
                     b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+                } else if (b.mla) {
+                    b.mla->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
                 } else if (b.moe) {
                     moe_.forward(*b.moe, xn_.data(), T, y_.data());
                     if (b.ffn.b) {

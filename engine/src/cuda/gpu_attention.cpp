@@ -3,7 +3,10 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "cuda/attention.cuh"
+#include "cuda/gemv.cuh"
+#include "cuda/mla_attention.cuh"
 #include "cuda/ops.cuh"
+#include "cuda/rms_norm.cuh"
 #include "ft/error.h"
 
 namespace ft::gpu {
@@ -102,6 +105,115 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     c.mark("attention");
     c.matmul(o_, att, T, c.s.x.get(), true);  // + residual
     if (o_bias_) c.launched(kc::add_bias_f32(c.s.x.get(), E, o_bias_, T, E, c.stream), "output bias");
+    c.mark("attention output");
+}
+
+GpuMlaAttention::GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeights& dw) : b_(b) {
+    if (b.kv_lora % 32 || b.rope_dim % 32 || b.kv_lora > 512 || b.kv_dim() > 640)
+        throw Error(ErrorCode::unsupported,
+                    fmt::format("GPU latent attention needs a KV rank and rope size that are multiples of 32, rank up to "
+                                "512 (this model: {} + {})",
+                                b.kv_lora, b.rope_dim),
+                    "use --device cpu");
+    if (b.q_a) {
+        q_a_ = dw.matrix(*b.q_a.w);
+        q_b_ = dw.matrix(*b.q_b.w);
+        q_a_norm_ = dw.vector(b.q_a_norm.w);
+        q_lora_ = q_a_.rows;
+    } else {
+        q_ = dw.matrix(*b.q.w);
+    }
+    kv_a_ = dw.matrix(*b.kv_a.w);
+    kv_a_norm_ = dw.vector(b.kv_a_norm.w);
+    k_b_ = dw.matrix(*b.k_b);
+    v_b_ = dw.matrix(*b.v_b);
+    o_ = dw.matrix(*b.o.w);
+}
+
+kernels::MlaParams GpuMlaAttention::params(int page_size) const {
+    kernels::MlaParams p;
+    p.n_head = b_.n_head;
+    p.kv_lora = b_.kv_lora;
+    p.rope_dim = b_.rope_dim;
+    p.page_size = page_size;
+    p.scale = b_.scale;
+    return p;
+}
+
+std::uint64_t GpuMlaAttention::decode_bytes() const {
+    auto bytes = [](const DeviceMatrix& m) { return m.row_bytes * std::size_t(m.rows); };
+    return bytes(q_) + bytes(q_a_) + bytes(q_b_) + bytes(kv_a_) + bytes(k_b_) + bytes(v_b_) + bytes(o_);
+}
+
+std::int64_t GpuMlaAttention::qkv_width() const {
+    const std::int64_t H = b_.n_head;
+    return H * b_.q_dim() + H * b_.kv_dim() + b_.kv_dim() + q_lora_;
+}
+
+std::int64_t GpuMlaAttention::att_width() const { return std::int64_t(b_.n_head) * (b_.kv_lora + b_.v_head_dim); }
+
+void GpuMlaAttention::per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
+                               std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head) const {
+    const std::int64_t H = b_.n_head;
+    if (T <= kc::kGemvMaxM && ldx == H * x_head && ldy == H * y_head) {
+        // One grouped GEMV over the (token, head) pairs: pair p = t·H + h reads head h's matrix ("expert" h).
+        kc::ExpertGemvParams p;
+        p.w = {w.type, w.data, std::size_t(rows) * w.row_bytes, w.row_bytes, rows, w.cols};
+        p.ids = c.s.heads.get();
+        p.n_pairs = int(T * H);
+        p.x = x;
+        p.ldx = x_head;
+        p.y = y;
+        p.ldy = y_head;
+        c.launched(kc::expert_gemv(p, c.stream), "MLA per-head GEMV");
+        return;
+    }
+    for (std::int64_t h = 0; h < H; ++h) {
+        DeviceMatrix wh = w;
+        wh.rows = rows;
+        wh.data = static_cast<const std::byte*>(w.data) + std::size_t(h * rows) * w.row_bytes;
+        c.linear->run(wh, x + h * x_head, T, ldx, y + h * y_head, ldy, false);
+    }
+}
+
+void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
+    const std::int64_t H = b_.n_head, QD = b_.q_dim(), D = b_.kv_dim(), L = b_.kv_lora,
+                       V = b_.v_head_dim, M = c.max_t;
+    float* q = c.s.qkv.get();      // [T, H, QD]
+    float* qabs = q + M * H * QD;  // [T, H, D]
+    float* kva = qabs + M * H * D; // [T, D]
+    float* qa = kva + M * D;       // [T, q_lora]
+    float* lat = c.s.att.get();    // [T, H, L]
+    float* vout = lat + M * H * L; // [T, H·V]
+    const float* xn = c.s.xn.get();
+    if (q_a_.data) {
+        c.matmul(q_a_, xn, T, qa);
+        c.launched(kc::rms_norm_f32(qa, q_a_norm_, qa, T, q_lora_, b_.q_a_norm.eps, c.stream), "q_a norm");
+        c.matmul(q_b_, qa, T, q);
+    } else {
+        c.matmul(q_, xn, T, q);
+    }
+    c.matmul(kv_a_, xn, T, kva);
+    kernels::RopeParams rq = b_.rope, rk = b_.rope;
+    rq.head_dim = int(QD);  // the rope part ends each head
+    rk.head_dim = int(D);
+    c.launched(kc::rope_f32(rq, q + b_.nope, T, int(H), H * QD, c.d_pos, c.stream), "q rope");
+    c.launched(kc::rope_f32(rk, kva + L, T, 1, D, c.d_pos, c.stream), "k rope");
+    const kc::DeviceMlaCache cache{c.kv->k_data(b_.kv_layer), c.d_pages, c.pages_stride,
+                                   c.opt.kv_f16 ? kernels::DType::F16 : kernels::DType::F32};
+    const kernels::MlaParams mp = params(c.page_size);
+    c.launched(kc::mla_kv_write(mp, kva, D, kv_a_norm_, b_.kv_a_norm.eps, c.d_pos, c.d_row, T, cache, c.stream), "latent KV write");
+    // The absorbed query: k_b[h] · q_nope into the latent part, the rotated q_pe after it.
+    per_head(c, k_b_, L, q, H * QD, QD, T, qabs, H * D, D);
+    c.launched(cudaMemcpy2DAsync(qabs + L, std::size_t(D) * 4, q + b_.nope, std::size_t(QD) * 4, std::size_t(b_.rope_dim) * 4,
+                                 std::size_t(T * H), cudaMemcpyDeviceToDevice, c.stream),
+               "q_pe copy");
+    if (decode) c.mark("q + compressed KV + rope + latent write");
+    c.launched(kc::mla_attention(mp, qabs, T, c.d_pos, c.d_row, decode ? c.opt.n_ctx : 0, cache, lat, c.s.attn_ws.get(), c.stream),
+               "latent attention");
+    c.mark("attention");
+    per_head(c, v_b_, V, lat, H * L, L, T, vout, H * V, V);
+    c.matmul(o_, vout, T, c.s.x.get(), true);  // + residual
     c.mark("attention output");
 }
 

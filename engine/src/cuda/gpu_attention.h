@@ -10,6 +10,7 @@
 #include "cuda/gpu_weights.h"
 #include "model/graph.h"
 #include "ref/attention.h"
+#include "ref/mla_attention.h"
 
 namespace ft::gpu {
 
@@ -32,6 +33,35 @@ private:
     const float* k_norm_ = nullptr;
     const float* sinks_ = nullptr;
     std::int64_t qd_ = 0, kd_ = 0, vd_ = 0;
+};
+
+// The latent attention block on the GPU (model::MlaAttentionBlock): q (direct, or low-rank with its RMSNorm), the
+// compressed KV, RoPE on the rope parts, the latent row written to the paged cache (normalized, f16 or f32), the
+// absorbed query (k_b per head), latent attention (cuda/mla_attention.cuh: split over positions in decode), the
+// values (v_b per head) and the output projection added into the residual. The per-head products are one grouped
+// GEMV launch over (token, head) pairs for up to kGemvMaxM tokens (the captured decode step), else a cuBLAS GEMM per
+// head. Scratch: s.qkv holds [q | absorbed q | compressed KV | low-rank q] and s.att [latent outputs | values],
+// each region max_t rows.
+class GpuMlaAttention {
+public:
+    GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeights& dw);
+    void forward(GpuContext& c, std::int64_t T, bool decode) const;
+    kernels::MlaParams params(int page_size) const;
+    std::uint64_t decode_bytes() const;
+    std::int64_t qkv_width() const;  // floats per token of s.qkv
+    std::int64_t att_width() const;  // floats per token of s.att
+    int n_head() const { return b_.n_head; }
+
+private:
+    // y + t·ldy + h·y_head = W_h · (x + t·ldx + h·x_head) for T tokens and every head h (W_h: rows [h·rows, …)).
+    void per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
+                  std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head) const;
+
+    model::MlaAttentionBlock b_;
+    DeviceMatrix q_, q_a_, q_b_, kv_a_, k_b_, v_b_, o_;
+    const float* q_a_norm_ = nullptr;
+    const float* kv_a_norm_ = nullptr;
+    std::int64_t q_lora_ = 0;
 };
 
 }  // namespace ft::gpu

@@ -30,6 +30,7 @@ struct StepScratch {
     std::shared_ptr<void> dense_experts;   // prefill: one layer's experts dequantized (resident BF16), or null
     std::shared_ptr<void> dense_rows;      // prefill: gathered rows in the GEMM type
     std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
+    std::shared_ptr<std::int32_t> heads;   // MLA: [max_t · n_head] head index of each (token, head) pair, p % n_head
 };
 
 struct GpuContext {

@@ -27,6 +27,7 @@
 #include "cuda/gpu_context.h"
 #include "cuda/gpu_moe.h"
 #include "cuda/gpu_runtime.h"
+#include "cuda/mla_attention.cuh"
 #include "cuda/gpu_weights.h"
 #include "cuda/ops.cuh"
 #include "cuda/rms_norm.cuh"
@@ -49,6 +50,7 @@ struct GpuBlock {
     const float* norm = nullptr;
     float eps = 1e-6f;
     std::unique_ptr<gpu::GpuAttention> attn;
+    std::unique_ptr<gpu::GpuMlaAttention> mla;
     gpu::GpuFfn ffn;
     std::unique_ptr<gpu::GpuMoe> moe;
 };
@@ -288,6 +290,9 @@ void GpuRunner::upload_weights() {
             if (const auto* a = std::get_if<model::AttentionBlock>(&b.body)) {
                 gb.attn = std::make_unique<gpu::GpuAttention>(*a, dw);
                 decode_weight_bytes_ += gb.attn->decode_bytes();
+            } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
+                gb.mla = std::make_unique<gpu::GpuMlaAttention>(*m, dw);
+                decode_weight_bytes_ += gb.mla->decode_bytes();
             } else if (const auto* f = std::get_if<model::FfnBlock>(&b.body)) {
                 gb.ffn = gpu::GpuFfn(*f, dw);
                 decode_weight_bytes_ += gb.ffn.decode_bytes();
@@ -318,8 +323,23 @@ void GpuRunner::allocate_scratch() {
     gpu::StepScratch& s = c_->s;
     s.x = f32(T * E, "activations");
     s.xn = f32(T * E, "activations");
-    s.qkv = f32(T * (qd + kd + vd), "attention scratch");
-    s.att = f32(T * ad, "attention scratch");
+    // Latent attention (MLA) lays its own regions out in qkv and att (GpuMlaAttention); widths from its blocks.
+    std::int64_t mla_qkv = 0, mla_att = 0, mla_heads = 0;
+    for (const auto& layer : blocks_)
+        for (const GpuBlock& b : layer)
+            if (b.mla) {
+                mla_qkv = std::max(mla_qkv, b.mla->qkv_width());
+                mla_att = std::max(mla_att, b.mla->att_width());
+                mla_heads = std::max<std::int64_t>(mla_heads, b.mla->n_head());
+            }
+    s.qkv = f32(T * (mla_qkv ? mla_qkv : qd + kd + vd), "attention scratch");
+    s.att = f32(T * (mla_qkv ? mla_att : ad), "attention scratch");
+    if (mla_heads) {
+        s.heads = vram_->alloc_as<std::int32_t>(std::size_t(T * mla_heads), VramUse::scratch, "attention scratch");
+        std::vector<std::int32_t> ids(std::size_t(T * mla_heads));
+        for (std::size_t p = 0; p < ids.size(); ++p) ids[p] = std::int32_t(std::int64_t(p) % mla_heads);
+        check(cudaMemcpy(s.heads.get(), ids.data(), ids.size() * 4, cudaMemcpyHostToDevice), "MLA head ids");
+    }
     s.router_logits = f32(T * NE, "router scratch");
     s.route_w = f32(T * K, "router scratch");
     s.route_ids = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "router scratch");
@@ -342,7 +362,7 @@ void GpuRunner::allocate_scratch() {
         check(cudaMemset(s.routing.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
         host_routing_.resize(n);
     }
-    const std::int64_t max_k = std::max({E, qd, ad, F, FD});
+    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att});
     if (max_t_ > gpu::kGroupedMaxTokens) {
         // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
         // budget has room beside the KV cache — one layer's experts dequantized at once.
@@ -378,6 +398,8 @@ void GpuRunner::allocate_cache_structures() {
         for (const GpuBlock& b : layer)
             if (b.attn)
                 ws = std::max(ws, kc::attention_decode_workspace(b.attn->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
+            else if (b.mla)
+                ws = std::max(ws, kc::mla_attention_workspace(b.mla->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
     c_->s.attn_ws = vram_->alloc(std::max<std::size_t>(ws, 1), VramUse::scratch, "decode attention workspace");
     if (backend_ != MoeBackend::resident) make_offload(opt_.plan.expert_slots);
 }
@@ -490,6 +512,7 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
         for (const GpuBlock& b : layer) {
             c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
             if (b.attn) b.attn->forward(c, T, decode);
+            else if (b.mla) b.mla->forward(c, T, decode);
             else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
             else b.ffn.forward(c, T);
         }

@@ -10,7 +10,7 @@
 namespace ft::kv {
 
 KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g), prefix_(g.page_size > 0 ? g.page_size : 1) {
-    if (g.n_layer <= 0 || g.n_head_kv <= 0 || g.head_dim <= 0 || g.v_head_dim <= 0 || g.page_size <= 0 || g.n_pages <= 0)
+    if (g.n_layer <= 0 || g.n_head_kv <= 0 || g.head_dim <= 0 || g.v_head_dim < 0 || g.page_size <= 0 || g.n_pages <= 0)
         throw Error(ErrorCode::internal, "KV cache: invalid geometry");
     if (g.elem_bytes != 2 && g.elem_bytes != 4)
         throw Error(ErrorCode::internal, "KV cache: element size " + std::to_string(g.elem_bytes) + " (2 or 4)");
@@ -18,14 +18,15 @@ KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g), prefix_
     if (alloc) {
         for (int l = 0; l < g.n_layer; ++l) {
             k_.push_back(alloc(per_layer_k));
-            v_.push_back(alloc(per_layer_v));
+            v_.push_back(per_layer_v ? alloc(per_layer_v) : nullptr);  // none: MLA keeps only the latent rows
         }
     } else try {
         for (int l = 0; l < g.n_layer; ++l) {
             // new[] of a trivial type leaves the memory untouched: the OS commits pages only as positions are
             // written. (operator new[] aligns to at least 16 bytes.)
             k_.emplace_back(new std::byte[per_layer_k], std::default_delete<std::byte[]>());
-            v_.emplace_back(new std::byte[per_layer_v], std::default_delete<std::byte[]>());
+            if (per_layer_v) v_.emplace_back(new std::byte[per_layer_v], std::default_delete<std::byte[]>());
+            else v_.emplace_back();
         }
     } catch (const std::bad_alloc&) {
         throw Error(ErrorCode::out_of_memory,

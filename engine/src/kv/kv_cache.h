@@ -24,7 +24,7 @@ struct KvGeometry {
     int n_layer = 0;
     int n_head_kv = 0;
     int head_dim = 0;
-    int v_head_dim = 0;
+    int v_head_dim = 0;  // 0: no V storage (MLA: the latent rows in K are the values)
     int page_size = 16;
     std::int64_t n_pages = 0;
     int elem_bytes = 4;  // bytes per K/V element: 4 (f32) or 2 (f16)

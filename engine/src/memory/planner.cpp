@@ -40,6 +40,16 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
     g.n_head_kv = d.attn.n_head_kv;
     g.head_dim = d.attn.head_dim;
     g.v_head_dim = d.attn.v_head_dim ? d.attn.v_head_dim : d.attn.head_dim;
+    if (d.attn.is_mla()) {
+        const std::int64_t H = d.attn.n_head, L = d.attn.kv_lora_rank, R = d.attn.qk_rope_head_dim,
+                           QD = d.attn.qk_nope_head_dim + R;
+        g.n_head_kv = 1;
+        g.head_dim = L + R;
+        g.v_head_dim = 0;
+        g.mla_qkv = H * QD + H * (L + R) + (L + R) + std::int64_t(d.attn.q_lora_rank);
+        g.mla_att = H * L + H * std::int64_t(d.attn.v_head_dim);
+        g.mla_kv_lora = L;
+    }
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;
     // The widest dense FFN a block runs: the dense layers' (if any) or the shared experts' (their scratch is shared).
@@ -83,8 +93,14 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequ
     const std::uint64_t t = std::uint64_t(std::max<std::int64_t>(T, max_sequences));
     std::uint64_t s = 0;
     s += 2 * a256(t * E * 4);                 // activations x, xn
-    s += a256(t * (qd + kd + vd) * 4);        // q|k|v
-    s += a256(t * ad * 4);                    // attention output
+    if (g.mla_qkv) {
+        s += a256(t * std::uint64_t(g.mla_qkv) * 4);  // q | absorbed q | compressed KV | low-rank q
+        s += a256(t * std::uint64_t(g.mla_att) * 4);  // latent outputs | values
+        s += a256(t * std::uint64_t(g.n_head) * 4);   // head ids of the per-head products
+    } else {
+        s += a256(t * (qd + kd + vd) * 4);    // q|k|v
+        s += a256(t * ad * 4);                // attention output
+    }
     s += a256(t * NE * 4) + a256(t * K * 4);  // router logits, weights
     s += 3 * a256(t * K * 4) + a256((NE + 1) * 4);  // route ids, order, where, offsets
     s += 2 * a256(t * K * E * 4);             // gathered rows, expert outputs
@@ -97,7 +113,13 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequ
     s += a256((std::uint64_t(max_sequences) + 1) * pages_stride * 4 + 4);  // page tables
     const std::uint64_t splits = std::uint64_t(std::min<std::int64_t>((n_ctx + kDecodeChunk - 1) / kDecodeChunk, kDecodeMaxSplit));
     const std::uint64_t heads = std::uint64_t(max_sequences) * std::uint64_t(g.n_head) * splits;
-    s += a256((heads * 8 + 127) / 128 * 128 + heads * std::uint64_t(g.v_head_dim) * 4);  // decode attention workspace
+    if (g.mla_qkv) {  // cuda/mla_attention.cuh: ≤ 32 splits of ≥ 256 positions, a partial of kv_lora + 2 floats each
+        const std::uint64_t mla_splits = std::uint64_t(std::clamp<std::int64_t>((n_ctx + 255) / 256, 1, 32));
+        const std::uint64_t parts = std::uint64_t(max_sequences) * std::uint64_t(g.n_head) * mla_splits;
+        s += a256((parts * 8 + 15) / 16 * 16 + parts * std::uint64_t(g.mla_kv_lora) * 4);
+    } else {
+        s += a256((heads * 8 + 127) / 128 * 128 + heads * std::uint64_t(g.v_head_dim) * 4);  // decode attention workspace
+    }
     if (offload) {
         // Expert cache tables, counters, control, plan, source tables (ExpertOffload).
         const std::uint64_t flat = std::uint64_t(g.n_layer) * NE;
@@ -113,7 +135,7 @@ std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_pr
     const std::uint64_t elem = exact_prefill ? 4 : 2;
     std::uint64_t b = a256((std::uint64_t(32) << 20) * elem);  // GEMM weight tile (gpu::Linear)
     const std::uint64_t max_k = std::uint64_t(std::max({g.n_embd, g.n_head * g.head_dim, g.n_head * g.v_head_dim, g.n_ff_exp,
-                                                        g.n_ff}));
+                                                        g.n_ff, g.mla_att}));
     if (!exact_prefill && T > kGemvMaxM) b += a256(std::uint64_t(T) * max_k * 2);  // activations in BF16
     return b + 32 * kMiB;  // cuBLAS's own workspace (allocated by the library, outside our counters)
 }

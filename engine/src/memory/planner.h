@@ -26,6 +26,10 @@ struct ModelGeometry {
     std::uint64_t slot_bytes = 0;         // one (layer, expert): gate + up + down, each padded to 256 bytes
     std::uint64_t active_expert_bytes = 0;  // routed expert bytes one token reads (k experts × layers)
     std::uint64_t active_other_bytes = 0;   // non-expert bytes one decode token reads
+    // Multi-head latent attention (DeepSeek): the KV is one row of kv_lora + rope per position (n_head_kv 1,
+    // head_dim that row, v_head_dim 0); the attention scratch per token in floats: q, absorbed q, the compressed
+    // KV and the low-rank q (mla_qkv), the latent outputs and the values (mla_att). 0: not MLA.
+    std::int64_t mla_qkv = 0, mla_att = 0, mla_kv_lora = 0;
 };
 
 ModelGeometry geometry_of(const model::Weights& w);

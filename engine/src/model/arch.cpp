@@ -15,7 +15,7 @@ constexpr ArchId kAll[] = {ArchId::qwen3_moe, ArchId::deepseek_v3, ArchId::glm4_
 
 const Arch kArchs[] = {
     {ArchId::qwen3_moe, &qwen3_moe_tensors, &qwen3_moe_graph},
-    {ArchId::deepseek_v3, nullptr, nullptr},
+    {ArchId::deepseek_v3, &deepseek_v3_tensors, &deepseek_v3_graph},
     {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
     {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
     {ArchId::mixtral, nullptr, nullptr},
@@ -55,12 +55,13 @@ ModelGraph build_graph(const Weights& w) {
     return a.graph(w);
 }
 
-ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::function<BlockBody(int il)>& ffn) {
+ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::function<BlockBody(int il)>& ffn,
+                            const std::function<BlockBody(int il)>& attention) {
     ModelGraph g;
     g.token_embd = &w.get("token_embd.weight");
     for (int il = 0; il < int(w.desc().n_layer); ++il) {
         Layer L;
-        L.blocks.push_back({norm_of(w, blk(il, "attn_norm.weight")), gqa_attention(w, il)});
+        L.blocks.push_back({norm_of(w, blk(il, "attn_norm.weight")), attention ? attention(il) : BlockBody(gqa_attention(w, il))});
         L.blocks.push_back({norm_of(w, blk(il, ffn_norm)), ffn(il)});
         g.layers.push_back(std::move(L));
     }
@@ -91,6 +92,39 @@ AttentionBlock gqa_attention(const Weights& w, int il) {
     a.scale = 1.f / std::sqrt(float(a.head_dim));
     a.norm_eps = float(d.norm_eps);
     a.rope = rope_params(d);
+    a.kv_layer = il;
+    return a;
+}
+
+MlaAttentionBlock mla_attention(const Weights& w, int il) {
+    const ModelDesc& d = w.desc();
+    const AttentionDesc& at = d.attn;
+    MlaAttentionBlock a;
+    if (at.q_lora_rank) {
+        a.q_a = {&w.get(blk(il, "attn_q_a.weight")), nullptr};
+        a.q_a_norm = norm_of(w, blk(il, "attn_q_a_norm.weight"));
+        a.q_b = {&w.get(blk(il, "attn_q_b.weight")), nullptr};
+    } else {
+        a.q = {&w.get(blk(il, "attn_q.weight")), nullptr};
+    }
+    a.kv_a = {&w.get(blk(il, "attn_kv_a_mqa.weight")), nullptr};
+    a.kv_a_norm = norm_of(w, blk(il, "attn_kv_a_norm.weight"));
+    a.k_b = &w.get(blk(il, "attn_k_b.weight"));
+    a.v_b = &w.get(blk(il, "attn_v_b.weight"));
+    a.o = {&w.get(blk(il, "attn_output.weight")), nullptr};
+    a.n_head = int(at.n_head);
+    a.nope = int(at.qk_nope_head_dim);
+    a.rope_dim = int(at.qk_rope_head_dim);
+    a.kv_lora = int(at.kv_lora_rank);
+    a.v_head_dim = int(at.v_head_dim);
+    a.scale = 1.f / std::sqrt(float(a.q_dim()));
+    // YaRN's attention temperature, on the logits (DeepSeek: mscale_all_dim; GGUF yarn_log_multiplier = 0.1 · it).
+    if (d.rope.scaling == RopeScaling::yarn && d.rope.factor > 1.0 && d.rope.yarn_log_multiplier > 0) {
+        const double m = 1.0 + d.rope.yarn_log_multiplier * std::log(d.rope.factor);
+        a.scale = float(double(a.scale) * m * m);
+    }
+    a.rope = rope_params(d);
+    a.rope.n_rot = a.rope_dim;
     a.kv_layer = il;
     return a;
 }
@@ -145,6 +179,13 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.max_n_head_kv = std::max(g.max_n_head_kv, a->n_head_kv);
                 g.max_head_dim = std::max(g.max_head_dim, a->head_dim);
                 g.max_v_head_dim = std::max(g.max_v_head_dim, a->v_head_dim);
+            } else if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body)) {
+                kv_layers = std::max(kv_layers, m->kv_layer + 1);
+                g.max_n_head = std::max(g.max_n_head, m->n_head);
+                g.max_n_head_kv = 1;
+                g.max_head_dim = m->kv_dim();
+                g.max_v_head_dim = 0;
+                g.mla = true;
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
@@ -181,6 +222,9 @@ std::string describe(const ModelGraph& g) {
                 if (a->window) v += std::string(v.empty() ? "" : ", ") + "window " + std::to_string(a->window);
                 if (a->rope.n_rot < a->head_dim) v += std::string(v.empty() ? "" : ", ") + "partial rope";
                 if (!v.empty()) s += "(" + v + ")";
+            } else if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body)) {
+                s += std::string("latent attention(") + (m->q_a ? "low-rank q, " : "") + "kv rank " +
+                     std::to_string(m->kv_lora) + ")";
             } else if (std::holds_alternative<FfnBlock>(b.body)) {
                 s += "ffn";
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {

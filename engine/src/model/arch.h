@@ -35,13 +35,16 @@ std::string runnable_arch_names();
 ModelGraph qwen3_moe_graph(const Weights& w);
 ModelGraph gpt_oss_graph(const Weights& w);
 ModelGraph glm4_moe_graph(const Weights& w);
+ModelGraph deepseek_v3_graph(const Weights& w);
 
 // Shared pieces the builders use.
-// The common pre-norm decoder: token embedding; per layer GQA attention under "attn_norm", then the FFN block the
-// architecture chooses for the layer under the norm named `ffn_norm` ("ffn_norm.weight", "post_attention_norm.weight");
-// final norm and LM head.
-ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::function<BlockBody(int il)>& ffn);
+// The common pre-norm decoder: token embedding; per layer the attention block (`attention`, default GQA) under
+// "attn_norm", then the FFN block the architecture chooses for the layer under the norm named `ffn_norm`
+// ("ffn_norm.weight", "post_attention_norm.weight"); final norm and LM head.
+ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::function<BlockBody(int il)>& ffn,
+                            const std::function<BlockBody(int il)>& attention = {});
 AttentionBlock gqa_attention(const Weights& w, int il);  // q/k/v/o (+ biases, q/k norms, sinks when present)
+MlaAttentionBlock mla_attention(const Weights& w, int il);  // DeepSeek's latent attention
 FfnBlock dense_ffn(const Weights& w, int il);             // ffn_gate/up/down (+ biases when present)
 MoeBlock moe_ffn(const Weights& w, int il);               // router, selection bias, routing, activation
 NormRef norm_of(const Weights& w, const std::string& name);

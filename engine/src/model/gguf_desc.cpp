@@ -184,6 +184,10 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
             if (auto vl = k.opt_count("attention.value_length_mla")) at.v_head_dim = static_cast<std::uint32_t>(*vl);
             at.qk_rope_head_dim = r.n_rot;
             at.qk_nope_head_dim = at.head_dim > r.n_rot ? at.head_dim - r.n_rot : 0;
+            at.n_head_kv = 1;  // one latent row per position (older files say n_head: the same model)
+            // llama.cpp runs DeepSeek's YaRN with cos/sin of magnitude 1 (its attn_factor_scaled cancels YaRN's
+            // 0.1·ln(factor) + 1) and puts the temperature on the logits (yarn_log_multiplier).
+            if (r.scaling == RopeScaling::yarn && r.factor > 1.0) r.attn_factor = 1.0 / (0.1 * std::log(r.factor) + 1.0);
             break;
         case ArchId::glm4_moe:
             // q/k/v biases, no output bias; per-head q/k norms only in the 355B models (decided by the tensors:
@@ -254,9 +258,18 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
     u32("block_count", d.n_layer + d.nextn_predict_layers);
     if (d.n_ff) u32("feed_forward_length", d.n_ff);
     u32("attention.head_count", d.attn.n_head);
-    u32("attention.head_count_kv", d.attn.n_head_kv);
-    u32("attention.key_length", d.attn.is_mla() ? d.attn.qk_nope_head_dim + d.attn.qk_rope_head_dim : d.attn.head_dim);
-    u32("attention.value_length", d.attn.v_head_dim);
+    if (d.attn.is_mla()) {
+        // llama.cpp's layout since its MLA rework (attn_k_b / attn_v_b): one KV head of the latent + rope key.
+        u32("attention.head_count_kv", 1);
+        u32("attention.key_length", d.attn.kv_lora_rank + d.attn.qk_rope_head_dim);
+        u32("attention.value_length", d.attn.kv_lora_rank);
+        u32("attention.key_length_mla", d.attn.qk_nope_head_dim + d.attn.qk_rope_head_dim);
+        u32("attention.value_length_mla", d.attn.v_head_dim);
+    } else {
+        u32("attention.head_count_kv", d.attn.n_head_kv);
+        u32("attention.key_length", d.attn.head_dim);
+        u32("attention.value_length", d.attn.v_head_dim);
+    }
     f32("attention.layer_norm_rms_epsilon", d.norm_eps);
     if (d.attn.is_mla()) {
         if (d.attn.q_lora_rank) u32("attention.q_lora_rank", d.attn.q_lora_rank);
@@ -286,7 +299,8 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
             f32("rope.scaling.yarn_beta_fast", d.rope.yarn_beta_fast);
             f32("rope.scaling.yarn_beta_slow", d.rope.yarn_beta_slow);
         }
-        if (d.rope.attn_factor != 1.0) f32("rope.scaling.attn_factor", d.rope.attn_factor);
+        // DeepSeek's magnitude is llama.cpp's convention for the architecture (set when read), not a key.
+        if (d.rope.attn_factor != 1.0 && d.arch != ArchId::deepseek_v3) f32("rope.scaling.attn_factor", d.rope.attn_factor);
     }
     u32("expert_count", d.moe.n_expert);
     u32("expert_used_count", d.moe.n_expert_used);

@@ -57,6 +57,29 @@ struct AttentionBlock {
     int kv_layer = 0;                     // the KV cache layer this block reads and writes
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3). The query comes directly (q) or through a low rank (q_a → q_a_norm →
+// q_b), [n_head, nope + rope_dim] per token; the shared compressed KV kv_a(x) = [latent (kv_lora) | k_pe (rope_dim)].
+// The cache keeps, per position, the normalized latent and the rotated k_pe — kv_lora + rope_dim values, one "KV
+// head" — not per-head K/V. Run absorbed: head h's query enters the latent space through k_b[h]
+// (q_lat = k_b[h] · q_nope), attention reads the latent rows (ref/mla_attention.h: the value is the latent), and
+// v_b[h] takes each head's latent output to its value, then the output projection.
+struct MlaAttentionBlock {
+    LinearRef q;                          // q_lora 0: [n_head·(nope + rope_dim), n_embd]
+    LinearRef q_a, q_b;                   // else q_a [q_lora, n_embd], q_b [n_head·(nope + rope_dim), q_lora]
+    NormRef q_a_norm;
+    LinearRef kv_a;                       // [kv_lora + rope_dim, n_embd]
+    NormRef kv_a_norm;                    // [kv_lora]
+    const TensorView* k_b = nullptr;      // n_head stacked [kv_lora, nope]
+    const TensorView* v_b = nullptr;      // n_head stacked [v_head_dim, kv_lora]
+    LinearRef o;                          // [n_embd, n_head·v_head_dim]
+    int n_head = 0, nope = 0, rope_dim = 0, kv_lora = 0, v_head_dim = 0;
+    float scale = 1.f;                    // 1/sqrt(nope + rope_dim), times YaRN's mscale² when the model says so
+    kernels::RopeParams rope;             // n_rot = rope_dim over the rope part of each head (head_dim set at use)
+    int kv_layer = 0;
+    int q_dim() const { return nope + rope_dim; }
+    int kv_dim() const { return kv_lora + rope_dim; }
+};
+
 // A dense gated FFN: down(act(gate(x), up(x))).
 struct FfnBlock {
     LinearRef gate, up, down;
@@ -77,7 +100,7 @@ struct MoeBlock {
     FfnBlock shared;                            // shared expert(s) on every token (gate.w null: none)
 };
 
-using BlockBody = std::variant<AttentionBlock, FfnBlock, MoeBlock>;
+using BlockBody = std::variant<AttentionBlock, MlaAttentionBlock, FfnBlock, MoeBlock>;
 
 // A pre-norm residual block: x += body(norm(x)).
 struct Block {
@@ -97,11 +120,13 @@ struct ModelGraph {
     std::int64_t n_embd = 0, n_vocab = 0;
     int n_kv_layers = 0;                     // KV cache layers (attention blocks)
 
-    // Geometry the devices size their buffers by (maxima over the blocks).
+    // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of
+    // head_dim (K) and v_head_dim (V) per position; an MLA model's is one row of kv_lora + rope_dim and no V.
     int max_n_head = 0, max_n_head_kv = 0, max_head_dim = 0, max_v_head_dim = 0;
     std::int64_t max_ffn = 0;      // dense / shared-expert FFN width
     std::int64_t n_ff_exp = 0;     // routed expert FFN width
     int n_expert = 0, n_expert_used = 0;
+    bool mla = false;              // the attention blocks are MlaAttentionBlock
 };
 
 // The model's graph, built by its architecture (model/arch.h). Throws ft::Error(unsupported) for an architecture

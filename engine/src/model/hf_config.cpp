@@ -153,7 +153,9 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
             break;
         }
         case ArchId::deepseek_v3: {
-            r.type = RopeType::norm;
+            // rope_interleave (default true): transformers rotates (x[2i], x[2i+1]) pairs — our "norm" — by
+            // de-interleaving q and k into halves first (the logits are the same); false: halves (neox).
+            r.type = f.opt_bool("rope_interleave", true) ? RopeType::norm : RopeType::neox;
             d.n_ff = f.req_u32("intermediate_size");
             m.n_expert = f.req_u32("n_routed_experts");
             m.n_expert_used = f.req_u32("num_experts_per_tok");
@@ -166,16 +168,31 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
             m.routed_scaling_factor = f.opt_f64("routed_scaling_factor", 1.0);
             m.n_group = f.opt_u32("n_group", 0);
             m.topk_group = f.opt_u32("topk_group", 0);
-            const std::string scoring = cfg.value("scoring_func", std::string("softmax"));
+            // DeepSeek-V3's own config says scoring_func "sigmoid", topk_method "noaux_tc"; transformers 5 writes
+            // neither (its DeepseekV3 router is always sigmoid with the correction bias). V2's say softmax / greedy.
+            const std::string scoring = cfg.value("scoring_func", std::string("sigmoid"));
             m.gating = scoring == "sigmoid" ? Gating::sigmoid : Gating::softmax;
-            m.correction_bias = cfg.value("topk_method", std::string()) == "noaux_tc";
+            m.correction_bias = cfg.value("topk_method", std::string("noaux_tc")) == "noaux_tc";
             at.q_lora_rank = f.opt_u32("q_lora_rank", 0);
             at.kv_lora_rank = f.req_u32("kv_lora_rank");
             at.qk_nope_head_dim = f.req_u32("qk_nope_head_dim");
             at.qk_rope_head_dim = f.req_u32("qk_rope_head_dim");
             at.v_head_dim = f.req_u32("v_head_dim");
             at.head_dim = at.qk_nope_head_dim + at.qk_rope_head_dim;
+            at.n_head_kv = 1;  // one latent row per position
             r.n_rot = at.qk_rope_head_dim;
+            // YaRN with DeepSeek's mscale / mscale_all_dim: cos/sin scaled by mscale(f, mscale) / mscale(f,
+            // mscale_all_dim) (1 for V3) and the logits by mscale(f, mscale_all_dim)² (yarn_log_multiplier).
+            if (rope_key && r.scaling == RopeScaling::yarn && r.factor > 1.0 && !Fields(cfg[rope_key], source).has("attention_factor")) {
+                const json& rs = cfg[rope_key];
+                auto ms = [&](const char* k) {
+                    const double m = rs.contains(k) && rs[k].is_number() ? rs[k].get<double>() : 0.0;
+                    return 0.1 * m * std::log(r.factor) + 1.0;
+                };
+                if (rs.contains("mscale") && rs.contains("mscale_all_dim") && rs["mscale"].is_number() &&
+                    rs["mscale_all_dim"].is_number() && rs["mscale"].get<double>() != 0 && rs["mscale_all_dim"].get<double>() != 0)
+                    r.attn_factor = ms("mscale") / ms("mscale_all_dim") / (0.1 * std::log(r.factor) + 1.0);
+            }
             break;
         }
         case ArchId::glm4_moe: {

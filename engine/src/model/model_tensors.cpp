@@ -14,6 +14,7 @@ bool TensorSpec::is_norm() const {
     switch (role) {
         case TensorRole::output_norm: case TensorRole::attn_norm: case TensorRole::ffn_norm:
         case TensorRole::attn_q_norm: case TensorRole::attn_k_norm:
+        case TensorRole::attn_q_a_norm: case TensorRole::attn_kv_a_norm:
         case TensorRole::nextn_enorm: case TensorRole::nextn_hnorm: case TensorRole::nextn_shared_head_norm:
             return true;
         default:
@@ -44,7 +45,7 @@ bool TensorSpec::is_vector() const {
 bool TensorSpec::keep_f32() const { return is_norm() || is_vector() || role == TensorRole::ffn_gate_inp; }
 
 bool arch_has_tensor_table(ArchId arch) {
-    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe;
+    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3;
 }
 
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
@@ -52,11 +53,12 @@ std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
         case ArchId::qwen3_moe: return qwen3_moe_tensors(desc);
         case ArchId::gpt_oss: return gpt_oss_tensors(desc);
         case ArchId::glm4_moe: return glm4_moe_tensors(desc);
+        case ArchId::deepseek_v3: return deepseek_v3_tensors(desc);
         default:
             throw Error(ErrorCode::unsupported,
                         desc.source + ": the tensor table of architecture " + std::string(arch_name(desc.arch)) +
                             " is not implemented yet",
-                        "tables exist for qwen3_moe, gpt_oss and glm4_moe");
+                        "tables exist for qwen3_moe, gpt_oss, glm4_moe and deepseek_v3");
     }
 }
 

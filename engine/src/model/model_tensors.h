@@ -28,6 +28,10 @@ enum class TensorRole {
     ffn_gate_exps_bias, ffn_up_exps_bias,      // [n_ff_exp, n_expert]: routed expert biases (gpt-oss)
     ffn_down_exps_bias,                        // [n_embd, n_expert]
     ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp,  // shared expert(s) as one dense FFN of n_ff_shexp (GLM)
+    // Multi-head latent attention (DeepSeek): low-rank q (q_a → q_a_norm → q_b) or attn_q, the shared compressed
+    // KV (kv_a_mqa → kv_a_norm on its latent part), and the per-head up-projections of kv_b split as llama.cpp
+    // does: k_b [n_head][kv_lora, nope] (transposed, for the absorbed query), v_b [n_head][v, kv_lora].
+    attn_q_a, attn_q_a_norm, attn_q_b, attn_kv_a_mqa, attn_kv_a_norm, attn_k_b, attn_v_b,
     // GLM's multi-token-prediction layers (layer >= n_layer): listed so that files keep them, never loaded.
     nextn_eh_proj, nextn_enorm, nextn_hnorm, nextn_shared_head_norm,
 };
@@ -46,6 +50,13 @@ enum class HfLayout : std::uint8_t {
     moe_fused,
     // gpt-oss's fused expert biases, hf_names[0] of shape [n_expert, n_cols]: elements hf_offset + hf_step·i.
     moe_fused_bias,
+    // DeepSeek's kv_b_proj, hf_names[0] of shape [n_head·(nope + v), kv_lora]: head h's rows start at h · hf_step
+    // (hf_step = nope + v). mla_k_b: the nope rows of each head transposed into [kv_lora, nope] (GGUF dims {nope,
+    // kv_lora, n_head}); mla_v_b: rows hf_offset (= nope) .. + v of each head as they are ({kv_lora, v, n_head}).
+    // A GGUF file without attn_k_b / attn_v_b (converted before llama.cpp split kv_b) gives them from its
+    // attn_kv_b the same way.
+    mla_k_b,
+    mla_v_b,
 };
 
 struct TensorSpec {
@@ -76,5 +87,6 @@ bool arch_has_tensor_table(ArchId arch);
 std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& desc);
+std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& desc);
 
 }  // namespace ft::model

@@ -221,6 +221,44 @@ TensorView Weights::repack_fused_bias(const TensorSpec& s) {
     return v;
 }
 
+TensorView Weights::repack_mla(const TensorSpec& s, const TensorView& kv_b, const std::string& kv_b_name) {
+    const bool k = s.hf_layout == HfLayout::mla_k_b;
+    // k_b {nope, kv_lora, n_head}; v_b {kv_lora, v, n_head}.
+    const std::uint64_t lora = k ? s.dims[1] : s.dims[0], width = k ? s.dims[0] : s.dims[1], nh = s.dims[2];
+    const std::uint64_t step = s.hf_step;
+    if (kv_b.type != kernels::DType::F32 && kv_b.type != kernels::DType::F16 && kv_b.type != kernels::DType::BF16)
+        throw Error(ErrorCode::unsupported,
+                    path_.string() + ": tensor " + kv_b_name + " is " + std::string(kernels::dtype_info(kv_b.type).name) +
+                        "; the engine splits it into " + s.name + " only from f32, f16 or bf16",
+                    "re-convert the model with a current llama.cpp (it writes attn_k_b / attn_v_b) or use its "
+                    "Hugging Face folder");
+    if (std::uint64_t(kv_b.cols) != lora || std::uint64_t(kv_b.rows) != nh * step)
+        throw Error(ErrorCode::invalid_file, path_.string() + ": tensor " + kv_b_name + " is [" + std::to_string(kv_b.rows) +
+                                                 " x " + std::to_string(kv_b.cols) + "], expected [" +
+                                                 std::to_string(nh * step) + " x " + std::to_string(lora) + "]");
+    const std::size_t es = kv_b.type == kernels::DType::F32 ? 4 : 2;
+    TensorView v;
+    v.type = kv_b.type;
+    v.cols = std::int64_t(k ? width : lora);
+    v.rows = std::int64_t(k ? lora * nh : width * nh);
+    v.row_bytes = std::size_t(v.cols) * es;
+    std::byte* dst = allocate(v.bytes());
+    for (std::uint64_t h = 0; h < nh; ++h) {
+        if (k) {  // dst[h][c][i] = kv_b[h·step + i][c]
+            for (std::uint64_t i = 0; i < width; ++i) {
+                const std::byte* src = kv_b.row(std::int64_t(h * step + i));
+                for (std::uint64_t c = 0; c < lora; ++c)
+                    std::memcpy(dst + ((h * lora + c) * width + i) * es, src + c * es, es);
+            }
+        } else {  // dst[h][r] = kv_b[h·step + offset + r]
+            for (std::uint64_t r = 0; r < width; ++r)
+                std::memcpy(dst + (h * width + r) * v.row_bytes, kv_b.row(std::int64_t(h * step + s.hf_offset + r)), v.row_bytes);
+        }
+    }
+    v.data = dst;
+    return v;
+}
+
 void Weights::populate(const LoadMonitor& monitor) const {
     std::vector<const MappedFile*> maps;
     if (gguf_)
@@ -358,14 +396,23 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             continue;
         }
         TensorView v;
+        const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
+        // kv_b as stored: [n_head · (nope + v) rows, kv_lora]
+        auto kv_b_dims = [&] { return std::vector<std::uint64_t>{mla && s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0],
+                                                                 s.dims[2] * s.hf_step}; };
         if (gguf_) {
+            const std::string kv_b = "blk." + std::to_string(s.layer) + ".attn_kv_b.weight";
             if (!gguf_->find_tensor(s.name) && s.role == TensorRole::output) {
                 v = view_of("token_embd.weight", s.dims, false, 0);  // no separate LM head: the embedding is shared
+            } else if (mla && !gguf_->find_tensor(s.name) && gguf_->find_tensor(kv_b)) {
+                v = repack_mla(s, view_of(kv_b, kv_b_dims(), false, 0), kv_b);  // a file from before the split
             } else {
                 v = view_of(s.name, s.dims, false, 0);
             }
         } else if (s.hf_layout == HfLayout::moe_fused_bias) {
             v = repack_fused_bias(s);
+        } else if (mla) {
+            v = repack_mla(s, view_of(s.hf_names.at(0), kv_b_dims(), false, 0), s.hf_names.at(0));
         } else {
             const std::string& src = s.hf_names.at(0);
             v = view_of(!hf_->find(src) && s.role == TensorRole::output ? "model.embed_tokens.weight" : src, s.dims, false, 0);

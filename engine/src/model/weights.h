@@ -110,6 +110,8 @@ private:
     // Hugging Face fused layouts (TensorSpec::hf_layout), repacked into owned GGUF-layout memory.
     TensorView repack_fused_experts(const TensorSpec& s);
     TensorView repack_fused_bias(const TensorSpec& s);
+    // HfLayout::mla_k_b / mla_v_b from a kv_b matrix [n_head·(nope + v) rows, kv_lora] (F32, F16 or BF16).
+    TensorView repack_mla(const TensorSpec& s, const TensorView& kv_b, const std::string& kv_b_name);
     TensorView owned_f32(const TensorView& v, const std::string& name);
     std::byte* allocate(std::size_t bytes);
 

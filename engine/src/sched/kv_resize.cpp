@@ -56,7 +56,8 @@ Saved save(exec::Runner& runner, kv::KvCache& kv) {
                 std::byte* k = base + std::size_t(l) * layer + i * s.k_page;
                 std::byte* v = base + std::size_t(l) * layer + P * s.k_page + i * s.v_page;
                 runner.kv_copy(k, static_cast<const std::byte*>(kv.k_data(l)) + std::size_t(first) * s.k_page, n * s.k_page);
-                runner.kv_copy(v, static_cast<const std::byte*>(kv.v_data(l)) + std::size_t(first) * s.v_page, n * s.v_page);
+                if (s.v_page)  // an MLA cache has no V
+                    runner.kv_copy(v, static_cast<const std::byte*>(kv.v_data(l)) + std::size_t(first) * s.v_page, n * s.v_page);
             }
         });
         base += std::size_t(g.n_layer) * layer;
@@ -84,7 +85,8 @@ void restore(exec::Runner& runner, const Saved& s, kv::KvCache& kv) {
                 const std::byte* k = base + std::size_t(l) * layer + i * s.k_page;
                 const std::byte* v = base + std::size_t(l) * layer + P * s.k_page + i * s.v_page;
                 runner.kv_copy(static_cast<std::byte*>(kv.k_data(l)) + std::size_t(first) * s.k_page, k, n * s.k_page);
-                runner.kv_copy(static_cast<std::byte*>(kv.v_data(l)) + std::size_t(first) * s.v_page, v, n * s.v_page);
+                if (s.v_page)
+                    runner.kv_copy(static_cast<std::byte*>(kv.v_data(l)) + std::size_t(first) * s.v_page, v, n * s.v_page);
             }
         });
         base += std::size_t(g.n_layer) * layer;

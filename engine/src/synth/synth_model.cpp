@@ -16,12 +16,15 @@ namespace ft::synth {
 
 using kernels::DType;
 
-std::vector<std::string> synth_presets() { return {"tiny", "qwen3-30b-a3b", "gpt-oss-20b", "gpt-oss-120b", "glm-4.5-air"}; }
+std::vector<std::string> synth_presets() {
+    return {"tiny", "qwen3-30b-a3b", "gpt-oss-20b", "gpt-oss-120b", "glm-4.5-air", "deepseek-v3", "deepseek-v2-lite"};
+}
 
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
     if (preset == "tiny" || preset == "qwen3-30b-a3b") return model::ArchId::qwen3_moe;
     if (preset == "gpt-oss-20b" || preset == "gpt-oss-120b") return model::ArchId::gpt_oss;
     if (preset == "glm-4.5-air") return model::ArchId::glm4_moe;
+    if (preset == "deepseek-v3" || preset == "deepseek-v2-lite") return model::ArchId::deepseek_v3;
     return std::nullopt;
 }
 
@@ -78,18 +81,79 @@ model::ModelDesc glm45_air_desc() {
     return d;
 }
 
+// DeepSeek-V3 / R1 (deepseek-ai/DeepSeek-V3 config.json: 671B, 37B active) and DeepSeek-V2-Lite
+// (deepseek-ai/DeepSeek-V2-Lite: 16B, 2.4B active; no low-rank q, softmax router, no groups).
+model::ModelDesc deepseek_desc(bool v3) {
+    model::ModelDesc d;
+    d.arch = model::ArchId::deepseek_v3;
+    d.norm_eps = 1e-6;
+    d.n_ctx_train = 163840;
+    auto& at = d.attn;
+    at.kv_lora_rank = 512, at.qk_nope_head_dim = 128, at.qk_rope_head_dim = 64, at.v_head_dim = 128;
+    at.head_dim = at.qk_nope_head_dim + at.qk_rope_head_dim;
+    at.n_head_kv = 1;
+    d.rope.type = model::RopeType::norm;
+    d.rope.theta = 10000;
+    d.rope.n_rot = at.qk_rope_head_dim;
+    d.rope.scaling = model::RopeScaling::yarn;
+    d.rope.factor = 40;
+    d.rope.original_context = 4096;
+    d.rope.attn_factor = 1.0 / (0.1 * std::log(40.0) + 1.0);  // magnitude 1, as llama.cpp runs DeepSeek
+    auto& m = d.moe;
+    if (v3) {
+        d.n_vocab = 129280, d.n_layer = 61, d.n_embd = 7168, d.n_ff = 18432;
+        at.n_head = 128, at.q_lora_rank = 1536;
+        m.n_expert = 256, m.n_expert_used = 8, m.n_ff_exp = 2048, m.n_shared_expert = 1, m.first_k_dense = 3;
+        m.gating = model::Gating::sigmoid, m.correction_bias = true, m.norm_topk_prob = true;
+        m.routed_scaling_factor = 2.5, m.n_group = 8, m.topk_group = 4;
+        d.rope.yarn_log_multiplier = 0.1;  // mscale_all_dim 1
+    } else {
+        d.n_vocab = 102400, d.n_layer = 27, d.n_embd = 2048, d.n_ff = 10944;
+        at.n_head = 16;
+        m.n_expert = 64, m.n_expert_used = 6, m.n_ff_exp = 1408, m.n_shared_expert = 2, m.first_k_dense = 1;
+        m.gating = model::Gating::softmax, m.norm_topk_prob = false;
+        d.rope.yarn_log_multiplier = 0.0707;  // mscale_all_dim 0.707
+    }
+    m.n_ff_shexp = m.n_ff_exp * m.n_shared_expert;
+    return d;
+}
+
 }  // namespace
 
 model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o) {
     const auto preset_arch = synth_preset_arch(preset);
     if (!preset_arch)
         throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
-                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air");
+                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite");
     if (*preset_arch != arch)
         throw Error(ErrorCode::invalid_argument,
                     "synth: preset " + preset + " is a " + std::string(model::arch_name(*preset_arch)) + " model, not " +
                         std::string(model::arch_name(arch)) + " (--arch)",
                     "leave --arch out: the preset decides it");
+    if (arch == model::ArchId::deepseek_v3) {
+        model::ModelDesc d = deepseek_desc(preset == "deepseek-v3");
+        d.source = "synth preset " + preset;
+        if (o.layers) d.n_layer = *o.layers;
+        if (o.experts) d.moe.n_expert = *o.experts;
+        if (o.top_k) d.moe.n_expert_used = *o.top_k;
+        if (o.hidden) d.n_embd = *o.hidden;
+        if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
+        if (o.heads) d.attn.n_head = *o.heads;
+        if (o.context) d.n_ctx_train = *o.context;
+        if (o.kv_heads || o.head_dim)
+            throw Error(ErrorCode::invalid_argument, "synth: " + preset + " has latent attention: --kv-heads and --head-dim do not apply",
+                        "leave them out");
+        d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
+        if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
+        if (d.moe.n_group && d.moe.n_expert % d.moe.n_group) d.moe.n_group = d.moe.topk_group = 0;
+        d.name = "FreeToken synthetic " + std::string(model::arch_name(arch)) + " " + preset;
+        try {
+            model::validate(d);
+        } catch (const Error& e) {
+            throw Error(ErrorCode::invalid_argument, "synth: " + e.message(), "check the size overrides");
+        }
+        return d;
+    }
     if (arch != model::ArchId::qwen3_moe) {
         model::ModelDesc d = arch == model::ArchId::gpt_oss ? gpt_oss_desc(preset == "gpt-oss-120b") : glm45_air_desc();
         d.source = "synth preset " + preset;

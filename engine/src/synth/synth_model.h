@@ -36,6 +36,11 @@ struct SynthOverrides {
 //   gpt-oss-120b    gpt_oss: the same with 36 layers and 128 experts
 //   glm-4.5-air     glm4_moe: 46 layers (+1 MTP layer), hidden 4096, layer 0 dense (FFN 10944), 128 experts top-8 of
 //                   1408 + 1 shared, sigmoid router with correction bias, 96/8 heads of 128, partial RoPE 64, vocab 151552
+//   deepseek-v3     deepseek_v3 (671B): 61 layers (3 dense, FFN 18432), hidden 7168, latent attention (128 heads, q rank
+//                   1536, KV rank 512, 128 + 64 rope, values 128), 256 experts top-8 of 2048 + 1 shared, sigmoid router
+//                   with correction bias in 8 groups (4 kept), routed scaling 2.5, YaRN ×40 over 4096, vocab 129280
+//   deepseek-v2-lite deepseek_v3 (V2-Lite, 16B): 27 layers (1 dense, FFN 10944), hidden 2048, latent attention (16
+//                   heads, no q rank, KV rank 512), 64 experts top-6 of 1408 + 2 shared, softmax router, vocab 102400
 std::vector<std::string> synth_presets();
 // The architecture of a preset; nullopt for an unknown name.
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset);

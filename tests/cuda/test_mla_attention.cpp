@@ -1,0 +1,179 @@
+// CUDA multi-head latent attention (DeepSeek MLA, absorbed form; cuda/mla_attention.cuh) against the scalar
+// reference (ref/mla_attention.h): the split decode path (partials + merge) and the one-run prefill path, on f32
+// and f16 caches with shuffled page tables, several sequences of different lengths in one launch, a head count that
+// is not a multiple of the block's 8, and guard values after every output; mla_kv_write against ref::mla_kv_row.
+// The reference of an f16 case reads the rows rounded to f16 (what the cache holds): the same tolerance applies.
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "ft_test.h"
+#include "kernel_check.h"
+#include "ref/mla_attention.h"
+#include "ref/quant.h"
+
+#ifdef FT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda/mla_attention.cuh"
+#include "cuda_test.h"
+
+using ft::kernels::MlaParams;
+namespace ref = ft::kernels::ref;
+namespace kc = ft::kernels::cuda;
+using ft::test::bytes_of;
+using ft::test::Dev;
+#endif
+
+class TestMlaAttention : public QObject {
+    Q_OBJECT
+private slots:
+#ifdef FT_HAVE_CUDA
+    void matchesReference_data() {
+        QTest::addColumn<int>("nHead");
+        QTest::addColumn<int>("kvLora");
+        QTest::addColumn<int>("rope");
+        QTest::addColumn<bool>("f16");
+        QTest::addColumn<int>("maxCtx");  // 0: prefill path (one run)
+        for (bool f16 : {false, true}) {
+            const char* c = f16 ? "f16" : "f32";
+            QTest::addRow("V2-Lite 16 heads decode %s", c) << 16 << 512 << 64 << f16 << 2048;
+            QTest::addRow("V2-Lite 16 heads prefill %s", c) << 16 << 512 << 64 << f16 << 0;
+            QTest::addRow("12 heads 128+32 decode %s", c) << 12 << 128 << 32 << f16 << 600;
+            QTest::addRow("3 heads 64+32 prefill %s", c) << 3 << 64 << 32 << f16 << 0;
+            QTest::addRow("V3 128 heads decode %s", c) << 128 << 512 << 64 << f16 << 8192;
+        }
+    }
+    void matchesReference() {
+        QFETCH(int, nHead);
+        QFETCH(int, kvLora);
+        QFETCH(int, rope);
+        QFETCH(bool, f16);
+        QFETCH(int, maxCtx);
+        MlaParams p;
+        p.n_head = nHead;
+        p.kv_lora = kvLora;
+        p.rope_dim = rope;
+        p.page_size = 16;
+        p.scale = 1.f / std::sqrt(192.f);
+        const int D = p.kv_dim();
+        // Three sequences (page-table rows) of 700, 37 and 1 positions; pages shuffled over a pool.
+        const std::vector<int> lens = {700, 37, 1};
+        const int stride = 64, n_pages = 70;
+        std::vector<std::int32_t> perm(n_pages);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), std::mt19937(5));
+        std::vector<std::int32_t> table(size_t(lens.size() * stride), -1);
+        int next = 0;
+        for (size_t r = 0; r < lens.size(); ++r)
+            for (int pg = 0; pg < (lens[r] + 15) / 16; ++pg) table[r * stride + size_t(pg)] = perm[size_t(next++)];
+        auto rows = ft::test::random_floats(size_t(n_pages * 16 * D), 21, -1, 1);
+        std::vector<std::uint16_t> rows16;
+        if (f16) {
+            rows16.resize(rows.size());
+            for (size_t i = 0; i < rows.size(); ++i) {
+                rows16[i] = ref::f32_to_f16(rows[i]);
+                rows[i] = ref::f16_to_f32(rows16[i]);
+            }
+        }
+        // Tokens: the last position of each sequence (decode), or for the prefill path several positions of each.
+        std::vector<std::int32_t> pos, seq;
+        for (size_t r = 0; r < lens.size(); ++r) {
+            if (maxCtx > 0) {
+                pos.push_back(lens[r] - 1);
+                seq.push_back(std::int32_t(r));
+            } else {
+                for (int j : {0, 15, 16, lens[r] / 2, lens[r] - 1})
+                    if (j < lens[r]) pos.push_back(j), seq.push_back(std::int32_t(r));
+            }
+        }
+        const int T = int(pos.size());
+        const auto q = ft::test::random_floats(size_t(T * nHead * D), 22, -0.3f, 0.3f);
+        std::vector<float> want(size_t(T * nHead * kvLora));
+        for (int t = 0; t < T; ++t)
+            ref::mla_attention_f32(p, q.data() + size_t(t * nHead * D), &pos[size_t(t)], rows.data(),
+                                   table.data() + size_t(seq[size_t(t)] * stride), want.data() + size_t(t * nHead * kvLora), 0,
+                                   nHead);
+        Dev d_rows(f16 ? bytes_of(rows16) : bytes_of(rows)), d_table(bytes_of(table)), d_q(bytes_of(q)),
+            d_pos(bytes_of(pos)), d_seq(bytes_of(seq));
+        ft::test::GuardedOutput got(want.size());
+        Dev d_out(got.data.size() * 4), d_ws(kc::mla_attention_workspace(p, T, maxCtx));
+        CHECK_CUDA(cudaMemcpy(d_rows.p, f16 ? static_cast<const void*>(rows16.data()) : rows.data(),
+                              f16 ? bytes_of(rows16) : bytes_of(rows), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_table.p, table.data(), bytes_of(table), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_q.p, q.data(), bytes_of(q), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_pos.p, pos.data(), bytes_of(pos), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_seq.p, seq.data(), bytes_of(seq), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_out.p, got.data.data(), got.data.size() * 4, cudaMemcpyHostToDevice));
+        const kc::DeviceMlaCache cache{d_rows.p, d_table.as<std::int32_t>(), stride,
+                                       f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32};
+        CHECK_CUDA(kc::mla_attention(p, d_q.as<float>(), T, d_pos.as<std::int32_t>(), d_seq.as<std::int32_t>(), maxCtx, cache,
+                                     d_out.as<float>(), d_ws.p, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(got.data.data(), d_out.p, got.data.size() * 4, cudaMemcpyDeviceToHost));
+        QVERIFY(got.guards_intact());
+        QVERIFY(got.all_written());
+        const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
+        qInfo("MLA %s: %s (splits %d)", QTest::currentDataTag(), err.str().c_str(), maxCtx ? kc::mla_decode_splits(maxCtx) : 1);
+        QVERIFY2(err.max_abs < 1e-5 && err.nmse < 1e-10, err.str().c_str());
+    }
+
+    void kvWriteMatchesReference() {
+        for (bool f16 : {false, true}) {
+            MlaParams p;
+            p.n_head = 1;
+            p.kv_lora = 512;
+            p.rope_dim = 64;
+            p.page_size = 16;
+            const int D = p.kv_dim(), T = 5, ld = D + 7, stride = 4, n_pages = 6;
+            const auto kva = ft::test::random_floats(size_t(T * ld), 31, -2, 2);
+            const auto w = ft::test::random_floats(size_t(p.kv_lora), 32, 0.5f, 1.5f);
+            const std::vector<std::int32_t> table = {3, 1, -1, -1, 5, -1, -1, -1};  // two rows
+            const std::vector<std::int32_t> pos = {0, 17, 3, -1, 40}, seq = {0, 0, 1, 0, 1};  // -1: padding; 40: unmapped
+            Dev d_kva(bytes_of(kva)), d_w(bytes_of(w)), d_table(bytes_of(table)), d_pos(bytes_of(pos)), d_seq(bytes_of(seq));
+            const size_t elems = size_t(n_pages * 16 * D), eb = f16 ? 2 : 4;
+            Dev d_cache(elems * eb);
+            CHECK_CUDA(cudaMemset(d_cache.p, 0, elems * eb));
+            CHECK_CUDA(cudaMemcpy(d_kva.p, kva.data(), bytes_of(kva), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d_w.p, w.data(), bytes_of(w), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d_table.p, table.data(), bytes_of(table), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d_pos.p, pos.data(), bytes_of(pos), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d_seq.p, seq.data(), bytes_of(seq), cudaMemcpyHostToDevice));
+            const kc::DeviceMlaCache cache{d_cache.p, d_table.as<std::int32_t>(), stride,
+                                           f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32};
+            CHECK_CUDA(kc::mla_kv_write(p, d_kva.as<float>(), ld, d_w.as<float>(), 1e-6f, d_pos.as<std::int32_t>(),
+                                        d_seq.as<std::int32_t>(), T, cache, nullptr));
+            CHECK_CUDA(cudaDeviceSynchronize());
+            std::vector<float> got(elems);
+            if (f16) {
+                std::vector<std::uint16_t> h(elems);
+                CHECK_CUDA(cudaMemcpy(h.data(), d_cache.p, elems * 2, cudaMemcpyDeviceToHost));
+                for (size_t i = 0; i < elems; ++i) got[i] = ref::f16_to_f32(h[i]);
+            } else {
+                CHECK_CUDA(cudaMemcpy(got.data(), d_cache.p, elems * 4, cudaMemcpyDeviceToHost));
+            }
+            std::vector<float> want(elems, 0.f);
+            std::vector<float> row(static_cast<size_t>(D));
+            for (int t = 0; t < T; ++t) {
+                if (pos[size_t(t)] < 0) continue;
+                const int page = table[size_t(seq[size_t(t)] * stride + pos[size_t(t)] / 16)];
+                if (page < 0) continue;
+                ref::mla_kv_row(p, kva.data() + size_t(t * ld), w.data(), 1e-6f, row.data());
+                for (int d = 0; d < D; ++d) {
+                    const float v = row[size_t(d)];
+                    want[size_t((page * 16 + pos[size_t(t)] % 16) * D + d)] = f16 ? ref::f16_to_f32(ref::f32_to_f16(v)) : v;
+                }
+            }
+            const auto err = ft::test::compare(got.data(), want.data(), elems);
+            // f16: a value near a rounding boundary may round the other way after the device's rsqrt.
+            QVERIFY2(err.max_abs < (f16 ? 2e-3 : 2e-6), err.str().c_str());
+        }
+    }
+#else
+    void builtWithoutCuda() { QSKIP("built without CUDA"); }
+#endif
+};
+
+FT_GPU_TEST_MAIN(TestMlaAttention)
+#include "test_mla_attention.moc"
