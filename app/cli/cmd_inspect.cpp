@@ -13,13 +13,16 @@ namespace ft::cli {
 const CommandSpec& spec_inspect() {
     static const CommandSpec spec{
         "inspect",
-        "PATH [--json] [--plan [--vram BYTES] [--ram BYTES] [--pcie-gbps G] [--host-gbps G] [--ctx N] [--parallel N]]",
+        "PATH [--json] [--plan [--vram BYTES] [--ram BYTES] [--pcie-gbps G] [--host-gbps G] [--ctx N] [--parallel N]]\n"
+        "  ft inspect --plan --preset NAME [--weights TYPE] [the --plan options]",
         "show a model file: architecture, tensors, sizes, tokenizer; with --plan, whether it fits this PC",
         "Prints the architecture and hyper-parameters, parameter counts, tensor table, expert pool bytes, tokenizer summary "
         "and whether a chat template is present. --plan predicts, before loading, whether the model fits a PC (host RAM "
         "for the weights, VRAM for the non-expert weights, a KV floor and a useful expert cache), the backend it would "
         "use, the VRAM plan, and a decode tok/s band and prefill tok/s. Without the flags it uses this machine's GPU "
-        "(90 % of its free VRAM), RAM and the newest `ft bench bw` profile.",
+        "(90 % of its free VRAM), RAM and the newest `ft bench bw` profile. With --preset instead of PATH it predicts for "
+        "an `ft synth` preset (the file synth would write, not written): models too large to materialize, such as "
+        "DeepSeek-V3.",
         {
             {"json", "", "print JSON instead of text", ""},
             {"plan", "", "predict the fit and speed on a PC instead of describing the file", ""},
@@ -31,6 +34,8 @@ const CommandSpec& spec_inspect() {
             {"ctx", "N", "--plan: context per request", "4096"},
             {"parallel", "N", "--plan: requests decoded together", "4"},
             {"gpu", "N", "--plan: which GPU of this machine", "0"},
+            {"preset", "NAME", "--plan without PATH: an `ft synth` preset (deepseek-v3, qwen3-30b-a3b, …)", ""},
+            {"weights", "TYPE", "--preset: its weight type (f32, bf16, q8_0, q4_k, q5_k, q6_k)", "q4_k"},
         },
         "PATH  a GGUF file or a Hugging Face model folder",
     };
@@ -70,7 +75,8 @@ int run_plan(const Args& args, const std::string& path) {
     fo.n_ctx = int(args.get_int("ctx", fo.n_ctx));
     fo.max_sequences = int(args.get_int("parallel", fo.max_sequences));
     if (fo.n_ctx < 16 || fo.max_sequences < 1) throw Error(ErrorCode::invalid_argument, "--ctx must be ≥ 16 and --parallel ≥ 1");
-    const FitPrediction f = predict_fit(path, pc, fo);
+    const FitPrediction f = args.has("preset") ? predict_fit_preset(*args.get("preset"), args.get_or("weights", "q4_k"), pc, fo)
+                                               : predict_fit(path, pc, fo);
     if (args.has("json")) {
         nlohmann::json j{{"verdict", f.verdict},
                          {"summary", f.summary},
@@ -120,6 +126,12 @@ int run_plan(const Args& args, const std::string& path) {
 }  // namespace
 
 int run_inspect(const Args& args) {
+    if (args.has("preset")) {
+        if (!args.has("plan") || !args.positionals().empty())
+            throw Error(ErrorCode::invalid_argument, "inspect: --preset goes with --plan and no PATH",
+                        "usage: ft inspect --plan --preset NAME [--weights TYPE]");
+        return run_plan(args, std::string());
+    }
     if (args.positionals().size() != 1)
         throw Error(ErrorCode::invalid_argument, "inspect: expected one PATH", "usage: ft inspect PATH [--json] [--plan]");
     if (args.has("plan")) return run_plan(args, args.positionals()[0]);

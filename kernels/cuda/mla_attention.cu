@@ -53,10 +53,11 @@ mla_kernel(MlaParams p, const float* __restrict__ q, const std::int32_t* __restr
     for (int base = j0; base < j1; base += kTile) {
         const int n = min(kTile, j1 - base);
         __syncthreads();
-        for (int e = threadIdx.x; e < n * D; e += blockDim.x) {
-            const int r = e / D, c = e % D, j = base + r;
-            const std::int64_t slot = std::int64_t(pt[j / p.page_size]) * p.page_size + j % p.page_size;
-            tile[r * D + c] = load_elem(cache, slot * D + c);
+        // One row per warp at a time: the page lookup once per row, the row's elements coalesced over the lanes.
+        for (int r = warp; r < n; r += kWarps) {
+            const int j = base + r;
+            const T* src = cache + (std::int64_t(pt[j / p.page_size]) * p.page_size + j % p.page_size) * D;
+            for (int c = lane; c < D; c += 32) tile[r * D + c] = load_elem(src, c);
         }
         __syncthreads();
         if (!active) continue;

@@ -30,7 +30,7 @@ struct Fixture {
     // at most twice its count of positions under cosine 0.999 and 90 % top-1; greedy identical. These random
     // models sit near routing ties, where one flipped expert moves a position's logits far (transformers in BF16:
     // gpt-oss min cosine 0.75, 24 of 226 positions under 0.999, 22 of 904 routing choices changed; GLM 0.92, 9 of
-    // 224, 11 of 672), so the minimum cosine says little there. 0: the engine prefills this model in f32 on the GPU
+    // 224, 11 of 672; DeepSeek-V3 0.93, 16 of 223, 9 of 446), so the minimum cosine says little there. 0: the engine prefills this model in f32 on the GPU
     // whatever the options (gpt-oss: attention sinks, sched/model_loader.cpp), so the exact bounds apply.
     int bf16_reference_under_0999 = 0;
     std::vector<std::vector<std::int32_t>> seqs;
@@ -52,6 +52,7 @@ Fixture read_fixture(const QString& name) {
     for (const auto& s : f.seqs) f.positions += int(s.size());
     f.logits = ft::test::read_floats(f.dir + "/logits.bin");
     if (name == "glm4-moe-tiny") f.bf16_reference_under_0999 = 9;
+    if (name == "deepseek-v3-tiny") f.bf16_reference_under_0999 = 16;  // transformers in BF16: min cosine 0.93, 9 of 446 routings
     return f;
 }
 

@@ -309,13 +309,16 @@ private slots:
         }
     }
 
-    // The presets of the two newer architectures at their real sizes: parameter counts and file sizes from the plan
-    // (the files themselves are 12-65 GB).
+    // The presets of the newer architectures at their real sizes (DeepSeek-V3 671.03B and V2-Lite 15.7B as published,
+    // without the MTP layer): parameter counts and file sizes from the plan
+    // (the files themselves are 12 GB to 352 GiB).
     void realPresetSizes() {
         struct Want { const char* preset; ft::model::ArchId arch; std::uint64_t params; DType experts; DType rest; };
         for (const Want& w : {Want{"gpt-oss-20b", ft::model::ArchId::gpt_oss, 20914757184ull, DType::MXFP4, DType::BF16},
                               Want{"gpt-oss-120b", ft::model::ArchId::gpt_oss, 116829156672ull, DType::MXFP4, DType::BF16},
-                              Want{"glm-4.5-air", ft::model::ArchId::glm4_moe, 106852251264ull, DType::Q4_K, DType::Q4_K}}) {
+                              Want{"glm-4.5-air", ft::model::ArchId::glm4_moe, 106852251264ull, DType::Q4_K, DType::Q4_K},
+                              Want{"deepseek-v3", ft::model::ArchId::deepseek_v3, 671026419200ull, DType::Q4_K, DType::Q4_K},  // 671B
+                              Want{"deepseek-v2-lite", ft::model::ArchId::deepseek_v3, 15706484224ull, DType::Q4_K, DType::Q4_K}}) {  // 15.7B
             QCOMPARE(ft::synth::synth_preset_arch(w.preset), std::optional(w.arch));
             const auto desc = ft::synth::synth_desc(w.arch, w.preset, {});
             const auto plan = ft::synth::synth_plan(desc, w.rest, 1, w.experts == w.rest ? std::optional(w.experts) : std::nullopt);
@@ -428,6 +431,65 @@ private slots:
         QCOMPARE(j["description"]["n_layer"].get<int>(), 3);
         QCOMPARE(j["description"]["nextn_predict_layers"].get<int>(), 1);
         QCOMPARE(j["description"]["moe"]["n_shared_expert"].get<int>(), 1);
+    }
+
+    // A small DeepSeek-V2-Lite: llama.cpp's deepseek2 keys of the latent attention (one KV head of the latent + rope
+    // key), the split attn_k_b / attn_v_b, no selection bias (V2's softmax router); the file loads and runs on the CPU.
+    void deepseekPresetFile() {
+        const auto r = run_ft({"synth", "--preset", "deepseek-v2-lite", "--layers", "3", "--experts", "8", "--top-k", "2",
+                               "--hidden", "256", "--expert-ff", "128", "--heads", "4", "--weights", "q8_0", "--quiet", "--out",
+                               path("dsl.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto reader = ft::gguf::Reader::open(path("dsl.gguf").toStdString());
+        const auto& md = reader.metadata();
+        QCOMPARE(std::string(md.get_string("general.architecture")), std::string("deepseek2"));
+        QCOMPARE(md.get_u64("deepseek2.attention.head_count_kv"), 1ull);
+        QCOMPARE(md.get_u64("deepseek2.attention.key_length"), 576ull);
+        QCOMPARE(md.get_u64("deepseek2.attention.value_length"), 512ull);
+        QCOMPARE(md.get_u64("deepseek2.attention.key_length_mla"), 192ull);
+        QCOMPARE(md.get_u64("deepseek2.attention.value_length_mla"), 128ull);
+        QCOMPARE(md.get_u64("deepseek2.attention.kv_lora_rank"), 512ull);
+        QVERIFY(!md.find("deepseek2.attention.q_lora_rank"));
+        QVERIFY(!md.find("deepseek2.rope.scaling.attn_factor"));  // llama.cpp's DeepSeek convention, not a key
+        QCOMPARE(reader.tensor("blk.0.attn_k_b.weight").dims[0], 128ull);  // {nope, kv_lora, heads}
+        QCOMPARE(reader.tensor("blk.0.attn_k_b.weight").dims[1], 512ull);
+        QCOMPARE(reader.tensor("blk.0.attn_v_b.weight").dims[1], 128ull);  // {kv_lora, v, heads}
+        QVERIFY(!reader.find_tensor("blk.0.attn_kv_b.weight"));
+        QVERIFY(!reader.find_tensor("blk.1.exp_probs_b.bias"));
+        QVERIFY(reader.find_tensor("blk.1.ffn_gate_shexp.weight"));
+        const auto d = ft::model::desc_from_gguf(reader);
+        QVERIFY(d.attn.is_mla() && !d.moe.correction_bias && d.moe.gating == ft::model::Gating::softmax);
+        QCOMPARE(d.attn.qk_nope_head_dim, 128u);
+        QCOMPARE(d.attn.qk_rope_head_dim, 64u);
+        QVERIFY(std::abs(d.rope.yarn_log_multiplier - 0.0707) < 1e-6);
+        const auto run = run_ft({"run", "--model", path("dsl.gguf"), "--device", "cpu", "--ids", "1,2,3,4,5", "--max-tokens",
+                                 "4", "--ignore-eos", "--print-ids"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const auto i = run_ft({"inspect", path("dsl.gguf"), "--json"});
+        QVERIFY2(i.code == 0, qPrintable(i.err));
+        const json j = json::parse(i.out.toStdString());
+        QVERIFY(j["description"]["attention"].contains("mla"));
+    }
+
+    // The fit predictor on a preset too large to write (DeepSeek-V3, 671B): from synth's plan of the file.
+    void presetPlan() {
+        auto r = run_ft({"inspect", "--plan", "--preset", "deepseek-v3", "--vram", "24G", "--ram", "512G", "--pcie-gbps",
+                         "25", "--host-gbps", "60", "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["verdict"].get<std::string>(), std::string("hybrid"));  // experts from RAM, q* split with the CPU
+        const double ram = j["ram_needed"].get<double>() / 1073741824.0;
+        QVERIFY2(ram > 340 && ram < 370, qPrintable(QString::number(ram)));  // Q4_K experts, Q4_K/Q8_0 rest
+        QVERIFY(j["plan"]["expert_slots"].get<int>() > 0);
+        r = run_ft({"inspect", "--plan", "--preset", "deepseek-v3", "--vram", "24G", "--ram", "256G", "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(json::parse(r.out.toStdString())["verdict"].get<std::string>(), std::string("no_fit"));
+        r = run_ft({"inspect", "--plan", "--preset", "deepseek-v9"});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("unknown preset"), qPrintable(r.err));
+        r = run_ft({"inspect", "--preset", "deepseek-v3"});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("--plan"), qPrintable(r.err));
     }
 
     void badInputs() {

@@ -107,4 +107,10 @@ MachineProfile this_machine(int gpu = 0);
 // ft::Error for a file that cannot be read.
 FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfile& pc, const FitOptions& options = {});
 
+// The same for an `ft synth` preset ("deepseek-v3", "qwen3-30b-a3b", …) with its weights in `weights` ("q4_k";
+// experts as `ft synth` would write them): the sizes of the file synth would write, without writing it — for models
+// too large to materialize (DeepSeek-V3's 671B). Throws ft::Error(invalid_argument) for an unknown preset or type.
+FitPrediction predict_fit_preset(const std::string& preset, const std::string& weights, const MachineProfile& pc,
+                                 const FitOptions& options = {});
+
 }  // namespace ft

@@ -115,6 +115,9 @@ GpuMlaAttention::GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeight
                                 "512 (this model: {} + {})",
                                 b.kv_lora, b.rope_dim),
                     "use --device cpu");
+    if (b.nope > b.n_head * b.v_head_dim)  // per_head packs a head's q_nope rows into the values' scratch
+        throw Error(ErrorCode::unsupported, "GPU latent attention: per-head query width over the heads' value width",
+                    "use --device cpu");
     if (b.q_a) {
         q_a_ = dw.matrix(*b.q_a.w);
         q_b_ = dw.matrix(*b.q_b.w);
@@ -153,7 +156,8 @@ std::int64_t GpuMlaAttention::qkv_width() const {
 std::int64_t GpuMlaAttention::att_width() const { return std::int64_t(b_.n_head) * (b_.kv_lora + b_.v_head_dim); }
 
 void GpuMlaAttention::per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
-                               std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head) const {
+                               std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head,
+                               float* tmp) const {
     const std::int64_t H = b_.n_head;
     if (T <= kc::kGemvMaxM && ldx == H * x_head && ldy == H * y_head) {
         // One grouped GEMV over the (token, head) pairs: pair p = t·H + h reads head h's matrix ("expert" h).
@@ -168,11 +172,15 @@ void GpuMlaAttention::per_head(GpuContext& c, const DeviceMatrix& w, std::int64_
         c.launched(kc::expert_gemv(p, c.stream), "MLA per-head GEMV");
         return;
     }
+    // A GEMM per head on its inputs packed into tmp (one copy; Linear then converts them to BF16 in one launch).
     for (std::int64_t h = 0; h < H; ++h) {
         DeviceMatrix wh = w;
         wh.rows = rows;
         wh.data = static_cast<const std::byte*>(w.data) + std::size_t(h * rows) * w.row_bytes;
-        c.linear->run(wh, x + h * x_head, T, ldx, y + h * y_head, ldy, false);
+        c.launched(cudaMemcpy2DAsync(tmp, std::size_t(w.cols) * 4, x + h * x_head, std::size_t(ldx) * 4, std::size_t(w.cols) * 4,
+                                     std::size_t(T), cudaMemcpyDeviceToDevice, c.stream),
+                   "MLA head inputs");
+        c.linear->run(wh, tmp, T, w.cols, y + h * y_head, ldy, false);
     }
 }
 
@@ -204,7 +212,7 @@ void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const 
     const kernels::MlaParams mp = params(c.page_size);
     c.launched(kc::mla_kv_write(mp, kva, D, kv_a_norm_, b_.kv_a_norm.eps, c.d_pos, c.d_row, T, cache, c.stream), "latent KV write");
     // The absorbed query: k_b[h] · q_nope into the latent part, the rotated q_pe after it.
-    per_head(c, k_b_, L, q, H * QD, QD, T, qabs, H * D, D);
+    per_head(c, k_b_, L, q, H * QD, QD, T, qabs, H * D, D, vout);  // vout is free until the values
     c.launched(cudaMemcpy2DAsync(qabs + L, std::size_t(D) * 4, q + b_.nope, std::size_t(QD) * 4, std::size_t(b_.rope_dim) * 4,
                                  std::size_t(T * H), cudaMemcpyDeviceToDevice, c.stream),
                "q_pe copy");
@@ -212,7 +220,7 @@ void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const 
     c.launched(kc::mla_attention(mp, qabs, T, c.d_pos, c.d_row, decode ? c.opt.n_ctx : 0, cache, lat, c.s.attn_ws.get(), c.stream),
                "latent attention");
     c.mark("attention");
-    per_head(c, v_b_, V, lat, H * L, L, T, vout, H * V, V);
+    per_head(c, v_b_, V, lat, H * L, L, T, vout, H * V, V, qabs);  // qabs is free after the attention
     c.matmul(o_, vout, T, c.s.x.get(), true);  // + residual
     c.mark("attention output");
 }

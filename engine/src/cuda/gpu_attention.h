@@ -54,8 +54,9 @@ public:
 
 private:
     // y + t·ldy + h·y_head = W_h · (x + t·ldx + h·x_head) for T tokens and every head h (W_h: rows [h·rows, …)).
+    // tmp: T · w.cols floats of free scratch (the GEMM path packs each head's inputs there).
     void per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
-                  std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head) const;
+                  std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head, float* tmp) const;
 
     model::MlaAttentionBlock b_;
     DeviceMatrix q_, q_a_, q_b_, kv_a_, k_b_, v_b_, o_;

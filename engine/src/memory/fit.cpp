@@ -11,6 +11,7 @@
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
 #include "platform/platform.h"
+#include "synth/synth_model.h"
 
 namespace ft {
 
@@ -63,6 +64,42 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
     const auto& s = j["sizes"];
     const memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
                                                         s.value("expert_pool_bytes", std::uint64_t(0)));
+    memory::PlanRequest r;
+    r.n_ctx = o.n_ctx;
+    r.max_sequences = o.max_sequences;
+    r.backend = o.backend;
+    r.kv_reserve_tokens = o.kv_reserve_tokens;
+    return memory::predict_fit(g, pc, r);
+}
+
+FitPrediction predict_fit_preset(const std::string& preset, const std::string& weights, const MachineProfile& pc,
+                                 const FitOptions& o) {
+    const auto arch = synth::synth_preset_arch(preset);
+    if (!arch)
+        throw Error(ErrorCode::invalid_argument, "unknown preset \"" + preset + "\" (--preset)",
+                    "presets: " + [] {
+                        std::string s;
+                        for (const auto& p : synth::synth_presets()) s += (s.empty() ? "" : ", ") + p;
+                        return s;
+                    }());
+    const auto type = kernels::dtype_from_name(weights);
+    if (!type || !synth::synth_weight_type_supported(*type))
+        throw Error(ErrorCode::invalid_argument, "weight type \"" + weights + "\" (--weights)",
+                    "use f32, bf16, q8_0, q4_k, q5_k, q6_k or mxfp4");
+    const model::ModelDesc d = synth::synth_desc(*arch, preset, {});
+    const synth::SynthPlan plan = synth::synth_plan(d, *type, 1);
+    std::vector<model::TensorStat> stats;
+    for (const auto& t : plan.tensors) {
+        model::TensorStat s;
+        s.name = t.spec.name;
+        s.dims = t.spec.dims;
+        s.type = t.type;
+        s.n_elements = t.spec.n_elements();
+        s.n_bytes = t.n_bytes;
+        stats.push_back(std::move(s));
+    }
+    const model::SizeReport sizes = model::measure(&d, stats);
+    const memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
     memory::PlanRequest r;
     r.n_ctx = o.n_ctx;
     r.max_sequences = o.max_sequences;

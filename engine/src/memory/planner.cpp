@@ -49,6 +49,13 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.mla_qkv = H * QD + H * (L + R) + (L + R) + std::int64_t(d.attn.q_lora_rank);
         g.mla_att = H * L + H * std::int64_t(d.attn.v_head_dim);
         g.mla_kv_lora = L;
+        const double E = double(d.n_embd), QL = double(d.attn.q_lora_rank), nope = double(d.attn.qk_nope_head_dim),
+                     V = double(d.attn.v_head_dim);
+        g.attn_params_per_layer = (QL > 0 ? E * QL + QL * double(H * QD) : E * double(H * QD)) + E * double(L + R) +
+                                  double(H) * double(L) * (nope + V) + double(H) * V * E;
+    } else {
+        g.attn_params_per_layer =
+            double(g.n_embd) * double(2 * g.n_head * g.head_dim + g.n_head_kv * (g.head_dim + g.v_head_dim));
     }
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;
@@ -413,8 +420,7 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
     // average, at the rate this engine reaches — measured on the H200 (sm_90, 132 SMs): 79 TFLOP/s on the 30B-A3B shape, ≈ 8 % of the
     // tensor cores' dense BF16 peak; other GPUs at the same share of their per-SM peak.
     const double active_params = 3.0 * double(g.n_embd) * double(g.n_ff_exp) * double(g.n_expert_used) * double(g.n_moe_layers) +
-                                 double(g.n_layer) * double(g.n_embd) *
-                                     double(2 * g.n_head * g.head_dim + g.n_head_kv * (g.head_dim + g.v_head_dim)) +
+                                 double(g.n_layer) * g.attn_params_per_layer +
                                  double(g.n_layer - g.n_moe_layers) * 3.0 * double(g.n_embd) * double(g.n_ff);
     const double prefill_flops_per_token =
         2.0 * active_params + 2.0 * double(g.n_layer) * double(g.n_head) * double(g.head_dim + g.v_head_dim) * 4096.0;

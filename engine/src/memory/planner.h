@@ -30,6 +30,7 @@ struct ModelGeometry {
     // head_dim that row, v_head_dim 0); the attention scratch per token in floats: q, absorbed q, the compressed
     // KV and the low-rank q (mla_qkv), the latent outputs and the values (mla_att). 0: not MLA.
     std::int64_t mla_qkv = 0, mla_att = 0, mla_kv_lora = 0;
+    double attn_params_per_layer = 0;  // the attention block's weights (the predictor's prefill FLOPs)
 };
 
 ModelGeometry geometry_of(const model::Weights& w);

@@ -93,8 +93,8 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     for (const auto& s : specs) {
         if (s.hf_layout != HfLayout::direct)
             throw Error(ErrorCode::unsupported,
-                        where + ": convert does not repack " + std::string(arch_name(desc.arch)) + "'s fused expert tensors yet (" +
-                            s.hf_names.at(0) + ")",
+                        where + ": convert does not repack " + std::string(arch_name(desc.arch)) + "'s " + s.hf_names.at(0) +
+                            " into " + s.name + " yet",
                         "the engine loads this folder directly; or convert it with llama.cpp's convert_hf_to_gguf.py");
         Planned p{&s, DType::F32, {}, 0};
         // Each source is one [out, in] matrix (or a vector): its HF shape is the GGUF dims reversed, without the

@@ -230,7 +230,7 @@ ModelDesc desc_from_gguf(const gguf::Reader& file) {
     d.tied_embeddings = file.find_tensor("output.weight") == nullptr;
     bool bias = false;
     for (const auto& t : file.tensors()) bias = bias || t.name.find(".exp_probs_b") != std::string::npos;
-    if (d.moe.gating == Gating::sigmoid) d.moe.correction_bias = bias;
+    d.moe.correction_bias = bias;  // the selection bias is a tensor, not a key (DeepSeek-V2's softmax router has none)
     for (std::uint32_t il = 0; il < d.n_layer; ++il) {
         const std::string b = "blk." + std::to_string(il) + ".";
         if (d.layer_is_moe(il) && !file.find_tensor(b + "ffn_gate_inp.weight") && file.find_tensor(b + "ffn_down.weight"))
