@@ -5,7 +5,8 @@
 // multi-head latent attention with a low-rank q, the latent KV cache, interleaved RoPE with YaRN's logit scale, the
 // same MoE as GLM), all made by scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of four sequences (one longer than gpt-oss's window) and transformers'
-// greedy continuation, from the Hugging Face folder; GLM also from its GGUF conversions (F32, BF16).
+// greedy continuation, from the Hugging Face folder; GLM and DeepSeek also from their GGUF conversions (F32, BF16),
+// and DeepSeek from a GGUF in llama.cpp's older layout (attn_kv_b unsplit).
 // Built twice, like test_golden_qwen3_moe: on the CPU, and with FT_GOLDEN_GPU on the GPU (FT_GPU_EXACT=1: the CPU's
 // thresholds; else the fast BF16 prefill with stated looser bounds).
 #include <QJsonDocument>
@@ -18,7 +19,10 @@
 #include "ft/engine.h"
 #include "ft_test.h"
 #include "golden_fixture.h"
+#include "format/gguf.h"
+#include "format/safetensors.h"
 #include "model/convert_hf.h"
+#include "ref/quant.h"
 #include "ref/dtype.h"
 
 namespace {
@@ -115,19 +119,73 @@ private slots:
         check(f, f.dir.toStdString(), qPrintable(fixture + " (HF folder, BF16)"));
     }
 
-    // GLM's per-expert checkpoint converts to GGUF (llama.cpp's glm4moe names); the engine reads it the same.
-    void glmGgufMatchesTransformers_data() {
+    // GLM's and DeepSeek's checkpoints convert to GGUF (llama.cpp's glm4moe / deepseek2 names; DeepSeek's kv_b_proj
+    // split into attn_k_b / attn_v_b); the engine reads them the same.
+    void ggufMatchesTransformers_data() {
+        QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("type");
-        QTest::newRow("f32") << "f32";
-        QTest::newRow("bf16") << "bf16";
+        for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny"})
+            for (const char* t : {"f32", "bf16"}) QTest::addRow("%s %s", f, t) << f << t;
     }
-    void glmGgufMatchesTransformers() {
+    void ggufMatchesTransformers() {
+        QFETCH(QString, fixture);
         QFETCH(QString, type);
-        const Fixture f = read_fixture("glm4-moe-tiny");
-        // The fixture has token ids, not a tokenizer; its 4160-row vocabulary has the layout of the cut Qwen3
-        // tokenizer of qwen3-moe-tiny, which the converter embeds (the logits do not depend on it).
+        const Fixture f = read_fixture(fixture);
+        const auto out = convert(f, fixture, type);
+        check(f, out, qPrintable(fixture + " (GGUF " + type + ")"));
+    }
+
+    // A DeepSeek GGUF from before llama.cpp split kv_b (attn_kv_b [n_head · (nope + v), kv_lora] in place of
+    // attn_k_b / attn_v_b): the engine splits it at load and computes the same.
+    void deepseekUnsplitKvB() {
+        const Fixture f = read_fixture("deepseek-v3-tiny");
+        const auto modern = convert(f, "deepseek-v3-tiny", "f32");
+        const auto reader = ft::gguf::Reader::open(modern);
+        const auto ck = ft::safetensors::Checkpoint::open(f.dir.toStdString());
+        const std::string old = (tmp.path() + "/deepseek-unsplit.gguf").toStdString();
+        {
+            ft::gguf::Writer w(old);
+            for (const auto& kv : reader.metadata().entries())
+                if (kv.key != "general.alignment") w.set(kv.key, kv.value);
+            std::vector<std::pair<std::string, std::vector<float>>> kv_b;  // layer tensors to add, in f32
+            for (const auto& t : reader.tensors()) {
+                const std::string& n = t.name;
+                if (n.find(".attn_v_b.") != std::string::npos) continue;
+                if (n.find(".attn_k_b.") != std::string::npos) {
+                    const std::string layer = n.substr(0, n.find(".attn_k_b."));  // "blk.N"
+                    const auto* e = ck.find("model.layers." + layer.substr(4) + ".self_attn.kv_b_proj.weight");
+                    QVERIFY(e);
+                    std::vector<float> v(e->info->n_elements);
+                    ft::kernels::ref::dequantize_row(*ft::safetensors::to_kernel_dtype(e->info->dtype), e->data().data(), v.data(),
+                                                     std::int64_t(v.size()));
+                    const std::vector<std::uint64_t> dims{e->info->shape[1], e->info->shape[0]};
+                    w.add_tensor(layer + ".attn_kv_b.weight", ft::kernels::DType::F32, dims);
+                    kv_b.emplace_back(layer + ".attn_kv_b.weight", std::move(v));
+                    continue;
+                }
+                w.add_tensor(n, t.type, std::span(t.dims.data(), t.n_dims));
+            }
+            w.write_header();
+            std::size_t next = 0;
+            for (const auto& t : w.tensors()) {
+                if (t.name.find(".attn_kv_b.") != std::string::npos) {
+                    const auto& v = kv_b.at(next++).second;
+                    w.write_tensor(t.name, std::as_bytes(std::span(v)));
+                } else {
+                    w.write_tensor(t.name, reader.tensor_data(*reader.find_tensor(t.name)));
+                }
+            }
+            w.finish();
+        }
+        check(f, old, "deepseek-v3-tiny (GGUF f32, unsplit attn_kv_b)");
+    }
+
+private:
+    // The fixture converted by ft convert (its 4160-row vocabulary has the layout of the cut Qwen3 tokenizer of
+    // qwen3-moe-tiny, which the converter embeds; the logits do not depend on it).
+    std::string convert(const Fixture& f, const QString& fixture, const QString& type) {
         namespace fs = std::filesystem;
-        const fs::path src = f.dir.toStdString(), hf = (tmp.path() + "/glm-hf").toStdString();
+        const fs::path src = f.dir.toStdString(), hf = (tmp.path() + "/" + fixture + "-hf").toStdString();
         const fs::path tok = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
         fs::create_directories(hf);
         for (const char* n : {"config.json", "generation_config.json", "model.safetensors"})
@@ -135,10 +193,10 @@ private slots:
         for (const char* n : {"tokenizer.json", "tokenizer_config.json"})
             if (!fs::exists(hf / n)) fs::create_symlink(tok / n, hf / n);
         ft::model::ConvertOptions co;
-        co.out = (tmp.path() + "/glm-" + type + ".gguf").toStdString();
+        co.out = (tmp.path() + "/" + fixture + "-" + type + ".gguf").toStdString();
         co.type = *ft::kernels::dtype_from_name(type.toStdString());
-        ft::model::convert_hf_to_gguf(hf, co);
-        check(f, co.out, qPrintable("glm4-moe-tiny (GGUF " + type + ")"));
+        if (!fs::exists(co.out)) ft::model::convert_hf_to_gguf(hf, co);
+        return co.out.string();
     }
 };
 

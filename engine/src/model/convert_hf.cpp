@@ -91,7 +91,8 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     std::vector<Planned> plan;
     const std::string where = dir.string();
     for (const auto& s : specs) {
-        if (s.hf_layout != HfLayout::direct)
+        const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
+        if (s.hf_layout != HfLayout::direct && !mla)
             throw Error(ErrorCode::unsupported,
                         where + ": convert does not repack " + std::string(arch_name(desc.arch)) + "'s " + s.hf_names.at(0) +
                             " into " + s.name + " yet",
@@ -101,6 +102,8 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         // expert dim for stacked experts.
         std::vector<std::uint64_t> want(s.dims.rbegin(), s.dims.rend());
         if (s.hf_names.size() > 1) want.erase(want.begin());
+        // DeepSeek's kv_b_proj [n_head · (nope + v), kv_lora], split into attn_k_b / attn_v_b as it is written.
+        if (mla) want = {s.dims[2] * s.hf_step, s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0]};
         for (const auto& hn : s.hf_names) {
             const auto* e = ck.find(hn);
             if (!e)
@@ -161,6 +164,32 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         const std::uint64_t row = p.spec->dims[0];
         const std::uint64_t row_out = *kernels::dtype_bytes(p.type, row);
         const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, (1u << 20) / row);
+        if (p.spec->hf_layout == HfLayout::mla_k_b || p.spec->hf_layout == HfLayout::mla_v_b) {
+            // Small (a few MiB per layer): the whole tensor in f32, then converted as one block.
+            const TensorSpec& s = *p.spec;
+            const auto* e = p.src.at(0);
+            const bool k = s.hf_layout == HfLayout::mla_k_b;
+            const std::uint64_t lora = k ? s.dims[1] : s.dims[0], width = k ? s.dims[0] : s.dims[1], nh = s.dims[2];
+            std::vector<float> src(e->info->n_elements);
+            to_f32(e->info->dtype, e->data().data(), src.data(), src.size());
+            f32.assign(s.n_elements(), 0.f);
+            for (std::uint64_t h = 0; h < nh; ++h)
+                for (std::uint64_t i = 0; i < width; ++i)
+                    for (std::uint64_t c = 0; c < lora; ++c) {
+                        const float v = src[(h * s.hf_step + (k ? 0 : s.hf_offset) + i) * lora + c];
+                        if (k) f32[(h * lora + c) * width + i] = v;  // [h][c][i]: transposed
+                        else f32[(h * width + i) * lora + c] = v;    // [h][i][c]
+                    }
+            const std::uint64_t rows = s.n_elements() / row;
+            out.resize(rows * row_out);
+            for (std::uint64_t r = 0; r < rows; ++r)
+                ref::quantize_row(p.type, f32.data() + r * row, out.data() + r * row_out, static_cast<std::int64_t>(row));
+            w.write(out);
+            done += rows * row_out;
+            if (opt.progress) opt.progress(done, total);
+            w.end_tensor();
+            continue;
+        }
         for (const auto* e : p.src) {
             const auto data = e->data();
             const std::uint64_t rows = e->info->n_elements / row;
