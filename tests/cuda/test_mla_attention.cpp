@@ -3,7 +3,10 @@
 // and f16 caches with shuffled page tables, several sequences of different lengths in one launch, a head count that
 // is not a multiple of the block's 8, and guard values after every output; mla_kv_write against ref::mla_kv_row.
 // The reference of an f16 case reads the rows rounded to f16 (what the cache holds): the same tolerance applies.
+// FT_TEST_PERF=1: perfDecode prints the time of one decode call (attention + merge) and one prefill call, graph-free,
+// at DeepSeek-V2-Lite's and V3's head counts, for a few context lengths, with the latent rows read per second.
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -169,6 +172,52 @@ private slots:
             // f16: a value near a rounding boundary may round the other way after the device's rsqrt.
             QVERIFY2(err.max_abs < (f16 ? 2e-3 : 2e-6), err.str().c_str());
         }
+    }
+    void perfDecode() {
+        const char* v = std::getenv("FT_TEST_PERF");
+        if (!v || *v != '1') QSKIP("perf mode off (FT_TEST_PERF=1 runs it)");
+        cudaEvent_t e0, e1;
+        CHECK_CUDA(cudaEventCreate(&e0));
+        CHECK_CUDA(cudaEventCreate(&e1));
+        for (int heads : {16, 128})
+            for (int ctx : {640, 4096, 16384}) {
+                MlaParams p;
+                p.n_head = heads;
+                p.kv_lora = 512;
+                p.rope_dim = 64;
+                p.page_size = 16;
+                p.scale = 0.07f;
+                const int D = p.kv_dim(), pages = (ctx + 15) / 16, max_ctx = 32768;
+                std::vector<std::int32_t> table(size_t(max_ctx / 16), 0);
+                for (int i = 0; i < pages; ++i) table[size_t(i)] = i;
+                const std::int32_t pos = ctx - 1, seq = 0;
+                const auto q = ft::test::random_floats(size_t(heads * D), 41, -0.3f, 0.3f);
+                Dev d_rows(size_t(pages) * 16 * size_t(D) * 2), d_table(bytes_of(table)), d_q(bytes_of(q)), d_pos(4), d_seq(4),
+                    d_out(size_t(heads * p.kv_lora) * 4), d_ws(kc::mla_attention_workspace(p, 1, max_ctx));
+                CHECK_CUDA(cudaMemset(d_rows.p, 0x11, size_t(pages) * 16 * size_t(D) * 2));
+                CHECK_CUDA(cudaMemcpy(d_table.p, table.data(), bytes_of(table), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_q.p, q.data(), bytes_of(q), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_pos.p, &pos, 4, cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_seq.p, &seq, 4, cudaMemcpyHostToDevice));
+                const kc::DeviceMlaCache cache{d_rows.p, d_table.as<std::int32_t>(), max_ctx / 16, ft::kernels::DType::F16};
+                auto call = [&] {
+                    return kc::mla_attention(p, d_q.as<float>(), 1, d_pos.as<std::int32_t>(), d_seq.as<std::int32_t>(), max_ctx,
+                                             cache, d_out.as<float>(), d_ws.p, nullptr);
+                };
+                for (int i = 0; i < 5; ++i) CHECK_CUDA(call());
+                const int reps = 200;
+                CHECK_CUDA(cudaEventRecord(e0));
+                for (int i = 0; i < reps; ++i) CHECK_CUDA(call());
+                CHECK_CUDA(cudaEventRecord(e1));
+                CHECK_CUDA(cudaEventSynchronize(e1));
+                float ms = 0;
+                CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+                const double us = 1e3 * ms / reps, bytes = double(ctx) * D * 2;
+                qInfo("PERF MLA decode f16 %d heads ctx %d: %.1f us per call (%.0f GB/s of latent rows, %d splits)", heads, ctx, us,
+                      bytes / (us * 1e-6) / 1e9, kc::mla_decode_splits(max_ctx));
+            }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
     }
 #else
     void builtWithoutCuda() { QSKIP("built without CUDA"); }
