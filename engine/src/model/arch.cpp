@@ -185,7 +185,6 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.max_n_head_kv = 1;
                 g.max_head_dim = m->kv_dim();
                 g.max_v_head_dim = 0;
-                g.mla = true;
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {

@@ -126,7 +126,6 @@ struct ModelGraph {
     std::int64_t max_ffn = 0;      // dense / shared-expert FFN width
     std::int64_t n_ff_exp = 0;     // routed expert FFN width
     int n_expert = 0, n_expert_used = 0;
-    bool mla = false;              // the attention blocks are MlaAttentionBlock
 };
 
 // The model's graph, built by its architecture (model/arch.h). Throws ft::Error(unsupported) for an architecture
