@@ -197,6 +197,31 @@ def gpt_oss_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+def glm_style_mlp(sd, p, dense, c, H, g):
+    """Layer p's MLP as GLM's and DeepSeek's checkpoints store it: a dense SwiGLU (c["ff"]), or the router with its
+    selection bias, c["experts"] per-expert SwiGLUs (c["moe_ff"]) and the shared experts (c["shared"] of them)."""
+    if dense:
+        F = c["ff"]
+        sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+        return
+    F, E = c["moe_ff"], c["experts"]
+    sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
+    # Selection-only bias, >= 0: transformers masks the groups it drops with 0, not -inf, so a negative score + bias
+    # could pick an expert of a dropped group; a real router's biases stay clear of that.
+    sd[p + "mlp.gate.e_score_correction_bias"] = 0.25 * torch.rand(E, generator=g)
+    for e in range(E):
+        x = p + f"mlp.experts.{e}."
+        sd[x + "gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[x + "up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[x + "down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+    Fs = F * c["shared"]
+    sd[p + "mlp.shared_experts.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+    sd[p + "mlp.shared_experts.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+    sd[p + "mlp.shared_experts.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+
+
 # ---------------------------------------------------------------- GLM-4.5
 
 GLM = dict(hidden=128, ff=192, moe_ff=64, layers=4, mtp=1, heads=4, kv_heads=2, head_dim=64, experts=16, top_k=4,
@@ -220,7 +245,7 @@ def glm_config():
 
 def glm_weights(cfg):
     c = GLM
-    H, E = c["hidden"], c["experts"]
+    H = c["hidden"]
     q, kv, hd = c["heads"] * c["head_dim"], c["kv_heads"] * c["head_dim"], c["head_dim"]
     g = gen(SEED + 1)
     sd = {}
@@ -235,26 +260,7 @@ def glm_weights(cfg):
                 sd[p + f"self_attn.{name}.bias"] = normal((out,), 0.2, g)
         sd[p + "self_attn.q_norm.weight"] = bf16(1.0 + 0.2 * torch.randn(hd, generator=g))
         sd[p + "self_attn.k_norm.weight"] = bf16(1.0 + 0.2 * torch.randn(hd, generator=g))
-        if il < c["first_dense"]:
-            F = c["ff"]
-            sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
-        else:
-            F = c["moe_ff"]
-            sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
-            # Selection-only bias, >= 0: transformers masks the groups it drops with 0, not -inf, so a negative
-            # score + bias could pick an expert of a dropped group; a real router's biases stay clear of that.
-            sd[p + "mlp.gate.e_score_correction_bias"] = 0.25 * torch.rand(E, generator=g)
-            for e in range(E):
-                x = p + f"mlp.experts.{e}."
-                sd[x + "gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-                sd[x + "up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-                sd[x + "down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
-            Fs = F * c["shared"]
-            sd[p + "mlp.shared_experts.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.shared_experts.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.shared_experts.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+        glm_style_mlp(sd, p, il < c["first_dense"], c, H, g)
         if il >= c["layers"]:  # the MTP layer's own tensors (GLM checkpoints carry them; transformers ignores them)
             sd[p + "eh_proj.weight"] = normal((H, 2 * H), 1.0 / math.sqrt(2 * H), g)
             sd[p + "enorm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
@@ -298,7 +304,7 @@ def dsv3_config():
 
 def dsv3_weights(cfg):
     c = DSV3
-    H, E, nh = c["hidden"], c["experts"], c["heads"]
+    H, nh = c["hidden"], c["heads"]
     g = gen(SEED + 2)
     sd = {}
     sd["model.embed_tokens.weight"] = normal((VOCAB, H), 1.0, g)
@@ -314,24 +320,7 @@ def dsv3_weights(cfg):
         sd[a + "kv_a_layernorm.weight"] = bf16(1.0 + 0.2 * torch.randn(c["kv_lora"], generator=g))
         sd[a + "kv_b_proj.weight"] = normal((nh * (c["nope"] + c["v"]), c["kv_lora"]), 1.0 / math.sqrt(c["kv_lora"]), g)
         sd[a + "o_proj.weight"] = normal((H, nh * c["v"]), 1.0 / math.sqrt(nh * c["v"]), g)
-        if il < c["first_dense"]:
-            F = c["ff"]
-            sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
-        else:
-            F = c["moe_ff"]
-            sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.gate.e_score_correction_bias"] = 0.25 * torch.rand(E, generator=g)  # >= 0: see glm_weights
-            for e in range(E):
-                x = p + f"mlp.experts.{e}."
-                sd[x + "gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-                sd[x + "up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
-                sd[x + "down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
-            Fs = F * c["shared"]
-            sd[p + "mlp.shared_experts.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.shared_experts.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
-            sd[p + "mlp.shared_experts.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+        glm_style_mlp(sd, p, il < c["first_dense"], c, H, g)
     sd["model.norm.weight"] = bf16(1.0 + 0.2 * torch.randn(H, generator=g))
     sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
     return sd

@@ -156,24 +156,8 @@ private slots:
         const auto& longp = *std::max_element(f.seqs.begin(), f.seqs.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
         std::vector<std::int32_t> a, b;
         std::promise<void> da, db;
-        auto make = [](const std::vector<std::int32_t>& prompt, std::vector<std::int32_t>& out, std::promise<void>& done) {
-            ft::GenerationRequest r;
-            r.prompt = prompt;
-            r.sampling.temperature = 0;
-            r.max_tokens = 32;
-            r.ignore_eos = true;
-            r.on_token = [&out](const ft::TokenEvent& ev) {
-                if (ev.token >= 0) out.push_back(ev.token);
-            };
-            r.on_finish = [&done](const ft::FinishEvent&) { done.set_value(); };
-            r.on_error = [&done](const ft::Error& err) {
-                qWarning("%s", err.what());
-                done.set_value();
-            };
-            return r;
-        };
-        e.submit(make(shortp, a, da));
-        e.submit(make(longp, b, db));
+        e.submit(ft::test::greedy_request(shortp, 32, a, da));
+        e.submit(ft::test::greedy_request(longp, 32, b, db));
         da.get_future().wait();
         db.get_future().wait();
         const bool exact = !golden_fast_gpu() || f.bf16_reference_under_0999 == 0;

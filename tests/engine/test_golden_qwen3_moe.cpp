@@ -295,24 +295,8 @@ private slots:
         // reproduce it, and the KV pages of the two never mix.
         std::vector<std::int32_t> a, b;
         std::promise<void> da, db;
-        auto make = [&](const std::vector<std::int32_t>& prompt, std::vector<std::int32_t>& out, std::promise<void>& done) {
-            ft::GenerationRequest r;
-            r.prompt = prompt;
-            r.sampling.temperature = 0;
-            r.max_tokens = 32;
-            r.ignore_eos = true;
-            r.on_token = [&out](const ft::TokenEvent& ev) {
-                if (ev.token >= 0) out.push_back(ev.token);
-            };
-            r.on_finish = [&done](const ft::FinishEvent&) { done.set_value(); };
-            r.on_error = [&done](const ft::Error& err) {
-                qWarning("%s", err.what());
-                done.set_value();
-            };
-            return r;
-        };
-        e.submit(make(g.seqs[0], a, da));
-        e.submit(make(g.seqs[1], b, db));
+        e.submit(ft::test::greedy_request(g.seqs[0], 32, a, da));
+        e.submit(ft::test::greedy_request(g.seqs[1], 32, b, db));
         da.get_future().wait();
         db.get_future().wait();
         if (fast_gpu()) QCOMPARE(a, greedy(e, g.seqs[0], 32));  // the same engine alone (its prefill is not exact)

@@ -89,24 +89,31 @@ inline std::vector<float> engine_logits(Engine& e, const std::vector<std::vector
     return all;
 }
 
-// n greedy tokens after `prompt` (end-of-generation tokens ignored).
-inline std::vector<std::int32_t> greedy(Engine& e, const std::vector<std::int32_t>& prompt, int n) {
+// A request for n greedy tokens after `prompt` (end-of-generation tokens ignored): the tokens go to `out`, `done` is
+// set when it ends (an error is printed). Both must outlive the request.
+inline GenerationRequest greedy_request(const std::vector<std::int32_t>& prompt, int n, std::vector<std::int32_t>& out,
+                                        std::promise<void>& done) {
     GenerationRequest r;
     r.prompt = prompt;
     r.sampling.temperature = 0;
     r.max_tokens = n;
     r.ignore_eos = true;
-    std::vector<std::int32_t> out;
-    std::promise<void> done;
-    r.on_token = [&](const TokenEvent& ev) {
+    r.on_token = [&out](const TokenEvent& ev) {
         if (ev.token >= 0) out.push_back(ev.token);
     };
-    r.on_finish = [&](const FinishEvent&) { done.set_value(); };
-    r.on_error = [&](const Error& err) {
+    r.on_finish = [&done](const FinishEvent&) { done.set_value(); };
+    r.on_error = [&done](const Error& err) {
         std::fprintf(stderr, "%s\n", err.what());
         done.set_value();
     };
-    e.submit(std::move(r));
+    return r;
+}
+
+// n greedy tokens after `prompt`, on an engine by itself.
+inline std::vector<std::int32_t> greedy(Engine& e, const std::vector<std::int32_t>& prompt, int n) {
+    std::vector<std::int32_t> out;
+    std::promise<void> done;
+    e.submit(greedy_request(prompt, n, out, done));
     done.get_future().wait();
     return out;
 }

@@ -15,6 +15,19 @@
 
 namespace ft {
 
+namespace {
+
+memory::PlanRequest plan_request(const FitOptions& o) {
+    memory::PlanRequest r;
+    r.n_ctx = o.n_ctx;
+    r.max_sequences = o.max_sequences;
+    r.backend = o.backend;
+    r.kv_reserve_tokens = o.kv_reserve_tokens;
+    return r;
+}
+
+}  // namespace
+
 MachineProfile this_machine(int gpu) {
     MachineProfile pc;
     pc.ram_bytes = platform::physical_memory_bytes();
@@ -64,12 +77,7 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
     const auto& s = j["sizes"];
     const memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
                                                         s.value("expert_pool_bytes", std::uint64_t(0)));
-    memory::PlanRequest r;
-    r.n_ctx = o.n_ctx;
-    r.max_sequences = o.max_sequences;
-    r.backend = o.backend;
-    r.kv_reserve_tokens = o.kv_reserve_tokens;
-    return memory::predict_fit(g, pc, r);
+    return memory::predict_fit(g, pc, plan_request(o));
 }
 
 FitPrediction predict_fit_preset(const std::string& preset, const std::string& weights, const MachineProfile& pc,
@@ -100,12 +108,7 @@ FitPrediction predict_fit_preset(const std::string& preset, const std::string& w
     }
     const model::SizeReport sizes = model::measure(&d, stats);
     const memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
-    memory::PlanRequest r;
-    r.n_ctx = o.n_ctx;
-    r.max_sequences = o.max_sequences;
-    r.backend = o.backend;
-    r.kv_reserve_tokens = o.kv_reserve_tokens;
-    return memory::predict_fit(g, pc, r);
+    return memory::predict_fit(g, pc, plan_request(o));
 }
 
 }  // namespace ft

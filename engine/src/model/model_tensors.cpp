@@ -44,6 +44,43 @@ bool TensorSpec::is_vector() const {
 
 bool TensorSpec::keep_f32() const { return is_norm() || is_vector() || role == TensorRole::ffn_gate_inp; }
 
+std::vector<TensorSpec> moe_ffn_tensors(const ModelDesc& d, std::uint32_t il) {
+    using R = TensorRole;
+    const std::uint64_t e = d.n_embd, ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
+    const std::string b = "blk." + std::to_string(il) + ".", h = "model.layers." + std::to_string(il) + ".";
+    const int l = static_cast<int>(il);
+    std::vector<TensorSpec> t;
+    t.push_back({b + "ffn_gate_inp.weight", {e, ne}, R::ffn_gate_inp, l, {h + "mlp.gate.weight"}});
+    if (d.moe.correction_bias)
+        t.push_back({b + "exp_probs_b.bias", {ne}, R::ffn_exp_probs_b, l, {h + "mlp.gate.e_score_correction_bias"}});
+    auto experts = [&](const char* proj) {
+        std::vector<std::string> names;
+        names.reserve(ne);
+        for (std::uint64_t x = 0; x < ne; ++x) names.push_back(h + "mlp.experts." + std::to_string(x) + "." + proj + ".weight");
+        return names;
+    };
+    t.push_back({b + "ffn_gate_exps.weight", {e, ff, ne}, R::ffn_gate_exps, l, experts("gate_proj")});
+    t.push_back({b + "ffn_up_exps.weight", {e, ff, ne}, R::ffn_up_exps, l, experts("up_proj")});
+    t.push_back({b + "ffn_down_exps.weight", {ff, e, ne}, R::ffn_down_exps, l, experts("down_proj")});
+    if (d.moe.n_shared_expert) {
+        const std::uint64_t fs = d.moe.n_ff_shexp;
+        t.push_back({b + "ffn_gate_shexp.weight", {e, fs}, R::ffn_gate_shexp, l, {h + "mlp.shared_experts.gate_proj.weight"}});
+        t.push_back({b + "ffn_up_shexp.weight", {e, fs}, R::ffn_up_shexp, l, {h + "mlp.shared_experts.up_proj.weight"}});
+        t.push_back({b + "ffn_down_shexp.weight", {fs, e}, R::ffn_down_shexp, l, {h + "mlp.shared_experts.down_proj.weight"}});
+    }
+    return t;
+}
+
+std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& d, std::uint32_t il) {
+    using R = TensorRole;
+    const std::uint64_t e = d.n_embd, ff = d.n_ff;
+    const std::string b = "blk." + std::to_string(il) + ".", h = "model.layers." + std::to_string(il) + ".";
+    const int l = static_cast<int>(il);
+    return {{b + "ffn_gate.weight", {e, ff}, R::ffn_gate, l, {h + "mlp.gate_proj.weight"}},
+            {b + "ffn_up.weight", {e, ff}, R::ffn_up, l, {h + "mlp.up_proj.weight"}},
+            {b + "ffn_down.weight", {ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"}}};
+}
+
 bool arch_has_tensor_table(ArchId arch) {
     return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3;
 }

@@ -83,6 +83,12 @@ struct TensorSpec {
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc);
 bool arch_has_tensor_table(ArchId arch);
 
+// The FFN tensors of layer il under llama.cpp's names and per-expert Hugging Face names ("model.layers.N.mlp.…"),
+// shared by the tables: the MoE FFN (router, the selection bias when desc.moe.correction_bias, the routed experts,
+// the shared experts when desc.moe.n_shared_expert) and the dense FFN (n_ff wide).
+std::vector<TensorSpec> moe_ffn_tensors(const ModelDesc& desc, std::uint32_t il);
+std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& desc, std::uint32_t il);
+
 // Per-architecture tables (defined in model/<arch>/).
 std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);

@@ -398,7 +398,7 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
         TensorView v;
         const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
         // kv_b as stored: [n_head · (nope + v) rows, kv_lora]
-        auto kv_b_dims = [&] { return std::vector<std::uint64_t>{mla && s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0],
+        auto kv_b_dims = [&] { return std::vector<std::uint64_t>{s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0],
                                                                  s.dims[2] * s.hf_step}; };
         if (gguf_) {
             const std::string kv_b = "blk." + std::to_string(s.layer) + ".attn_kv_b.weight";

@@ -118,6 +118,29 @@ model::ModelDesc deepseek_desc(bool v3) {
     return d;
 }
 
+// Qwen3-MoE: "tiny" (4 layers, hidden 256) or Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json).
+model::ModelDesc qwen3_desc(bool big) {
+    model::ModelDesc d;
+    d.arch = model::ArchId::qwen3_moe;
+    d.n_vocab = 151936;  // Qwen3's embedding rows (the tokenizer's 151669 tokens, padded)
+    d.norm_eps = 1e-6;
+    d.rope.type = model::RopeType::neox;
+    d.rope.theta = 1e6;
+    d.moe.gating = model::Gating::softmax;
+    d.moe.norm_topk_prob = true;
+    d.attn.qk_norm = true;
+    if (big) {
+        d.n_layer = 48, d.n_embd = 2048, d.n_ctx_train = 40960, d.n_ff = 6144;
+        d.attn.n_head = 32, d.attn.n_head_kv = 4, d.attn.head_dim = 128;
+        d.moe.n_expert = 128, d.moe.n_expert_used = 8, d.moe.n_ff_exp = 768;
+    } else {
+        d.n_layer = 4, d.n_embd = 256, d.n_ctx_train = 4096, d.n_ff = 768;
+        d.attn.n_head = 4, d.attn.n_head_kv = 2, d.attn.head_dim = 64;
+        d.moe.n_expert = 16, d.moe.n_expert_used = 4, d.moe.n_ff_exp = 256;
+    }
+    return d;
+}
+
 }  // namespace
 
 model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o) {
@@ -130,89 +153,36 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
                     "synth: preset " + preset + " is a " + std::string(model::arch_name(*preset_arch)) + " model, not " +
                         std::string(model::arch_name(arch)) + " (--arch)",
                     "leave --arch out: the preset decides it");
-    if (arch == model::ArchId::deepseek_v3) {
-        model::ModelDesc d = deepseek_desc(preset == "deepseek-v3");
-        d.source = "synth preset " + preset;
-        if (o.layers) d.n_layer = *o.layers;
-        if (o.experts) d.moe.n_expert = *o.experts;
-        if (o.top_k) d.moe.n_expert_used = *o.top_k;
-        if (o.hidden) d.n_embd = *o.hidden;
-        if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
-        if (o.heads) d.attn.n_head = *o.heads;
-        if (o.context) d.n_ctx_train = *o.context;
-        if (o.kv_heads || o.head_dim)
-            throw Error(ErrorCode::invalid_argument, "synth: " + preset + " has latent attention: --kv-heads and --head-dim do not apply",
-                        "leave them out");
-        d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
-        if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
-        if (d.moe.n_group && d.moe.n_expert % d.moe.n_group) d.moe.n_group = d.moe.topk_group = 0;
-        d.name = "FreeToken synthetic " + std::string(model::arch_name(arch)) + " " + preset;
-        try {
-            model::validate(d);
-        } catch (const Error& e) {
-            throw Error(ErrorCode::invalid_argument, "synth: " + e.message(), "check the size overrides");
-        }
-        return d;
-    }
-    if (arch != model::ArchId::qwen3_moe) {
-        model::ModelDesc d = arch == model::ArchId::gpt_oss ? gpt_oss_desc(preset == "gpt-oss-120b") : glm45_air_desc();
-        d.source = "synth preset " + preset;
-        if (o.layers) d.n_layer = *o.layers;
-        if (o.experts) d.moe.n_expert = *o.experts;
-        if (o.top_k) d.moe.n_expert_used = *o.top_k;
-        if (o.hidden) d.n_embd = *o.hidden;
-        if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
-        if (o.heads) d.attn.n_head = *o.heads;
-        if (o.kv_heads) d.attn.n_head_kv = *o.kv_heads;
-        if (o.head_dim) d.attn.head_dim = *o.head_dim;
-        if (o.context) d.n_ctx_train = *o.context;
-        d.attn.v_head_dim = d.attn.head_dim;
-        // GLM rotates the first half of each head; gpt-oss all of it.
-        d.rope.n_rot = arch == model::ArchId::glm4_moe ? d.attn.head_dim / 2 : d.attn.head_dim;
-        d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
-        if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
-        if (d.attn.sliding_window) {
-            d.attn.swa_layers.assign(d.n_layer, false);
-            for (std::uint32_t il = 0; il < d.n_layer; il += 2) d.attn.swa_layers[il] = true;
-        }
-        d.name = "FreeToken synthetic " + std::string(model::arch_name(arch)) + " " + preset;
-        try {
-            model::validate(d);
-        } catch (const Error& e) {
-            throw Error(ErrorCode::invalid_argument, "synth: " + e.message(), "check the size overrides");
-        }
-        return d;
-    }
-    model::ModelDesc d;
-    d.arch = arch;
+    model::ModelDesc d = arch == model::ArchId::deepseek_v3 ? deepseek_desc(preset == "deepseek-v3")
+                         : arch == model::ArchId::gpt_oss   ? gpt_oss_desc(preset == "gpt-oss-120b")
+                         : arch == model::ArchId::glm4_moe  ? glm45_air_desc()
+                                                            : qwen3_desc(preset == "qwen3-30b-a3b");
     d.source = "synth preset " + preset;
-    d.n_vocab = 151936;  // Qwen3's embedding rows (the tokenizer's 151669 tokens, padded)
-    d.norm_eps = 1e-6;
-    d.rope.type = model::RopeType::neox;
-    d.rope.theta = 1e6;
-    d.moe.gating = model::Gating::softmax;
-    d.moe.norm_topk_prob = true;
-    d.attn.qk_norm = true;
-    if (preset == "tiny") {
-        d.n_layer = 4, d.n_embd = 256, d.n_ctx_train = 4096, d.n_ff = 768;
-        d.attn.n_head = 4, d.attn.n_head_kv = 2, d.attn.head_dim = 64;
-        d.moe.n_expert = 16, d.moe.n_expert_used = 4, d.moe.n_ff_exp = 256;
-    } else if (preset == "qwen3-30b-a3b") {
-        d.n_layer = 48, d.n_embd = 2048, d.n_ctx_train = 40960, d.n_ff = 6144;
-        d.attn.n_head = 32, d.attn.n_head_kv = 4, d.attn.head_dim = 128;
-        d.moe.n_expert = 128, d.moe.n_expert_used = 8, d.moe.n_ff_exp = 768;
-    }
     if (o.layers) d.n_layer = *o.layers;
     if (o.experts) d.moe.n_expert = *o.experts;
     if (o.top_k) d.moe.n_expert_used = *o.top_k;
     if (o.hidden) d.n_embd = *o.hidden;
     if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
     if (o.heads) d.attn.n_head = *o.heads;
-    if (o.kv_heads) d.attn.n_head_kv = *o.kv_heads;
-    if (o.head_dim) d.attn.head_dim = *o.head_dim;
     if (o.context) d.n_ctx_train = *o.context;
-    d.attn.v_head_dim = d.attn.head_dim;
-    d.rope.n_rot = d.attn.head_dim;
+    if (d.attn.is_mla()) {
+        if (o.kv_heads || o.head_dim)
+            throw Error(ErrorCode::invalid_argument,
+                        "synth: " + preset + " has latent attention: --kv-heads and --head-dim do not apply", "leave them out");
+    } else {
+        if (o.kv_heads) d.attn.n_head_kv = *o.kv_heads;
+        if (o.head_dim) d.attn.head_dim = *o.head_dim;
+        d.attn.v_head_dim = d.attn.head_dim;
+        // GLM rotates the first half of each head; the others all of it.
+        d.rope.n_rot = arch == model::ArchId::glm4_moe ? d.attn.head_dim / 2 : d.attn.head_dim;
+    }
+    d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
+    if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
+    if (d.moe.n_group && d.moe.n_expert % d.moe.n_group) d.moe.n_group = d.moe.topk_group = 0;
+    if (d.attn.sliding_window) {
+        d.attn.swa_layers.assign(d.n_layer, false);
+        for (std::uint32_t il = 0; il < d.n_layer; il += 2) d.attn.swa_layers[il] = true;
+    }
     d.name = "FreeToken synthetic " + std::string(model::arch_name(arch)) + " " + preset;
     try {
         model::validate(d);

@@ -15,7 +15,6 @@ std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& d) {
     const auto& at = d.attn;
     const std::uint64_t e = d.n_embd, nh = at.n_head, nope = at.qk_nope_head_dim, rope = at.qk_rope_head_dim,
                         v = at.v_head_dim, lora = at.kv_lora_rank, q = nh * (nope + rope);
-    const std::uint64_t ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
     std::vector<TensorSpec> t;
     t.push_back({"token_embd.weight", {e, d.n_vocab}, R::token_embd, -1, {"model.embed_tokens.weight"}});
     for (std::uint32_t il = 0; il < d.n_layer; ++il) {
@@ -44,31 +43,8 @@ std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& d) {
         t.push_back(vb);
         t.push_back({b + "attn_output.weight", {nh * v, e}, R::attn_output, l, {h + "self_attn.o_proj.weight"}});
         t.push_back({b + "ffn_norm.weight", {e}, R::ffn_norm, l, {h + "post_attention_layernorm.weight"}});
-        if (d.layer_is_moe(il)) {
-            t.push_back({b + "ffn_gate_inp.weight", {e, ne}, R::ffn_gate_inp, l, {h + "mlp.gate.weight"}});
-            if (d.moe.correction_bias)
-                t.push_back({b + "exp_probs_b.bias", {ne}, R::ffn_exp_probs_b, l, {h + "mlp.gate.e_score_correction_bias"}});
-            auto experts = [&](const char* proj) {
-                std::vector<std::string> names;
-                names.reserve(ne);
-                for (std::uint64_t x = 0; x < ne; ++x)
-                    names.push_back(h + "mlp.experts." + std::to_string(x) + "." + proj + ".weight");
-                return names;
-            };
-            t.push_back({b + "ffn_gate_exps.weight", {e, ff, ne}, R::ffn_gate_exps, l, experts("gate_proj")});
-            t.push_back({b + "ffn_up_exps.weight", {e, ff, ne}, R::ffn_up_exps, l, experts("up_proj")});
-            t.push_back({b + "ffn_down_exps.weight", {ff, e, ne}, R::ffn_down_exps, l, experts("down_proj")});
-            if (d.moe.n_shared_expert) {
-                const std::uint64_t fs = d.moe.n_ff_shexp;
-                t.push_back({b + "ffn_gate_shexp.weight", {e, fs}, R::ffn_gate_shexp, l, {h + "mlp.shared_experts.gate_proj.weight"}});
-                t.push_back({b + "ffn_up_shexp.weight", {e, fs}, R::ffn_up_shexp, l, {h + "mlp.shared_experts.up_proj.weight"}});
-                t.push_back({b + "ffn_down_shexp.weight", {fs, e}, R::ffn_down_shexp, l, {h + "mlp.shared_experts.down_proj.weight"}});
-            }
-        } else {
-            t.push_back({b + "ffn_gate.weight", {e, d.n_ff}, R::ffn_gate, l, {h + "mlp.gate_proj.weight"}});
-            t.push_back({b + "ffn_up.weight", {e, d.n_ff}, R::ffn_up, l, {h + "mlp.up_proj.weight"}});
-            t.push_back({b + "ffn_down.weight", {d.n_ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"}});
-        }
+        const auto ffn = d.layer_is_moe(il) ? moe_ffn_tensors(d, il) : dense_ffn_tensors(d, il);
+        t.insert(t.end(), ffn.begin(), ffn.end());
     }
     t.push_back({"output_norm.weight", {e}, R::output_norm, -1, {"model.norm.weight"}});
     if (!d.tied_embeddings) t.push_back({"output.weight", {e, d.n_vocab}, R::output, -1, {"lm_head.weight"}});

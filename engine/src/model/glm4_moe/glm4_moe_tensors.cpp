@@ -15,7 +15,6 @@ std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& d) {
                         kv = std::uint64_t(d.attn.n_head_kv) * d.attn.head_dim;
     const std::uint64_t v_out = std::uint64_t(d.attn.n_head) * d.attn.v_head_dim;
     const std::uint64_t kv_v = std::uint64_t(d.attn.n_head_kv) * d.attn.v_head_dim;
-    const std::uint64_t ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
     std::vector<TensorSpec> t;
     bool unused = false;  // inside the MTP layers
     auto add = [&](std::string name, std::vector<std::uint64_t> dims, R role, int layer, std::vector<std::string> hf) {
@@ -46,30 +45,9 @@ std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& d) {
         }
         add(b + "post_attention_norm.weight", {e}, R::ffn_norm, l, {h + "post_attention_layernorm.weight"});
         // The MTP layers are MoE layers (layer_is_moe only answers for il < n_layer).
-        if (unused || d.layer_is_moe(il)) {
-            add(b + "ffn_gate_inp.weight", {e, ne}, R::ffn_gate_inp, l, {h + "mlp.gate.weight"});
-            if (d.moe.correction_bias)
-                add(b + "exp_probs_b.bias", {ne}, R::ffn_exp_probs_b, l, {h + "mlp.gate.e_score_correction_bias"});
-            auto experts = [&](const char* proj) {
-                std::vector<std::string> names;
-                names.reserve(ne);
-                for (std::uint64_t x = 0; x < ne; ++x)
-                    names.push_back(h + "mlp.experts." + std::to_string(x) + "." + proj + ".weight");
-                return names;
-            };
-            add(b + "ffn_gate_exps.weight", {e, ff, ne}, R::ffn_gate_exps, l, experts("gate_proj"));
-            add(b + "ffn_up_exps.weight", {e, ff, ne}, R::ffn_up_exps, l, experts("up_proj"));
-            add(b + "ffn_down_exps.weight", {ff, e, ne}, R::ffn_down_exps, l, experts("down_proj"));
-            if (d.moe.n_shared_expert) {
-                const std::uint64_t fs = d.moe.n_ff_shexp;
-                add(b + "ffn_gate_shexp.weight", {e, fs}, R::ffn_gate_shexp, l, {h + "mlp.shared_experts.gate_proj.weight"});
-                add(b + "ffn_up_shexp.weight", {e, fs}, R::ffn_up_shexp, l, {h + "mlp.shared_experts.up_proj.weight"});
-                add(b + "ffn_down_shexp.weight", {fs, e}, R::ffn_down_shexp, l, {h + "mlp.shared_experts.down_proj.weight"});
-            }
-        } else {
-            add(b + "ffn_gate.weight", {e, d.n_ff}, R::ffn_gate, l, {h + "mlp.gate_proj.weight"});
-            add(b + "ffn_up.weight", {e, d.n_ff}, R::ffn_up, l, {h + "mlp.up_proj.weight"});
-            add(b + "ffn_down.weight", {d.n_ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"});
+        for (TensorSpec& f : unused || d.layer_is_moe(il) ? moe_ffn_tensors(d, il) : dense_ffn_tensors(d, il)) {
+            f.unused = unused;
+            t.push_back(std::move(f));
         }
         if (unused) {
             add(b + "nextn.eh_proj.weight", {2 * e, e}, R::nextn_eh_proj, l, {h + "eh_proj.weight"});

@@ -25,25 +25,8 @@ std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& d) {
         t.push_back({b + "attn_q_norm.weight", {d.attn.head_dim}, R::attn_q_norm, l, {h + "self_attn.q_norm.weight"}});
         t.push_back({b + "attn_k_norm.weight", {d.attn.head_dim}, R::attn_k_norm, l, {h + "self_attn.k_norm.weight"}});
         t.push_back({b + "ffn_norm.weight", {e}, R::ffn_norm, l, {h + "post_attention_layernorm.weight"}});
-        if (d.layer_is_moe(il)) {
-            const std::uint64_t ff = d.moe.n_ff_exp, ne = d.moe.n_expert;
-            t.push_back({b + "ffn_gate_inp.weight", {e, ne}, R::ffn_gate_inp, l, {h + "mlp.gate.weight"}});
-            auto experts = [&](const char* proj) {
-                std::vector<std::string> names;
-                names.reserve(ne);
-                for (std::uint64_t x = 0; x < ne; ++x)
-                    names.push_back(h + "mlp.experts." + std::to_string(x) + "." + proj + ".weight");
-                return names;
-            };
-            t.push_back({b + "ffn_gate_exps.weight", {e, ff, ne}, R::ffn_gate_exps, l, experts("gate_proj")});
-            t.push_back({b + "ffn_up_exps.weight", {e, ff, ne}, R::ffn_up_exps, l, experts("up_proj")});
-            t.push_back({b + "ffn_down_exps.weight", {ff, e, ne}, R::ffn_down_exps, l, experts("down_proj")});
-        } else {
-            const std::uint64_t ff = d.n_ff;
-            t.push_back({b + "ffn_gate.weight", {e, ff}, R::ffn_gate, l, {h + "mlp.gate_proj.weight"}});
-            t.push_back({b + "ffn_up.weight", {e, ff}, R::ffn_up, l, {h + "mlp.up_proj.weight"}});
-            t.push_back({b + "ffn_down.weight", {ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"}});
-        }
+        const auto ffn = d.layer_is_moe(il) ? moe_ffn_tensors(d, il) : dense_ffn_tensors(d, il);
+        t.insert(t.end(), ffn.begin(), ffn.end());
     }
     t.push_back({"output_norm.weight", {e}, R::output_norm, -1, {"model.norm.weight"}});
     if (!d.tied_embeddings) t.push_back({"output.weight", {e, d.n_vocab}, R::output, -1, {"lm_head.weight"}});
