@@ -84,7 +84,7 @@ HWY_INLINE float Dot(const float* a, const float* b, int n) {
 
 void Prepare(const GatedDeltaParams& p, int h, const float* q, const float* k, const float* g, const float* beta,
              std::int64_t t0, std::int64_t n, HeadTokens& ht) {
-    const int dk = p.dk, hk = h / (p.n_heads / p.n_k_heads);
+    const int dk = p.dk, hk = p.k_head(h);
     const float scale = 1.f / std::sqrt(float(dk));
     auto norm = [&](const float* src, float s, float* dst) {
         if (p.l2norm_qk) s /= std::sqrt(Dot(src, src, dk) + kGatedDeltaNormEps);

@@ -88,7 +88,7 @@ gated_delta_kernel(GatedDeltaParams p, const float* __restrict__ q, const float*
     __shared__ float qs[kTile][DK], ks[kTile][DK], sa[kTile], sb[kTile], skq[kTile];
     const int s = slot ? slot[blockIdx.x] : 0;
     if (s < 0) return;
-    const int h = blockIdx.y, hk = h / (p.n_heads / p.n_k_heads), gi = threadIdx.x % G;
+    const int h = blockIdx.y, hk = p.k_head(h), gi = threadIdx.x % G;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int col = blockIdx.z * kCols + threadIdx.x / G;
     const bool active = col < p.dv;
@@ -259,6 +259,51 @@ cudaError_t gated_rms_norm_f32(const float* x, const float* z, const float* w, f
     if (n_rows < 0 || n_cols < 1 || (n_rows + kNormWarps - 1) / kNormWarps > 0x7fffffff) return cudaErrorInvalidValue;
     if (n_rows == 0) return cudaSuccess;
     gated_rms_norm_kernel<<<blocks(n_rows, kNormWarps), kNormWarps * 32, 0, stream>>>(x, z, w, y, n_rows, n_cols, eps);
+    return cudaGetLastError();
+}
+
+namespace {
+
+__global__ void gates_kernel(const float* __restrict__ ba, std::int64_t ld, std::int64_t n, int n_heads, int group,
+                             const float* __restrict__ dt_bias, const float* __restrict__ a_neg, float* __restrict__ beta,
+                             float* __restrict__ g) {
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n * n_heads) return;
+    const std::int64_t t = i / n_heads;
+    const int h = int(i % n_heads);
+    const int ib = group ? (h / group) * 2 * group + h % group : h, ia = group ? ib + group : n_heads + h;
+    const float b = ba[t * ld + ib], u = ba[t * ld + ia] + dt_bias[h];
+    beta[i] = 1.f / (1.f + expf(-b));
+    g[i] = a_neg[h] * (u > 20.f ? u : log1pf(expf(u)));
+}
+
+__global__ void reset_kernel(const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ slot, float* conv,
+                             std::int64_t conv_floats, float* delta, std::int64_t delta_floats) {
+    const std::int64_t t = blockIdx.y;
+    if (pos[t] != 0 || slot[t] < 0) return;
+    float* c = conv + std::int64_t(slot[t]) * conv_floats;
+    float* d = delta + std::int64_t(slot[t]) * delta_floats;
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < conv_floats + delta_floats;
+         i += std::int64_t(gridDim.x) * blockDim.x)
+        (i < conv_floats ? c[i] : d[i - conv_floats]) = 0.f;
+}
+
+}  // namespace
+
+cudaError_t gated_delta_gates(const float* ba, std::int64_t ld, std::int64_t n_tokens, int n_heads, int group,
+                              const float* dt_bias, const float* a_neg, float* beta, float* g, cudaStream_t stream) {
+    if (n_tokens < 0 || n_heads < 1 || group < 0 || (group && n_heads % group) || ld < 2 * n_heads) return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    gates_kernel<<<blocks(n_tokens * n_heads, 256), 256, 0, stream>>>(ba, ld, n_tokens, n_heads, group, dt_bias, a_neg,
+                                                                     beta, g);
+    return cudaGetLastError();
+}
+
+cudaError_t gated_delta_reset(const std::int32_t* pos, const std::int32_t* slot, std::int64_t n_tokens, float* conv,
+                              std::int64_t conv_floats, float* delta, std::int64_t delta_floats, cudaStream_t stream) {
+    if (n_tokens < 0 || n_tokens > kMaxGridY || conv_floats < 0 || delta_floats < 0) return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    reset_kernel<<<dim3(64, unsigned(n_tokens)), 256, 0, stream>>>(pos, slot, conv, conv_floats, delta, delta_floats);
     return cudaGetLastError();
 }
 

@@ -20,6 +20,10 @@
 //   with the row strides of p, g / beta / out packed as in ref.
 //
 // gated_rms_norm_f32: ref::gated_rms_norm_f32, one warp per row.
+// gated_delta_gates: ref::gated_delta_gates_f32 (in float; within rounding), one thread per (token, head).
+// gated_delta_reset: for each token t with pos[t] == 0 and slot[t] ≥ 0 (a sequence's first position), zeroes its
+//   conv window (conv + slot·conv_floats) and its delta state (delta + slot·delta_floats): the step that starts a
+//   sequence starts from an empty history, decided on the device (a captured decode step may start one).
 //
 // Errors: cudaErrorInvalidValue for sizes outside those ranges, n_heads not a multiple of n_k_heads, or strides
 // shorter than a row; otherwise the launch error, if any.
@@ -49,5 +53,10 @@ cudaError_t gated_delta_prefill(const GatedDeltaParams& p, const float* q, const
 
 cudaError_t gated_rms_norm_f32(const float* x, const float* z, const float* w, float* y, std::int64_t n_rows,
                                std::int64_t n_cols, float eps, cudaStream_t stream);
+
+cudaError_t gated_delta_gates(const float* ba, std::int64_t ld, std::int64_t n_tokens, int n_heads, int group,
+                              const float* dt_bias, const float* a_neg, float* beta, float* g, cudaStream_t stream);
+cudaError_t gated_delta_reset(const std::int32_t* pos, const std::int32_t* slot, std::int64_t n_tokens, float* conv,
+                              std::int64_t conv_floats, float* delta, std::int64_t delta_floats, cudaStream_t stream);
 
 }  // namespace ft::kernels::cuda

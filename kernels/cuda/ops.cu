@@ -789,4 +789,65 @@ cudaError_t argmax_rows(const float* x, std::int64_t n_rows, std::int64_t n, std
     return cudaGetLastError();
 }
 
+namespace {
+
+// One block per token: the row's [H][2·D] through shared memory into [H·D first halves | H·D second halves].
+__global__ void split_halves_kernel(float* x, std::int64_t ld, int heads, int d) {
+    extern __shared__ float row[];
+    float* r = x + std::int64_t(blockIdx.x) * ld;
+    const int n = 2 * heads * d;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) row[i] = r[i];
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const int half = i / (heads * d), j = i % (heads * d), h = j / d, c = j % d;
+        r[i] = row[h * 2 * d + half * d + c];
+    }
+}
+
+__global__ void mul_sigmoid_kernel(float* y, std::int64_t ldy, const float* gate, std::int64_t ldg, std::int64_t rows,
+                                   std::int64_t cols) {
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * cols;
+         i += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = i / cols, c = i % cols;
+        y[r * ldy + c] *= 1.f / (1.f + expf(-gate[r * ldg + c]));
+    }
+}
+
+__global__ void scale_rows_sigmoid_kernel(float* y, std::int64_t ldy, std::int64_t cols, const float* logit,
+                                          std::int64_t rows) {
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * cols;
+         i += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = i / cols, c = i % cols;
+        y[r * ldy + c] *= 1.f / (1.f + expf(-logit[r]));
+    }
+}
+
+}  // namespace
+
+cudaError_t split_head_halves(float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads, int head_dim,
+                              cudaStream_t stream) {
+    const std::int64_t n = 2ll * n_heads * head_dim;
+    if (n_tokens < 0 || n_heads < 1 || head_dim < 1 || ld < n || n * 4 > 48 * 1024 || n_tokens > 0x7fffffff)
+        return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    split_halves_kernel<<<unsigned(n_tokens), 256, std::size_t(n) * 4, stream>>>(x, ld, n_heads, head_dim);
+    return cudaGetLastError();
+}
+
+cudaError_t mul_sigmoid_f32(float* y, std::int64_t ldy, const float* gate, std::int64_t ldg, std::int64_t rows,
+                            std::int64_t cols, cudaStream_t stream) {
+    if (rows < 0 || cols < 0 || ldy < cols || ldg < cols) return cudaErrorInvalidValue;
+    if (rows == 0 || cols == 0) return cudaSuccess;
+    mul_sigmoid_kernel<<<elementwise_grid(rows * cols), 256, 0, stream>>>(y, ldy, gate, ldg, rows, cols);
+    return cudaGetLastError();
+}
+
+cudaError_t scale_rows_sigmoid_f32(float* y, std::int64_t ldy, std::int64_t cols, const float* logit, std::int64_t rows,
+                                   cudaStream_t stream) {
+    if (rows < 0 || cols < 0 || ldy < cols) return cudaErrorInvalidValue;
+    if (rows == 0 || cols == 0) return cudaSuccess;
+    scale_rows_sigmoid_kernel<<<elementwise_grid(rows * cols), 256, 0, stream>>>(y, ldy, cols, logit, rows);
+    return cudaGetLastError();
+}
+
 }  // namespace ft::kernels::cuda

@@ -82,6 +82,17 @@ cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, c
                      const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, void* k_cache,
                      void* v_cache, cudaStream_t stream);
 
+// Gated attention (Qwen3.5, Qwen3-Next). split_head_halves: each token's row (stride ld) holds n_heads heads of
+// [first (head_dim) | second (head_dim)]; in place it becomes [every head's first half | every head's second half]
+// (the query heads, then the gates). 2 · n_heads · head_dim ≤ 12288. mul_sigmoid_f32: y[r, c] *= sigmoid(gate[r, c])
+// for rows × cols (row strides ldy, ldg). scale_rows_sigmoid_f32: y[r, c] *= sigmoid(logit[r]) (the shared
+// expert's gate).
+cudaError_t split_head_halves(float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads, int head_dim,
+                              cudaStream_t stream);
+cudaError_t mul_sigmoid_f32(float* y, std::int64_t ldy, const float* gate, std::int64_t ldg, std::int64_t rows,
+                            std::int64_t cols, cudaStream_t stream);
+cudaError_t scale_rows_sigmoid_f32(float* y, std::int64_t ldy, std::int64_t cols, const float* logit, std::int64_t rows,
+                                   cudaStream_t stream);
 // Greedy sampling: out[t] = argmax of row t of x [n_rows, n] (ties → lowest index); NaN never wins (an all-NaN row
 // gives 0). One block per row.
 cudaError_t argmax_rows(const float* x, std::int64_t n_rows, std::int64_t n, std::int32_t* out, cudaStream_t stream);

@@ -46,7 +46,7 @@ void causal_conv1d_silu_f32(const float* x, std::int64_t ldx, std::int64_t n_tok
 
 void gated_delta_f32(const GatedDeltaParams& p, const float* q, const float* k, const float* v, const float* g,
                      const float* beta, std::int64_t n_tokens, float* state, float* out) {
-    const int dk = p.dk, dv = p.dv, ratio = p.n_heads / p.n_k_heads;
+    const int dk = p.dk, dv = p.dv;
     const double scale = 1.0 / std::sqrt(double(dk));
     std::vector<double> S(std::size_t(dk) * dv), qh(static_cast<std::size_t>(dk)), kh(qh.size()),
         delta(static_cast<std::size_t>(dv));
@@ -54,8 +54,8 @@ void gated_delta_f32(const GatedDeltaParams& p, const float* q, const float* k, 
         float* st = state + std::int64_t(h) * dk * dv;
         std::copy(st, st + std::int64_t(dk) * dv, S.begin());
         for (std::int64_t t = 0; t < n_tokens; ++t) {
-            head_vec(q, p.q_stride(), t, h / ratio, dk, p.l2norm_qk, scale, qh.data());
-            head_vec(k, p.k_stride(), t, h / ratio, dk, p.l2norm_qk, 1.0, kh.data());
+            head_vec(q, p.q_stride(), t, p.k_head(h), dk, p.l2norm_qk, scale, qh.data());
+            head_vec(k, p.k_stride(), t, p.k_head(h), dk, p.l2norm_qk, 1.0, kh.data());
             const double a = std::exp(double(g[t * p.n_heads + h])), b = beta[t * p.n_heads + h];
             const float* vt = v + t * p.v_stride() + std::int64_t(h) * dv;
             for (auto& s : S) s *= a;
@@ -79,7 +79,7 @@ void gated_delta_f32(const GatedDeltaParams& p, const float* q, const float* k, 
 
 void gated_delta_chunked_f32(const GatedDeltaParams& p, const float* q, const float* k, const float* v, const float* g,
                              const float* beta, std::int64_t n_tokens, float* state, float* out, int chunk) {
-    const int dk = p.dk, dv = p.dv, ratio = p.n_heads / p.n_k_heads, C = chunk;
+    const int dk = p.dk, dv = p.dv, C = chunk;
     const double scale = 1.0 / std::sqrt(double(dk));
     auto buf = [](int rows, int cols) { return std::vector<double>(std::size_t(rows) * std::size_t(cols)); };
     std::vector<double> S = buf(dk, dv), Q = buf(C, dk), K = buf(C, dk), V = buf(C, dv), T = buf(C, C), U = buf(C, dv),
@@ -94,8 +94,8 @@ void gated_delta_chunked_f32(const GatedDeltaParams& p, const float* q, const fl
             const int n = int(std::min<std::int64_t>(C, n_tokens - c0));
             for (int r = 0; r < n; ++r) {
                 const std::int64_t t = c0 + r;
-                head_vec(q, p.q_stride(), t, h / ratio, dk, p.l2norm_qk, scale, &at(Q, dk, r, 0));
-                head_vec(k, p.k_stride(), t, h / ratio, dk, p.l2norm_qk, 1.0, &at(K, dk, r, 0));
+                head_vec(q, p.q_stride(), t, p.k_head(h), dk, p.l2norm_qk, scale, &at(Q, dk, r, 0));
+                head_vec(k, p.k_stride(), t, p.k_head(h), dk, p.l2norm_qk, 1.0, &at(K, dk, r, 0));
                 for (int j = 0; j < dv; ++j) at(V, dv, r, j) = v[t * p.v_stride() + std::int64_t(h) * dv + j];
                 gam[std::size_t(r)] = (r ? gam[std::size_t(r - 1)] : 0.0) + g[t * p.n_heads + h];
                 bet[std::size_t(r)] = beta[t * p.n_heads + h];
@@ -164,6 +164,17 @@ void gated_rms_norm_f32(const float* x, const float* z, const float* w, float* y
         const double inv = 1.0 / std::sqrt(ss / double(n_cols) + double(eps));
         for (std::int64_t c = 0; c < n_cols; ++c) y[r * n_cols + c] = float(xr[c] * inv * w[c] * silu(zr[c]));
     }
+}
+
+void gated_delta_gates_f32(const float* ba, std::int64_t ld, std::int64_t n_tokens, int n_heads, int group,
+                           const float* dt_bias, const float* a_neg, float* beta, float* g) {
+    for (std::int64_t t = 0; t < n_tokens; ++t)
+        for (int h = 0; h < n_heads; ++h) {
+            const int ib = group ? (h / group) * 2 * group + h % group : h, ia = group ? ib + group : n_heads + h;
+            const double b = ba[t * ld + ib], u = double(ba[t * ld + ia]) + double(dt_bias[h]);
+            beta[t * n_heads + h] = float(1.0 / (1.0 + std::exp(-b)));
+            g[t * n_heads + h] = float(double(a_neg[h]) * (u > 20.0 ? u : std::log1p(std::exp(u))));
+        }
 }
 
 }  // namespace ft::kernels::ref

@@ -11,7 +11,7 @@
 //   Channels are independent: a caller splits them by offsetting x, y, w and state.
 //
 // gated_delta: the gated delta rule of one sequence over n_tokens tokens, all heads. For token t, value head h and its
-//   key head hk = h / (n_heads / n_k_heads) (Qwen's repeat_interleave of q and k):
+//   key head hk = p.k_head(h) (Qwen's repeat_interleave of q and k, or the tiled order):
 //     q = q[t, hk], k = k[t, hk]; with l2norm_qk, q = q / sqrt(Σ q² + 1e-6) and k likewise (transformers' l2norm);
 //     q *= 1/sqrt(dk);  a = exp(g[t, h]) (g ≤ 0: a log-decay);  b = beta[t, h] (in (0, 1))
 //     S = a·S;   δ = b·(v[t, h] − Sᵀk);   S += k·δᵀ;   out[t, h] = Sᵀq
@@ -25,11 +25,23 @@
 //     O = diag(e^γ)·Q·S0 + (M ⊙ Q·Kᵀ)·Δ,   M[r][s] = Γ_rs for s ≤ r, else 0
 //     S = e^{γ_last}·S0 + Kᵀ·diag(Γ_last,s)·Δ
 //
+// gated_delta_gates: the per-token gates from the layer's b and a projections, ba with row stride ld. For token t and
+//   value head h: b = ba[t·ld + ib], a = ba[t·ld + ia] with ib = h, ia = n_heads + h (group 0: rows [b | a]) or, for
+//   Qwen3-Next's fused ba (group R = n_heads / n_k_heads: per key head [b (R) | a (R)]), ib = (h / R)·2R + h % R,
+//   ia = ib + R; then beta[t, h] = sigmoid(b) and g[t, h] = a_neg[h] · softplus(a + dt_bias[h]) (softplus(u) =
+//   ln(1 + e^u), u above 20: u). beta, g: [n_tokens, n_heads].
+//
 // gated_rms_norm: y[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) · w · silu(z[r, :]) over rows r (tokens × heads);
 //   x, z, y [n_rows, n_cols] packed, w [n_cols].
 #pragma once
 
 #include <cstdint>
+
+#if defined(__CUDACC__)
+#define FT_GATED_DELTA_HD __host__ __device__
+#else
+#define FT_GATED_DELTA_HD
+#endif
 
 namespace ft::kernels {
 
@@ -39,7 +51,11 @@ struct GatedDeltaParams {
     int dk = 0;         // key head dim (128)
     int dv = 0;         // value head dim (128)
     bool l2norm_qk = true;
+    // Which key head value head h reads: h / (n_heads / n_k_heads) (grouped, Hugging Face's repeat_interleave), or
+    // with v_tiled h % n_k_heads (llama.cpp's qwen35moe files reorder the value heads that way).
+    bool v_tiled = false;
     std::int64_t ldq = 0, ldk = 0, ldv = 0;  // floats between tokens (0: packed)
+    FT_GATED_DELTA_HD int k_head(int h) const { return v_tiled ? h % n_k_heads : h / (n_heads / n_k_heads); }
     std::int64_t q_stride() const { return ldq ? ldq : std::int64_t(n_k_heads) * dk; }
     std::int64_t k_stride() const { return ldk ? ldk : std::int64_t(n_k_heads) * dk; }
     std::int64_t v_stride() const { return ldv ? ldv : std::int64_t(n_heads) * dv; }
@@ -62,5 +78,8 @@ void gated_delta_chunked_f32(const GatedDeltaParams& p, const float* q, const fl
 
 void gated_rms_norm_f32(const float* x, const float* z, const float* w, float* y, std::int64_t n_rows,
                         std::int64_t n_cols, float eps);
+
+void gated_delta_gates_f32(const float* ba, std::int64_t ld, std::int64_t n_tokens, int n_heads, int group,
+                           const float* dt_bias, const float* a_neg, float* beta, float* g);
 
 }  // namespace ft::kernels::ref

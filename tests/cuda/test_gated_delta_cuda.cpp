@@ -1,7 +1,8 @@
 // CUDA Gated DeltaNet kernels (cuda/gated_delta.cuh) against the scalar references (ref/gated_delta.h): the delta
 // rule's decode step over a batch of sequences whose states sit in shuffled slots of a pool (with a padding token,
 // then replayed from a CUDA graph with other slots), its prefill for T = 1, 63, 64, 130, the causal conv's decode
-// and prefill, and the gated norm. dk = dv = 128 (Qwen3.6) and smaller heads; guard values after every output.
+// and prefill, the gated norm, the gates and the state reset at a sequence's start. dk = dv = 128 (Qwen3.6) and
+// smaller heads, the tiled value-head order of qwen35moe files; guard values after every output.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -188,11 +189,13 @@ private slots:
         QTest::addColumn<int>("dv");
         QTest::addColumn<bool>("l2norm");
         QTest::addColumn<int>("T");
+        QTest::addColumn<bool>("tiled");
         for (int T : {1, 63, 64, 130}) {
-            QTest::addRow("4 heads on 2 key heads, 128/128, T %d", T) << 4 << 2 << 128 << 128 << true << T;
-            QTest::addRow("3 heads 32/64, no l2norm, T %d", T) << 3 << 3 << 32 << 64 << false << T;
+            QTest::addRow("4 heads on 2 key heads, 128/128, T %d", T) << 4 << 2 << 128 << 128 << true << T << false;
+            QTest::addRow("3 heads 32/64, no l2norm, T %d", T) << 3 << 3 << 32 << 64 << false << T << false;
         }
-        QTest::addRow("2 heads 256/96, T 40") << 2 << 1 << 256 << 96 << true << 40;
+        QTest::addRow("2 heads 256/96, T 40") << 2 << 1 << 256 << 96 << true << 40 << false;
+        QTest::addRow("6 heads on 2 key heads tiled (qwen35moe files), 64/32, T 70") << 6 << 2 << 64 << 32 << true << 70 << true;
     }
     void deltaPrefillMatchesReference() {
         QFETCH(int, nHeads);
@@ -201,7 +204,9 @@ private slots:
         QFETCH(int, dv);
         QFETCH(bool, l2norm);
         QFETCH(int, T);
+        QFETCH(bool, tiled);
         auto c = make_case(nHeads, nKHeads, dk, dv, T, l2norm, 1, 31);
+        c.p.v_tiled = tiled;
         std::vector<float> want(c.out_size());
         auto want_state = c.states;
         ref::gated_delta_f32(c.p, c.q(c.qkv.data()), c.k(c.qkv.data()), c.v(c.qkv.data()), c.g.data(), c.beta.data(), T,
@@ -331,6 +336,62 @@ private slots:
         QVERIFY(got.all_written());
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         QVERIFY2(err.finite && err.max_rel < 1e-4, str(err).c_str());  // outputs up to ~20
+    }
+
+    // The gates from [b | a] rows and from Qwen3-Next's grouped ba, 3 tokens × 8 heads (R = 2), rows with a stride.
+    void gatesMatchReference() {
+        const int NV = 8, T = 3;
+        const std::int64_t ld = 2 * NV + 3;
+        const auto ba = ft::test::random_floats(std::size_t(T * ld), 91, -25.f, 25.f);
+        const auto dt = ft::test::random_floats(std::size_t(NV), 92, -1.f, 1.f);
+        const auto A = ft::test::random_floats(std::size_t(NV), 93, -16.f, -1.f);
+        for (int group : {0, 2}) {
+            std::vector<float> wb(std::size_t(T * NV)), wg(std::size_t(T * NV));
+            ref::gated_delta_gates_f32(ba.data(), ld, T, NV, group, dt.data(), A.data(), wb.data(), wg.data());
+            GuardedOutput gb(wb.size()), gg(wg.size());
+            Dev d_ba(bytes_of(ba)), d_dt(bytes_of(dt)), d_a(bytes_of(A)), d_b(bytes_of(gb.data)), d_g(bytes_of(gg.data));
+            CHECK_CUDA(put(d_ba, ba));
+            CHECK_CUDA(put(d_dt, dt));
+            CHECK_CUDA(put(d_a, A));
+            CHECK_CUDA(put(d_b, gb.data));
+            CHECK_CUDA(put(d_g, gg.data));
+            CHECK_CUDA(kc::gated_delta_gates(d_ba.as<float>(), ld, T, NV, group, d_dt.as<float>(), d_a.as<float>(),
+                                             d_b.as<float>(), d_g.as<float>(), nullptr));
+            CHECK_CUDA(cudaDeviceSynchronize());
+            CHECK_CUDA(get(gb.data, d_b));
+            CHECK_CUDA(get(gg.data, d_g));
+            QVERIFY(gb.guards_intact() && gg.guards_intact());
+            QVERIFY(gb.all_written() && gg.all_written());
+            const auto eb = ft::test::compare(gb.ptr(), wb.data(), wb.size()), eg = ft::test::compare(gg.ptr(), wg.data(), wg.size());
+            qInfo("gates group %d: beta %s; g %s", group, str(eb).c_str(), str(eg).c_str());
+            QVERIFY2(eb.finite && eb.max_rel < 1e-5, str(eb).c_str());
+            QVERIFY2(eg.finite && eg.max_rel < 1e-5, str(eg).c_str());
+        }
+    }
+
+    // Only the slots of tokens at position 0 are zeroed (conv window and delta state); padding (slot -1) and
+    // continuing sequences keep theirs.
+    void resetZeroesNewSequencesOnly() {
+        const std::int64_t cf = 7, df = 11, slots = 4;
+        const std::vector<std::int32_t> pos = {0, 5, 0, 0}, slot = {2, 0, -1, 3};
+        const auto conv = ft::test::random_floats(std::size_t(slots * cf), 95, 1.f, 2.f);
+        const auto delta = ft::test::random_floats(std::size_t(slots * df), 96, 1.f, 2.f);
+        Dev d_pos(bytes_of(pos)), d_slot(bytes_of(slot)), d_c(bytes_of(conv)), d_d(bytes_of(delta));
+        CHECK_CUDA(put(d_pos, pos));
+        CHECK_CUDA(put(d_slot, slot));
+        CHECK_CUDA(put(d_c, conv));
+        CHECK_CUDA(put(d_d, delta));
+        CHECK_CUDA(kc::gated_delta_reset(d_pos.as<std::int32_t>(), d_slot.as<std::int32_t>(), 4, d_c.as<float>(), cf,
+                                         d_d.as<float>(), df, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<float> gc(conv.size()), gd(delta.size());
+        CHECK_CUDA(get(gc, d_c));
+        CHECK_CUDA(get(gd, d_d));
+        for (std::int64_t s = 0; s < slots; ++s) {
+            const bool zero = s == 2 || s == 3;
+            for (std::int64_t i = 0; i < cf; ++i) QCOMPARE(gc[std::size_t(s * cf + i)], zero ? 0.f : conv[std::size_t(s * cf + i)]);
+            for (std::int64_t i = 0; i < df; ++i) QCOMPARE(gd[std::size_t(s * df + i)], zero ? 0.f : delta[std::size_t(s * df + i)]);
+        }
     }
 #else
     void builtWithoutCuda() { QSKIP("built without CUDA"); }

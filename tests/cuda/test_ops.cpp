@@ -1,5 +1,6 @@
 // CUDA per-token ops (kernels/cuda/ops.cuh) against the scalar references and host computations: embedding rows,
-// RoPE, add, SwiGLU, MoE routing / grouping / gather / combine, paged KV write (f32 and f16 caches), argmax. Every output is followed by
+// RoPE, add, SwiGLU, MoE routing / grouping / gather / combine, paged KV write (f32 and f16 caches), argmax, the
+// gated-attention helpers. Every output is followed by
 // guard values; ids and page tables are shuffled. FT_TEST_PERF=1: perfOps prints µs per call.
 #include <algorithm>
 #include <cmath>
@@ -843,6 +844,57 @@ private slots:
                      ("row " + std::to_string(r) + ": " + std::to_string(got.data[std::size_t(r)]) + ", want " +
                       std::to_string(want[std::size_t(r)]))
                          .c_str());
+    }
+
+    // Gated attention: [q | gate] per head split into [queries | gates], the output times sigmoid(gate), and the
+    // shared expert's per-row gate — against host loops, rows with strides.
+    void gatedAttentionOps() {
+        const int T = 3, H = 4, D = 32;
+        const std::int64_t ld = 2 * H * D + 16;
+        const auto x = ft::test::random_floats(std::size_t(T * ld), 401, -4.f, 4.f);
+        Dev d_x(bytes_of(x));
+        CHECK_CUDA(put(d_x, x));
+        CHECK_CUDA(kc::split_head_halves(d_x.as<float>(), ld, T, H, D, nullptr));
+        std::vector<float> split(x.size());
+        CHECK_CUDA(get(split, d_x));
+        for (int t = 0; t < T; ++t) {
+            for (int h = 0; h < H; ++h)
+                for (int c = 0; c < D; ++c) {
+                    QCOMPARE(split[std::size_t(t * ld + h * D + c)], x[std::size_t(t * ld + h * 2 * D + c)]);
+                    QCOMPARE(split[std::size_t(t * ld + H * D + h * D + c)], x[std::size_t(t * ld + h * 2 * D + D + c)]);
+                }
+            for (std::int64_t c = 2 * H * D; c < ld; ++c) QCOMPARE(split[std::size_t(t * ld + c)], x[std::size_t(t * ld + c)]);
+        }
+        const std::int64_t n = H * D, ldy = n + 5;
+        const auto y = ft::test::random_floats(std::size_t(T * ldy), 402, -2.f, 2.f);
+        Dev d_y(bytes_of(y));
+        CHECK_CUDA(put(d_y, y));
+        CHECK_CUDA(kc::mul_sigmoid_f32(d_y.as<float>(), ldy, d_x.as<float>() + n, ld, T, n, nullptr));
+        std::vector<float> got(y.size());
+        CHECK_CUDA(get(got, d_y));
+        double worst = 0;
+        for (int t = 0; t < T; ++t) {
+            for (std::int64_t c = 0; c < n; ++c) {
+                const double want = y[std::size_t(t * ldy + c)] / (1.0 + std::exp(-double(split[std::size_t(t * ld + n + c)])));
+                worst = std::max(worst, std::fabs(got[std::size_t(t * ldy + c)] - want));
+            }
+            for (std::int64_t c = n; c < ldy; ++c) QCOMPARE(got[std::size_t(t * ldy + c)], y[std::size_t(t * ldy + c)]);
+        }
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        const std::vector<float> logit = {-30.f, 0.f, 2.f};
+        Dev d_l(bytes_of(logit));
+        CHECK_CUDA(put(d_l, logit));
+        CHECK_CUDA(put(d_y, y));
+        CHECK_CUDA(kc::scale_rows_sigmoid_f32(d_y.as<float>(), ldy, n, d_l.as<float>(), T, nullptr));
+        CHECK_CUDA(get(got, d_y));
+        worst = 0;
+        for (int t = 0; t < T; ++t)
+            for (std::int64_t c = 0; c < ldy; ++c) {
+                const double s = c < n ? 1.0 / (1.0 + std::exp(-double(logit[std::size_t(t)]))) : 1.0;
+                worst = std::max(worst, std::fabs(got[std::size_t(t * ldy + c)] - y[std::size_t(t * ldy + c)] * s));
+            }
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        QCOMPARE(kc::split_head_halves(d_x.as<float>(), ld, T, 64, 128, nullptr), cudaErrorInvalidValue);  // over 48 KiB
     }
 
     void rejectsWhatItCannotDo() {

@@ -294,6 +294,87 @@ private slots:
         }
     }
 
+    // llama.cpp's qwen35moe files order the value heads tiled (head j reads key head j % n_k): the same layer with
+    // its value heads (v, g, beta, state, output) so permuted computes the same outputs, permuted — in the reference
+    // and in the CPU kernel.
+    void tiledValueHeadsMatchGrouped() {
+        const int NV = 6, NK = 2, R = NV / NK, dk = 32, dv = 16;
+        const std::int64_t T = 40;
+        auto c = make_case(NV, NK, dk, dv, T, true);
+        std::vector<float> want(c.out_size());
+        auto want_state = c.states;
+        ref::gated_delta_f32(c.p, c.q(), c.k(), c.v(), c.g.data(), c.beta.data(), T, want_state.data(), want.data());
+        // Tiled position j holds grouped head (j % NK)·R + j / NK.
+        auto src = [&](int j) { return (j % NK) * R + j / NK; };
+        DeltaCase t = c;
+        t.p.v_tiled = true;
+        const std::int64_t row = c.p.ldq, vo = 2 * std::int64_t(NK) * dk;
+        for (std::int64_t x = 0; x < T; ++x)
+            for (int j = 0; j < NV; ++j) {
+                std::copy_n(c.qkv.data() + x * row + vo + src(j) * dv, dv, t.qkv.data() + x * row + vo + j * dv);
+                t.g[std::size_t(x * NV + j)] = c.g[std::size_t(x * NV + src(j))];
+                t.beta[std::size_t(x * NV + j)] = c.beta[std::size_t(x * NV + src(j))];
+            }
+        for (int j = 0; j < NV; ++j)
+            std::copy_n(c.states.data() + std::int64_t(src(j)) * dk * dv, dk * dv, t.states.data() + std::int64_t(j) * dk * dv);
+        for (bool simd : {false, true}) {
+            auto state = t.states;
+            std::vector<float> got(t.out_size());
+            if (simd)
+                cpu::gated_delta_prefill_f32(t.p, t.q(), t.k(), t.v(), t.g.data(), t.beta.data(), T, state.data(),
+                                             got.data(), 0, NV);
+            else
+                ref::gated_delta_f32(t.p, t.q(), t.k(), t.v(), t.g.data(), t.beta.data(), T, state.data(), got.data());
+            double worst = 0;
+            for (std::int64_t x = 0; x < T; ++x)
+                for (int j = 0; j < NV; ++j)
+                    for (int e = 0; e < dv; ++e)
+                        worst = std::max(worst, std::fabs(double(got[std::size_t((x * NV + j) * dv + e)]) -
+                                                          want[std::size_t((x * NV + src(j)) * dv + e)]));
+            for (int j = 0; j < NV; ++j)
+                for (int e = 0; e < dk * dv; ++e)
+                    worst = std::max(worst, std::fabs(double(state[std::size_t(j * dk * dv + e)]) -
+                                                      want_state[std::size_t(src(j) * dk * dv + e)]));
+            qInfo("%s tiled vs grouped: max |diff| %.2e", simd ? "CPU" : "reference", worst);
+            QVERIFY(worst < (simd ? 1e-5 : 1e-6));
+        }
+        // And the order matters: read grouped, the tiled layout gives other outputs.
+        auto state = t.states;
+        t.p.v_tiled = false;
+        std::vector<float> wrong(t.out_size());
+        ref::gated_delta_f32(t.p, t.q(), t.k(), t.v(), t.g.data(), t.beta.data(), T, state.data(), wrong.data());
+        double off = 0;
+        for (int e = 0; e < dv; ++e)  // value head 1 reads key head 0 that way, not its own key head 1
+            off = std::max(off, std::fabs(double(wrong[std::size_t((T * NV - NV + 1) * dv + e)]) -
+                                          want[std::size_t((T * NV - NV + src(1)) * dv + e)]));
+        QVERIFY2(off > 1e-3, qPrintable(QString::number(off)));
+    }
+
+    void gatesReferenceKnownAnswer() {
+        // Two value heads on one key head (R = 2). Rows [b | a]: b = (0, ln 3), a = (0, 20.5), dt = (ln(e − 1), -0.5),
+        // A = (-1, -2): beta = (1/2, 3/4); g = (-softplus(ln(e − 1)) = -1, -2 · 20) (softplus(u) = u past 20).
+        const float dt[2] = {std::log(std::exp(1.f) - 1.f), -0.5f}, A[2] = {-1.f, -2.f};
+        const float rows[4] = {0.f, std::log(3.f), 0.f, 20.5f};
+        // Qwen3-Next's grouped layout of the same values: per key head [b0 b1 | a0 a1] — here the same order.
+        for (int group : {0, 2}) {
+            float beta[2], g[2];
+            ref::gated_delta_gates_f32(rows, 4, 1, 2, group, dt, A, beta, g);
+            QVERIFY(std::fabs(beta[0] - .5f) < 1e-6f && std::fabs(beta[1] - .75f) < 1e-6f);
+            QVERIFY(std::fabs(g[0] + 1.f) < 1e-5f && std::fabs(g[1] + 40.f) < 1e-5f);
+        }
+        // Two key heads, R = 1: grouped [b0 a0 | b1 a1] against halves [b0 b1 | a0 a1].
+        const float grouped[4] = {1.f, -1.f, 2.f, -2.f}, halves[4] = {1.f, 2.f, -1.f, -2.f}, zero[2] = {0.f, 0.f},
+                    one[2] = {-1.f, -1.f};
+        float b1[2], g1[2], b2[2], g2[2];
+        ref::gated_delta_gates_f32(grouped, 4, 1, 2, 1, zero, one, b1, g1);
+        ref::gated_delta_gates_f32(halves, 4, 1, 2, 0, zero, one, b2, g2);
+        for (int h = 0; h < 2; ++h) {
+            QCOMPARE(b1[h], b2[h]);
+            QCOMPARE(g1[h], g2[h]);
+        }
+        QVERIFY(std::fabs(b1[1] - float(1.0 / (1.0 + std::exp(-2.0)))) < 1e-6f);
+    }
+
     void gatedNormReferenceKnownAnswer() {
         // x = (3 4): 1/rms = 1/√12.5; z = (0 2): silu = (0, 2/(1 + e^-2)); w = (1 2).
         const float x[2] = {3.f, 4.f}, z[2] = {0.f, 2.f}, w[2] = {1.f, 2.f};
