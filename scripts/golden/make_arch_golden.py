@@ -22,6 +22,14 @@ transformers makes of a real checkpoint), and run in float32.
             scaling 2.5, norm_topk_prob, partial RoPE 0.5 of head_dim 64, q/k/v biases, per-head q/k norm.
             Checkpoint layout: per-expert mlp.experts.E.{gate,up,down}_proj.weight (GLM's own checkpoints).
 
+  qwen3_5_moe Qwen3_5MoeForCausalLM: 4 layers, hidden 64, Gated DeltaNet in layers 0-2 (2 key heads / 4 value heads of
+            32, conv 4), gated full attention in layer 3 (4/2 heads of 32, [query | gate] per head, q/k norms,
+            partial RoPE 0.25), 8 experts top-4 + a sigmoid-gated shared expert, zero-centred norms. Qwen's names,
+            per-expert tensors.
+  qwen3_next Qwen3NextForCausalLM: the same weights with the fused in_proj_qkvz / in_proj_ba; the fixture keeps only
+            those (linear-attn.safetensors) and points at qwen3-5-moe-tiny's logits when transformers computes the
+            same (run qwen3_5_moe first, into the same parent folder).
+
 Writes into OUT_DIR: config.json, generation_config.json, model.safetensors (BF16; GLM's correction bias F32 as in
 the real checkpoints), golden.json (sequences, greedy continuation, rope tables, metadata), logits.bin (float32
 little-endian [sum of sequence lengths x vocab], every position, sequences in golden.json order).
@@ -29,7 +37,7 @@ little-endian [sum of sequence lengths x vocab], every position, sequences in go
 Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
 from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3} OUT_DIR
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|qwen3_5_moe|qwen3_next} OUT_DIR
 """
 import json
 import math
@@ -334,6 +342,117 @@ def dsv3_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+# ---------------------------------------------------------------- Qwen3.5/3.6-MoE and Qwen3-Next
+
+QWEN35 = dict(hidden=64, layers=4, heads=4, kv_heads=2, head_dim=32, rotary=0.25, lin_k_heads=2, lin_v_heads=4,
+              lin_k_dim=32, lin_v_dim=32, conv=4, experts=8, top_k=4, moe_ff=32, shared_ff=64)
+
+
+def qwen35_config(arch):
+    c = QWEN35
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], num_hidden_layers=c["layers"],
+              num_attention_heads=c["heads"], num_key_value_heads=c["kv_heads"], head_dim=c["head_dim"],
+              linear_num_key_heads=c["lin_k_heads"], linear_num_value_heads=c["lin_v_heads"],
+              linear_key_head_dim=c["lin_k_dim"], linear_value_head_dim=c["lin_v_dim"],
+              linear_conv_kernel_dim=c["conv"], num_experts=c["experts"], num_experts_per_tok=c["top_k"],
+              moe_intermediate_size=c["moe_ff"], shared_expert_intermediate_size=c["shared_ff"],
+              norm_topk_prob=True, rms_norm_eps=1e-6, max_position_embeddings=262144, tie_word_embeddings=False,
+              layer_types=["linear_attention", "linear_attention", "linear_attention", "full_attention"],
+              full_attention_interval=4, attention_bias=False, pad_token_id=4098, eos_token_id=4097,
+              bos_token_id=None)
+    if arch == "qwen3_next":
+        from transformers import Qwen3NextConfig as Cfg
+        kw.update(decoder_sparse_step=1, mlp_only_layers=[], intermediate_size=192)
+        rope = {"rope_type": "default", "partial_rotary_factor": c["rotary"]}
+    else:
+        from transformers import Qwen3_5MoeTextConfig as Cfg
+        rope = {"rope_type": "default", "partial_rotary_factor": c["rotary"], "mrope_section": [2, 3, 3],
+                "mrope_interleaved": True}
+    kw["partial_rotary_factor"] = c["rotary"]
+    return make_config(Cfg, kw, rope, 10000000.0)
+
+
+def qwen35_weights(cfg, arch, fused_experts=False):
+    """Qwen's checkpoint names: linear attention with separate in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
+    (Qwen3.5) or the fused in_proj_qkvz / in_proj_ba grouped per key head (Qwen3-Next); zero-centred RMSNorms
+    (weight w means 1 + w) except the gated norm of the linear attention; the query projection emits [query | gate]
+    per head; the shared expert has a sigmoid gate. Routed experts per expert (mlp.experts.E.*) or, with
+    fused_experts, the 3-D form mlp.experts.gate_up_proj [E, 2F, H] / down_proj [E, H, F]."""
+    c = QWEN35
+    H, nh, nkv, hd = c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]
+    nk, nv, dk, dv, K = c["lin_k_heads"], c["lin_v_heads"], c["lin_k_dim"], c["lin_v_dim"], c["conv"]
+    key_dim, value_dim = nk * dk, nv * dv
+    g = gen(SEED + 3)  # the same weights for both: Qwen3-Next's fused projections are these, rearranged
+    zc = lambda n: bf16(0.2 * torch.randn(n, generator=g))  # zero-centred norm weight
+    sd = {}
+    sd["model.embed_tokens.weight"] = normal((VOCAB, H), 1.0, g)
+    for il in range(c["layers"]):
+        p = f"model.layers.{il}."
+        sd[p + "input_layernorm.weight"] = zc(H)
+        sd[p + "post_attention_layernorm.weight"] = zc(H)
+        if cfg.layer_types[il] == "linear_attention":
+            a = p + "linear_attn."
+            qkv = normal((2 * key_dim + value_dim, H), 1.0 / math.sqrt(H), g)
+            z = normal((value_dim, H), 1.0 / math.sqrt(H), g)
+            b = normal((nv, H), 1.0 / math.sqrt(H), g)
+            al = normal((nv, H), 1.0 / math.sqrt(H), g)
+            if arch == "qwen3_next":
+                # Per key head: [q (dk) | k (dk) | v (R·dv) | z (R·dv)] and [b (R) | a (R)], R = nv / nk.
+                R = nv // nk
+                rows, ba = [], []
+                for h in range(nk):
+                    rows += [qkv[h * dk:(h + 1) * dk], qkv[key_dim + h * dk:key_dim + (h + 1) * dk],
+                             qkv[2 * key_dim + h * R * dv:2 * key_dim + (h + 1) * R * dv], z[h * R * dv:(h + 1) * R * dv]]
+                    ba += [b[h * R:(h + 1) * R], al[h * R:(h + 1) * R]]
+                sd[a + "in_proj_qkvz.weight"] = torch.cat(rows, 0)
+                sd[a + "in_proj_ba.weight"] = torch.cat(ba, 0)
+            else:
+                sd[a + "in_proj_qkv.weight"] = qkv
+                sd[a + "in_proj_z.weight"] = z
+                sd[a + "in_proj_b.weight"] = b
+                sd[a + "in_proj_a.weight"] = al
+            sd[a + "conv1d.weight"] = normal((2 * key_dim + value_dim, 1, K), 0.5, g)
+            sd[a + "dt_bias"] = bf16(1.0 + 0.5 * torch.randn(nv, generator=g))
+            sd[a + "A_log"] = bf16(torch.log(1.0 + 15.0 * torch.rand(nv, generator=g)))
+            sd[a + "norm.weight"] = bf16(1.0 + 0.2 * torch.randn(dv, generator=g))
+            sd[a + "out_proj.weight"] = normal((H, value_dim), 1.0 / math.sqrt(value_dim), g)
+        else:
+            s = p + "self_attn."
+            sd[s + "q_proj.weight"] = normal((nh * hd * 2, H), 1.0 / math.sqrt(H), g)
+            sd[s + "k_proj.weight"] = normal((nkv * hd, H), 1.0 / math.sqrt(H), g)
+            sd[s + "v_proj.weight"] = normal((nkv * hd, H), 1.0 / math.sqrt(H), g)
+            sd[s + "o_proj.weight"] = normal((H, nh * hd), 1.0 / math.sqrt(nh * hd), g)
+            sd[s + "q_norm.weight"] = zc(hd)
+            sd[s + "k_norm.weight"] = zc(hd)
+        F, E, Fs = c["moe_ff"], c["experts"], c["shared_ff"]
+        sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
+        gate = [normal((F, H), 1.0 / math.sqrt(H), g) for _ in range(E)]
+        up = [normal((F, H), 1.0 / math.sqrt(H), g) for _ in range(E)]
+        down = [normal((H, F), 1.0 / math.sqrt(F), g) for _ in range(E)]
+        if fused_experts:
+            sd[p + "mlp.experts.gate_up_proj"] = torch.stack([torch.cat([gate[e], up[e]], 0) for e in range(E)])
+            sd[p + "mlp.experts.down_proj"] = torch.stack(down)
+        else:
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                sd[x + "gate_proj.weight"], sd[x + "up_proj.weight"], sd[x + "down_proj.weight"] = gate[e], up[e], down[e]
+        sd[p + "mlp.shared_expert.gate_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.shared_expert.up_proj.weight"] = normal((Fs, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.shared_expert.down_proj.weight"] = normal((H, Fs), 1.0 / math.sqrt(Fs), g)
+        sd[p + "mlp.shared_expert_gate.weight"] = normal((1, H), 1.0 / math.sqrt(H), g)
+    sd["model.norm.weight"] = zc(H)
+    sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
+    return sd
+
+
+def qwen35_sequences():
+    g = gen(10)
+    start, end = 4096 + 4, 4096 + 5  # <|im_start|> <|im_end|>
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [start] + body(20) + [end, start] + body(16)
+    return [s0, body(80)]  # 80: across the 64-token chunks of the chunked delta rule
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -366,7 +485,7 @@ def routing_of(model, arch, seq):
                 if ints:
                     out[il] = ints[0].reshape(len(seq), -1).tolist()
             hooks.append(mlp.router.register_forward_hook(hook))
-        elif arch in ("glm4_moe", "deepseek_v3") and hasattr(mlp, "gate"):
+        elif arch in ("glm4_moe", "deepseek_v3", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
             def hook(mod, inp, res, il=il, mlp=mlp):
                 ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
                 if ints:
@@ -409,8 +528,17 @@ def main():
         sd, mx = dsv3_weights(cfg), None
         seqs = dsv3_sequences()
         keep_f32 = ("e_score_correction_bias",)
+    elif arch in ("qwen3_5_moe", "qwen3_next"):
+        if arch == "qwen3_next":
+            from transformers import Qwen3NextForCausalLM as Model
+        else:
+            from transformers import Qwen3_5MoeForCausalLM as Model
+        cfg = qwen35_config(arch)
+        sd, mx = qwen35_weights(cfg, arch), None
+        seqs = qwen35_sequences()
+        keep_f32 = ("A_log", "dt_bias")
     else:
-        raise SystemExit("arch: gpt_oss, glm4_moe or deepseek_v3")
+        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, qwen3_5_moe or qwen3_next")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
@@ -426,9 +554,18 @@ def main():
                                         output_loading_info=True)
     model = model.float().eval()
     print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
+    if arch in ("qwen3_5_moe", "qwen3_next") and (info.get("missing_keys") or info.get("unexpected_keys")):
+        print("per-expert layout does not load: writing the fused 3-D expert layout instead")
+        sd = qwen35_weights(cfg, arch, fused_experts=True)
+        save(sd, out / "model.safetensors", keep_f32)
+        model, info = Model.from_pretrained(out, torch_dtype=torch.float32, attn_implementation="eager",
+                                            output_loading_info=True)
+        model = model.float().eval()
+        print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
     if info.get("missing_keys") or info.get("mismatched_keys"):
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
-    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3}[arch]["layers"]
+    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "qwen3_5_moe": QWEN35,
+                "qwen3_next": QWEN35}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
         raise SystemExit(f"unexpected keys beyond the MTP layer: {unexpected[:8]}")
@@ -453,6 +590,11 @@ def main():
             m = 0.1 * math.log(40) + 1
             checks["want"] = {"inv_freq_len": DSV3["rope"] // 2, "attention_scaling": 1.0,
                               "scaling": (DSV3["nope"] + DSV3["rope"]) ** -0.5 * m * m}
+        elif arch in ("qwen3_5_moe", "qwen3_next"):
+            checks["layer_types"] = list(model.config.layer_types)
+            checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
+            la = model.model.layers[0].linear_attn
+            checks["linear_attn"] = sorted(k for k, _ in la.named_parameters())
         else:
             checks["layer0_dense"] = hasattr(model.model.layers[0].mlp, "gate_proj")
             mlp1 = model.model.layers[1].mlp
@@ -530,20 +672,41 @@ def main():
             print("MXFP4 checkpoint form could not be checked by transformers:", repr(e)[:400])
 
     all_logits = torch.cat(logits, 0).contiguous()
-    all_logits.numpy().astype("<f4").tofile(out / "logits.bin")
+    logits_file = "logits.bin"
+    shared_check = None
+    if arch == "qwen3_next":
+        # The fixture keeps only what differs from qwen3-5-moe-tiny (the same weights): the fused projections, in
+        # their own file; a test puts it beside that fixture's model.safetensors. The logits too, when transformers
+        # computes the same for both architectures.
+        full = out / "model.safetensors"
+        save({k: v for k, v in sd.items() if "in_proj_qkvz" in k or "in_proj_ba" in k}, out / "linear-attn.safetensors")
+        full.unlink()
+        sib = out.parent / "qwen3-5-moe-tiny" / "logits.bin"
+        if sib.exists():
+            import numpy as np
+            other = torch.from_numpy(np.fromfile(sib, dtype="<f4")).reshape(all_logits.shape)
+            d = float((other - all_logits).abs().max())
+            shared_check = {"max_abs_logit_diff_vs_qwen3_5_moe": d}
+            print("Qwen3-Next vs Qwen3.5-MoE on the same weights: max |dlogit| =", d)
+            if d <= 1e-4:
+                logits_file = "../qwen3-5-moe-tiny/logits.bin"
+    if logits_file == "logits.bin":
+        all_logits.numpy().astype("<f4").tofile(out / "logits.bin")
     meta = {
         "made_by": "scripts/golden/make_arch_golden.py " + arch,
         "transformers": transformers.__version__, "torch": torch.__version__, "seed": SEED,
         "architecture": arch, "vocab_size": VOCAB,
         "sequences": seqs, "greedy_prompt_index": 0, "greedy_new_tokens": greedy,
         "greedy_step_by_step": by_hand,
-        "logits_file": "logits.bin", "logits_shape": list(all_logits.shape),
+        "logits_file": logits_file, "logits_shape": list(all_logits.shape),
         "reference_dtype": "float32 compute on BF16-rounded weights (transformers from_pretrained of this folder)",
         "rope": rope_info(model), "routing_sequence0": {str(k): v for k, v in routing.items()},
         "structure": checks,
     }
     if mxfp4_check is not None:
         meta["mxfp4_form_check"] = mxfp4_check
+    if shared_check is not None:
+        meta["shared_with_qwen3_5_moe"] = shared_check
     (out / "golden.json").write_text(json.dumps(meta, indent=1))
     gen_cfg = {"eos_token_id": cfg.eos_token_id, "pad_token_id": cfg.pad_token_id, "do_sample": False}
     (out / "generation_config.json").write_text(json.dumps(gen_cfg, indent=1))

@@ -3,12 +3,17 @@
 // GLM-4.5 (tests/data/glm4-moe-tiny: a dense first layer, a shared expert, sigmoid routing with the correction bias
 // and grouped top-k, routed scaling, partial RoPE, q/k/v biases) and DeepSeek-V3 (tests/data/deepseek-v3-tiny:
 // multi-head latent attention with a low-rank q, the latent KV cache, interleaved RoPE with YaRN's logit scale, the
-// same MoE as GLM), all made by scripts/golden/make_arch_golden.py.
-// Teacher-forced logits of every position of four sequences (one longer than gpt-oss's window) and transformers'
-// greedy continuation, from the Hugging Face folder; GLM and DeepSeek also from their GGUF conversions (F32, BF16),
-// and DeepSeek from a GGUF in llama.cpp's older layout (attn_kv_b unsplit).
+// same MoE as GLM), Qwen3.5-MoE (tests/data/qwen3-5-moe-tiny: Gated DeltaNet linear attention in three layers of
+// four with its recurrent state, gated attention with partial RoPE, zero-centred norms, the gated shared expert) and
+// Qwen3-Next (tests/data/qwen3-next-tiny: the same model with Qwen3-Next's fused in_proj_qkvz / in_proj_ba), all made
+// by scripts/golden/make_arch_golden.py.
+// Teacher-forced logits of every position of the fixture's sequences (one longer than gpt-oss's window, one across
+// the 64-token chunks of the delta rule) and transformers' greedy continuation, from the Hugging Face folder; GLM,
+// DeepSeek and the Qwen3.5 pair also from their GGUF conversions (F32, BF16; Qwen3.5's in llama.cpp's qwen35moe
+// layout with its value heads tiled), and DeepSeek from a GGUF in llama.cpp's older layout (attn_kv_b unsplit).
 // Built twice, like test_golden_qwen3_moe: on the CPU, and with FT_GOLDEN_GPU on the GPU (FT_GPU_EXACT=1: the CPU's
 // thresholds; else the fast BF16 prefill with stated looser bounds).
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -31,6 +36,7 @@ namespace {
 
 struct Fixture {
     QString dir;
+    std::string model;  // what the engine loads: the folder, or for qwen3-next-tiny one assembled beside it
     // The default GPU prefill (BF16 matrix products, f16 attention and KV) is held to what transformers itself
     // gives with BF16 matrix products on the same fixture (scripts/golden/bf16_sensitivity.py, H200 2026-12-02):
     // at most twice its count of positions under cosine 0.999 and 90 % top-1; greedy identical. These random
@@ -56,7 +62,23 @@ Fixture read_fixture(const QString& name) {
     f.greedy_index = o["greedy_prompt_index"].toInt();
     f.vocab = o["vocab_size"].toInt();
     for (const auto& s : f.seqs) f.positions += int(s.size());
-    f.logits = ft::test::read_floats(f.dir + "/logits.bin");
+    // qwen3-next-tiny is qwen3-5-moe-tiny's model with Qwen3-Next's fused projections (transformers computes the same
+    // logits for both, to the bit: golden.json says so and points at that fixture's file).
+    f.logits = ft::test::read_floats(f.dir + "/" + o["logits_file"].toString("logits.bin"));
+    f.model = f.dir.toStdString();
+    if (name == "qwen3-next-tiny") {
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("ft-qwen3-next-tiny-" + std::to_string(QCoreApplication::applicationPid()));
+        fs::create_directories(dir);
+        const fs::path src = f.dir.toStdString(), base = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny";
+        const std::pair<fs::path, fs::path> links[] = {{src / "config.json", dir / "config.json"},
+                                                       {src / "generation_config.json", dir / "generation_config.json"},
+                                                       {base / "model.safetensors", dir / "model-00001.safetensors"},
+                                                       {src / "linear-attn.safetensors", dir / "model-00002.safetensors"}};
+        for (const auto& [from, to] : links)
+            if (!fs::exists(to)) fs::create_symlink(from, to);
+        f.model = dir.string();
+    }
     if (name == "glm4-moe-tiny") f.bf16_reference_under_0999 = 9;
     if (name == "deepseek-v3-tiny") f.bf16_reference_under_0999 = 16;  // transformers in BF16: min cosine 0.93, 9 of 446 routings
     return f;
@@ -115,12 +137,14 @@ private slots:
         QTest::newRow("gpt-oss") << "gpt-oss-tiny";
         QTest::newRow("glm-4.5") << "glm4-moe-tiny";
         QTest::newRow("deepseek-v3") << "deepseek-v3-tiny";
+        QTest::newRow("qwen3.5-moe") << "qwen3-5-moe-tiny";
+        QTest::newRow("qwen3-next") << "qwen3-next-tiny";
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);
         const Fixture f = read_fixture(fixture);
         QCOMPARE(f.logits.size(), std::size_t(f.positions) * std::size_t(f.vocab));
-        check(f, f.dir.toStdString(), qPrintable(fixture + " (HF folder, BF16)"));
+        check(f, f.model, qPrintable(fixture + " (HF folder, BF16)"));
     }
 
     // GLM's and DeepSeek's checkpoints convert to GGUF (llama.cpp's glm4moe / deepseek2 names; DeepSeek's kv_b_proj
@@ -128,7 +152,7 @@ private slots:
     void ggufMatchesTransformers_data() {
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("type");
-        for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny"})
+        for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny"})
             for (const char* t : {"f32", "bf16"}) QTest::addRow("%s %s", f, t) << f << t;
     }
     void ggufMatchesTransformers() {
@@ -144,14 +168,15 @@ private slots:
     // long one its own, and their KV never mixes.
     void chunksAndConcurrentRequests_data() {
         QTest::addColumn<QString>("fixture");
-        for (const char* f : {"gpt-oss-tiny", "glm4-moe-tiny", "deepseek-v3-tiny"}) QTest::newRow(f) << f;
+        for (const char* f : {"gpt-oss-tiny", "glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny"})
+            QTest::newRow(f) << f;
     }
     void chunksAndConcurrentRequests() {
         QFETCH(QString, fixture);
         const Fixture f = read_fixture(fixture);
-        check(f, f.dir.toStdString(), qPrintable(fixture + " (16-token prefill chunks)"), 16);
+        check(f, f.model, qPrintable(fixture + " (16-token prefill chunks)"), 16);
         ft::Engine e;
-        e.load_sync(load(f.dir.toStdString()));
+        e.load_sync(load(f.model));
         const auto& shortp = f.seqs[std::size_t(f.greedy_index)];
         const auto& longp = *std::max_element(f.seqs.begin(), f.seqs.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
         std::vector<std::int32_t> a, b;
@@ -216,11 +241,14 @@ private:
     // qwen3-moe-tiny, which the converter embeds; the logits do not depend on it).
     std::string convert(const Fixture& f, const QString& fixture, const QString& type) {
         namespace fs = std::filesystem;
-        const fs::path src = f.dir.toStdString(), hf = (tmp.path() + "/" + fixture + "-hf").toStdString();
+        const fs::path src = f.model, hf = (tmp.path() + "/" + fixture + "-hf").toStdString();
         const fs::path tok = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
         fs::create_directories(hf);
-        for (const char* n : {"config.json", "generation_config.json", "model.safetensors"})
-            if (!fs::exists(hf / n)) fs::create_symlink(src / n, hf / n);
+        for (const auto& e : fs::directory_iterator(src)) {
+            const std::string n = e.path().filename().string();
+            if ((n.ends_with(".json") || n.ends_with(".safetensors")) && !n.starts_with("golden") && !fs::exists(hf / n))
+                fs::create_symlink(fs::canonical(e.path()), hf / n);
+        }
         for (const char* n : {"tokenizer.json", "tokenizer_config.json"})
             if (!fs::exists(hf / n)) fs::create_symlink(tok / n, hf / n);
         ft::model::ConvertOptions co;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include <algorithm>
+
 #include "ft/error.h"
 #include "ft_test.h"
 #include "kv/kv_cache.h"
@@ -211,6 +213,53 @@ private slots:
         kv.release(hold);
         kv.release(big);
         QCOMPARE(kv.pages_used(), kv.pages_cached());
+    }
+
+    // A hybrid model's cache (Qwen3.5): a recurrent-state pool per linear layer, counted in bytes(), one slot per
+    // sequence id (more sequences than slots is an error); no prefix is kept or shared (the state at a prefix's end is
+    // not stored) and a sequence cannot be cut back to a shorter, non-empty length.
+    void recurrentStatePool() {
+        auto g = geometry(4);
+        g.n_rs_layer = 2;
+        g.rs_floats = 100;
+        g.rs_slots = 3;
+        QCOMPARE(g.bytes(), geometry(4).bytes() + std::size_t(2 * 3 * 100 * 4));
+        std::vector<std::size_t> asked;
+        auto alloc = [&](std::size_t bytes) {
+            asked.push_back(bytes);
+            return std::shared_ptr<void>(new std::byte[bytes], std::default_delete<std::byte[]>());
+        };
+        ft::kv::KvCache kv(g, alloc);
+        QVERIFY(kv.has_state());
+        QCOMPARE(std::count(asked.begin(), asked.end(), g.rs_layer_bytes()), std::ptrdiff_t(2));
+        QVERIFY(kv.state(0) && kv.state(1) && kv.state(0) != kv.state(1));
+        const int a = kv.create(), b = kv.create(), c = kv.create();
+        QCOMPARE(c, 2);
+        bool threw = false;
+        try {
+            kv.create();
+        } catch (const ft::Error&) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        kv.release(b);
+        QCOMPARE(kv.create(), b);  // a freed slot is reused
+        const auto t = tokens(100, 40);
+        kv.reserve(a, 40);
+        kv.cache_and_release(a, t, 40);
+        QCOMPARE(kv.pages_cached(), std::int64_t(0));
+        const int d = kv.create();
+        QCOMPARE(kv.share_prefix(d, t, 39), std::int64_t(0));
+        kv.reserve(d, 40);
+        threw = false;
+        try {
+            kv.truncate(d, 20);
+        } catch (const ft::Error& e) {
+            threw = e.code() == ft::ErrorCode::unsupported;
+        }
+        QVERIFY(threw);
+        kv.truncate(d, 0);  // dropping everything is fine
+        QCOMPARE(kv.capacity(d), std::int64_t(0));
     }
 
     void badElementSizeIsAnError() {

@@ -69,6 +69,30 @@ private slots:
         QVERIFY(!p.notes.empty());
     }
 
+    // Qwen3.6-35B-A3B (hybrid: 10 of 40 layers with a KV cache, 30 Gated DeltaNet layers with a recurrent state):
+    // the KV bytes per token count the 10 attention layers only (2 KV heads of 256, f16: 10 · 2 · 512 · 2 = 20 KiB);
+    // the state pools, (max_sequences + 1) slots of 30 layers × (8192 · 3 conv + 32 · 128 · 128 delta) f32, are a
+    // category of their own that fits beside the rest at 8 GiB.
+    void hybridModelCountsItsStateAndFewerKvLayers() {
+        const auto d = ft::synth::synth_desc(ft::model::ArchId::qwen3_5_moe, "qwen3.6-35b-a3b", {});
+        const auto g = ft::memory::geometry_of(d, std::uint64_t(1.4 * double(GiB)), std::uint64_t(18.0 * double(GiB)));
+        QCOMPARE(g.n_kv_layers, 10);
+        QCOMPARE(g.n_rs_layers, 30);
+        QCOMPARE(ft::memory::kv_bytes_per_token(g, true), std::uint64_t(10 * 2 * 512 * 2));
+        const std::uint64_t per_seq = (8192ull * 3 + 32ull * 128 * 128) * 4;
+        auto r = at(8 * GiB);
+        r.max_sequences = 4;
+        const ft::MemoryPlan p = ft::memory::plan_memory(g, r);
+        QCOMPARE(p.state, 30 * ((5 * per_seq + 255) / 256 * 256));
+        QVERIFY2(p.total() <= p.budget, qPrintable(QString("total %1 > budget %2").arg(p.total()).arg(p.budget)));
+        QVERIFY(p.backend != "resident");
+        QVERIFY(p.kv_tokens >= 8192);
+        // More parallel requests: more state, less room for experts.
+        r.max_sequences = 8;
+        const ft::MemoryPlan q = ft::memory::plan_memory(g, r);
+        QVERIFY(q.state > p.state && q.expert_slots < p.expert_slots);
+    }
+
     void slotsGrowWithTheBudget() {
         const auto g = qwen30b();
         int last = 0;

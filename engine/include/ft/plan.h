@@ -22,6 +22,7 @@ struct MemoryPlan {
     std::uint64_t weights = 0;          // non-expert weights (+ all experts with the resident backend)
     std::uint64_t experts = 0;          // the expert cache's slots
     std::uint64_t kv = 0;               // the KV cache
+    std::uint64_t state = 0;            // recurrent state of linear-attention layers (Qwen3.5/Next), every sequence slot
     std::uint64_t scratch = 0;          // activations, MoE/attention workspaces, page tables, logits
     std::uint64_t cublas = 0;           // cuBLAS workspace and the GEMM dequantization tiles
     std::uint64_t graphs = 0;           // captured CUDA graphs (estimate)
@@ -43,7 +44,7 @@ struct MemoryPlan {
     std::int64_t min_kv_tokens = 0, max_kv_tokens = 0;
     std::vector<std::string> notes;     // choices the planner made ("prefill chunk 8192 → 2048 to fit 8 GiB")
 
-    std::uint64_t total() const { return weights + experts + kv + scratch + cublas + graphs + reserve; }
+    std::uint64_t total() const { return weights + experts + kv + state + scratch + cublas + graphs + reserve; }
 };
 
 // A live cache rebuild: new sizes for the KV cache and the expert cache (< 0: keep the current size).

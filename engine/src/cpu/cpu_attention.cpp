@@ -1,10 +1,12 @@
 #include "cpu/cpu_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "cpu/attention.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/gated_delta.h"
 #include "cpu/mla_attention.h"
 #include "cpu/rms_norm.h"
 #include "cpu/rope.h"
@@ -16,6 +18,8 @@ namespace ft::cpu {
 CpuAttention::CpuAttention(const model::AttentionBlock& b, WorkerPool& pool) : b_(b), pool_(pool) {
     if (b.head_dim > 512 || b.v_head_dim > 512)
         throw Error(ErrorCode::unsupported, "attention head size " + std::to_string(b.head_dim) + " is over 512");
+    if (b.output_gate && b.v_head_dim != b.head_dim)
+        throw Error(ErrorCode::unsupported, "gated attention with values of another width than the keys");
     q_norm_ = f32_or_empty(b.q_norm);
     k_norm_ = f32_or_empty(b.k_norm);
     q_bias_ = f32_or_empty(b.q.b);
@@ -34,7 +38,20 @@ void CpuAttention::forward(std::span<const exec::BatchToken> batch, const float*
     s.k.resize(std::size_t(T * kd));
     s.v.resize(std::size_t(T * vd));
     s.att.resize(std::size_t(T * H * DV));
-    linear(pool_, *b_.q.w, x, T, s.q.data());
+    if (b_.output_gate) {
+        // q's rows are [query | gate] per head: split them.
+        s.head_in.resize(std::size_t(T * 2 * qd));
+        s.gate.resize(std::size_t(T * qd));
+        linear(pool_, *b_.q.w, x, T, s.head_in.data());
+        for (std::int64_t t = 0; t < T; ++t)
+            for (int h = 0; h < H; ++h) {
+                const float* src = s.head_in.data() + (t * H + h) * 2 * D;
+                std::copy_n(src, D, s.q.data() + (t * H + h) * D);
+                std::copy_n(src + D, D, s.gate.data() + (t * H + h) * D);
+            }
+    } else {
+        linear(pool_, *b_.q.w, x, T, s.q.data());
+    }
     linear(pool_, *b_.k.w, x, T, s.k.data());
     linear(pool_, *b_.v.w, x, T, s.v.data());
     add_rows(q_bias_, s.q.data(), T);
@@ -73,6 +90,8 @@ void CpuAttention::forward(std::span<const exec::BatchToken> batch, const float*
         });
         s0 = s1;
     }
+    if (b_.output_gate)
+        for (std::int64_t i = 0; i < T * qd; ++i) s.att[std::size_t(i)] *= 1.f / (1.f + std::exp(-s.gate[std::size_t(i)]));
     linear(pool_, *b_.o.w, s.att.data(), T, out);
     add_rows(o_bias_, out, T);
 }
@@ -156,6 +175,83 @@ void CpuMlaAttention::forward(std::span<const exec::BatchToken> batch, const flo
     s.k.resize(std::size_t(T * H * V));
     per_head(*b_.v_b, V, s.lat.data(), std::int64_t(H) * L, L, T, s.k.data(), std::int64_t(H) * V, V, s);
     linear(pool_, *b_.o.w, s.k.data(), T, out);
+}
+
+}  // namespace ft::cpu
+
+namespace ft::cpu {
+
+CpuGatedDeltaNet::CpuGatedDeltaNet(const model::GatedDeltaNetBlock& b, WorkerPool& pool) : b_(b), pool_(pool) {
+    conv_ = model::vector_f32(*b.conv);
+    dt_ = model::vector_f32(*b.dt_bias);
+    a_neg_ = model::vector_f32(*b.a_neg);
+    norm_ = model::vector_f32(*b.norm);
+    if (std::int64_t(conv_.size()) != std::int64_t(b.conv_dim()) * b.conv_kernel || int(dt_.size()) != b.n_v_heads ||
+        int(a_neg_.size()) != b.n_v_heads || int(norm_.size()) != b.dv)
+        throw Error(ErrorCode::invalid_file, "linear attention: conv, dt, A or norm of the wrong size");
+}
+
+void CpuGatedDeltaNet::forward(std::span<const exec::BatchToken> batch, const float* x, kv::KvCache& kv, float* out) {
+    const std::int64_t T = std::int64_t(batch.size());
+    const int C = b_.conv_dim(), KD = b_.key_dim(), NV = b_.n_v_heads, NK = b_.n_k_heads, DV = b_.dv, K = b_.conv_kernel;
+    const std::int64_t VD = b_.value_dim();
+    qkv_.resize(std::size_t(T * C));
+    qkvc_.resize(std::size_t(T * C));
+    z_.resize(std::size_t(T * VD));
+    ba_.resize(std::size_t(T * 2 * NV));
+    linear(pool_, *b_.qkv.w, x, T, qkv_.data());
+    linear(pool_, *b_.z.w, x, T, z_.data());
+    // beta = sigmoid(b), g = A · softplus(a + dt): b and a from the fused ba (per key head [b (R) | a (R)]) or from
+    // two projections (rows [b | a] here).
+    const int R = NV / NK;
+    if (b_.ba) {
+        linear(pool_, *b_.ba.w, x, T, ba_.data());
+    } else {
+        tmp_.resize(std::size_t(T * NV));
+        linear(pool_, *b_.beta.w, x, T, tmp_.data());
+        for (std::int64_t t = 0; t < T; ++t) std::copy_n(tmp_.data() + t * NV, NV, ba_.data() + t * 2 * NV);
+        linear(pool_, *b_.alpha.w, x, T, tmp_.data());
+        for (std::int64_t t = 0; t < T; ++t) std::copy_n(tmp_.data() + t * NV, NV, ba_.data() + t * 2 * NV + NV);
+    }
+    beta_.resize(std::size_t(T * NV));
+    g_.resize(std::size_t(T * NV));
+    kernels::ref::gated_delta_gates_f32(ba_.data(), 2 * NV, T, NV, b_.ba ? R : 0, dt_.data(), a_neg_.data(), beta_.data(),
+                                        g_.data());
+    kernels::GatedDeltaParams p;
+    p.n_heads = NV;
+    p.n_k_heads = NK;
+    p.dk = b_.dk;
+    p.dv = DV;
+    p.v_tiled = b_.v_tiled;
+    p.ldq = p.ldk = p.ldv = C;
+    const std::int64_t conv_floats = std::int64_t(C) * (K - 1), slots = kv.geometry().rs_slots;
+    float* pool = kv.state(b_.rs_layer);
+    o_.resize(std::size_t(T * VD));
+    for (std::int64_t s0 = 0; s0 < T;) {
+        std::int64_t s1 = s0 + 1;
+        while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+        const int seq = batch[std::size_t(s0)].seq;
+        if (seq < 0 || seq >= slots) throw Error(ErrorCode::internal, "linear attention: a sequence without a state slot");
+        float* conv_state = pool + seq * conv_floats;
+        float* delta_state = pool + slots * conv_floats + seq * p.state_size();
+        if (batch[std::size_t(s0)].pos == 0) {  // a new sequence: no history
+            std::fill_n(conv_state, conv_floats, 0.f);
+            std::fill_n(delta_state, p.state_size(), 0.f);
+        }
+        const std::int64_t n = s1 - s0;
+        kernels::cpu::causal_conv1d_silu_f32(qkv_.data() + s0 * C, C, n, C, K, conv_.data(), conv_state,
+                                             qkvc_.data() + s0 * C, C);
+        const float* base = qkvc_.data() + s0 * C;
+        pool_.parallel_for(NV, [&](std::int64_t h, int) {
+            kernels::cpu::gated_delta_prefill_f32(p, base, base + KD, base + 2 * KD, g_.data() + s0 * NV,
+                                                  beta_.data() + s0 * NV, n, delta_state, o_.data() + s0 * VD, int(h),
+                                                  int(h) + 1);
+        });
+        s0 = s1;
+    }
+    y_.resize(std::size_t(T * VD));
+    kernels::cpu::gated_rms_norm_f32(o_.data(), z_.data(), norm_.data(), y_.data(), T * NV, DV, b_.norm_eps);
+    linear(pool_, *b_.out.w, y_.data(), T, out);
 }
 
 }  // namespace ft::cpu

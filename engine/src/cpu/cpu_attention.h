@@ -15,7 +15,7 @@
 namespace ft::cpu {
 
 struct AttentionScratch {
-    std::vector<float> q, k, v, att;
+    std::vector<float> q, k, v, att, gate;  // gate: gated attention's per-head output gates
     std::vector<float> lat, head_in, head_out;  // MLA: latent outputs, one head's rows gathered / computed
     std::vector<std::int32_t> pos;
 };
@@ -30,6 +30,21 @@ private:
     const model::AttentionBlock& b_;
     WorkerPool& pool_;
     std::vector<float> q_norm_, k_norm_, q_bias_, k_bias_, v_bias_, o_bias_, sinks_;
+};
+
+// Gated DeltaNet linear attention on the CPU (model::GatedDeltaNetBlock): the projections, the causal conv and the
+// delta rule per sequence segment on the sequence's recurrent state (the KV cache's pool: conv windows of every
+// slot, then delta states of every slot; reset at position 0), the gated RMSNorm and out_proj.
+class CpuGatedDeltaNet {
+public:
+    CpuGatedDeltaNet(const model::GatedDeltaNetBlock& b, WorkerPool& pool);
+    void forward(std::span<const exec::BatchToken> batch, const float* x, kv::KvCache& kv, float* out);
+
+private:
+    const model::GatedDeltaNetBlock& b_;
+    WorkerPool& pool_;
+    std::vector<float> conv_, dt_, a_neg_, norm_;
+    std::vector<float> qkv_, qkvc_, z_, ba_, tmp_, beta_, g_, o_, y_;
 };
 
 // The latent attention block on the CPU (model::MlaAttentionBlock): q (direct or low-rank with its norm), the

@@ -1,6 +1,7 @@
 // The CPU runner: executes a ModelGraph's blocks (model/graph.h) on the worker pool — embedding, pre-norm residual
 // blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts), final norm and LM head.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -51,14 +52,16 @@ struct CpuBlock {
     float eps = 1e-6f;
     std::unique_ptr<cpu::CpuAttention> attn;
     std::unique_ptr<cpu::CpuMlaAttention> mla;
+    std::unique_ptr<cpu::CpuGatedDeltaNet> gdn;
     CpuFfn ffn;              // dense FFN, or a MoE block's shared experts
     const MoeBlock* moe = nullptr;
+    std::vector<float> shared_gate;  // the shared expert's sigmoid gate (Qwen), or empty
 };
 
 class CpuRunner final : public Runner {
 public:
-    CpuRunner(const ModelGraph& g, const Weights& w, cpu::WorkerPool& pool, moe::MoeLayer& moe)
-        : g_(g), w_(w), pool_(pool), moe_(moe) {
+    CpuRunner(const ModelGraph& g, const Weights& w, cpu::WorkerPool& pool, moe::MoeLayer& moe, int max_sequences)
+        : g_(g), w_(w), pool_(pool), moe_(moe), state_slots_(state_slots(max_sequences)) {
         for (const model::Layer& L : g.layers) {
             auto& out = blocks_.emplace_back();
             for (const model::Block& b : L.blocks) {
@@ -69,11 +72,14 @@ public:
                     cb.attn = std::make_unique<cpu::CpuAttention>(*a, pool);
                 } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
                     cb.mla = std::make_unique<cpu::CpuMlaAttention>(*m, pool);
+                } else if (const auto* d = std::get_if<model::GatedDeltaNetBlock>(&b.body)) {
+                    cb.gdn = std::make_unique<cpu::CpuGatedDeltaNet>(*d, pool);
                 } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                     cb.ffn = CpuFfn(*f);
                 } else {
                     cb.moe = &std::get<MoeBlock>(b.body);
                     if (cb.moe->shared.gate) cb.ffn = CpuFfn(cb.moe->shared);
+                    if (cb.moe->shared_gate) cb.shared_gate = model::vector_f32(*cb.moe->shared_gate);
                 }
             }
         }
@@ -81,7 +87,7 @@ public:
     }
 
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
-        return graph_kv_geometry(g_, page_size, n_pages, 4);
+        return graph_kv_geometry(g_, page_size, n_pages, 4, state_slots_);
     }
     std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
 
@@ -100,12 +106,23 @@ public:
                     b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
                 } else if (b.mla) {
                     b.mla->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+                } else if (b.gdn) {
+                    b.gdn->forward(batch, xn_.data(), kv, y_.data());
                 } else if (b.moe) {
                     moe_.forward(*b.moe, xn_.data(), T, y_.data());
                     if (b.ffn.b) {
                         shared_.resize(std::size_t(T * E));
                         b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
-                        for (std::int64_t i = 0; i < T * E; ++i) y_[std::size_t(i)] += shared_[std::size_t(i)];
+                        for (std::int64_t t = 0; t < T; ++t) {
+                            float scale = 1.f;
+                            if (!b.shared_gate.empty()) {  // sigmoid(x · gate)
+                                double dot = 0;
+                                for (std::int64_t i = 0; i < E; ++i)
+                                    dot += double(xn_[std::size_t(t * E + i)]) * b.shared_gate[std::size_t(i)];
+                                scale = float(1.0 / (1.0 + std::exp(-dot)));
+                            }
+                            for (std::int64_t i = t * E; i < (t + 1) * E; ++i) y_[std::size_t(i)] += scale * shared_[std::size_t(i)];
+                        }
                     }
                 } else {
                     b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data());
@@ -129,6 +146,7 @@ private:
     const Weights& w_;
     cpu::WorkerPool& pool_;
     moe::MoeLayer& moe_;
+    int state_slots_ = 0;
     std::vector<std::vector<CpuBlock>> blocks_;
     std::vector<float> out_norm_;
     cpu::AttentionScratch attn_scratch_;
@@ -138,8 +156,8 @@ private:
 }  // namespace
 
 std::unique_ptr<Runner> make_cpu_runner(const ModelGraph& graph, const Weights& weights, cpu::WorkerPool& pool,
-                                        moe::MoeLayer& moe) {
-    return std::make_unique<CpuRunner>(graph, weights, pool, moe);
+                                        moe::MoeLayer& moe, int max_sequences) {
+    return std::make_unique<CpuRunner>(graph, weights, pool, moe, max_sequences);
 }
 
 }  // namespace ft::exec

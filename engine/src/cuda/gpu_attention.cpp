@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "cuda/attention.cuh"
+#include "cuda/gated_delta.cuh"
 #include "cuda/gemv.cuh"
 #include "cuda/mla_attention.cuh"
 #include "cuda/ops.cuh"
@@ -19,6 +20,9 @@ GpuAttention::GpuAttention(const model::AttentionBlock& b, DeviceWeights& dw) : 
                     fmt::format("GPU attention needs head sizes that are multiples of 16 up to 256 (this model: {} / {})",
                                 b.head_dim, b.v_head_dim),
                     "use --device cpu");
+    if (b.output_gate && (b.v_head_dim != b.head_dim || 2 * b.n_head * b.head_dim > 12288))
+        throw Error(ErrorCode::unsupported, "GPU gated attention: values of another width than the keys, or over 6144 "
+                                            "query floats per token", "use --device cpu");
     qd_ = std::int64_t(b.n_head) * b.head_dim;
     kd_ = std::int64_t(b.n_head_kv) * b.head_dim;
     vd_ = std::int64_t(b.n_head_kv) * b.v_head_dim;
@@ -56,7 +60,7 @@ std::uint64_t GpuAttention::decode_bytes() const {
 void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     const std::int64_t E = c.n_embd, ld = qkv_width();
     float* q = c.s.qkv.get();
-    float* k = q + qd_;
+    float* k = q + (b_.output_gate ? 2 * qd_ : qd_);
     float* v = k + kd_;
     // q, k, v packed per token in qkv [T, q + k + v].
     if (qkv_.data) {
@@ -67,6 +71,7 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
         c.linear->run(v_, c.s.xn.get(), T, E, v, ld, false);
     }
     if (qkv_bias_) c.launched(kc::add_bias_f32(q, ld, qkv_bias_, T, ld, c.stream), "q/k/v bias");
+    if (b_.output_gate) c.launched(kc::split_head_halves(q, ld, T, b_.n_head, b_.head_dim, c.stream), "query / gate split");
     c.launched(kc::qk_norm_rope(b_.rope, q, ld, b_.n_head, k, ld, b_.n_head_kv, q_norm_, k_norm_, b_.norm_eps, T, c.d_pos,
                                 c.stream),
                "q/k norm + rope");
@@ -102,6 +107,8 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
             s0 = s1;
         }
     }
+    if (b_.output_gate)
+        c.launched(kc::mul_sigmoid_f32(att, qd_, q + qd_, ld, T, qd_, c.stream), "attention output gate");
     c.mark("attention");
     c.matmul(o_, att, T, c.s.x.get(), true);  // + residual
     if (o_bias_) c.launched(kc::add_bias_f32(c.s.x.get(), E, o_bias_, T, E, c.stream), "output bias");
@@ -223,6 +230,96 @@ void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const 
     per_head(c, v_b_, V, lat, H * L, L, T, vout, H * V, V, qabs);  // qabs is free after the attention
     c.matmul(o_, vout, T, c.s.x.get(), true);  // + residual
     c.mark("attention output");
+}
+
+}  // namespace ft::gpu
+
+namespace ft::gpu {
+
+GpuGatedDeltaNet::GpuGatedDeltaNet(const model::GatedDeltaNetBlock& b, DeviceWeights& dw) : b_(b) {
+    if (b.dk != 32 && b.dk != 64 && b.dk != 128 && b.dk != 256)
+        throw Error(ErrorCode::unsupported, fmt::format("GPU linear attention needs a key head size of 32, 64, 128 or 256 "
+                                                        "(this model: {})", b.dk), "use --device cpu");
+    if (b.conv_kernel < 2 || b.conv_kernel > 8)
+        throw Error(ErrorCode::unsupported, fmt::format("GPU linear attention: conv kernel {} (2 to 8)", b.conv_kernel),
+                    "use --device cpu");
+    qkv_ = dw.matrix(*b.qkv.w);
+    z_ = dw.matrix(*b.z.w);
+    if (b.ba) {
+        ba_ = dw.matrix(*b.ba.w);
+    } else {
+        beta_ = dw.matrix(*b.beta.w);
+        alpha_ = dw.matrix(*b.alpha.w);
+    }
+    out_ = dw.matrix(*b.out.w);
+    conv_ = dw.vector(b.conv);
+    dt_ = dw.vector(b.dt_bias);
+    a_neg_ = dw.vector(b.a_neg);
+    norm_ = dw.vector(b.norm);
+}
+
+std::uint64_t GpuGatedDeltaNet::decode_bytes() const {
+    auto bytes = [](const DeviceMatrix& m) { return m.row_bytes * std::size_t(m.rows); };
+    return bytes(qkv_) + bytes(z_) + bytes(ba_) + bytes(beta_) + bytes(alpha_) + bytes(out_);
+}
+
+void GpuGatedDeltaNet::forward(GpuContext& c, std::int64_t T, bool decode) const {
+    const std::int64_t E = c.n_embd, C = b_.conv_dim(), KD = b_.key_dim(), VD = b_.value_dim(), M = c.max_t;
+    const int NV = b_.n_v_heads, K = b_.conv_kernel;
+    float* qkv = c.s.lin.get();
+    float* conv = qkv + M * C;
+    float* z = conv + M * C;
+    float* o = z + M * VD;
+    float* ba = o + M * VD;
+    float* beta = ba + M * 2 * NV;
+    float* g = beta + M * NV;
+    c.matmul(qkv_, c.s.xn.get(), T, qkv);
+    c.matmul(z_, c.s.xn.get(), T, z);
+    if (ba_.data) {
+        c.matmul(ba_, c.s.xn.get(), T, ba);
+    } else {
+        c.linear->run(beta_, c.s.xn.get(), T, E, ba, 2 * NV, false);
+        c.linear->run(alpha_, c.s.xn.get(), T, E, ba + NV, 2 * NV, false);
+    }
+    c.launched(kc::gated_delta_gates(ba, 2 * NV, T, NV, ba_.data ? NV / b_.n_k_heads : 0, dt_, a_neg_, beta, g, c.stream),
+               "linear attention gates");
+    kernels::GatedDeltaParams p;
+    p.n_heads = NV;
+    p.n_k_heads = b_.n_k_heads;
+    p.dk = b_.dk;
+    p.dv = b_.dv;
+    p.v_tiled = b_.v_tiled;
+    p.ldq = p.ldk = p.ldv = C;
+    const std::int64_t conv_floats = C * (K - 1), slots = c.kv->geometry().rs_slots;
+    float* conv_pool = c.kv->state(b_.rs_layer);
+    float* delta_pool = conv_pool + slots * conv_floats;
+    c.launched(kc::gated_delta_reset(c.d_pos, c.d_slot, T, conv_pool, conv_floats, delta_pool, p.state_size(), c.stream),
+               "linear attention state reset");
+    if (decode) {
+        c.launched(kc::causal_conv1d_silu_decode(qkv, C, T, int(C), K, conv_, c.d_slot, conv_pool, conv, C, c.stream),
+                   "linear attention conv");
+        c.launched(kc::gated_delta_decode(p, conv, conv + KD, conv + 2 * KD, g, beta, T, c.d_slot, delta_pool, o, c.stream),
+                   "gated delta rule");
+    } else {
+        const auto& batch = c.batch;
+        for (std::int64_t s0 = 0; s0 < T;) {
+            std::int64_t s1 = s0 + 1;
+            while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+            const std::int64_t seq = batch[std::size_t(s0)].seq, n = s1 - s0;
+            if (seq < 0 || seq >= slots) throw Error(ErrorCode::internal, "linear attention: a sequence without a state slot");
+            c.launched(kc::causal_conv1d_silu_prefill(qkv + s0 * C, C, n, int(C), K, conv_, conv_pool + seq * conv_floats,
+                                                      conv + s0 * C, C, c.stream),
+                       "linear attention conv");
+            c.launched(kc::gated_delta_prefill(p, conv + s0 * C, conv + s0 * C + KD, conv + s0 * C + 2 * KD, g + s0 * NV,
+                                               beta + s0 * NV, n, delta_pool + seq * p.state_size(), o + s0 * VD, c.stream),
+                       "gated delta rule");
+            s0 = s1;
+        }
+    }
+    // The gated norm into the (now free) projection rows, then out_proj into the residual.
+    c.launched(kc::gated_rms_norm_f32(o, z, norm_, qkv, T * NV, b_.dv, b_.norm_eps, c.stream), "gated norm");
+    c.matmul(out_, qkv, T, c.s.x.get(), true);
+    c.mark("linear attention");
 }
 
 }  // namespace ft::gpu

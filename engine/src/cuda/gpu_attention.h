@@ -21,8 +21,9 @@ public:
     void forward(GpuContext& c, std::int64_t T, bool decode) const;
     kernels::AttentionParams params(int page_size) const;
     std::uint64_t decode_bytes() const;  // weight bytes one decode token reads
-    // The packed q/k/v row width (the qkv scratch's per-token floats).
-    std::int64_t qkv_width() const { return qd_ + kd_ + vd_; }
+    // The packed q/k/v row width (the qkv scratch's per-token floats): with the output gate, q's rows are the query
+    // then the gates (split_head_halves), 2 · qd.
+    std::int64_t qkv_width() const { return (b_.output_gate ? 2 * qd_ : qd_) + kd_ + vd_; }
 
 private:
     model::AttentionBlock b_;
@@ -33,6 +34,31 @@ private:
     const float* k_norm_ = nullptr;
     const float* sinks_ = nullptr;
     std::int64_t qd_ = 0, kd_ = 0, vd_ = 0;
+};
+
+// Gated DeltaNet linear attention on the GPU (model::GatedDeltaNetBlock): the projections, the gates, the causal
+// conv and the delta rule on the sequences' recurrent states (the KV cache's pool of this layer: the conv windows of
+// every slot, then the delta states of every slot; a sequence's slot is its KV sequence id, c.d_slot per token),
+// the gated RMSNorm and out_proj added into the residual. Decode: one token per sequence through the pool-indexed
+// kernels (capturable); eager: per sequence segment. A state is zeroed on the device at the sequence's position 0.
+// Scratch s.lin: [qkv | conv output | z | core output | ba | beta | g], each region max_t rows.
+class GpuGatedDeltaNet {
+public:
+    GpuGatedDeltaNet(const model::GatedDeltaNetBlock& b, DeviceWeights& dw);
+    void forward(GpuContext& c, std::int64_t T, bool decode) const;
+    std::uint64_t decode_bytes() const;
+    // Floats per token of s.lin.
+    std::int64_t scratch_width() const {
+        return 2 * std::int64_t(b_.conv_dim()) + 2 * std::int64_t(b_.value_dim()) + 4 * std::int64_t(b_.n_v_heads);
+    }
+
+private:
+    model::GatedDeltaNetBlock b_;
+    DeviceMatrix qkv_, z_, beta_, alpha_, ba_, out_;
+    const float* conv_ = nullptr;
+    const float* dt_ = nullptr;
+    const float* a_neg_ = nullptr;
+    const float* norm_ = nullptr;
 };
 
 // The latent attention block on the GPU (model::MlaAttentionBlock): q (direct, or low-rank with its RMSNorm), the

@@ -31,6 +31,7 @@ struct StepScratch {
     std::shared_ptr<void> dense_rows;      // prefill: gathered rows in the GEMM type
     std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
     std::shared_ptr<std::int32_t> heads;   // MLA: [max_t · n_head] head index of each (token, head) pair, p % n_head
+    std::shared_ptr<float> lin;            // Gated DeltaNet: GpuGatedDeltaNet's regions, max_t rows each
 };
 
 struct GpuContext {
@@ -47,6 +48,7 @@ struct GpuContext {
     const std::int32_t* d_tok = nullptr;
     const std::int32_t* d_pos = nullptr;
     const std::int32_t* d_row = nullptr;
+    const std::int32_t* d_slot = nullptr;  // recurrent-state slot (KV sequence id) of each token
     const std::int32_t* host_row = nullptr;
     std::int32_t* d_pages = nullptr;
     int pages_stride = 0, page_size = 16;

@@ -25,7 +25,7 @@ GpuFfn::GpuFfn(const model::FfnBlock& b, DeviceWeights& dw)
 
 std::uint64_t GpuFfn::decode_bytes() const { return bytes_of(gate_) + bytes_of(up_) + bytes_of(down_); }
 
-void GpuFfn::forward(GpuContext& c, std::int64_t T) const {
+void GpuFfn::forward(GpuContext& c, std::int64_t T, const float* gate_logits) const {
     const std::int64_t F = gate_.rows, E = c.n_embd;
     float* g = c.s.g.get();
     float* u = c.s.u.get();
@@ -34,6 +34,8 @@ void GpuFfn::forward(GpuContext& c, std::int64_t T) const {
     if (gate_bias_) c.launched(kc::add_bias_f32(g, F, gate_bias_, T, F, c.stream), "ffn gate bias");
     if (up_bias_) c.launched(kc::add_bias_f32(u, F, up_bias_, T, F, c.stream), "ffn up bias");
     c.launched(kc::swiglu_f32(g, u, g, T * F, limit_, c.stream), "swiglu");
+    // down is linear: scaling its input row scales the token's output.
+    if (gate_logits) c.launched(kc::scale_rows_sigmoid_f32(g, F, F, gate_logits, T, c.stream), "shared expert gate");
     c.matmul(down_, g, T, c.s.x.get(), true);
     if (down_bias_) c.launched(kc::add_bias_f32(c.s.x.get(), E, down_bias_, T, E, c.stream), "ffn down bias");
 }
@@ -50,6 +52,7 @@ GpuMoe::GpuMoe(const model::MoeBlock& b, DeviceWeights& dw, bool resident) : b_(
     if (resident) experts_ = dw.experts(b.layer);
     if (b.expert_biases) biases_ = dw.expert_biases(b.layer);
     if (b.shared.gate) shared_ = GpuFfn(b.shared, dw);
+    if (b.shared_gate) shared_gate_ = dw.matrix(*b.shared_gate);
 }
 
 std::uint64_t GpuMoe::decode_bytes() const {
@@ -64,7 +67,13 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     const std::int64_t E = c.n_embd, K = route_.k;
     StepScratch& s = c.s;
     // The shared experts first (they read xn, which the routed paths leave unchanged).
-    if (shared_) shared_.forward(c, T);
+    if (shared_ && shared_gate_.data) {
+        // The gate's logit per token into the router's scratch (the router writes it afterwards).
+        c.matmul(shared_gate_, s.xn.get(), T, s.router_logits.get());
+        shared_.forward(c, T, s.router_logits.get());
+    } else if (shared_) {
+        shared_.forward(c, T);
+    }
     c.matmul(router_, s.xn.get(), T, s.router_logits.get());
     if (router_bias_)
         c.launched(kc::add_bias_f32(s.router_logits.get(), route_.n_expert, router_bias_, T, route_.n_expert, c.stream),

@@ -24,8 +24,9 @@ public:
     GpuFfn() = default;
     GpuFfn(const model::FfnBlock& b, DeviceWeights& dw);
     explicit operator bool() const { return gate_.data != nullptr; }
-    // x += ffn(xn) for T tokens (scratch g/u hold [T, width]).
-    void forward(GpuContext& c, std::int64_t T) const;
+    // x += ffn(xn) for T tokens (scratch g/u hold [T, width]); with gate_logits ([T], device), token t's output
+    // times sigmoid(gate_logits[t]) (Qwen's gated shared expert).
+    void forward(GpuContext& c, std::int64_t T, const float* gate_logits = nullptr) const;
     std::uint64_t decode_bytes() const;
     std::int64_t width() const { return gate_.rows; }
 
@@ -60,6 +61,7 @@ private:
     ExpertSet experts_;            // resident only
     ExpertBiases biases_;          // gpt-oss: every expert's biases, resident whatever the backend
     GpuFfn shared_;
+    DeviceMatrix shared_gate_;     // [1, n_embd]: the shared expert's sigmoid gate (Qwen), or empty
     mutable std::vector<std::int32_t> host_offsets_;
 };
 

@@ -45,12 +45,16 @@ using gpu::DeviceMatrix;
 using gpu::VramUse;
 using Clock = std::chrono::steady_clock;
 
+// Per-token batch metadata on the device: token ids, positions, page-table rows, logit rows, recurrent-state slots.
+constexpr std::int64_t kMetaArrays = 5;
+
 // One block, on the device: its norm and its body.
 struct GpuBlock {
     const float* norm = nullptr;
     float eps = 1e-6f;
     std::unique_ptr<gpu::GpuAttention> attn;
     std::unique_ptr<gpu::GpuMlaAttention> mla;
+    std::unique_ptr<gpu::GpuGatedDeltaNet> gdn;
     gpu::GpuFfn ffn;
     std::unique_ptr<gpu::GpuMoe> moe;
 };
@@ -100,7 +104,7 @@ public:
     }
 
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
-        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 ? 2 : 4);
+        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 ? 2 : 4, state_slots(opt_.max_sequences));
     }
 
     std::unique_ptr<kv::KvCache> make_kv_cache(int page_size, std::int64_t n_pages) override {
@@ -293,6 +297,9 @@ void GpuRunner::upload_weights() {
             } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
                 gb.mla = std::make_unique<gpu::GpuMlaAttention>(*m, dw);
                 decode_weight_bytes_ += gb.mla->decode_bytes();
+            } else if (const auto* d = std::get_if<model::GatedDeltaNetBlock>(&b.body)) {
+                gb.gdn = std::make_unique<gpu::GpuGatedDeltaNet>(*d, dw);
+                decode_weight_bytes_ += gb.gdn->decode_bytes();
             } else if (const auto* f = std::get_if<model::FfnBlock>(&b.body)) {
                 gb.ffn = gpu::GpuFfn(*f, dw);
                 decode_weight_bytes_ += gb.ffn.decode_bytes();
@@ -324,15 +331,20 @@ void GpuRunner::allocate_scratch() {
     s.x = f32(T * E, "activations");
     s.xn = f32(T * E, "activations");
     // Latent attention (MLA) lays its own regions out in qkv and att (GpuMlaAttention); widths from its blocks.
-    std::int64_t mla_qkv = 0, mla_att = 0, mla_heads = 0;
+    std::int64_t mla_qkv = 0, mla_att = 0, mla_heads = 0, attn_qkv = qd + kd + vd, lin = 0;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer)
             if (b.mla) {
                 mla_qkv = std::max(mla_qkv, b.mla->qkv_width());
                 mla_att = std::max(mla_att, b.mla->att_width());
                 mla_heads = std::max<std::int64_t>(mla_heads, b.mla->n_head());
+            } else if (b.attn) {
+                attn_qkv = std::max(attn_qkv, b.attn->qkv_width());
+            } else if (b.gdn) {
+                lin = std::max(lin, b.gdn->scratch_width());
             }
-    s.qkv = f32(T * (mla_qkv ? mla_qkv : qd + kd + vd), "attention scratch");
+    s.qkv = f32(T * (mla_qkv ? mla_qkv : attn_qkv), "attention scratch");
+    if (lin) s.lin = f32(T * lin, "linear attention scratch");
     s.att = f32(T * (mla_qkv ? mla_att : ad), "attention scratch");
     if (mla_heads) {
         s.heads = vram_->alloc_as<std::int32_t>(std::size_t(T * mla_heads), VramUse::scratch, "attention scratch");
@@ -352,10 +364,11 @@ void GpuRunner::allocate_scratch() {
     s.u = f32(std::max(T * K * F, T * FD), "MoE scratch");
     logit_tile_ = std::max<std::int64_t>(opt_.max_sequences, 256);
     logits_ = f32(logit_tile_ * g_.n_vocab, "logits");
-    d_meta_ = vram_->alloc_as<std::int32_t>(std::size_t(4 * max_t_), VramUse::scratch, "batch metadata");
+    d_meta_ = vram_->alloc_as<std::int32_t>(std::size_t(kMetaArrays * max_t_), VramUse::scratch, "batch metadata");
     c_->d_tok = d_meta_.get();
     c_->d_pos = d_meta_.get() + max_t_;
     c_->d_row = d_meta_.get() + 2 * max_t_;
+    c_->d_slot = d_meta_.get() + 4 * max_t_;
     if (opt_.routing || opt_.record_routing) {
         const std::size_t n = g_.layers.size() * std::size_t(opt_.max_sequences) * std::size_t(K);
         s.routing = vram_->alloc_as<std::int32_t>(2 * n, VramUse::scratch, "routing trace buffers");
@@ -388,8 +401,8 @@ void GpuRunner::allocate_cache_structures() {
     const std::size_t stride = std::size_t(c_->pages_stride);
     d_pages_ = vram_->alloc_as<std::int32_t>(std::size_t(opt_.max_sequences + 1) * stride + 1, VramUse::scratch, "page tables");
     c_->d_pages = d_pages_.get();
-    // Pinned staging of the batch: 4 arrays of max_t ints, then the page tables.
-    const std::size_t meta_ints = std::size_t(4 * max_t_) + std::size_t(opt_.max_sequences + 1) * stride;
+    // Pinned staging of the batch: kMetaArrays arrays of max_t ints, then the page tables.
+    const std::size_t meta_ints = std::size_t(kMetaArrays * max_t_) + std::size_t(opt_.max_sequences + 1) * stride;
     check(cudaMallocHost(reinterpret_cast<void**>(&pinned_meta_), meta_ints * sizeof(std::int32_t)), "pinned metadata");
     c_->host_row = pinned_meta_ + 2 * max_t_;
     // The decode attention workspace, for the largest attention block (they share one KV layout).
@@ -468,13 +481,14 @@ bool GpuRunner::prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
         meta[t] = b.token;
         meta[max_t_ + t] = b.pos;
         meta[2 * max_t_ + t] = std::int32_t(it - seq_ids_.begin());
+        meta[4 * max_t_ + t] = b.seq;
         if (b.logits) {
             meta[3 * max_t_ + std::int64_t(logit_rows.size())] = std::int32_t(t);
             logit_rows.push_back(std::int32_t(t));
         }
     }
     const int n_rows = int(seq_ids_.size());
-    std::int32_t* pages = meta + 4 * max_t_;
+    std::int32_t* pages = meta + kMetaArrays * max_t_;
     for (int r = 0; r < n_rows; ++r) {
         const auto& pt = kv.page_table(seq_ids_[std::size_t(r)]);
         if (std::int64_t(pt.size()) > stride)
@@ -482,7 +496,7 @@ bool GpuRunner::prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
         std::copy(pt.begin(), pt.end(), pages + std::ptrdiff_t(r) * stride);
         std::fill(pages + std::ptrdiff_t(r) * stride + std::ptrdiff_t(pt.size()), pages + std::ptrdiff_t(r + 1) * stride, 0);
     }
-    check(cudaMemcpyAsync(d_meta_.get(), meta, std::size_t(4 * max_t_) * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+    check(cudaMemcpyAsync(d_meta_.get(), meta, std::size_t(kMetaArrays * max_t_) * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
           "upload batch");
     check(cudaMemcpyAsync(d_pages_.get(), pages, std::size_t(n_rows) * std::size_t(stride) * sizeof(std::int32_t),
                           cudaMemcpyHostToDevice, stream_),
@@ -513,6 +527,7 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
             c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
             if (b.attn) b.attn->forward(c, T, decode);
             else if (b.mla) b.mla->forward(c, T, decode);
+            else if (b.gdn) b.gdn->forward(c, T, decode);
             else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
             else b.ffn.forward(c, T);
         }

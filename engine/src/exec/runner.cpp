@@ -2,7 +2,7 @@
 
 namespace ft::exec {
 
-kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes) {
+kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes, int state_slots) {
     kv::KvGeometry k;
     k.n_layer = g.n_kv_layers;
     k.n_head_kv = g.max_n_head_kv;
@@ -11,6 +11,9 @@ kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_
     k.page_size = page_size;
     k.n_pages = n_pages;
     k.elem_bytes = elem_bytes;
+    k.n_rs_layer = g.n_rs_layers;
+    k.rs_floats = g.rs_floats;
+    k.rs_slots = g.n_rs_layers ? state_slots : 0;
     return k;
 }
 

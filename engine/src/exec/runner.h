@@ -77,12 +77,17 @@ public:
     }
 };
 
-// The KV layout of a graph's attention blocks (they share one; model/arch.cpp checks), elements of elem_bytes.
-kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes);
+// The KV layout of a graph's attention blocks (they share one; model/arch.cpp checks), elements of elem_bytes, and
+// its recurrent-state pool (Gated DeltaNet blocks) of state_slots sequences.
+kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes, int state_slots);
+
+// The recurrent-state slots a runner keeps for max_sequences parallel requests: one more, for the engine's
+// evaluate_logits, which runs beside them.
+inline int state_slots(int max_sequences) { return max_sequences + 1; }
 
 // The CPU runner of a model's graph (built by model::build_graph; it and the weights outlive the runner).
 std::unique_ptr<Runner> make_cpu_runner(const ModelGraph& graph, const Weights& weights, cpu::WorkerPool& pool,
-                                        moe::MoeLayer& moe);
+                                        moe::MoeLayer& moe, int max_sequences = 4);
 
 enum class GemmPrecision {
     bf16,  // prefill matrix products on BF16 tensor cores (weights and activations rounded to BF16, f32 sums)

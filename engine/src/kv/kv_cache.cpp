@@ -15,6 +15,19 @@ KvCache::KvCache(const KvGeometry& g, const KvAllocator& alloc) : g_(g), prefix_
     if (g.elem_bytes != 2 && g.elem_bytes != 4)
         throw Error(ErrorCode::internal, "KV cache: element size " + std::to_string(g.elem_bytes) + " (2 or 4)");
     const std::size_t per_layer_k = g.k_layer_bytes(), per_layer_v = g.v_layer_bytes();
+    if (g.n_rs_layer < 0 || (g.n_rs_layer > 0 && (g.rs_floats <= 0 || g.rs_slots <= 0)))
+        throw Error(ErrorCode::internal, "KV cache: invalid recurrent-state geometry");
+    if (alloc) {
+        for (int l = 0; l < g.n_rs_layer; ++l) rs_.push_back(alloc(g.rs_layer_bytes()));
+    } else try {
+        for (int l = 0; l < g.n_rs_layer; ++l) rs_.emplace_back(new float[std::size_t(g.rs_slots) * std::size_t(g.rs_floats)](),
+                                                             std::default_delete<float[]>());
+    } catch (const std::bad_alloc&) {
+        throw Error(ErrorCode::out_of_memory,
+                    "cannot reserve " + std::to_string((std::size_t(g.n_rs_layer) * g.rs_layer_bytes()) >> 20) +
+                        " MiB for the recurrent state",
+                    "use fewer parallel requests");
+    }
     if (alloc) {
         for (int l = 0; l < g.n_layer; ++l) {
             k_.push_back(alloc(per_layer_k));
@@ -44,6 +57,9 @@ int KvCache::create() {
             seqs_[i].live = true;
             return int(i);
         }
+    if (g_.n_rs_layer > 0 && int(seqs_.size()) >= g_.rs_slots)
+        throw Error(ErrorCode::internal, "KV cache: more sequences than the " + std::to_string(g_.rs_slots) +
+                                             " recurrent-state slots");
     seqs_.push_back({true, {}});
     return int(seqs_.size() - 1);
 }
@@ -96,6 +112,8 @@ void KvCache::reserve(int seq, std::int64_t n_tokens) {
 
 void KvCache::truncate(int seq, std::int64_t n_tokens) {
     Seq& s = seqs_.at(std::size_t(seq));
+    if (g_.n_rs_layer > 0 && n_tokens > 0 && n_tokens < capacity(seq))
+        throw Error(ErrorCode::unsupported, "KV cache: a sequence of a model with recurrent layers cannot be cut back");
     const std::size_t keep = std::size_t((n_tokens + g_.page_size - 1) / g_.page_size);
     while (s.pages.size() > keep) {
         unref(s.pages.back());
@@ -106,7 +124,7 @@ void KvCache::truncate(int seq, std::int64_t n_tokens) {
 std::int64_t KvCache::share_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t max_positions) {
     Seq& s = seqs_.at(std::size_t(seq));
     if (!s.pages.empty()) throw Error(ErrorCode::internal, "KV cache: a prefix is shared into a sequence that has pages");
-    if (max_positions < g_.page_size) return 0;
+    if (max_positions < g_.page_size || g_.n_rs_layer > 0) return 0;
     const std::vector<std::int32_t> pages = prefix_.match(tokens, std::size_t(max_positions / g_.page_size));
     for (std::int32_t p : pages) {
         refs_[std::size_t(p)] += 1;
@@ -116,6 +134,7 @@ std::int64_t KvCache::share_prefix(int seq, std::span<const std::int32_t> tokens
 }
 
 void KvCache::insert_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t n_valid, bool releasing) {
+    if (g_.n_rs_layer > 0) return;  // pages without the recurrent state at their end would be of no use
     const Seq& s = seqs_.at(std::size_t(seq));
     const std::int64_t full = std::min<std::int64_t>(n_valid, std::int64_t(tokens.size())) / g_.page_size;
     const std::size_t n = std::min(std::size_t(std::max<std::int64_t>(0, full)), s.pages.size());

@@ -28,11 +28,19 @@ struct KvGeometry {
     int page_size = 16;
     std::int64_t n_pages = 0;
     int elem_bytes = 4;  // bytes per K/V element: 4 (f32) or 2 (f16)
+    // The recurrent-state pool beside the pages (Gated DeltaNet layers): per layer, rs_slots sequence slots of
+    // rs_floats f32 values each (a sequence id indexes its slot). 0 layers: none.
+    int n_rs_layer = 0;
+    std::int64_t rs_floats = 0;
+    int rs_slots = 0;
+    std::size_t rs_layer_bytes() const { return std::size_t(rs_slots) * std::size_t(rs_floats) * 4; }
     // One layer's K or V storage.
     std::size_t k_layer_bytes() const { return positions() * std::size_t(n_head_kv) * std::size_t(head_dim) * elem(); }
     std::size_t v_layer_bytes() const { return positions() * std::size_t(n_head_kv) * std::size_t(v_head_dim) * elem(); }
     // All of it: every layer's K and V.
-    std::size_t bytes() const { return std::size_t(n_layer) * (k_layer_bytes() + v_layer_bytes()); }
+    std::size_t bytes() const {
+        return std::size_t(n_layer) * (k_layer_bytes() + v_layer_bytes()) + std::size_t(n_rs_layer) * rs_layer_bytes();
+    }
 
 private:
     std::size_t positions() const { return std::size_t(n_pages) * std::size_t(page_size); }
@@ -57,7 +65,15 @@ public:
     float* k(int layer) { return f32(k_data(layer)); }
     float* v(int layer) { return f32(v_data(layer)); }
 
-    // Sequences: ids are small integers, reused after release().
+    // The recurrent-state pool of layer `layer`: rs_slots · rs_floats f32 values, slot = sequence id. The runner lays
+    // the slots out inside it and starts a sequence's state afresh at its position 0: a state cannot be
+    // rolled back or shared, so a cache with recurrent layers keeps no prefixes (share_prefix gives 0) and cannot
+    // truncate a sequence to a shorter, non-empty length.
+    float* state(int layer) { return static_cast<float*>(rs_[std::size_t(layer)].get()); }
+    bool has_state() const { return g_.n_rs_layer > 0; }
+
+    // Sequences: ids are small integers, reused after release(). Throws ft::Error(internal) past rs_slots when
+    // there is a recurrent state.
     int create();
     // Drops the sequence's references; a page nobody else holds returns to the pool.
     void release(int seq);
@@ -110,7 +126,7 @@ private:
     std::int64_t evict(std::int64_t n);  // frees up to n cached pages nobody uses; returns how many
 
     KvGeometry g_;
-    std::vector<std::shared_ptr<void>> k_, v_;
+    std::vector<std::shared_ptr<void>> k_, v_, rs_;
     std::vector<std::int32_t> free_;  // free pages (a stack: lowest ids are handed out first)
     std::vector<std::int32_t> refs_;  // per page: page tables and the prefix cache holding it
     std::vector<Seq> seqs_;

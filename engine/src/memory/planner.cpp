@@ -55,8 +55,18 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
                                   double(H) * double(L) * (nope + V) + double(H) * V * E;
     } else {
         g.attn_params_per_layer =
-            double(g.n_embd) * double(2 * g.n_head * g.head_dim + g.n_head_kv * (g.head_dim + g.v_head_dim));
+            double(g.n_embd) * double((d.attn.output_gate ? 3 : 2) * g.n_head * g.head_dim + g.n_head_kv * (g.head_dim + g.v_head_dim));
     }
+    g.n_kv_layers = g.n_layer;
+    if (d.linear.any()) {
+        const auto& la = d.linear;
+        g.n_rs_layers = int(la.n_linear());
+        g.n_kv_layers = g.n_layer - g.n_rs_layers;
+        g.rs_floats = std::int64_t(la.state_floats());
+        g.lin_scratch = 2 * std::int64_t(la.conv_dim()) + 2 * std::int64_t(la.value_dim()) + 4 * std::int64_t(la.n_v_heads);
+        g.linear_params_per_layer = double(g.n_embd) * double(la.conv_dim() + 2 * la.value_dim() + 2 * la.n_v_heads);
+    }
+    g.attn_output_gate = d.attn.output_gate;
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;
     // The widest dense FFN a block runs: the dense layers' (if any) or the shared experts' (their scratch is shared).
@@ -86,8 +96,13 @@ ModelGeometry geometry_of(const model::Weights& w) {
 }
 
 std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16) {
-    return std::uint64_t(g.n_layer) * std::uint64_t(g.n_head_kv) * std::uint64_t(g.head_dim + g.v_head_dim) *
-           (kv_f16 ? 2u : 4u);
+    const int layers = g.n_kv_layers > 0 || g.n_rs_layers > 0 ? g.n_kv_layers : g.n_layer;
+    return std::uint64_t(layers) * std::uint64_t(g.n_head_kv) * std::uint64_t(g.head_dim + g.v_head_dim) * (kv_f16 ? 2u : 4u);
+}
+
+std::uint64_t state_bytes(const ModelGeometry& g, int max_sequences) {
+    // KvCache: one pool per layer of (max_sequences + 1) slots (exec::state_slots), f32.
+    return std::uint64_t(g.n_rs_layers) * a256(std::uint64_t(max_sequences + 1) * std::uint64_t(g.rs_floats) * 4);
 }
 
 std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequences, int n_ctx, bool exact_prefill,
@@ -105,16 +120,17 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequ
         s += a256(t * std::uint64_t(g.mla_att) * 4);  // latent outputs | values
         s += a256(t * std::uint64_t(g.n_head) * 4);   // head ids of the per-head products
     } else {
-        s += a256(t * (qd + kd + vd) * 4);    // q|k|v
+        s += a256(t * ((g.attn_output_gate ? 2 : 1) * qd + kd + vd) * 4);  // q|k|v (q: query | gate with the output gate)
         s += a256(t * ad * 4);                // attention output
     }
+    if (g.lin_scratch) s += a256(t * std::uint64_t(g.lin_scratch) * 4);  // linear attention
     s += a256(t * NE * 4) + a256(t * K * 4);  // router logits, weights
     s += 3 * a256(t * K * 4) + a256((NE + 1) * 4);  // route ids, order, where, offsets
     s += 2 * a256(t * K * E * 4);             // gathered rows, expert outputs
     s += 2 * a256(std::max(t * K * F, t * FD) * 4);  // gate, up
     const std::uint64_t tile = std::uint64_t(std::max<std::int64_t>(max_sequences, kLogitTile));
     s += a256(tile * std::uint64_t(g.n_vocab) * 4);  // logits tile
-    s += a256(4 * t * 4);                     // batch metadata
+    s += a256(5 * t * 4);                     // batch metadata
     if (std::int64_t(t) > kGemvMaxM && !exact_prefill) s += a256(t * K * std::max(E, F) * 2);  // BF16 rows
     const std::uint64_t pages_stride = std::uint64_t((n_ctx + kPage - 1) / kPage);
     s += a256((std::uint64_t(max_sequences) + 1) * pages_stride * 4 + 4);  // page tables
@@ -179,6 +195,7 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     const std::uint64_t kvt = p.kv_bytes_per_token;
     p.graphs = 8 * kMiB * std::uint64_t(r.max_sequences);
     p.reserve = std::max<std::uint64_t>(64 * kMiB, budget / 100);
+    p.state = state_bytes(g, r.max_sequences);
 
     std::string backend(resolve(r.backend));
     const bool static_b = backend == "static";
@@ -186,7 +203,7 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     auto fixed_at = [&](std::int64_t chunk, bool offload) {
         const std::int64_t T = chunk + r.max_sequences;
         return scratch_bytes(g, T, r.max_sequences, r.n_ctx, r.exact_prefill, offload) + cublas_bytes(g, T, r.exact_prefill) +
-               p.graphs + p.reserve;
+               p.graphs + p.reserve + p.state;
     };
     // The smallest budget that works: the smallest chunk, one context of KV, one layer's experts.
     const std::uint64_t need_min = g.non_expert_bytes + fixed_at(kMinChunk, true) + std::uint64_t(pages_of(kv_min)) * kvt +
@@ -207,7 +224,7 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     // Prefill chunk: the requested one, halved while its scratch would take more than 15 % of the budget (small
     // budgets: the expert cache buys more speed than a big chunk), never below kMinChunk.
     std::int64_t chunk = std::max<std::int64_t>(1, r.prefill_chunk);
-    while (chunk > kMinChunk && fixed_at(chunk, !resident) - p.graphs - p.reserve > budget * 15 / 100) chunk /= 2;
+    while (chunk > kMinChunk && fixed_at(chunk, !resident) - p.graphs - p.reserve - p.state > budget * 15 / 100) chunk /= 2;
     chunk = std::max<std::int64_t>(std::min<std::int64_t>(chunk, r.prefill_chunk), 1);
     if (chunk != r.prefill_chunk)
         p.notes.push_back(fmt::format("prefill chunk {} → {} to fit the {} budget", r.prefill_chunk, chunk, gib(double(budget))));
@@ -221,12 +238,12 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
         // (+ the pointer arrays of the grouped GEMMs over them: 3 per product, gate and up of every expert at once).
         const std::uint64_t dense = a256(std::uint64_t(g.n_expert) * std::uint64_t(g.n_ff_exp) * std::uint64_t(g.n_embd) * 3 * 2) +
                                     a256(std::uint64_t(g.n_expert) * 2 * 3 * sizeof(void*));
-        if (p.weights + p.scratch + dense + p.cublas + p.graphs + p.reserve + std::uint64_t(pages_of(kv_floor)) * kvt <= budget) {
+        if (p.weights + p.state + p.scratch + dense + p.cublas + p.graphs + p.reserve + std::uint64_t(pages_of(kv_floor)) * kvt <= budget) {
             p.scratch += a256(dense);
             p.prefill_dense_experts = true;
         }
     }
-    const std::uint64_t fixed = p.weights + p.scratch + p.cublas + p.graphs + p.reserve;
+    const std::uint64_t fixed = p.weights + p.state + p.scratch + p.cublas + p.graphs + p.reserve;
     if (fixed + std::uint64_t(pages_of(kv_min)) * kvt + min_slots_b * g.slot_bytes > budget) {
         throw Error(ErrorCode::out_of_memory,
                     fmt::format("a VRAM budget of {} is too small for this model with the {} backend: it needs at least {} "
@@ -330,7 +347,7 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& cur, const 
             return fail(fmt::format("{} expert slots are more than the model's {} experts", slots, cur.expert_slots_total));
     }
     if (cur.gpu) {
-        const std::uint64_t fixed = cur.weights + cur.scratch + cur.cublas + cur.graphs + cur.reserve;
+        const std::uint64_t fixed = cur.weights + cur.state + cur.scratch + cur.cublas + cur.graphs + cur.reserve;
         const std::uint64_t need = fixed + std::uint64_t(slots) * cur.expert_slot_bytes + std::uint64_t(kv) * cur.kv_bytes_per_token;
         if (need > cur.budget)
             return fail(fmt::format("{} expert slots ({}) and {} KV positions ({}) need {} with the rest of the plan; the budget is {}",
@@ -343,7 +360,7 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& cur, const 
     p.kv = std::uint64_t(kv) * cur.kv_bytes_per_token;
     p.prefill_overlap = cur.gpu && cur.backend != "resident" && slots >= 2 * g.n_expert;
     if (cur.gpu && cur.backend != "resident" && cur.backend != "static" && cur.backend != "cpu") {
-        const std::uint64_t fixed = cur.weights + cur.scratch + cur.cublas + cur.graphs + cur.reserve;
+        const std::uint64_t fixed = cur.weights + cur.state + cur.scratch + cur.cublas + cur.graphs + cur.reserve;
         const std::uint64_t avail = cur.budget > fixed ? cur.budget - fixed : 0;
         p.max_expert_slots = int(std::min<std::uint64_t>(std::uint64_t(cur.expert_slots_total),
                                                          (avail - std::min(avail, std::uint64_t(cur.min_kv_tokens) * cur.kv_bytes_per_token)) /
@@ -408,7 +425,7 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
         return cpu_only(e.message());
     }
     f.backend = f.plan.backend;
-    f.vram_needed_min = g.non_expert_bytes + f.plan.scratch + f.plan.cublas + f.plan.graphs + f.plan.reserve +
+    f.vram_needed_min = g.non_expert_bytes + f.plan.state + f.plan.scratch + f.plan.cublas + f.plan.graphs + f.plan.reserve +
                         std::uint64_t(std::min<std::int64_t>(r.n_ctx, f.plan.kv_tokens)) * f.plan.kv_bytes_per_token +
                         std::uint64_t(g.n_expert) * g.slot_bytes;
     const double gpu_bw = (pc.gpu_mem_gbps > 0 ? pc.gpu_mem_gbps : 400.0) * 1e9;
@@ -420,10 +437,12 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
     // average, at the rate this engine reaches — measured on the H200 (sm_90, 132 SMs): 79 TFLOP/s on the 30B-A3B shape, ≈ 8 % of the
     // tensor cores' dense BF16 peak; other GPUs at the same share of their per-SM peak.
     const double active_params = 3.0 * double(g.n_embd) * double(g.n_ff_exp) * double(g.n_expert_used) * double(g.n_moe_layers) +
-                                 double(g.n_layer) * g.attn_params_per_layer +
+                                 double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * g.attn_params_per_layer +
+                                 double(g.n_rs_layers) * g.linear_params_per_layer +
                                  double(g.n_layer - g.n_moe_layers) * 3.0 * double(g.n_embd) * double(g.n_ff);
     const double prefill_flops_per_token =
-        2.0 * active_params + 2.0 * double(g.n_layer) * double(g.n_head) * double(g.head_dim + g.v_head_dim) * 4096.0;
+        2.0 * active_params +
+        2.0 * double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * double(g.n_head) * double(g.head_dim + g.v_head_dim) * 4096.0;
     const int sms = pc.gpu_sms > 0 ? pc.gpu_sms : 40;
     const double peak_per_sm = pc.gpu_cc >= 100 ? 15e12 : pc.gpu_cc >= 90 ? 7.5e12 : pc.gpu_cc >= 89 ? 1.3e12
                                : pc.gpu_cc >= 80 ? 0.9e12 : 0.5e12;  // dense BF16 tensor FLOP/s per SM, by generation

@@ -31,6 +31,13 @@ struct ModelGeometry {
     // KV and the low-rank q (mla_qkv), the latent outputs and the values (mla_att). 0: not MLA.
     std::int64_t mla_qkv = 0, mla_att = 0, mla_kv_lora = 0;
     double attn_params_per_layer = 0;  // the attention block's weights (the predictor's prefill FLOPs)
+    // Hybrid models (Qwen3.5 / Qwen3-Next): the layers with a KV cache (the rest run linear attention with a
+    // recurrent state of rs_floats f32 values per sequence and layer), the gated attention's doubled q rows, and the
+    // linear attention's scratch floats per token (GpuGatedDeltaNet::scratch_width).
+    int n_kv_layers = 0, n_rs_layers = 0;
+    std::int64_t rs_floats = 0, lin_scratch = 0;
+    bool attn_output_gate = false;
+    double linear_params_per_layer = 0;
 };
 
 ModelGeometry geometry_of(const model::Weights& w);
@@ -62,6 +69,8 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t max_tokens, int
 // GEMM tiles (weights dequantized for cuBLAS, activations in BF16) plus cuBLAS's own workspace.
 std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t max_tokens, bool exact_prefill);
 std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16);
+// The recurrent-state pools of a hybrid model for max_sequences parallel requests (0 for others).
+std::uint64_t state_bytes(const ModelGeometry& g, int max_sequences);
 
 // A live rebuild to (kv_tokens, expert_slots) with everything else as in `current`: the new plan, or the reason it
 // is refused (with the numbers). running_kv_tokens: positions the running sequences hold now.

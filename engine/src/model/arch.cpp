@@ -10,11 +10,13 @@ namespace ft::model {
 
 namespace {
 
-constexpr ArchId kAll[] = {ArchId::qwen3_moe, ArchId::deepseek_v3, ArchId::glm4_moe, ArchId::gpt_oss, ArchId::mixtral,
-                           ArchId::olmoe};
+constexpr ArchId kAll[] = {ArchId::qwen3_moe,   ArchId::qwen3_5_moe, ArchId::qwen3_next, ArchId::deepseek_v3,
+                           ArchId::glm4_moe,    ArchId::gpt_oss,     ArchId::mixtral,    ArchId::olmoe};
 
 const Arch kArchs[] = {
     {ArchId::qwen3_moe, &qwen3_moe_tensors, &qwen3_moe_graph},
+    {ArchId::qwen3_5_moe, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
+    {ArchId::qwen3_next, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
     {ArchId::deepseek_v3, &deepseek_v3_tensors, &deepseek_v3_graph},
     {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
     {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
@@ -93,7 +95,35 @@ AttentionBlock gqa_attention(const Weights& w, int il) {
     a.norm_eps = float(d.norm_eps);
     a.rope = rope_params(d);
     a.kv_layer = il;
+    a.output_gate = d.attn.output_gate;
     return a;
+}
+
+GatedDeltaNetBlock gated_delta_net(const Weights& w, int il, int rs_layer) {
+    const LinearAttnDesc& la = w.desc().linear;
+    GatedDeltaNetBlock g;
+    g.qkv = {&w.get(blk(il, "attn_qkv.weight")), nullptr};
+    g.z = {&w.get(blk(il, "attn_gate.weight")), nullptr};
+    if (const TensorView* ba = w.find(blk(il, "ssm_ba.weight"))) {
+        g.ba = {ba, nullptr};
+    } else {
+        g.beta = {&w.get(blk(il, "ssm_beta.weight")), nullptr};
+        g.alpha = {&w.get(blk(il, "ssm_alpha.weight")), nullptr};
+    }
+    g.conv = &w.get(blk(il, "ssm_conv1d.weight"));
+    g.dt_bias = &w.get(blk(il, "ssm_dt.bias"));
+    g.a_neg = &w.get(blk(il, "ssm_a"));
+    g.norm = &w.get(blk(il, "ssm_norm.weight"));
+    g.out = {&w.get(blk(il, "ssm_out.weight")), nullptr};
+    g.n_k_heads = int(la.n_k_heads);
+    g.n_v_heads = int(la.n_v_heads);
+    g.dk = int(la.k_head_dim);
+    g.dv = int(la.v_head_dim);
+    g.conv_kernel = int(la.conv_kernel);
+    g.v_tiled = la.v_tiled;
+    g.norm_eps = float(w.desc().norm_eps);
+    g.rs_layer = rs_layer;
+    return g;
 }
 
 MlaAttentionBlock mla_attention(const Weights& w, int il) {
@@ -154,6 +184,7 @@ MoeBlock moe_ffn(const Weights& w, int il) {
         m.shared.gate = {g, nullptr};
         m.shared.up = {&w.get(blk(il, "ffn_up_shexp.weight")), nullptr};
         m.shared.down = {&w.get(blk(il, "ffn_down_shexp.weight")), nullptr};
+        m.shared_gate = w.find(blk(il, "ffn_gate_inp_shexp.weight"));
     }
     return m;
 }
@@ -185,6 +216,12 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.max_n_head_kv = 1;
                 g.max_head_dim = m->kv_dim();
                 g.max_v_head_dim = 0;
+            } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
+                g.n_rs_layers = std::max(g.n_rs_layers, d->rs_layer + 1);
+                g.rs_floats = std::max(g.rs_floats, d->state_floats());
+                g.max_conv_dim = std::max(g.max_conv_dim, d->conv_dim());
+                g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());
+                g.max_linear_heads = std::max(g.max_linear_heads, d->n_v_heads);
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
@@ -220,14 +257,17 @@ std::string describe(const ModelGraph& g) {
                 if (a->sinks) v += std::string(v.empty() ? "" : ", ") + "sinks";
                 if (a->window) v += std::string(v.empty() ? "" : ", ") + "window " + std::to_string(a->window);
                 if (a->rope.n_rot < a->head_dim) v += std::string(v.empty() ? "" : ", ") + "partial rope";
+                if (a->output_gate) v += std::string(v.empty() ? "" : ", ") + "output gate";
                 if (!v.empty()) s += "(" + v + ")";
             } else if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body)) {
                 s += std::string("latent attention(") + (m->q_a ? "low-rank q, " : "") + "kv rank " +
                      std::to_string(m->kv_lora) + ")";
+            } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
+                s += "gated deltanet(" + std::to_string(d->n_k_heads) + "/" + std::to_string(d->n_v_heads) + " heads)";
             } else if (std::holds_alternative<FfnBlock>(b.body)) {
                 s += "ffn";
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
-                s += "moe(top-" + std::to_string(m->route.k) + (m->shared.gate ? ", shared" : "") + ")";
+                s += "moe(top-" + std::to_string(m->route.k) + (m->shared.gate ? (m->shared_gate ? ", gated shared" : ", shared") : "") + ")";
             }
         }
         if (s == prev) {

@@ -36,6 +36,7 @@ ModelGraph qwen3_moe_graph(const Weights& w);
 ModelGraph gpt_oss_graph(const Weights& w);
 ModelGraph glm4_moe_graph(const Weights& w);
 ModelGraph deepseek_v3_graph(const Weights& w);
+ModelGraph qwen3_5_moe_graph(const Weights& w);  // Qwen3.5/3.6-MoE and Qwen3-Next
 
 // Shared pieces the builders use.
 // The common pre-norm decoder: token embedding; per layer the attention block (`attention`, default GQA) under
@@ -45,6 +46,7 @@ ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::f
                             const std::function<BlockBody(int il)>& attention = {});
 AttentionBlock gqa_attention(const Weights& w, int il);  // q/k/v/o (+ biases, q/k norms, sinks when present)
 MlaAttentionBlock mla_attention(const Weights& w, int il);  // DeepSeek's latent attention
+GatedDeltaNetBlock gated_delta_net(const Weights& w, int il, int rs_layer);  // linear attention (Qwen3-Next, 3.5)
 FfnBlock dense_ffn(const Weights& w, int il);             // ffn_gate/up/down (+ biases when present)
 MoeBlock moe_ffn(const Weights& w, int il);               // router, selection bias, routing, activation
 NormRef norm_of(const Weights& w, const std::string& name);

@@ -1,6 +1,7 @@
 #include "model/convert_hf.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -62,6 +63,39 @@ void to_f32(safetensors::DType st, const std::byte* src, float* dst, std::uint64
     }
 }
 
+// llama.cpp's qwen35moe files order the value heads of a linear-attention layer tiled (value head j = r·K + g for
+// HF's g·R + r, K key heads, R value heads per key head): the tensors indexed by value head, reordered so. x holds
+// the tensor in GGUF layout, rows of `cols` floats.
+bool tiled_role(TensorRole r) {
+    return r == TensorRole::ssm_qkv || r == TensorRole::ssm_gate || r == TensorRole::ssm_beta || r == TensorRole::ssm_alpha ||
+           r == TensorRole::ssm_dt || r == TensorRole::ssm_a || r == TensorRole::ssm_conv1d || r == TensorRole::ssm_out;
+}
+
+void tile_v_heads(const ModelDesc& d, const TensorSpec& s, std::vector<float>& x) {
+    const auto& la = d.linear;
+    const std::uint64_t K = la.n_k_heads, R = la.n_v_heads / la.n_k_heads, cols = s.dims[0];
+    const std::uint64_t rows = x.size() / cols;
+    auto src_head = [&](std::uint64_t j) { return (j % K) * R + j / K; };
+    const std::vector<float> in = x;
+    if (s.role == TensorRole::ssm_out) {  // columns = value heads × v_head_dim
+        const std::uint64_t dv = la.v_head_dim;
+        for (std::uint64_t r = 0; r < rows; ++r)
+            for (std::uint64_t j = 0; j < K * R; ++j)
+                std::copy_n(in.data() + r * cols + src_head(j) * dv, dv, x.data() + r * cols + j * dv);
+        return;
+    }
+    if (s.role == TensorRole::ssm_dt || s.role == TensorRole::ssm_a) {  // one value per head
+        for (std::uint64_t j = 0; j < K * R; ++j) x[j] = in[src_head(j)];
+        return;
+    }
+    // Rows: the value part of q|k|v and of the conv's channels starts after q and k; z, beta, alpha are all value rows.
+    const bool qkv = s.role == TensorRole::ssm_qkv || s.role == TensorRole::ssm_conv1d;
+    const std::uint64_t first = qkv ? 2ull * la.key_dim() : 0;
+    const std::uint64_t per = s.role == TensorRole::ssm_beta || s.role == TensorRole::ssm_alpha ? 1 : la.v_head_dim;
+    for (std::uint64_t j = 0; j < K * R; ++j)
+        std::copy_n(in.data() + (first + src_head(j) * per) * cols, per * cols, x.data() + (first + j * per) * cols);
+}
+
 }  // namespace
 
 ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const ConvertOptions& opt) {
@@ -90,9 +124,18 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     };
     std::vector<Planned> plan;
     const std::string where = dir.string();
+    // Qwen3.5's multimodal checkpoints keep the language model under "model.language_model.".
+    auto find = [&ck](const std::string& n) {
+        const auto* e = ck.find(n);
+        if (!e && n.rfind("model.", 0) == 0) e = ck.find("model.language_model." + n.substr(6));
+        return e;
+    };
+    const bool tile = desc.arch == ArchId::qwen3_5_moe && desc.linear.n_k_heads != desc.linear.n_v_heads;
     for (const auto& s : specs) {
         const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
-        if (s.hf_layout != HfLayout::direct && !mla)
+        const bool transformed = s.hf_layout == HfLayout::rows || s.hf_layout == HfLayout::norm_plus_one ||
+                                 s.hf_layout == HfLayout::neg_exp;
+        if (s.hf_layout != HfLayout::direct && !mla && !transformed)
             throw Error(ErrorCode::unsupported,
                         where + ": convert does not repack " + std::string(arch_name(desc.arch)) + "'s " + s.hf_names.at(0) +
                             " into " + s.name + " yet",
@@ -105,7 +148,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         // DeepSeek's kv_b_proj [n_head · (nope + v), kv_lora], split into attn_k_b / attn_v_b as it is written.
         if (mla) want = {s.dims[2] * s.hf_step, s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0]};
         for (const auto& hn : s.hf_names) {
-            const auto* e = ck.find(hn);
+            const auto* e = find(hn);
             if (!e)
                 throw Error(ErrorCode::not_found, where + ": missing tensor " + hn + " (for " + s.name + ")",
                             "the checkpoint does not match config.json");
@@ -115,7 +158,14 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
                             where + ": tensor " + hn + " has dtype " + std::string(safetensors::dtype_name(e->info->dtype)) +
                                 " (dtype)",
                             "convert reads F32, F16 and BF16 checkpoints");
-            if (e->info->shape != want) {
+            // 1-dims do not count (conv1d's [channels, 1, kernel]); a row gather takes any multiple of its groups.
+            auto squeeze = [](std::vector<std::uint64_t> v) {
+                std::erase(v, std::uint64_t(1));
+                return v;
+            };
+            const bool rows_ok = s.hf_layout == HfLayout::rows && e->info->shape.size() == 2 && e->info->shape[1] == s.dims[0] &&
+                                 e->info->shape[0] % s.hf_step == 0;
+            if (!rows_ok && squeeze(e->info->shape) != squeeze(want)) {
                 auto str = [](const std::vector<std::uint64_t>& v) {
                     std::string r = "[";
                     for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
@@ -164,22 +214,37 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         const std::uint64_t row = p.spec->dims[0];
         const std::uint64_t row_out = *kernels::dtype_bytes(p.type, row);
         const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, (1u << 20) / row);
-        if (p.spec->hf_layout == HfLayout::mla_k_b || p.spec->hf_layout == HfLayout::mla_v_b) {
+        const TensorSpec& spec = *p.spec;
+        if (spec.hf_layout != HfLayout::direct || (tile && tiled_role(spec.role))) {
             // Small (a few MiB per layer): the whole tensor in f32, then converted as one block.
-            const TensorSpec& s = *p.spec;
+            const TensorSpec& s = spec;
             const auto* e = p.src.at(0);
-            const bool k = s.hf_layout == HfLayout::mla_k_b;
-            const std::uint64_t lora = k ? s.dims[1] : s.dims[0], width = k ? s.dims[0] : s.dims[1], nh = s.dims[2];
             std::vector<float> src(e->info->n_elements);
             to_f32(e->info->dtype, e->data().data(), src.data(), src.size());
             f32.assign(s.n_elements(), 0.f);
-            for (std::uint64_t h = 0; h < nh; ++h)
-                for (std::uint64_t i = 0; i < width; ++i)
-                    for (std::uint64_t c = 0; c < lora; ++c) {
-                        const float v = src[(h * s.hf_step + (k ? 0 : s.hf_offset) + i) * lora + c];
-                        if (k) f32[(h * lora + c) * width + i] = v;  // [h][c][i]: transposed
-                        else f32[(h * width + i) * lora + c] = v;    // [h][i][c]
-                    }
+            if (s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b) {
+                const bool k = s.hf_layout == HfLayout::mla_k_b;
+                const std::uint64_t lora = k ? s.dims[1] : s.dims[0], width = k ? s.dims[0] : s.dims[1], nh = s.dims[2];
+                for (std::uint64_t h = 0; h < nh; ++h)
+                    for (std::uint64_t i = 0; i < width; ++i)
+                        for (std::uint64_t c = 0; c < lora; ++c) {
+                            const float v = src[(h * s.hf_step + (k ? 0 : s.hf_offset) + i) * lora + c];
+                            if (k) f32[(h * lora + c) * width + i] = v;  // [h][c][i]: transposed
+                            else f32[(h * width + i) * lora + c] = v;    // [h][i][c]
+                        }
+            } else if (s.hf_layout == HfLayout::rows) {
+                const std::uint64_t groups = src.size() / row / s.hf_step;
+                std::uint64_t r = 0;
+                for (const auto& [offset, count] : s.hf_segments)
+                    for (std::uint64_t g = 0; g < groups; ++g, r += count)
+                        std::copy_n(src.data() + (g * s.hf_step + offset) * row, count * row, f32.data() + r * row);
+            } else {
+                for (std::size_t i = 0; i < f32.size(); ++i)
+                    f32[i] = s.hf_layout == HfLayout::norm_plus_one ? 1.f + src[i]
+                             : s.hf_layout == HfLayout::neg_exp    ? -std::exp(src[i])
+                                                                   : src[i];
+            }
+            if (tile && tiled_role(s.role)) tile_v_heads(desc, s, f32);
             const std::uint64_t rows = s.n_elements() / row;
             out.resize(rows * row_out);
             for (std::uint64_t r = 0; r < rows; ++r)

@@ -94,7 +94,7 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
         if (!a || *a == ArchId::mixtral)
             throw Error(ErrorCode::unsupported,
                         md.source() + ": architecture \"" + arch_str + "\" is not supported (general.architecture)",
-                        "supported: qwen3moe, deepseek2, glm4moe, gpt-oss, olmoe, llama with experts (Mixtral)");
+                        "supported: qwen3moe, qwen35moe, qwen3next, deepseek2, glm4moe, gpt-oss, olmoe, llama with experts (Mixtral)");
         d.arch = *a;
     }
     if (auto n = md.opt_string("general.name")) d.name = std::string(*n);
@@ -176,6 +176,42 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
         case ArchId::olmoe:
             at.qk_norm = true;
             break;
+        case ArchId::qwen3_5_moe:
+        case ArchId::qwen3_next: {
+            at.qk_norm = true;
+            at.output_gate = true;
+            m.norm_topk_prob = true;
+            m.n_shared_expert = m.n_ff_shexp ? 1 : 0;
+            m.shared_gate = m.n_shared_expert != 0;
+            if (const gguf::Value* v = md.find(k.key("rope.dimension_sections")); v && v->is_array())
+                for (std::uint64_t x : v->as_u64_array({md.source(), k.key("rope.dimension_sections")}))
+                    if (x) r.sections.push_back(std::uint32_t(x));
+            auto& la = d.linear;
+            la.conv_kernel = k.req_u32("ssm.conv_kernel");
+            la.k_head_dim = k.req_u32("ssm.state_size");
+            la.n_k_heads = k.req_u32("ssm.group_count");
+            la.n_v_heads = k.req_u32("ssm.time_step_rank");
+            const std::uint32_t inner = k.req_u32("ssm.inner_size");
+            if (la.n_v_heads == 0 || inner % la.n_v_heads != 0)
+                throw Error(ErrorCode::invalid_file, md.source() + ": " + k.key("ssm.inner_size") + " " + std::to_string(inner) +
+                                                         " is not a multiple of the value heads (" + k.key("ssm.time_step_rank") + ")");
+            la.v_head_dim = inner / la.n_v_heads;
+            // llama.cpp's qwen35moe converter reorders the value heads from grouped to tiled (see LinearAttnDesc).
+            la.v_tiled = d.arch == ArchId::qwen3_5_moe;
+            const std::string rk = k.key("attention.recurrent_layers");
+            if (const gguf::Value* v = md.find(rk); v && v->is_array()) {
+                if (v->array_type() != gguf::ValueType::boolean || v->array_size() < d.n_layer)
+                    throw Error(ErrorCode::invalid_file, md.source() + ": expected " + std::to_string(d.n_layer) + " booleans (" + rk + ")");
+                const auto raw = v->array_raw({md.source(), rk});
+                for (std::uint32_t il = 0; il < d.n_layer; ++il) la.layers.push_back(raw[il] != std::byte{0});
+            } else {
+                const std::uint32_t every = k.opt_u32("full_attention_interval", 4);
+                if (every == 0)
+                    throw Error(ErrorCode::invalid_file, md.source() + ": " + k.key("full_attention_interval") + " is 0");
+                for (std::uint32_t il = 0; il < d.n_layer; ++il) la.layers.push_back((il + 1) % every != 0);
+            }
+            break;
+        }
         case ArchId::deepseek_v3:
             r.type = RopeType::norm;
             m.gating = Gating::sigmoid;
@@ -319,6 +355,34 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
         u32("expert_group_used_count", d.moe.topk_group);
     }
     if (d.nextn_predict_layers) u32("nextn_predict_layers", d.nextn_predict_layers);
+    if (d.linear.any()) {
+        const LinearAttnDesc& la = d.linear;
+        u32("ssm.conv_kernel", la.conv_kernel);
+        u32("ssm.state_size", la.k_head_dim);
+        u32("ssm.group_count", la.n_k_heads);
+        u32("ssm.time_step_rank", la.n_v_heads);
+        u32("ssm.inner_size", la.value_dim());
+        // llama.cpp's rule: layer il is full attention when (il + 1) % interval == 0; any other pattern per layer.
+        std::uint32_t every = 0;
+        for (std::uint32_t n = 1; n <= d.n_layer && !every; ++n) {
+            bool ok = true;
+            for (std::uint32_t il = 0; il < d.n_layer && ok; ++il) ok = la.is_linear(il) == ((il + 1) % n != 0);
+            if (ok) every = n;
+        }
+        if (every) {
+            u32("full_attention_interval", every);
+        } else {
+            std::unique_ptr<bool[]> arr(new bool[d.n_layer]);
+            for (std::uint32_t il = 0; il < d.n_layer; ++il) arr[il] = la.is_linear(il);
+            md.set(a + ".attention.recurrent_layers", Value::bool_array({arr.get(), d.n_layer}));
+        }
+    }
+    if (d.arch == ArchId::qwen3_5_moe) {
+        // llama.cpp's qwen35moe loader requires the M-RoPE sections (4 entries; Qwen's default 11, 11, 10).
+        std::vector<std::uint32_t> sec = d.rope.sections.empty() ? std::vector<std::uint32_t>{11, 11, 10} : d.rope.sections;
+        sec.resize(4, 0);
+        md.set(a + ".rope.dimension_sections", Value::u32_array(sec));
+    }
 }
 
 }  // namespace ft::model

@@ -55,6 +55,39 @@ struct AttentionBlock {
     float norm_eps = 1e-6f;               // of q_norm / k_norm
     kernels::RopeParams rope;             // n_rot < head_dim: partial rotary
     int kv_layer = 0;                     // the KV cache layer this block reads and writes
+    // Gated attention (Qwen3.5, Qwen3-Next): q's rows are [query (head_dim) | gate (head_dim)] per head, and the
+    // attention output of each head is multiplied by sigmoid(gate) before o.
+    bool output_gate = false;
+};
+
+// Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5/3.6; ref/gated_delta.h for the kernels). For each token:
+//   [q | k | v] = causal_conv1d_silu(qkv(x))   (a depthwise conv of conv_kernel taps over time, per channel)
+//   beta = sigmoid(b(x)),  g = a_neg · softplus(a(x) + dt_bias)          (per value head; a_neg = -exp(A_log) < 0)
+//   o = gated_delta(l2norm(q), l2norm(k), v, g, beta)                     (recurrent state [n_v, dk, dv] per sequence)
+//   out = out_proj(rms_norm(o) · norm · silu(z(x)))                       (per value head, z: the output gate)
+// The conv window and the delta state of each sequence live in the KV cache's recurrent-state pool
+// (kv::KvCache::state) under rs_layer. b and a come as two projections (beta, alpha: [b | a]) or Qwen3-Next's
+// fused ba, whose rows are per key head [b (R) | a (R)], R = n_v_heads / n_k_heads.
+struct GatedDeltaNetBlock {
+    LinearRef qkv;                        // [2·n_k·dk + n_v·dv, n_embd]
+    LinearRef z;                          // [n_v·dv, n_embd]
+    LinearRef beta, alpha;                // [n_v, n_embd] each (Qwen3.5), or
+    LinearRef ba;                         // [2·n_v, n_embd] grouped per key head (Qwen3-Next)
+    const TensorView* conv = nullptr;     // [conv_dim rows, conv_kernel] f32
+    const TensorView* dt_bias = nullptr;  // [n_v] f32
+    const TensorView* a_neg = nullptr;    // [n_v] f32: -exp(A_log)
+    const TensorView* norm = nullptr;     // [dv]: the gated RMSNorm's weight (plain, not zero-centred)
+    LinearRef out;                        // [n_embd, n_v·dv]
+    int n_k_heads = 0, n_v_heads = 0, dk = 0, dv = 0, conv_kernel = 0;
+    bool v_tiled = false;                 // value head h reads key head h % n_k (else h / (n_v / n_k))
+    float norm_eps = 1e-6f;
+    int rs_layer = 0;                     // the recurrent-state layer this block reads and writes
+    int key_dim() const { return n_k_heads * dk; }
+    int value_dim() const { return n_v_heads * dv; }
+    int conv_dim() const { return 2 * key_dim() + value_dim(); }
+    std::int64_t state_floats() const {  // per sequence: the conv window, then the delta state
+        return std::int64_t(conv_dim()) * (conv_kernel - 1) + std::int64_t(n_v_heads) * dk * dv;
+    }
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3). The query comes directly (q) or through a low rank (q_a → q_a_norm →
@@ -98,9 +131,10 @@ struct MoeBlock {
     float limit = 0.f;
     bool expert_biases = false;                 // each routed expert has gate/up/down biases (gpt-oss)
     FfnBlock shared;                            // shared expert(s) on every token (gate.w null: none)
+    const TensorView* shared_gate = nullptr;    // [n_embd]: the shared output times sigmoid(x · shared_gate) (Qwen)
 };
 
-using BlockBody = std::variant<AttentionBlock, MlaAttentionBlock, FfnBlock, MoeBlock>;
+using BlockBody = std::variant<AttentionBlock, MlaAttentionBlock, GatedDeltaNetBlock, FfnBlock, MoeBlock>;
 
 // A pre-norm residual block: x += body(norm(x)).
 struct Block {
@@ -119,6 +153,9 @@ struct ModelGraph {
     const TensorView* output = nullptr;      // LM head [n_vocab, n_embd] (the embedding when tied)
     std::int64_t n_embd = 0, n_vocab = 0;
     int n_kv_layers = 0;                     // KV cache layers (attention blocks)
+    int n_rs_layers = 0;                     // recurrent-state layers (Gated DeltaNet blocks)
+    std::int64_t rs_floats = 0;              // f32 values of one sequence's state in one such layer (the largest)
+    int max_conv_dim = 0, max_linear_value_dim = 0, max_linear_heads = 0;  // Gated DeltaNet scratch widths
 
     // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of
     // head_dim (K) and v_head_dim (V) per position; an MLA model's is one row of kv_lora + rope_dim and no V.

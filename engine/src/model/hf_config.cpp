@@ -21,6 +21,9 @@ constexpr HfArch kHfArchs[] = {
     {"Qwen3MoeForCausalLM", "qwen3_moe", ArchId::qwen3_moe}, {"DeepseekV3ForCausalLM", "deepseek_v3", ArchId::deepseek_v3},
     {"Glm4MoeForCausalLM", "glm4_moe", ArchId::glm4_moe},    {"GptOssForCausalLM", "gpt_oss", ArchId::gpt_oss},
     {"MixtralForCausalLM", "mixtral", ArchId::mixtral},      {"OlmoeForCausalLM", "olmoe", ArchId::olmoe},
+    {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", ArchId::qwen3_5_moe},
+    {"Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", ArchId::qwen3_5_moe},
+    {"Qwen3NextForCausalLM", "qwen3_next", ArchId::qwen3_next},
 };
 
 class Fields {
@@ -88,8 +91,8 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
     }
     if (!arch)
         throw Error(ErrorCode::unsupported, source + ": architecture \"" + arch_label + "\" is not supported (architectures)",
-                    "supported: Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, Glm4MoeForCausalLM, GptOssForCausalLM, "
-                    "MixtralForCausalLM, OlmoeForCausalLM");
+                    "supported: Qwen3MoeForCausalLM, Qwen3_5MoeForConditionalGeneration, Qwen3NextForCausalLM, "
+                    "DeepseekV3ForCausalLM, Glm4MoeForCausalLM, GptOssForCausalLM, MixtralForCausalLM, OlmoeForCausalLM");
     d.arch = *arch;
 
     d.n_vocab = f.req_u32("vocab_size");
@@ -254,6 +257,51 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
             d.n_ff = m.n_ff_exp;
             m.norm_topk_prob = true;
             at.sliding_window = f.opt_u32("sliding_window", 0);
+            break;
+        }
+        case ArchId::qwen3_5_moe:
+        case ArchId::qwen3_next: {
+            at.qk_norm = true;
+            at.output_gate = true;
+            m.n_expert = f.req_u32("num_experts");
+            m.n_expert_used = f.req_u32("num_experts_per_tok");
+            m.n_ff_exp = f.req_u32("moe_intermediate_size");
+            // Qwen3.5's router always renormalises the top-k; Qwen3-Next's follows norm_topk_prob (default true).
+            m.norm_topk_prob = d.arch == ArchId::qwen3_5_moe || f.opt_bool("norm_topk_prob", true);
+            m.n_ff_shexp = f.opt_u32("shared_expert_intermediate_size", 0);
+            m.n_shared_expert = m.n_ff_shexp ? 1 : 0;
+            m.shared_gate = m.n_shared_expert != 0;
+            if (d.arch == ArchId::qwen3_next) {
+                d.n_ff = f.opt_u32("intermediate_size", 0);
+                m.moe_every = std::max<std::uint32_t>(1, f.opt_u32("decoder_sparse_step", 1));
+                if (cfg.contains("mlp_only_layers") && cfg["mlp_only_layers"].is_array())
+                    for (const auto& v : cfg["mlp_only_layers"]) m.dense_layers.push_back(f.to_u32("mlp_only_layers", v));
+            }
+            double partial = f.opt_f64("partial_rotary_factor", 0.25);
+            if (rope_key && cfg[rope_key].contains("partial_rotary_factor"))
+                partial = Fields(cfg[rope_key], source).opt_f64("partial_rotary_factor", partial);
+            if (!(partial > 0.0 && partial <= 1.0)) f.bad("partial_rotary_factor", "must be in (0, 1]");
+            r.n_rot = static_cast<std::uint32_t>(at.head_dim * partial);
+            // Text positions are one index for all three M-RoPE sections: Qwen3.5's multimodal RoPE is plain NeoX.
+            if (rope_key && cfg[rope_key].contains("mrope_section") && cfg[rope_key]["mrope_section"].is_array())
+                for (const auto& v : cfg[rope_key]["mrope_section"]) r.sections.push_back(f.to_u32("mrope_section", v));
+            auto& la = d.linear;
+            la.n_k_heads = f.req_u32("linear_num_key_heads");
+            la.n_v_heads = f.req_u32("linear_num_value_heads");
+            la.k_head_dim = f.req_u32("linear_key_head_dim");
+            la.v_head_dim = f.req_u32("linear_value_head_dim");
+            la.conv_kernel = f.req_u32("linear_conv_kernel_dim");
+            if (cfg.contains("layer_types") && cfg["layer_types"].is_array()) {
+                for (const auto& t : cfg["layer_types"]) {
+                    if (!t.is_string() || (t != "linear_attention" && t != "full_attention"))
+                        f.bad("layer_types", "expected \"linear_attention\" or \"full_attention\", got " + t.dump());
+                    la.layers.push_back(t == "linear_attention");
+                }
+            } else {
+                const std::uint32_t every = f.opt_u32("full_attention_interval", 4);
+                if (every == 0) f.bad("full_attention_interval", "must be positive");
+                for (std::uint32_t il = 0; il < d.n_layer; ++il) la.layers.push_back((il + 1) % every != 0);
+            }
             break;
         }
         case ArchId::olmoe: {

@@ -16,6 +16,7 @@ constexpr ArchNames kArchNames[] = {
     {ArchId::qwen3_moe, "qwen3_moe", "qwen3moe"}, {ArchId::deepseek_v3, "deepseek_v3", "deepseek2"},
     {ArchId::glm4_moe, "glm4_moe", "glm4moe"},    {ArchId::gpt_oss, "gpt_oss", "gpt-oss"},
     {ArchId::mixtral, "mixtral", "llama"},        {ArchId::olmoe, "olmoe", "olmoe"},
+    {ArchId::qwen3_5_moe, "qwen3_5_moe", "qwen35moe"}, {ArchId::qwen3_next, "qwen3_next", "qwen3next"},
 };
 }  // namespace
 
@@ -103,6 +104,18 @@ void validate(const ModelDesc& d) {
     if (d.moe.first_k_dense > d.n_layer) bad("leading_dense_block_count", "more dense layers than layers");
     if (d.swiglu_limit < 0 || (d.swiglu_limit > 0 && !(d.swiglu_alpha > 0))) bad("swiglu_limit", "needs a positive limit and alpha");
     if (!(d.moe.routed_scaling_factor > 0)) bad("expert_weights_scale", "must be positive");
+    if (d.linear.any()) {
+        const LinearAttnDesc& l = d.linear;
+        if (l.layers.size() != d.n_layer)
+            bad("full_attention_interval", "has " + std::to_string(l.layers.size()) + " layer types for " +
+                                               std::to_string(d.n_layer) + " layers");
+        range("ssm.group_count", l.n_k_heads, 1, 4096);
+        range("ssm.time_step_rank", l.n_v_heads, 1, 4096);
+        if (l.n_v_heads % l.n_k_heads != 0) bad("ssm.time_step_rank", "value heads are not a multiple of the key heads");
+        range("ssm.state_size", l.k_head_dim, 1, 256);
+        range("ssm.inner_size", l.v_head_dim, 1, 256);
+        range("ssm.conv_kernel", l.conv_kernel, 2, 16);
+    }
     if (d.rope.scaling == RopeScaling::yarn) {
         if (!(d.rope.factor >= 1.0)) bad("rope.scaling.factor", "YaRN needs a factor of at least 1");
         if (d.rope.original_context == 0) bad("rope.scaling.original_context_length", "YaRN needs the original context");
@@ -178,6 +191,17 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
         j["attention"]["swa_layers"] = swa;
     }
     if (d.swiglu_limit > 0) j["swiglu"] = {{"limit", d.swiglu_limit}, {"alpha", d.swiglu_alpha}};
+    if (d.attn.output_gate) j["attention"]["output_gate"] = true;
+    if (d.moe.shared_gate) j["moe"]["shared_gate"] = true;
+    if (d.linear.any()) {
+        json layers = json::array();
+        for (std::uint32_t il = 0; il < d.n_layer; ++il)
+            if (d.linear.is_linear(il)) layers.push_back(il);
+        j["linear_attention"] = {{"n_k_heads", d.linear.n_k_heads},   {"n_v_heads", d.linear.n_v_heads},
+                                 {"k_head_dim", d.linear.k_head_dim}, {"v_head_dim", d.linear.v_head_dim},
+                                 {"conv_kernel", d.linear.conv_kernel}, {"v_tiled", d.linear.v_tiled},
+                                 {"layers", layers}};
+    }
     if (d.nextn_predict_layers) j["nextn_predict_layers"] = d.nextn_predict_layers;
     return j;
 }

@@ -25,7 +25,7 @@ class Reader;
 namespace ft::model {
 
 // Canonical architecture ids (our names; GGUF and HF names are mapped in model_arch.cpp).
-enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe };
+enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe, qwen3_5_moe, qwen3_next };
 
 enum class Gating {
     softmax,         // softmax over all experts, then top-k (Qwen3-MoE, Mixtral, OLMoE)
@@ -57,6 +57,9 @@ struct RopeDesc {
     // YaRN's ramp ends: floor/ceil of the correction dims when true (llama.cpp always; HF unless
     // rope_scaling.truncate is false, as in gpt-oss, whose reference does not round them).
     bool yarn_truncate = true;
+    // Qwen3.5's multimodal RoPE sections (pairs per position stream); text positions make it plain NeoX. Kept to
+    // write llama.cpp's rope.dimension_sections.
+    std::vector<std::uint32_t> sections;
 };
 
 struct AttentionDesc {
@@ -77,6 +80,35 @@ struct AttentionDesc {
     std::uint32_t qk_nope_head_dim = 0;
     std::uint32_t qk_rope_head_dim = 0;
     bool is_mla() const noexcept { return kv_lora_rank != 0; }
+    // Gated attention (Qwen3.5 / Qwen3-Next): q_proj emits [query | gate] per head (2 · head_dim rows per head) and
+    // the attention output is multiplied by sigmoid(gate) before o_proj.
+    bool output_gate = false;
+};
+
+// Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5/3.6): the layers marked in `layers` run it in place of
+// softmax attention. The mixed projection gives [q (n_k_heads · k_head_dim) | k (same) | v (n_v_heads ·
+// v_head_dim)], a depthwise causal conv of conv_kernel taps over those channels, then the gated delta rule with a
+// recurrent state [n_v_heads, k_head_dim, v_head_dim] per sequence; the output goes through a gated RMSNorm (z)
+// and out_proj. v_tiled: value head h belongs to key head h % n_k_heads (llama.cpp's qwen35moe files, whose
+// converter reorders the value heads that way); else h / (n_v_heads / n_k_heads) (Hugging Face, qwen3next files).
+struct LinearAttnDesc {
+    std::uint32_t n_k_heads = 0, n_v_heads = 0, k_head_dim = 0, v_head_dim = 0, conv_kernel = 0;
+    bool v_tiled = false;
+    std::vector<bool> layers;  // [n_layer]: true for a linear-attention layer; empty: none
+    bool any() const { return !layers.empty(); }
+    bool is_linear(std::uint32_t il) const { return il < layers.size() && layers[il]; }
+    std::uint32_t key_dim() const { return n_k_heads * k_head_dim; }
+    std::uint32_t value_dim() const { return n_v_heads * v_head_dim; }
+    std::uint32_t conv_dim() const { return 2 * key_dim() + value_dim(); }
+    // f32 values of one sequence's recurrent state in one layer: the conv window and the delta-rule state.
+    std::uint64_t state_floats() const {
+        return std::uint64_t(conv_dim()) * (conv_kernel - 1) + std::uint64_t(n_v_heads) * k_head_dim * v_head_dim;
+    }
+    std::uint32_t n_linear() const {
+        std::uint32_t n = 0;
+        for (bool b : layers) n += b;
+        return n;
+    }
 };
 
 struct MoeDesc {
@@ -91,6 +123,7 @@ struct MoeDesc {
     std::uint32_t n_group = 0;           // grouped top-k (DeepSeek-V3): groups, and groups kept per token
     std::uint32_t topk_group = 0;
     bool correction_bias = false;        // e_score_correction_bias / exp_probs_b (selection only, not the weight)
+    bool shared_gate = false;            // Qwen2/3.5-MoE: the shared expert's output times sigmoid(x · gate)
     bool router_bias = false;            // gpt-oss router bias (ffn_gate_inp.bias, added to the logits)
     bool expert_bias = false;            // gpt-oss: biases of the routed experts' gate, up and down projections
     // Which layers are MoE: layer il is dense when il < first_k_dense, or (il - first_k_dense) % moe_every != 0,
@@ -119,6 +152,7 @@ struct ModelDesc {
     double swiglu_limit = 0.0;
     double swiglu_alpha = 0.0;               // gpt-oss 1.702; 0 when swiglu_limit is 0
     AttentionDesc attn;
+    LinearAttnDesc linear;
     MoeDesc moe;
     RopeDesc rope;
 
@@ -128,7 +162,8 @@ struct ModelDesc {
 
 // Names.
 std::string_view arch_name(ArchId a);       // "qwen3_moe"
-std::string_view arch_gguf_name(ArchId a);  // "qwen3moe", "deepseek2", "glm4moe", "gpt-oss", "llama", "olmoe"
+std::string_view arch_gguf_name(ArchId a);  // "qwen3moe", "deepseek2", "glm4moe", "gpt-oss", "llama", "olmoe",
+                                            // "qwen35moe", "qwen3next"
 std::optional<ArchId> arch_from_name(std::string_view ours);  // "qwen3_moe" (also accepts "qwen3moe")
 std::string_view gating_name(Gating g);
 std::string_view rope_type_name(RopeType t);

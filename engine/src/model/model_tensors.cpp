@@ -16,6 +16,7 @@ bool TensorSpec::is_norm() const {
         case TensorRole::attn_q_norm: case TensorRole::attn_k_norm:
         case TensorRole::attn_q_a_norm: case TensorRole::attn_kv_a_norm:
         case TensorRole::nextn_enorm: case TensorRole::nextn_hnorm: case TensorRole::nextn_shared_head_norm:
+        case TensorRole::ssm_norm:
             return true;
         default:
             return false;
@@ -35,7 +36,8 @@ bool TensorSpec::is_vector() const {
     switch (role) {
         case TensorRole::attn_q_bias: case TensorRole::attn_k_bias: case TensorRole::attn_v_bias:
         case TensorRole::attn_output_bias: case TensorRole::attn_sinks: case TensorRole::ffn_gate_inp_bias:
-        case TensorRole::ffn_exp_probs_b:
+        case TensorRole::ffn_exp_probs_b: case TensorRole::ssm_dt: case TensorRole::ssm_a:
+        case TensorRole::ffn_gate_inp_shexp: case TensorRole::ssm_conv1d:
             return true;
         default:
             return is_expert_bias();
@@ -82,7 +84,8 @@ std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& d, std::uint32_t il) 
 }
 
 bool arch_has_tensor_table(ArchId arch) {
-    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3;
+    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3 ||
+           arch == ArchId::qwen3_5_moe || arch == ArchId::qwen3_next;
 }
 
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
@@ -91,11 +94,12 @@ std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
         case ArchId::gpt_oss: return gpt_oss_tensors(desc);
         case ArchId::glm4_moe: return glm4_moe_tensors(desc);
         case ArchId::deepseek_v3: return deepseek_v3_tensors(desc);
+        case ArchId::qwen3_5_moe: case ArchId::qwen3_next: return qwen3_5_moe_tensors(desc);
         default:
             throw Error(ErrorCode::unsupported,
                         desc.source + ": the tensor table of architecture " + std::string(arch_name(desc.arch)) +
                             " is not implemented yet",
-                        "tables exist for qwen3_moe, gpt_oss, glm4_moe and deepseek_v3");
+                        "tables exist for qwen3_moe, gpt_oss, glm4_moe, deepseek_v3, qwen3_5_moe and qwen3_next");
     }
 }
 

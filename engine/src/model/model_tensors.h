@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/model_desc.h"
@@ -34,6 +35,11 @@ enum class TensorRole {
     attn_q_a, attn_q_a_norm, attn_q_b, attn_kv_a_mqa, attn_kv_a_norm, attn_k_b, attn_v_b,
     // GLM's multi-token-prediction layers (layer >= n_layer): listed so that files keep them, never loaded.
     nextn_eh_proj, nextn_enorm, nextn_hnorm, nextn_shared_head_norm,
+    // Gated DeltaNet (Qwen3-Next, Qwen3.5): the mixed q|k|v projection (attn_qkv), the output gate z (attn_gate),
+    // beta and alpha (ssm_beta / ssm_alpha, or Qwen3-Next's ssm_ba: per key head [beta (R) | alpha (R)]), the
+    // depthwise conv [conv_dim, kernel], dt bias and A (= -exp(A_log)) per value head, the gated norm [v_head_dim],
+    // the output projection (ssm_out). The shared expert's gate (ffn_gate_inp_shexp [n_embd]).
+    ssm_qkv, ssm_gate, ssm_beta, ssm_alpha, ssm_ba, ssm_conv1d, ssm_dt, ssm_a, ssm_norm, ssm_out, ffn_gate_inp_shexp,
 };
 
 // How a tensor is found in a Hugging Face checkpoint.
@@ -57,6 +63,15 @@ enum class HfLayout : std::uint8_t {
     // attn_kv_b the same way.
     mla_k_b,
     mla_v_b,
+    // Rows gathered from hf_names[0], whose rows form groups of hf_step rows (Qwen3-Next's in_proj_qkvz: one group
+    // per key head, [q | k | v | z]): for each (offset, count) of hf_segments in turn, rows offset .. offset + count
+    // of every group, groups in order.
+    rows,
+    // Qwen3.5 / Qwen3-Next zero-centred RMSNorm weights: HF stores w, the norm multiplies by 1 + w (GGUF stores
+    // 1 + w, as llama.cpp's converter writes it).
+    norm_plus_one,
+    // A_log of a linear-attention layer: GGUF's ssm_a is -exp(A_log).
+    neg_exp,
 };
 
 struct TensorSpec {
@@ -68,6 +83,12 @@ struct TensorSpec {
     std::vector<std::string> hf_names;
     HfLayout hf_layout = HfLayout::direct;
     std::uint32_t hf_offset = 0, hf_step = 1;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> hf_segments{};  // HfLayout::rows
+    // Hugging Face routed experts: when the per-expert hf_names are absent, the 3-D form [n_expert, rows, in]
+    // under this name (Qwen3.5's mlp.experts.gate_up_proj / down_proj), this tensor's rows starting at hf_offset
+    // of each expert's hf_fused_rows rows.
+    std::string hf_fused{};
+    std::uint32_t hf_fused_rows = 0;
     bool unused = false;              // kept in files (GLM's MTP layers) but never loaded or run
 
     std::uint64_t n_elements() const;
@@ -94,5 +115,6 @@ std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& desc);
+std::vector<TensorSpec> qwen3_5_moe_tensors(const ModelDesc& desc);  // Qwen3.5/3.6-MoE and Qwen3-Next
 
 }  // namespace ft::model

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -107,6 +108,51 @@ TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
         kernels::ref::dequantize_row(v.type, v.row(r), reinterpret_cast<float*>(dst + std::size_t(r) * out.row_bytes), v.cols);
     out.data = dst;
     return out;
+}
+
+std::string Weights::hf_name(const std::string& name) const {
+    if (!hf_ || hf_->find(name) || name.rfind("model.", 0) != 0) return name;
+    std::string alt = "model.language_model." + name.substr(6);
+    return hf_->find(alt) ? alt : name;
+}
+
+TensorView Weights::gather_rows(const TensorSpec& s) {
+    const std::string src = hf_name(s.hf_names.at(0));
+    const auto* e = hf_->find(src);
+    if (!e) throw Error(ErrorCode::not_found, path_.string() + ": missing tensor " + src, "the checkpoint is incomplete or not this architecture");
+    const std::uint64_t total = e->info->shape.empty() ? 0 : e->info->shape[0], step = s.hf_step;
+    std::uint64_t per_group = 0;
+    for (const auto& seg : s.hf_segments) per_group += seg.second;
+    if (step == 0 || total % step != 0 || per_group * (total / step) != s.dims[1])
+        throw Error(ErrorCode::invalid_file, path_.string() + ": tensor " + src + " has " + std::to_string(total) + " rows; " +
+                                                 s.name + " needs " + std::to_string(s.dims[1]) + " of them in groups of " +
+                                                 std::to_string(step));
+    const TensorView in = view_of(src, {s.dims[0], total}, false, 0);
+    TensorView v = in;
+    v.rows = std::int64_t(s.dims[1]);
+    std::byte* dst = allocate(v.bytes());
+    std::int64_t r = 0;
+    for (const auto& [offset, count] : s.hf_segments)
+        for (std::uint64_t g = 0; g < total / step; ++g) {
+            std::memcpy(dst + std::size_t(r) * v.row_bytes, in.row(std::int64_t(g * step + offset)), count * v.row_bytes);
+            r += count;
+        }
+    v.data = dst;
+    return v;
+}
+
+TensorView Weights::transformed_f32(const TensorSpec& s) {
+    const std::string src = hf_name(s.hf_names.at(0));
+    const TensorView in = view_of(src, s.dims, false, 0);
+    std::vector<float> x = vector_f32(in);
+    for (float& f : x) f = s.hf_layout == HfLayout::norm_plus_one ? 1.f + f : -std::exp(f);
+    TensorView v = in;
+    v.type = kernels::DType::F32;
+    v.row_bytes = std::size_t(v.cols) * 4;
+    std::byte* dst = allocate(v.bytes());
+    std::memcpy(dst, x.data(), x.size() * 4);
+    v.data = dst;
+    return v;
 }
 
 // HfLayout::moe_fused: spec dims {in, rows, n_expert}; source "<p>" [n_expert, in, rows·step] (element (x, i, c)),
@@ -322,7 +368,7 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
         v.type = t->type;
         base = gguf_->tensor_data(*t).data();
     } else {
-        const auto* e = hf_->find(name);
+        const auto* e = hf_->find(hf_name(name));
         if (!e) throw Error(ErrorCode::not_found, file + ": missing tensor " + name, "the checkpoint is incomplete or not this architecture");
         const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
         if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype)) {
@@ -335,9 +381,10 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
         have.assign(e->info->shape.rbegin(), e->info->shape.rend());  // to GGUF order
         base = e->data().data();
     }
-    // Trailing 1-dims are not significant.
+    // 1-dims are not significant (trailing ones; Hugging Face's conv1d weights [channels, 1, kernel]).
     auto trim = [](std::vector<std::uint64_t> d) {
-        while (d.size() > 1 && d.back() == 1) d.pop_back();
+        std::erase(d, std::uint64_t(1));
+        if (d.empty()) d.push_back(1);
         return d;
     };
     if (trim(have) != trim(want)) {
@@ -378,9 +425,16 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             // Hugging Face fused experts are repacked once into [n_expert, rows, in] and sliced like a GGUF stack.
             TensorView stacked;
             if (!gguf_ && s.hf_layout == HfLayout::moe_fused) stacked = repack_fused_experts(s);
+            // Qwen3.5's 3-D experts when the per-expert tensors are absent.
+            const bool fused3d = !gguf_ && s.hf_layout == HfLayout::direct && !s.hf_fused.empty() &&
+                                 !hf_->find(hf_name(s.hf_names.at(0))) && hf_->find(hf_name(s.hf_fused));
             for (std::uint64_t x = 0; x < n_exp; ++x) {
                 TensorView v;
-                if (gguf_) {
+                if (fused3d) {
+                    v = view_of(s.hf_fused, {s.dims[0], s.hf_fused_rows, n_exp}, true, x);
+                    v.rows = std::int64_t(s.dims[1]);
+                    v.data += std::size_t(s.hf_offset) * v.row_bytes;
+                } else if (gguf_) {
                     v = view_of(s.name, s.dims, true, x);
                 } else if (s.hf_layout == HfLayout::moe_fused) {
                     v = stacked;
@@ -413,8 +467,12 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             v = repack_fused_bias(s);
         } else if (mla) {
             v = repack_mla(s, view_of(s.hf_names.at(0), kv_b_dims(), false, 0), s.hf_names.at(0));
+        } else if (s.hf_layout == HfLayout::rows) {
+            v = gather_rows(s);
+        } else if (s.hf_layout == HfLayout::norm_plus_one || s.hf_layout == HfLayout::neg_exp) {
+            v = transformed_f32(s);
         } else {
-            const std::string& src = s.hf_names.at(0);
+            const std::string src = hf_name(s.hf_names.at(0));
             v = view_of(!hf_->find(src) && s.role == TensorRole::output ? "model.embed_tokens.weight" : src, s.dims, false, 0);
         }
         if (s.is_norm() && v.type != kernels::DType::F32 && v.type != kernels::DType::F16 && v.type != kernels::DType::BF16) {

@@ -113,6 +113,12 @@ private:
     // HfLayout::mla_k_b / mla_v_b from a kv_b matrix [n_head·(nope + v) rows, kv_lora] (F32, F16 or BF16).
     TensorView repack_mla(const TensorSpec& s, const TensorView& kv_b, const std::string& kv_b_name);
     TensorView owned_f32(const TensorView& v, const std::string& name);
+    // HfLayout::rows (a copy in the stored type) and the value transforms norm_plus_one / neg_exp (f32).
+    TensorView gather_rows(const TensorSpec& s);
+    TensorView transformed_f32(const TensorSpec& s);
+    // A checkpoint tensor's name as stored: `name`, or under the multimodal wrapper's "model.language_model." in
+    // place of "model." (Qwen3.5's checkpoints); `name` when neither is present.
+    std::string hf_name(const std::string& name) const;
     std::byte* allocate(std::size_t bytes);
 
     struct Owned {

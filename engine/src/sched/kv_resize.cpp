@@ -30,6 +30,7 @@ struct Saved {
     std::vector<std::int64_t> capacity;
     std::vector<std::byte> data;                 // per sequence: [layer][K of its P pages, V of its P pages]
     std::size_t k_page = 0, v_page = 0;          // bytes of one page of one layer
+    std::vector<std::byte> states;               // every recurrent-state layer's pool, whole (slots are ids, kept)
 };
 
 Saved save(exec::Runner& runner, kv::KvCache& kv) {
@@ -62,6 +63,11 @@ Saved save(exec::Runner& runner, kv::KvCache& kv) {
         });
         base += std::size_t(g.n_layer) * layer;
     }
+    // The recurrent-state pools, whole: a sequence's slot is its id, which restore() keeps, and the runner lays its
+    // state out inside the pool.
+    const std::size_t rs = g.rs_layer_bytes();
+    s.states.resize(std::size_t(g.n_rs_layer) * rs);
+    for (int l = 0; l < g.n_rs_layer; ++l) runner.kv_copy(s.states.data() + std::size_t(l) * rs, kv.state(l), rs);
     return s;
 }
 
@@ -91,6 +97,8 @@ void restore(exec::Runner& runner, const Saved& s, kv::KvCache& kv) {
         });
         base += std::size_t(g.n_layer) * layer;
     }
+    const std::size_t rs = g.rs_layer_bytes();
+    for (int l = 0; l < g.n_rs_layer; ++l) runner.kv_copy(kv.state(l), s.states.data() + std::size_t(l) * rs, rs);
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         m->pool = std::make_unique<cpu::WorkerPool>(po);
         m->pool->pin_caller();  // this (engine) thread runs the pool's jobs: keep it off the workers' cores
         m->moe = std::make_unique<moe::MoeLayer>(*m->pool, *m->weights);
-        m->runner = exec::make_cpu_runner(m->graph, *m->weights, *m->pool, *m->moe);
+        m->runner = exec::make_cpu_runner(m->graph, *m->weights, *m->pool, *m->moe, o.max_sequences);
         report(0.95f, "kv cache");
         MemoryPlan& p = m->plan;
         p.gpu = false;
@@ -208,6 +208,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
                                                          " positions is smaller than the context (" + std::to_string(o.n_ctx) + ")",
                         "raise --kv-tokens or lower --ctx");
         p.kv = std::uint64_t(p.kv_tokens) * p.kv_bytes_per_token;
+        p.state = memory::state_bytes(m->geometry, o.max_sequences);
         p.min_kv_tokens = o.n_ctx;
         p.max_kv_tokens = std::max<std::int64_t>(full, p.kv_tokens) * 4;
         p.expert_slots_total = m->geometry.n_moe_layers * m->geometry.n_expert;

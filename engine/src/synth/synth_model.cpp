@@ -17,7 +17,8 @@ namespace ft::synth {
 using kernels::DType;
 
 std::vector<std::string> synth_presets() {
-    return {"tiny", "qwen3-30b-a3b", "gpt-oss-20b", "gpt-oss-120b", "glm-4.5-air", "deepseek-v3", "deepseek-v2-lite"};
+    return {"tiny",        "qwen3-30b-a3b", "gpt-oss-20b",     "gpt-oss-120b",      "glm-4.5-air",
+            "deepseek-v3", "deepseek-v2-lite", "qwen3.6-35b-a3b", "qwen3-next-80b-a3b"};
 }
 
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
@@ -25,6 +26,8 @@ std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
     if (preset == "gpt-oss-20b" || preset == "gpt-oss-120b") return model::ArchId::gpt_oss;
     if (preset == "glm-4.5-air") return model::ArchId::glm4_moe;
     if (preset == "deepseek-v3" || preset == "deepseek-v2-lite") return model::ArchId::deepseek_v3;
+    if (preset == "qwen3.6-35b-a3b") return model::ArchId::qwen3_5_moe;
+    if (preset == "qwen3-next-80b-a3b") return model::ArchId::qwen3_next;
     return std::nullopt;
 }
 
@@ -118,6 +121,40 @@ model::ModelDesc deepseek_desc(bool v3) {
     return d;
 }
 
+// Qwen3.6-35B-A3B (Qwen/Qwen3.6-35B-A3B's text_config, the qwen3_5_moe family) and Qwen3-Next-80B-A3B
+// (Qwen/Qwen3-Next-80B-A3B-Instruct config.json): hybrid layers, three Gated DeltaNet to one gated attention.
+model::ModelDesc qwen3_5_desc(bool next) {
+    model::ModelDesc d;
+    d.arch = next ? model::ArchId::qwen3_next : model::ArchId::qwen3_5_moe;
+    d.n_vocab = next ? 151936 : 248320;
+    d.norm_eps = 1e-6;
+    d.n_ctx_train = 262144;
+    d.rope.type = model::RopeType::neox;
+    d.rope.theta = next ? 1e7 : 1e7;
+    auto& at = d.attn;
+    at.n_head = 16, at.n_head_kv = 2, at.head_dim = 256, at.v_head_dim = 256;
+    at.qk_norm = at.output_gate = true;
+    d.rope.n_rot = 64;  // partial_rotary_factor 0.25
+    if (!next) d.rope.sections = {11, 11, 10};
+    auto& m = d.moe;
+    m.gating = model::Gating::softmax;
+    m.norm_topk_prob = true;
+    m.n_shared_expert = 1;
+    m.shared_gate = true;
+    auto& la = d.linear;
+    la.n_k_heads = 16, la.k_head_dim = 128, la.v_head_dim = 128, la.conv_kernel = 4;
+    if (next) {
+        d.n_layer = 48, d.n_embd = 2048;
+        la.n_v_heads = 32;
+        m.n_expert = 512, m.n_expert_used = 10, m.n_ff_exp = 512, m.n_ff_shexp = 512;
+    } else {
+        d.n_layer = 40, d.n_embd = 2048;
+        la.n_v_heads = 32;
+        m.n_expert = 256, m.n_expert_used = 8, m.n_ff_exp = 512, m.n_ff_shexp = 512;
+    }
+    return d;
+}
+
 // Qwen3-MoE: "tiny" (4 layers, hidden 256) or Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json).
 model::ModelDesc qwen3_desc(bool big) {
     model::ModelDesc d;
@@ -147,13 +184,16 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
     const auto preset_arch = synth_preset_arch(preset);
     if (!preset_arch)
         throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
-                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite");
+                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, "
+                    "qwen3.6-35b-a3b, qwen3-next-80b-a3b");
     if (*preset_arch != arch)
         throw Error(ErrorCode::invalid_argument,
                     "synth: preset " + preset + " is a " + std::string(model::arch_name(*preset_arch)) + " model, not " +
                         std::string(model::arch_name(arch)) + " (--arch)",
                     "leave --arch out: the preset decides it");
-    model::ModelDesc d = arch == model::ArchId::deepseek_v3 ? deepseek_desc(preset == "deepseek-v3")
+    const bool hybrid = arch == model::ArchId::qwen3_5_moe || arch == model::ArchId::qwen3_next;
+    model::ModelDesc d = hybrid                             ? qwen3_5_desc(arch == model::ArchId::qwen3_next)
+                         : arch == model::ArchId::deepseek_v3 ? deepseek_desc(preset == "deepseek-v3")
                          : arch == model::ArchId::gpt_oss   ? gpt_oss_desc(preset == "gpt-oss-120b")
                          : arch == model::ArchId::glm4_moe  ? glm45_air_desc()
                                                             : qwen3_desc(preset == "qwen3-30b-a3b");
@@ -173,10 +213,17 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
         if (o.kv_heads) d.attn.n_head_kv = *o.kv_heads;
         if (o.head_dim) d.attn.head_dim = *o.head_dim;
         d.attn.v_head_dim = d.attn.head_dim;
-        // GLM rotates the first half of each head; the others all of it.
-        d.rope.n_rot = arch == model::ArchId::glm4_moe ? d.attn.head_dim / 2 : d.attn.head_dim;
+        // GLM rotates the first half of each head, Qwen3.5 / Qwen3-Next a quarter; the others all of it.
+        d.rope.n_rot = arch == model::ArchId::glm4_moe ? d.attn.head_dim / 2 : hybrid ? d.attn.head_dim / 4 : d.attn.head_dim;
     }
-    d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
+    if (hybrid) {
+        // Every fourth layer full attention (llama.cpp's full_attention_interval 4).
+        d.linear.layers.clear();
+        for (std::uint32_t il = 0; il < d.n_layer; ++il) d.linear.layers.push_back((il + 1) % 4 != 0);
+        d.moe.n_ff_shexp = d.moe.n_ff_exp;
+    } else {
+        d.moe.n_ff_shexp = d.moe.n_ff_exp * d.moe.n_shared_expert;
+    }
     if (d.moe.first_k_dense >= d.n_layer) d.moe.first_k_dense = d.n_layer - 1;
     if (d.moe.n_group && d.moe.n_expert % d.moe.n_group) d.moe.n_group = d.moe.topk_group = 0;
     if (d.attn.sliding_window) {

@@ -41,6 +41,11 @@ struct SynthOverrides {
 //                   with correction bias in 8 groups (4 kept), routed scaling 2.5, YaRN ×40 over 4096, vocab 129280
 //   deepseek-v2-lite deepseek_v3 (V2-Lite, 16B): 27 layers (1 dense, FFN 10944), hidden 2048, latent attention (16
 //                   heads, no q rank, KV rank 512), 64 experts top-6 of 1408 + 2 shared, softmax router, vocab 102400
+//   qwen3.6-35b-a3b qwen3_5_moe (35B, 3B active): 40 layers, every fourth gated attention (16/2 heads of 256, RoPE on
+//                   64), the others Gated DeltaNet (16 key heads, 32 value heads of 128, conv 4); 256 experts top-8 of
+//                   512 + 1 gated shared expert of 512; vocab 248320
+//   qwen3-next-80b-a3b qwen3_next (80B, 3B active): the same layer pattern over 48 layers, 512 experts top-10 of 512
+//                   + 1 gated shared expert; vocab 151936
 std::vector<std::string> synth_presets();
 // The architecture of a preset; nullopt for an unknown name.
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset);

@@ -31,6 +31,8 @@ void fill_bytes(BlockRng& r, std::uint8_t* p, std::size_t n) {  // n multiple of
 
 float value(const SynthTensor& t, BlockRng& r) {
     if (t.std == 0.f) return 0.9f + 0.2f * r.uniform();  // norm scales ≈ 1
+    // A linear-attention layer's A = -exp(A_log) < 0 (a decay; Qwen initialises A_log = ln U(1, 16)).
+    if (t.spec.role == model::TensorRole::ssm_a) return -(1.f + 15.f * r.uniform());
     return (2.f * r.uniform() - 1.f) * 1.7320508f * t.std;
 }
 
