@@ -372,10 +372,10 @@ private slots:
     // Only the slots of tokens at position 0 are zeroed (conv window and delta state); padding (slot -1) and
     // continuing sequences keep theirs.
     void resetZeroesNewSequencesOnly() {
-        const std::int64_t cf = 7, df = 11, slots = 4;
+        const std::int64_t cf = 7, df = 11, n_pool = 4;
         const std::vector<std::int32_t> pos = {0, 5, 0, 0}, slot = {2, 0, -1, 3};
-        const auto conv = ft::test::random_floats(std::size_t(slots * cf), 95, 1.f, 2.f);
-        const auto delta = ft::test::random_floats(std::size_t(slots * df), 96, 1.f, 2.f);
+        const auto conv = ft::test::random_floats(std::size_t(n_pool * cf), 95, 1.f, 2.f);
+        const auto delta = ft::test::random_floats(std::size_t(n_pool * df), 96, 1.f, 2.f);
         Dev d_pos(bytes_of(pos)), d_slot(bytes_of(slot)), d_c(bytes_of(conv)), d_d(bytes_of(delta));
         CHECK_CUDA(put(d_pos, pos));
         CHECK_CUDA(put(d_slot, slot));
@@ -387,7 +387,7 @@ private slots:
         std::vector<float> gc(conv.size()), gd(delta.size());
         CHECK_CUDA(get(gc, d_c));
         CHECK_CUDA(get(gd, d_d));
-        for (std::int64_t s = 0; s < slots; ++s) {
+        for (std::int64_t s = 0; s < n_pool; ++s) {
             const bool zero = s == 2 || s == 3;
             for (std::int64_t i = 0; i < cf; ++i) QCOMPARE(gc[std::size_t(s * cf + i)], zero ? 0.f : conv[std::size_t(s * cf + i)]);
             for (std::int64_t i = 0; i < df; ++i) QCOMPARE(gd[std::size_t(s * df + i)], zero ? 0.f : delta[std::size_t(s * df + i)]);

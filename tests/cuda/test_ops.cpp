@@ -849,6 +849,12 @@ private slots:
     // Gated attention: [q | gate] per head split into [queries | gates], the output times sigmoid(gate), and the
     // shared expert's per-row gate — against host loops, rows with strides.
     void gatedAttentionOps() {
+        auto put = [](const Dev& d, const std::vector<float>& v) {
+            return cudaMemcpy(d.p, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice);
+        };
+        auto get = [](std::vector<float>& v, const Dev& d) {
+            return cudaMemcpy(v.data(), d.p, v.size() * sizeof(float), cudaMemcpyDeviceToHost);
+        };
         const int T = 3, H = 4, D = 32;
         const std::int64_t ld = 2 * H * D + 16;
         const auto x = ft::test::random_floats(std::size_t(T * ld), 401, -4.f, 4.f);

@@ -81,6 +81,8 @@ Fixture read_fixture(const QString& name) {
     }
     if (name == "glm4-moe-tiny") f.bf16_reference_under_0999 = 9;
     if (name == "deepseek-v3-tiny") f.bf16_reference_under_0999 = 16;  // transformers in BF16: min cosine 0.93, 9 of 446 routings
+    // transformers in BF16: min cosine 0.9933, 14 of 476 routings (the same model for both)
+    if (name == "qwen3-5-moe-tiny" || name == "qwen3-next-tiny") f.bf16_reference_under_0999 = 19;
     return f;
 }
 

@@ -309,6 +309,7 @@ void print(const ForwardBenchResult& r, bool decode) {
                     g(r.plan.budget), g(r.plan.weights), g(r.plan.experts), r.plan.expert_slots, g(r.plan.kv),
                     (long long)r.plan.kv_tokens, g(r.plan.scratch), g(r.plan.cublas), g(r.plan.graphs + r.plan.reserve),
                     r.plan.prefill_chunk);
+        if (r.plan.state) std::printf("  recurrent state          %.2f GiB\n", g(r.plan.state));
     }
     if (!decode) {
         std::printf("  prefill %d tokens (chunk %d)  %8.3f s  %10.1f tok/s  %8.1f TFLOP/s\n", r.prompt_len, r.chunk,

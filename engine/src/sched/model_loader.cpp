@@ -133,6 +133,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             pr.cpu_pays = go.hybrid_fraction >= 0 && go.hybrid_fraction < 0.4;
             m->plan = memory::plan_memory(m->geometry, pr);
             for (const auto& n : m->plan.notes) spdlog::info("plan: {}", n);
+            if (m->plan.state) spdlog::info("plan: recurrent state {} ({} sequence slots)", memory::gib(double(m->plan.state)), o.max_sequences + 1);
             spdlog::info("VRAM plan ({} of {} free, budget {}): weights {}, experts {} ({} slots of {}), KV {} ({} tokens, {}), "
                          "scratch {}, cuBLAS {}, graphs {}, reserve {}; prefill chunk {}, overlap {}",
                          dev.name, memory::gib(double(dev.free_bytes)), memory::gib(double(m->plan.budget)),
