@@ -277,15 +277,17 @@ __global__ void gates_kernel(const float* __restrict__ ba, std::int64_t ld, std:
     g[i] = a_neg[h] * (u > 20.f ? u : log1pf(expf(u)));
 }
 
-__global__ void reset_kernel(const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ slot, float* conv,
-                             std::int64_t conv_floats, float* delta, std::int64_t delta_floats) {
-    const std::int64_t t = blockIdx.y;
-    if (pos[t] != 0 || slot[t] < 0) return;
-    float* c = conv + std::int64_t(slot[t]) * conv_floats;
-    float* d = delta + std::int64_t(slot[t]) * delta_floats;
-    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < conv_floats + delta_floats;
-         i += std::int64_t(gridDim.x) * blockDim.x)
-        (i < conv_floats ? c[i] : d[i - conv_floats]) = 0.f;
+__global__ void reset_kernel(const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ slot,
+                             std::int64_t n_tokens, float* conv, std::int64_t conv_floats, float* delta,
+                             std::int64_t delta_floats) {
+    for (std::int64_t t = blockIdx.y; t < n_tokens; t += gridDim.y) {
+        if (pos[t] != 0 || slot[t] < 0) continue;
+        float* c = conv + std::int64_t(slot[t]) * conv_floats;
+        float* d = delta + std::int64_t(slot[t]) * delta_floats;
+        for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < conv_floats + delta_floats;
+             i += std::int64_t(gridDim.x) * blockDim.x)
+            (i < conv_floats ? c[i] : d[i - conv_floats]) = 0.f;
+    }
 }
 
 }  // namespace
@@ -301,9 +303,10 @@ cudaError_t gated_delta_gates(const float* ba, std::int64_t ld, std::int64_t n_t
 
 cudaError_t gated_delta_reset(const std::int32_t* pos, const std::int32_t* slot, std::int64_t n_tokens, float* conv,
                               std::int64_t conv_floats, float* delta, std::int64_t delta_floats, cudaStream_t stream) {
-    if (n_tokens < 0 || n_tokens > kMaxGridY || conv_floats < 0 || delta_floats < 0) return cudaErrorInvalidValue;
+    if (n_tokens < 0 || conv_floats < 0 || delta_floats < 0) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    reset_kernel<<<dim3(64, unsigned(n_tokens)), 256, 0, stream>>>(pos, slot, conv, conv_floats, delta, delta_floats);
+    const unsigned rows = unsigned(std::min<std::int64_t>(n_tokens, kMaxGridY));
+    reset_kernel<<<dim3(64, rows), 256, 0, stream>>>(pos, slot, n_tokens, conv, conv_floats, delta, delta_floats);
     return cudaGetLastError();
 }
 

@@ -791,6 +791,8 @@ cudaError_t argmax_rows(const float* x, std::int64_t n_rows, std::int64_t n, std
 
 namespace {
 
+constexpr std::int64_t kMaxSplitBytes = 96 * 1024;  // within every sm_80+ part's opt-in shared memory
+
 // One block per token: the row's [H][2·D] through shared memory into [H·D first halves | H·D second halves].
 __global__ void split_halves_kernel(float* x, std::int64_t ld, int heads, int d) {
     extern __shared__ float row[];
@@ -827,9 +829,15 @@ __global__ void scale_rows_sigmoid_kernel(float* y, std::int64_t ldy, std::int64
 cudaError_t split_head_halves(float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads, int head_dim,
                               cudaStream_t stream) {
     const std::int64_t n = 2ll * n_heads * head_dim;
-    if (n_tokens < 0 || n_heads < 1 || head_dim < 1 || ld < n || n * 4 > 48 * 1024 || n_tokens > 0x7fffffff)
+    if (n_tokens < 0 || n_heads < 1 || head_dim < 1 || ld < n || n * 4 > kMaxSplitBytes || n_tokens > 0x7fffffff)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
+    // Past the default 48 KiB of dynamic shared memory a kernel must opt in (not a stream operation: fine while a
+    // graph is captured). Hopper and Ampere data-centre parts allow ~227 / 163 KiB, consumer parts ~99 KiB.
+    if (n * 4 > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(split_halves_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(n * 4));
+        if (e != cudaSuccess) return e;
+    }
     split_halves_kernel<<<unsigned(n_tokens), 256, std::size_t(n) * 4, stream>>>(x, ld, n_heads, head_dim);
     return cudaGetLastError();
 }

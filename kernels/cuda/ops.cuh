@@ -84,7 +84,7 @@ cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, c
 
 // Gated attention (Qwen3.5, Qwen3-Next). split_head_halves: each token's row (stride ld) holds n_heads heads of
 // [first (head_dim) | second (head_dim)]; in place it becomes [every head's first half | every head's second half]
-// (the query heads, then the gates). 2 · n_heads · head_dim ≤ 12288. mul_sigmoid_f32: y[r, c] *= sigmoid(gate[r, c])
+// (the query heads, then the gates). 2 · n_heads · head_dim ≤ 24576 (the row in shared memory, 96 KiB). mul_sigmoid_f32: y[r, c] *= sigmoid(gate[r, c])
 // for rows × cols (row strides ldy, ldg). scale_rows_sigmoid_f32: y[r, c] *= sigmoid(logit[r]) (the shared
 // expert's gate).
 cudaError_t split_head_halves(float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads, int head_dim,

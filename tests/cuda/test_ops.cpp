@@ -900,7 +900,24 @@ private slots:
                 worst = std::max(worst, std::fabs(got[std::size_t(t * ldy + c)] - y[std::size_t(t * ldy + c)] * s));
             }
         QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
-        QCOMPARE(kc::split_head_halves(d_x.as<float>(), ld, T, 64, 128, nullptr), cudaErrorInvalidValue);  // over 48 KiB
+        QCOMPARE(kc::split_head_halves(d_x.as<float>(), ld, T, 64, 256, nullptr), cudaErrorInvalidValue);  // over 96 KiB
+        // A row past the default 48 KiB of shared memory (Qwen3.5-397B-A17B: 32 heads of 256): the kernel opts in.
+        {
+            const int H2 = 32, D2 = 256;
+            const std::int64_t ld2 = 2 * H2 * D2;
+            const auto x2 = ft::test::random_floats(std::size_t(2 * ld2), 403, -1.f, 1.f);
+            Dev d2(bytes_of(x2));
+            CHECK_CUDA(put(d2, x2));
+            CHECK_CUDA(kc::split_head_halves(d2.as<float>(), ld2, 2, H2, D2, nullptr));
+            std::vector<float> s2(x2.size());
+            CHECK_CUDA(get(s2, d2));
+            for (int t = 0; t < 2; ++t)
+                for (int h = 0; h < H2; h += 7)
+                    for (int c = 0; c < D2; c += 31) {
+                        QCOMPARE(s2[std::size_t(t * ld2 + h * D2 + c)], x2[std::size_t(t * ld2 + h * 2 * D2 + c)]);
+                        QCOMPARE(s2[std::size_t(t * ld2 + H2 * D2 + h * D2 + c)], x2[std::size_t(t * ld2 + h * 2 * D2 + D2 + c)]);
+                    }
+        }
     }
 
     void rejectsWhatItCannotDo() {

@@ -1,10 +1,14 @@
 // Live cache rebuilds on the real CPU engine and the tiny model: 100 random rebuilds (accepted and rejected mixed)
 // while greedy requests stream, at batch 1 and 4 — every token identical to the same requests without rebuilds,
-// rejected ones change nothing, the KV pool ends at the last accepted size; plus cancel_load and the typed stats.
+// rejected ones change nothing, the KV pool ends at the last accepted size (also on a hybrid model, whose recurrent
+// states move with the KV cache); plus cancel_load and the typed stats.
+#include <QCoreApplication>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <filesystem>
 #include <future>
 #include <random>
 #include <thread>
@@ -25,9 +29,11 @@ using ft::test::run_batch;
 class TestEngineRebuild : public QObject {
     Q_OBJECT
 
+    std::filesystem::path model_ = kModel;
+
     ft::LoadOptions options() {
         ft::LoadOptions o;
-        o.model = kModel;
+        o.model = model_;
         o.device = ft::Device::cpu;
         o.threads = 1;
         o.n_ctx = 1024;
@@ -87,6 +93,23 @@ class TestEngineRebuild : public QObject {
 private slots:
     void batchOne() { randomRebuildsKeepTokens(1); }
     void batchFour() { randomRebuildsKeepTokens(4); }
+
+    // A hybrid model (tests/data/qwen3-5-moe-tiny: Gated DeltaNet layers with a recurrent state per sequence, given
+    // qwen3-moe-tiny's tokenizer of the same 4160-row layout): every KV rebuild also moves the four requests' states,
+    // and the tokens stay those of the run without rebuilds.
+    void hybridModelBatchFour() {
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("ft-rebuild-qwen3-5-" + std::to_string(QCoreApplication::applicationPid()));
+        fs::create_directories(dir);
+        const fs::path fx = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny";
+        for (const fs::path& f : {fx / "config.json", fx / "generation_config.json", fx / "model.safetensors",
+                                  kModel / "tokenizer.json", kModel / "tokenizer_config.json"})
+            if (!fs::exists(dir / f.filename())) fs::create_symlink(f, dir / f.filename());
+        model_ = dir;
+        randomRebuildsKeepTokens(4);
+        model_ = kModel;
+        fs::remove_all(dir);
+    }
 
     // stats() only copies a snapshot: it never waits for a step (p99 < 1 ms while 4 requests decode).
     void statsNeverWaits() {

@@ -2,7 +2,8 @@
 // in place; Hugging Face BF16 with fused, transposed, gate/up-interleaved experts; Hugging Face MXFP4 *_blocks /
 // *_scales) give the same expert matrices and biases, exactly (the expert values are MXFP4-representable); GLM's
 // MTP layer is skipped and its shared expert, selection bias and first dense layer are indexed; missing and
-// mis-shaped tensors are errors that name them.
+// mis-shaped tensors are errors that name them; Qwen3.5's multimodal checkpoint layout with 3-D experts reads (and
+// converts) as its per-expert text-only form.
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -13,6 +14,8 @@
 #include <random>
 
 #include "format/gguf.h"
+#include "format/safetensors.h"
+#include "model/convert_hf.h"
 #include "ft/error.h"
 #include "ft_test.h"
 #include "model/model_desc.h"
@@ -494,6 +497,79 @@ private slots:
         for (auto it = t.begin(); it != t.end();) it = it->first.rfind("model.layers.2.", 0) == 0 ? t.erase(it) : std::next(it);
         write_safetensors(dir / "model.safetensors", t);
         QVERIFY(Weights::open(dir)->layer_has_experts(1));
+    }
+
+    // Qwen3.5's released checkpoints: the multimodal wrapper (config under text_config, tensors under
+    // model.language_model.) and the routed experts as 3-D tensors (mlp.experts.gate_up_proj [E, 2F, H] with gate
+    // then up rows, down_proj [E, H, F]). Built from tests/data/qwen3-5-moe-tiny (per-expert, text-only names): the
+    // engine reads the same matrices from both, byte for byte, and `ft convert` writes the same GGUF tensors.
+    void qwen35MultimodalAnd3dExperts() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path src = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny", dir = fs::path(tmp.path().toStdString()) / "mm";
+        json text;
+        std::ifstream(src / "config.json") >> text;
+        json cfg = {{"architectures", {"Qwen3_5MoeForConditionalGeneration"}}, {"model_type", "qwen3_5_moe"},
+                    {"text_config", text}, {"vision_config", {{"depth", 2}}}};
+        write_config(dir, cfg);
+        const auto ck = ft::safetensors::Checkpoint::open(src);
+        std::map<std::string, Raw> t;
+        auto raw = [&](const std::string& n) {
+            const auto* e = ck.find(n);
+            const auto b = e->data();
+            return Raw{std::string(ft::safetensors::dtype_name(e->info->dtype)), e->info->shape,
+                       std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(b.data()),
+                                                 reinterpret_cast<const std::uint8_t*>(b.data()) + b.size())};
+        };
+        const std::uint64_t E = text["num_experts"], F = text["moe_intermediate_size"], Hd = text["hidden_size"];
+        for (auto n : ck.names()) {
+            const std::string name(n);
+            if (name.find(".mlp.experts.") != std::string::npos) continue;
+            const std::string out = name.rfind("model.", 0) == 0 ? "model.language_model." + name.substr(6) : name;
+            t[out] = raw(name);
+        }
+        t["model.visual.blocks.0.attn.qkv.weight"] = bf16({4, 4}, std::vector<float>(16, 0.5f));  // not read
+        for (int il = 0; il < int(text["num_hidden_layers"]); ++il) {
+            const std::string p = "model.layers." + std::to_string(il) + ".mlp.experts.";
+            Raw gu{"BF16", {E, 2 * F, Hd}, {}}, dn{"BF16", {E, Hd, F}, {}};
+            for (std::uint64_t x = 0; x < E; ++x) {
+                for (const char* m : {"gate_proj", "up_proj"}) {
+                    const Raw r = raw(p + std::to_string(x) + "." + m + ".weight");
+                    gu.bytes.insert(gu.bytes.end(), r.bytes.begin(), r.bytes.end());
+                }
+                const Raw r = raw(p + std::to_string(x) + ".down_proj.weight");
+                dn.bytes.insert(dn.bytes.end(), r.bytes.begin(), r.bytes.end());
+            }
+            const std::string q = "model.language_model.layers." + std::to_string(il) + ".mlp.experts.";
+            t[q + "gate_up_proj"] = gu;
+            t[q + "down_proj"] = dn;
+        }
+        write_safetensors(dir / "model.safetensors", t);
+        const auto a = Weights::open(src), b = Weights::open(dir);
+        QCOMPARE(b->desc().arch, ArchId::qwen3_5_moe);
+        QCOMPARE(b->desc().linear.n_linear(), 3u);
+        for (int il = 0; il < int(a->desc().n_layer); ++il)
+            for (int x = 0; x < int(E); ++x)
+                for (auto m : {&ExpertView::gate, &ExpertView::up, &ExpertView::down}) {
+                    const TensorView &va = a->expert(il, x).*m, &vb = b->expert(il, x).*m;
+                    QCOMPARE(vb.rows, va.rows);
+                    QVERIFY(std::memcmp(va.data, vb.data, va.bytes()) == 0);
+                }
+        for (const char* n : {"blk.0.attn_qkv.weight", "blk.3.attn_q.weight", "blk.0.ssm_a", "output_norm.weight"})
+            QVERIFY2(std::memcmp(a->get(n).data, b->get(n).data, a->get(n).bytes()) == 0, n);
+        // ft convert reads the same layout.
+        ft::model::ConvertOptions co;
+        co.type = DType::BF16;
+        const fs::path tok = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
+        for (const char* n : {"tokenizer.json", "tokenizer_config.json"}) fs::create_symlink(tok / n, dir / n);
+        co.out = fs::path(tmp.path().toStdString()) / "mm.gguf";
+        ft::model::convert_hf_to_gguf(dir, co);
+        const auto g = Weights::open(co.out);
+        for (int x : {0, int(E) - 1}) {
+            const TensorView &va = a->expert(2, x).up, &vg = g->expert(2, x).up;
+            QCOMPARE(vg.type, DType::BF16);
+            QVERIFY(std::memcmp(va.data, vg.data, va.bytes()) == 0);
+        }
     }
 };
 

@@ -20,8 +20,8 @@ GpuAttention::GpuAttention(const model::AttentionBlock& b, DeviceWeights& dw) : 
                     fmt::format("GPU attention needs head sizes that are multiples of 16 up to 256 (this model: {} / {})",
                                 b.head_dim, b.v_head_dim),
                     "use --device cpu");
-    if (b.output_gate && (b.v_head_dim != b.head_dim || 2 * b.n_head * b.head_dim > 12288))
-        throw Error(ErrorCode::unsupported, "GPU gated attention: values of another width than the keys, or over 6144 "
+    if (b.output_gate && (b.v_head_dim != b.head_dim || 2 * b.n_head * b.head_dim > 24576))
+        throw Error(ErrorCode::unsupported, "GPU gated attention: values of another width than the keys, or over 12288 "
                                             "query floats per token", "use --device cpu");
     qd_ = std::int64_t(b.n_head) * b.head_dim;
     kd_ = std::int64_t(b.n_head_kv) * b.head_dim;
@@ -318,8 +318,9 @@ void GpuGatedDeltaNet::forward(GpuContext& c, std::int64_t T, bool decode) const
     }
     // The gated norm into the (now free) projection rows, then out_proj into the residual.
     c.launched(kc::gated_rms_norm_f32(o, z, norm_, qkv, T * NV, b_.dv, b_.norm_eps, c.stream), "gated norm");
-    c.matmul(out_, qkv, T, c.s.x.get(), true);
     c.mark("linear attention");
+    c.matmul(out_, qkv, T, c.s.x.get(), true);
+    c.mark("linear attention output");
 }
 
 }  // namespace ft::gpu

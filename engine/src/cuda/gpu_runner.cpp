@@ -375,7 +375,7 @@ void GpuRunner::allocate_scratch() {
         check(cudaMemset(s.routing.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
         host_routing_.resize(n);
     }
-    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att});
+    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att, std::int64_t(g_.max_linear_value_dim)});
     if (max_t_ > gpu::kGroupedMaxTokens) {
         // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
         // budget has room beside the KV cache — one layer's experts dequantized at once.
@@ -478,6 +478,8 @@ bool GpuRunner::prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
         } else {
             distinct = false;
         }
+        if (kv.has_state() && (b.seq < 0 || b.seq >= kv.geometry().rs_slots))
+            throw Error(ErrorCode::internal, fmt::format("GPU forward: sequence {} has no recurrent-state slot", b.seq));
         meta[t] = b.token;
         meta[max_t_ + t] = b.pos;
         meta[2 * max_t_ + t] = std::int32_t(it - seq_ids_.begin());

@@ -87,7 +87,7 @@ inline int state_slots(int max_sequences) { return max_sequences + 1; }
 
 // The CPU runner of a model's graph (built by model::build_graph; it and the weights outlive the runner).
 std::unique_ptr<Runner> make_cpu_runner(const ModelGraph& graph, const Weights& weights, cpu::WorkerPool& pool,
-                                        moe::MoeLayer& moe, int max_sequences = 4);
+                                        moe::MoeLayer& moe, int max_sequences);
 
 enum class GemmPrecision {
     bf16,  // prefill matrix products on BF16 tensor cores (weights and activations rounded to BF16, f32 sums)

@@ -64,6 +64,7 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.n_kv_layers = g.n_layer - g.n_rs_layers;
         g.rs_floats = std::int64_t(la.state_floats());
         g.lin_scratch = 2 * std::int64_t(la.conv_dim()) + 2 * std::int64_t(la.value_dim()) + 4 * std::int64_t(la.n_v_heads);
+        g.lin_value_dim = la.value_dim();
         g.linear_params_per_layer = double(g.n_embd) * double(la.conv_dim() + 2 * la.value_dim() + 2 * la.n_v_heads);
     }
     g.attn_output_gate = d.attn.output_gate;
@@ -158,7 +159,7 @@ std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_pr
     const std::uint64_t elem = exact_prefill ? 4 : 2;
     std::uint64_t b = a256((std::uint64_t(32) << 20) * elem);  // GEMM weight tile (gpu::Linear)
     const std::uint64_t max_k = std::uint64_t(std::max({g.n_embd, g.n_head * g.head_dim, g.n_head * g.v_head_dim, g.n_ff_exp,
-                                                        g.n_ff, g.mla_att}));
+                                                        g.n_ff, g.mla_att, g.lin_value_dim}));
     if (!exact_prefill && T > kGemvMaxM) b += a256(std::uint64_t(T) * max_k * 2);  // activations in BF16
     return b + 32 * kMiB;  // cuBLAS's own workspace (allocated by the library, outside our counters)
 }

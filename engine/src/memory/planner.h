@@ -35,7 +35,7 @@ struct ModelGeometry {
     // recurrent state of rs_floats f32 values per sequence and layer), the gated attention's doubled q rows, and the
     // linear attention's scratch floats per token (GpuGatedDeltaNet::scratch_width).
     int n_kv_layers = 0, n_rs_layers = 0;
-    std::int64_t rs_floats = 0, lin_scratch = 0;
+    std::int64_t rs_floats = 0, lin_scratch = 0, lin_value_dim = 0;
     bool attn_output_gate = false;
     double linear_params_per_layer = 0;
 };

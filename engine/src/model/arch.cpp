@@ -219,9 +219,7 @@ void finish_graph(ModelGraph& g, const Weights& w) {
             } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
                 g.n_rs_layers = std::max(g.n_rs_layers, d->rs_layer + 1);
                 g.rs_floats = std::max(g.rs_floats, d->state_floats());
-                g.max_conv_dim = std::max(g.max_conv_dim, d->conv_dim());
                 g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());
-                g.max_linear_heads = std::max(g.max_linear_heads, d->n_v_heads);
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {

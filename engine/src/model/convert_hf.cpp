@@ -121,6 +121,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         DType type;
         std::vector<const safetensors::Checkpoint::Entry*> src;
         std::uint64_t n_bytes;
+        bool fused3d = false;  // src[0] is Qwen3.5's 3-D expert tensor [n_expert, hf_fused_rows, in]
     };
     std::vector<Planned> plan;
     const std::string where = dir.string();
@@ -141,13 +142,24 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
                             " into " + s.name + " yet",
                         "the engine loads this folder directly; or convert it with llama.cpp's convert_hf_to_gguf.py");
         Planned p{&s, DType::F32, {}, 0};
+        if (s.is_expert() && !s.hf_fused.empty() && !find(s.hf_names.at(0)) && find(s.hf_fused)) {
+            // Qwen3.5's 3-D experts: this tensor's rows are rows hf_offset .. + dims[1] of each expert.
+            const auto* e = find(s.hf_fused);
+            const std::vector<std::uint64_t> want3{s.dims[2], s.hf_fused_rows, s.dims[0]};
+            if (e->info->shape != want3 || !safetensors::dtype_supported_for_compute(e->info->dtype))
+                throw Error(ErrorCode::invalid_file, where + ": tensor " + s.hf_fused + " is not a [" +
+                                                         std::to_string(s.dims[2]) + ", " + std::to_string(s.hf_fused_rows) +
+                                                         ", " + std::to_string(s.dims[0]) + "] F32/F16/BF16 tensor (shape)");
+            p.src.push_back(e);
+            p.fused3d = true;
+        }
         // Each source is one [out, in] matrix (or a vector): its HF shape is the GGUF dims reversed, without the
         // expert dim for stacked experts.
         std::vector<std::uint64_t> want(s.dims.rbegin(), s.dims.rend());
         if (s.hf_names.size() > 1) want.erase(want.begin());
         // DeepSeek's kv_b_proj [n_head · (nope + v), kv_lora], split into attn_k_b / attn_v_b as it is written.
         if (mla) want = {s.dims[2] * s.hf_step, s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0]};
-        for (const auto& hn : s.hf_names) {
+        for (const auto& hn : p.fused3d ? std::vector<std::string>{} : s.hf_names) {
             const auto* e = find(hn);
             if (!e)
                 throw Error(ErrorCode::not_found, where + ": missing tensor " + hn + " (for " + s.name + ")",
@@ -251,6 +263,24 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
                 ref::quantize_row(p.type, f32.data() + r * row, out.data() + r * row_out, static_cast<std::int64_t>(row));
             w.write(out);
             done += rows * row_out;
+            if (opt.progress) opt.progress(done, total);
+            w.end_tensor();
+            continue;
+        }
+        if (p.fused3d) {
+            const auto* e = p.src.at(0);
+            const std::size_t in_elem = safetensors::dtype_size(e->info->dtype);
+            const std::uint64_t rows = spec.dims[1];
+            f32.resize(rows * row);
+            out.resize(rows * row_out);
+            for (std::uint64_t x = 0; x < spec.dims[2]; ++x) {
+                const std::byte* src = e->data().data() + (x * spec.hf_fused_rows + spec.hf_offset) * row * in_elem;
+                to_f32(e->info->dtype, src, f32.data(), rows * row);
+                for (std::uint64_t r = 0; r < rows; ++r)
+                    ref::quantize_row(p.type, f32.data() + r * row, out.data() + r * row_out, static_cast<std::int64_t>(row));
+                w.write(out);
+                done += rows * row_out;
+            }
             if (opt.progress) opt.progress(done, total);
             w.end_tensor();
             continue;

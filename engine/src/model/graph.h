@@ -155,7 +155,7 @@ struct ModelGraph {
     int n_kv_layers = 0;                     // KV cache layers (attention blocks)
     int n_rs_layers = 0;                     // recurrent-state layers (Gated DeltaNet blocks)
     std::int64_t rs_floats = 0;              // f32 values of one sequence's state in one such layer (the largest)
-    int max_conv_dim = 0, max_linear_value_dim = 0, max_linear_heads = 0;  // Gated DeltaNet scratch widths
+    int max_linear_value_dim = 0;            // Gated DeltaNet: the widest out_proj input (n_v_heads · v_head_dim)
 
     // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of
     // head_dim (K) and v_head_dim (V) per position; an MLA model's is one row of kv_lora + rope_dim and no V.

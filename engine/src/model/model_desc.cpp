@@ -107,7 +107,7 @@ void validate(const ModelDesc& d) {
     if (d.linear.any()) {
         const LinearAttnDesc& l = d.linear;
         if (l.layers.size() != d.n_layer)
-            bad("full_attention_interval", "has " + std::to_string(l.layers.size()) + " layer types for " +
+            bad("layer_types", "has " + std::to_string(l.layers.size()) + " layer types for " +
                                                std::to_string(d.n_layer) + " layers");
         range("ssm.group_count", l.n_k_heads, 1, 4096);
         range("ssm.time_step_rank", l.n_v_heads, 1, 4096);

@@ -458,6 +458,12 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             const std::string kv_b = "blk." + std::to_string(s.layer) + ".attn_kv_b.weight";
             if (!gguf_->find_tensor(s.name) && s.role == TensorRole::output) {
                 v = view_of("token_embd.weight", s.dims, false, 0);  // no separate LM head: the embedding is shared
+            } else if (s.role == TensorRole::ssm_qkv && !gguf_->find_tensor(s.name) &&
+                       gguf_->find_tensor("blk." + std::to_string(s.layer) + ".ssm_in.weight")) {
+                throw Error(ErrorCode::unsupported,
+                            file + ": this file stores blk." + std::to_string(s.layer) +
+                                ".ssm_in (llama.cpp's converter before it split it into attn_qkv / attn_gate)",
+                            "re-convert the model with a current llama.cpp, or load its Hugging Face folder");
             } else if (mla && !gguf_->find_tensor(s.name) && gguf_->find_tensor(kv_b)) {
                 v = repack_mla(s, view_of(kv_b, kv_b_dims(), false, 0), kv_b);  // a file from before the split
             } else {

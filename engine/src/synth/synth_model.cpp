@@ -130,7 +130,7 @@ model::ModelDesc qwen3_5_desc(bool next) {
     d.norm_eps = 1e-6;
     d.n_ctx_train = 262144;
     d.rope.type = model::RopeType::neox;
-    d.rope.theta = next ? 1e7 : 1e7;
+    d.rope.theta = 1e7;
     auto& at = d.attn;
     at.n_head = 16, at.n_head_kv = 2, at.head_dim = 256, at.v_head_dim = 256;
     at.qk_norm = at.output_gate = true;
