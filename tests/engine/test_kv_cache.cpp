@@ -216,8 +216,9 @@ private slots:
     }
 
     // A hybrid model's cache (Qwen3.5): a recurrent-state pool per linear layer, counted in bytes(), one slot per
-    // sequence id (more sequences than slots is an error); no prefix is kept or shared (the state at a prefix's end is
-    // not stored) and a sequence cannot be cut back to a shorter, non-empty length.
+    // sequence id (more sequences than slots is an error); prefix pages are kept and shared as usual (the engine uses
+    // them only with a state checkpoint at the prefix's end) and a sequence cannot be cut back to a shorter, non-empty
+    // length.
     void recurrentStatePool() {
         auto g = geometry(4);
         g.n_rs_layer = 2;
@@ -247,9 +248,9 @@ private slots:
         const auto t = tokens(100, 40);
         kv.reserve(a, 40);
         kv.cache_and_release(a, t, 40);
-        QCOMPARE(kv.pages_cached(), std::int64_t(0));
+        QCOMPARE(kv.pages_cached(), std::int64_t(2));
         const int d = kv.create();
-        QCOMPARE(kv.share_prefix(d, t, 39), std::int64_t(0));
+        QCOMPARE(kv.share_prefix(d, t, 39), std::int64_t(32));
         kv.reserve(d, 40);
         threw = false;
         try {

@@ -1,10 +1,13 @@
 // The prefix cache (kv/prefix_cache.h) on the real engine and the tiny model: an agent's second turn over a
 // 4k-token shared prefix computes only its new tokens (TTFT ≤ 20 % of the first turn's), greedy replies are the
 // same tokens and log-probabilities with the cache on and off, a small KV pool evicts without failing or leaking,
-// four requests share one prefix at once, and live KV rebuilds while prefixes are cached and shared change
-// nothing. Built twice: the CPU engine (model label), and with FT_PREFIX_GPU the GPU runner (gpu label; skipped
+// four requests share one prefix at once, live KV rebuilds while prefixes are cached and shared change nothing,
+// and a hybrid model (recurrent state) resumes from its prompt checkpoints. Built twice: the CPU engine (model label), and with FT_PREFIX_GPU the GPU runner (gpu label; skipped
 // without a GPU).
+#include <QCoreApplication>
+
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <future>
 #include <optional>
@@ -106,9 +109,10 @@ std::vector<std::int32_t> chat_prompt(ft::Engine& e, int n, const std::string& u
     return encode(e, sys + "<|im_end|>\n<|im_start|>user\n" + user + "<|im_end|>\n<|im_start|>assistant\n");
 }
 
-ft::LoadOptions options(int n_ctx, int max_sequences, bool prefix_cache, std::int64_t kv_tokens = 0) {
+ft::LoadOptions options(int n_ctx, int max_sequences, bool prefix_cache, std::int64_t kv_tokens = 0,
+                        const std::filesystem::path& model = kModel) {
     ft::LoadOptions o;
-    o.model = kModel;
+    o.model = model;
     o.device = kGpu ? ft::Device::cuda : ft::Device::cpu;
     o.threads = kGpu ? 2 : 1;
     o.n_ctx = n_ctx;
@@ -330,6 +334,59 @@ private slots:
         const ft::EngineStats s = on.stats();
         QCOMPARE(s.kv_pages_used, s.kv_pages_cached);
         QCOMPARE(run_all(on, requests())[0].tokens, want[0].tokens);  // and it keeps serving the same replies
+    }
+
+    // A hybrid model (tests/data/qwen3-5-moe-tiny, Gated DeltaNet layers with a recurrent state, given
+    // qwen3-moe-tiny's tokenizer of the same layout): a prompt keeps its recurrent state at its last whole page as a
+    // checkpoint, and a next turn that starts with that prompt shares its pages, takes the state and computes the rest
+    // — the same replies as without the cache. A prompt that does not start with a checkpoint computes everything.
+    void hybridModelResumesFromACheckpoint() {
+        namespace fs = std::filesystem;
+        const fs::path dir = fs::temp_directory_path() / ("ft-prefix-qwen3-5-" + std::to_string(QCoreApplication::applicationPid()));
+        fs::create_directories(dir);
+        const fs::path fx = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny";
+        for (const fs::path& f : {fx / "config.json", fx / "generation_config.json", fx / "model.safetensors",
+                                  kModel / "tokenizer.json", kModel / "tokenizer_config.json"})
+            if (!fs::exists(dir / f.filename())) fs::create_symlink(f, dir / f.filename());
+        struct Cleanup {
+            fs::path p;
+            ~Cleanup() {
+                std::error_code ec;
+                fs::remove_all(p, ec);
+            }
+        } cleanup{dir};
+        ft::Engine on, off;
+        on.load_sync(options(2048, 2, true, 0, dir));
+        off.load_sync(options(2048, 2, false, 0, dir));
+        const std::int64_t page = on.stats().kv_page_size;
+        const auto turn1 = chat_prompt(on, 600, "Which function returns the largest value for x = 3?");
+        const Run a1 = run_one(on, turn1, 24);
+        QCOMPARE(a1.finish.cached_tokens, 0);
+        const std::uint64_t computed1 = on.stats().prefill_tokens_total;
+        QCOMPARE(computed1, std::uint64_t(turn1.size()));
+        const auto turn2 = concat(concat(turn1, a1.tokens), encode(on, "<|im_end|>\n<|im_start|>user\nAnd for x = 5?<|im_end|>\n"
+                                                                       "<|im_start|>assistant\n"));
+        const Run a2 = run_one(on, turn2, 24);
+        const std::int64_t at = (std::int64_t(turn1.size()) - 1) / page * page;  // turn 1's checkpoint
+        QCOMPARE(std::int64_t(a2.finish.cached_tokens), at);
+        QCOMPARE(std::int64_t(on.stats().prefill_tokens_total - computed1), std::int64_t(turn2.size()) - at);
+        // Turn 2 kept its own checkpoint: a third turn from it reuses more.
+        const auto turn3 = concat(concat(turn2, a2.tokens), encode(on, "<|im_end|>\n<|im_start|>user\nThanks.<|im_end|>\n"));
+        const Run a3 = run_one(on, turn3, 16);
+        QCOMPARE(std::int64_t(a3.finish.cached_tokens), (std::int64_t(turn2.size()) - 1) / page * page);
+        // An unrelated prompt starts afresh.
+        const auto other = chat_prompt(on, 100, "Hello.");
+        const Run a4 = run_one(on, other, 16);
+        QCOMPARE(a4.finish.cached_tokens, 0);
+        check_same(a1, run_one(off, turn1, 24), "hybrid turn 1");
+        check_same(a2, run_one(off, turn2, 24), "hybrid turn 2");
+        check_same(a3, run_one(off, turn3, 16), "hybrid turn 3");
+        check_same(a4, run_one(off, other, 16), "hybrid unrelated prompt");
+        // Two requests at once from the same checkpoint: each its own copy of the state.
+        const auto b = run_all(on, {greedy(turn2, 20), greedy(turn2, 20)});
+        QCOMPARE(b[0].tokens, b[1].tokens);
+        QVERIFY(b[0].finish.cached_tokens > 0 && b[1].finish.cached_tokens > 0);
+        QCOMPARE(b[0].tokens, std::vector<std::int32_t>(a2.tokens.begin(), a2.tokens.begin() + 20));
     }
 
     // Turned off, nothing is cached or reused.

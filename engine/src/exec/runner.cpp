@@ -13,6 +13,7 @@ kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_
     k.elem_bytes = elem_bytes;
     k.n_rs_layer = g.n_rs_layers;
     k.rs_floats = g.rs_floats;
+    k.rs_conv_floats = g.rs_conv_floats;
     k.rs_slots = g.n_rs_layers ? state_slots : 0;
     return k;
 }

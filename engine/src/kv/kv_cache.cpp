@@ -124,7 +124,7 @@ void KvCache::truncate(int seq, std::int64_t n_tokens) {
 std::int64_t KvCache::share_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t max_positions) {
     Seq& s = seqs_.at(std::size_t(seq));
     if (!s.pages.empty()) throw Error(ErrorCode::internal, "KV cache: a prefix is shared into a sequence that has pages");
-    if (max_positions < g_.page_size || g_.n_rs_layer > 0) return 0;
+    if (max_positions < g_.page_size) return 0;
     const std::vector<std::int32_t> pages = prefix_.match(tokens, std::size_t(max_positions / g_.page_size));
     for (std::int32_t p : pages) {
         refs_[std::size_t(p)] += 1;
@@ -134,7 +134,6 @@ std::int64_t KvCache::share_prefix(int seq, std::span<const std::int32_t> tokens
 }
 
 void KvCache::insert_prefix(int seq, std::span<const std::int32_t> tokens, std::int64_t n_valid, bool releasing) {
-    if (g_.n_rs_layer > 0) return;  // pages without the recurrent state at their end would be of no use
     const Seq& s = seqs_.at(std::size_t(seq));
     const std::int64_t full = std::min<std::int64_t>(n_valid, std::int64_t(tokens.size())) / g_.page_size;
     const std::size_t n = std::min(std::size_t(std::max<std::int64_t>(0, full)), s.pages.size());

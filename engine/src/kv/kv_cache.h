@@ -30,8 +30,10 @@ struct KvGeometry {
     int elem_bytes = 4;  // bytes per K/V element: 4 (f32) or 2 (f16)
     // The recurrent-state pool beside the pages (Gated DeltaNet layers): per layer, rs_slots sequence slots of
     // rs_floats f32 values each (a sequence id indexes its slot). 0 layers: none.
+    // Within a layer's pool, the slots' conv windows (rs_conv_floats each) come first, then their delta-rule states
+    // (rs_floats - rs_conv_floats each): the layout the runners' kernels index.
     int n_rs_layer = 0;
-    std::int64_t rs_floats = 0;
+    std::int64_t rs_floats = 0, rs_conv_floats = 0;
     int rs_slots = 0;
     std::size_t rs_layer_bytes() const { return std::size_t(rs_slots) * std::size_t(rs_floats) * 4; }
     // One layer's K or V storage.
@@ -65,10 +67,10 @@ public:
     float* k(int layer) { return f32(k_data(layer)); }
     float* v(int layer) { return f32(v_data(layer)); }
 
-    // The recurrent-state pool of layer `layer`: rs_slots · rs_floats f32 values, slot = sequence id. The runner lays
-    // the slots out inside it and starts a sequence's state afresh at its position 0: a state cannot be
-    // rolled back or shared, so a cache with recurrent layers keeps no prefixes (share_prefix gives 0) and cannot
-    // truncate a sequence to a shorter, non-empty length.
+    // The recurrent-state pool of layer `layer`: rs_slots · rs_floats f32 values, slot = sequence id (layout in
+    // KvGeometry). The runner starts a sequence's state afresh at its position 0. A state cannot be rolled back, so
+    // a sequence cannot be truncated to a shorter, non-empty length; shared prefix pages are of use only with the
+    // state at the prefix's end, which the engine keeps as checkpoints (sched/kv_resize.h save_state).
     float* state(int layer) { return static_cast<float*>(rs_[std::size_t(layer)].get()); }
     bool has_state() const { return g_.n_rs_layer > 0; }
 

@@ -218,7 +218,11 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.max_v_head_dim = 0;
             } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
                 g.n_rs_layers = std::max(g.n_rs_layers, d->rs_layer + 1);
-                g.rs_floats = std::max(g.rs_floats, d->state_floats());
+                if (g.n_rs_layers > 1 && (d->state_floats() != g.rs_floats ||
+                                          std::int64_t(d->conv_dim()) * (d->conv_kernel - 1) != g.rs_conv_floats))
+                    throw Error(ErrorCode::unsupported, w.path().string() + ": linear-attention layers of different sizes");
+                g.rs_floats = d->state_floats();
+                g.rs_conv_floats = std::int64_t(d->conv_dim()) * (d->conv_kernel - 1);
                 g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);

@@ -155,6 +155,7 @@ struct ModelGraph {
     int n_kv_layers = 0;                     // KV cache layers (attention blocks)
     int n_rs_layers = 0;                     // recurrent-state layers (Gated DeltaNet blocks)
     std::int64_t rs_floats = 0;              // f32 values of one sequence's state in one such layer (the largest)
+    std::int64_t rs_conv_floats = 0;         // of which the conv window (the rest is the delta-rule state)
     int max_linear_value_dim = 0;            // Gated DeltaNet: the widest out_proj input (n_v_heads · v_head_dim)
 
     // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of

@@ -41,6 +41,7 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 using sched::LoadedModel;
+using sched::StateCheckpoint;
 
 struct Sequence {
     std::uint64_t id = 0;
@@ -50,6 +51,7 @@ struct Sequence {
     std::size_t n_prompt = 0;
     std::size_t n_done = 0;             // positions already in the KV cache
     std::size_t n_cached = 0;           // prompt positions taken from the prefix cache (not computed)
+    std::size_t checkpoint_at = 0;      // hybrid models: the prompt position whose recurrent state is kept (0: none)
     std::int64_t kv_need = 0;           // KV positions it may grow to (prompt + max tokens, at most the context)
     bool prepared = false;              // validated and tokenized (it may wait in the queue for KV room)
     bool cancelled = false;
@@ -90,6 +92,7 @@ struct Engine::Impl {
     sched::StatsTracker tracker;  // rates and recent windows from the backend's counters
     std::uint64_t decode_tokens = 0;
     std::uint64_t prefill_tokens = 0, prefix_hit_tokens = 0;  // prompt positions computed / reused
+    std::uint64_t checkpoint_clock = 0;                         // recency of the hybrid models' prefix checkpoints
 
     void post(std::function<void()> fn) {
         {
@@ -196,6 +199,7 @@ struct Engine::Impl {
                 // Cached prefixes nobody uses are dropped, not copied; running sequences keep theirs (each its own
                 // copy after the resize).
                 model->kv->clear_prefixes();
+                model->checkpoints.clear();  // their pages are gone
                 sched::resize_kv(*model->runner, model->kv, sched::kv_pages(c.plan));
             }
             model->runner->invalidate_graphs();
@@ -336,12 +340,53 @@ struct Engine::Impl {
         s.prefill_start = Clock::now();
         // Cached pages of the prompt's start (the last prompt token is always computed: its logits are needed).
         // They count in kv_need like computed ones, so the accounting above stays an upper bound.
-        if (model->options.prefix_cache) {
+        if (model->options.prefix_cache && model->kv->has_state()) {
+            admit_from_checkpoint(s);
+        } else if (model->options.prefix_cache) {
             s.n_cached = std::size_t(model->kv->share_prefix(s.kv_seq, s.tokens, std::int64_t(s.n_prompt) - 1));
             s.n_done = s.n_cached;
             prefix_hit_tokens += s.n_cached;
         }
         return Admit::yes;
+    }
+
+    // A hybrid model's prompt goes on from the longest kept checkpoint it starts with (its pages shared, its
+    // recurrent state copied in), and keeps one of its own at its last whole page (the prefill stops there once).
+    void admit_from_checkpoint(Sequence& s) {
+        auto& cps = model->checkpoints;
+        const std::size_t page = std::size_t(model->kv->geometry().page_size);
+        StateCheckpoint* best = nullptr;
+        for (auto& c : cps)
+            if (c.tokens.size() < s.n_prompt && (!best || c.tokens.size() > best->tokens.size()) &&
+                std::equal(c.tokens.begin(), c.tokens.end(), s.tokens.begin()))
+                best = &c;
+        if (best) {
+            const std::int64_t want = std::int64_t(best->tokens.size());
+            if (model->kv->share_prefix(s.kv_seq, s.tokens, want) == want) {
+                sched::restore_state(*model->runner, *model->kv, s.kv_seq, best->state);
+                best->last_used = ++checkpoint_clock;
+                s.n_cached = s.n_done = std::size_t(want);
+                prefix_hit_tokens += s.n_cached;
+            } else {
+                model->kv->truncate(s.kv_seq, 0);  // its pages were evicted: start afresh
+            }
+        }
+        const std::size_t at = (s.n_prompt - 1) / page * page;
+        s.checkpoint_at = at > s.n_done ? at : 0;
+    }
+
+    // Keeps seq's state at its checkpoint position (its pages cached), dropping the least recently used beyond
+    // kMaxCheckpoints.
+    void keep_checkpoint(Sequence& s) {
+        auto& cps = model->checkpoints;
+        const std::vector<std::int32_t> prefix(s.tokens.begin(), s.tokens.begin() + std::ptrdiff_t(s.checkpoint_at));
+        s.checkpoint_at = 0;
+        for (const auto& c : cps)
+            if (c.tokens == prefix) return;
+        model->kv->cache_prefix(s.kv_seq, s.tokens, std::int64_t(prefix.size()));
+        if (cps.size() >= sched::kMaxCheckpoints)
+            cps.erase(std::min_element(cps.begin(), cps.end(), [](const auto& a, const auto& b) { return a.last_used < b.last_used; }));
+        cps.push_back({prefix, sched::save_state(*model->runner, *model->kv, s.kv_seq), ++checkpoint_clock});
     }
 
     // One scheduler step: admit, build a batch (decode tokens first, then one prefill chunk), forward, sample.
@@ -391,7 +436,8 @@ struct Engine::Impl {
             if (const int slice = model->runner->prefill_slice(std::int64_t(s.n_prompt - s.n_done));
                 slice > 0 && std::int64_t(batch.size()) < slice)
                 budget = std::min<std::int64_t>(budget, slice - std::int64_t(batch.size()));
-            const std::size_t n = std::min<std::size_t>(std::size_t(budget), s.n_prompt - s.n_done);
+            std::size_t n = std::min<std::size_t>(std::size_t(budget), s.n_prompt - s.n_done);
+            if (s.checkpoint_at > s.n_done) n = std::min(n, s.checkpoint_at - s.n_done);  // stop where the state is kept
             for (std::size_t i = 0; i < n; ++i) {
                 const bool last = s.n_done + i + 1 == s.n_prompt;
                 batch.push_back({s.tokens[s.n_done + i], std::int32_t(s.n_done + i), s.kv_seq, last});
@@ -417,6 +463,7 @@ struct Engine::Impl {
                 const bool prompt_done = s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt;
                 if (prompt_done) s.prefill_ms = ms_since(s.prefill_start);
                 s.n_done += n;
+                if (s.checkpoint_at && s.n_done == s.checkpoint_at) keep_checkpoint(s);
                 // The prompt's pages are shared at once with requests admitted while this one still runs.
                 if (prompt_done && model->options.prefix_cache)
                     model->kv->cache_prefix(s.kv_seq, s.tokens, std::int64_t(s.n_done));

@@ -124,4 +124,40 @@ void resize_kv(exec::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int6
     restore(runner, saved, *kv);
 }
 
+namespace {
+
+// Calls f(offset in floats within the layer's pool, floats, offset in the saved bytes) for the two parts of seq's
+// state in each layer.
+template <class F>
+void for_state(const kv::KvGeometry& g, int seq, F&& f) {
+    const std::int64_t conv = g.rs_conv_floats, delta = g.rs_floats - g.rs_conv_floats;
+    std::size_t at = 0;
+    for (int l = 0; l < g.n_rs_layer; ++l) {
+        f(l, std::int64_t(seq) * conv, conv, at);
+        at += std::size_t(conv) * 4;
+        f(l, std::int64_t(g.rs_slots) * conv + std::int64_t(seq) * delta, delta, at);
+        at += std::size_t(delta) * 4;
+    }
+}
+
+}  // namespace
+
+std::vector<std::byte> save_state(exec::Runner& runner, kv::KvCache& kv, int seq) {
+    const kv::KvGeometry& g = kv.geometry();
+    std::vector<std::byte> out(std::size_t(g.n_rs_layer) * std::size_t(g.rs_floats) * 4);
+    for_state(g, seq, [&](int l, std::int64_t off, std::int64_t n, std::size_t at) {
+        runner.kv_copy(out.data() + at, kv.state(l) + off, std::size_t(n) * 4);
+    });
+    return out;
+}
+
+void restore_state(exec::Runner& runner, kv::KvCache& kv, int seq, const std::vector<std::byte>& state) {
+    const kv::KvGeometry& g = kv.geometry();
+    if (state.size() != std::size_t(g.n_rs_layer) * std::size_t(g.rs_floats) * 4)
+        throw Error(ErrorCode::internal, "a recurrent-state checkpoint of another size than the cache's");
+    for_state(g, seq, [&](int l, std::int64_t off, std::int64_t n, std::size_t at) {
+        runner.kv_copy(kv.state(l) + off, state.data() + at, std::size_t(n) * 4);
+    });
+}
+
 }  // namespace ft::sched

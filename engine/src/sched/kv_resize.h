@@ -4,7 +4,9 @@
 // contents (kv holds it again) and the error rethrown.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "kv/kv_cache.h"
 #include "exec/runner.h"
@@ -12,5 +14,10 @@
 namespace ft::sched {
 
 void resize_kv(exec::Runner& runner, std::unique_ptr<kv::KvCache>& kv, std::int64_t n_pages);
+
+// The recurrent state of sequence `seq` in every linear-attention layer (kv.has_state()), copied out to host memory
+// and back (a prefix checkpoint: restored into another sequence that shares the prefix's pages).
+std::vector<std::byte> save_state(exec::Runner& runner, kv::KvCache& kv, int seq);
+void restore_state(exec::Runner& runner, kv::KvCache& kv, int seq, const std::vector<std::byte>& state);
 
 }  // namespace ft::sched

@@ -22,6 +22,14 @@
 
 namespace ft::sched {
 
+// A hybrid model's prefix checkpoint: the recurrent state after exactly `tokens` (a whole number of KV pages), kept
+// so that a later prompt starting with them can share their pages and go on from there.
+struct StateCheckpoint {
+    std::vector<std::int32_t> tokens;
+    std::vector<std::byte> state;  // sched/kv_resize.h save_state
+    std::uint64_t last_used = 0;
+};
+
 struct LoadedModel {
     std::unique_ptr<model::Weights> weights;
     model::ModelGraph graph;  // the forward pass of the weights' architecture (runners point into it)
@@ -36,7 +44,11 @@ struct LoadedModel {
     bool gpu = false;
     ModelInfo info;
     std::vector<std::int32_t> eog;
+    std::vector<StateCheckpoint> checkpoints;  // hybrid models with the prefix cache on (at most kMaxCheckpoints)
 };
+
+// Prefix checkpoints a hybrid model keeps (host RAM: Qwen3.6-35B-A3B's state is 63 MiB per sequence).
+constexpr std::size_t kMaxCheckpoints = 8;
 
 struct LoadHooks {
     std::function<void(const LoadProgress&)> progress;
