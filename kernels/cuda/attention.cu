@@ -6,6 +6,8 @@
 
 #include <cuda_fp16.h>
 
+#include "cuda/mma.cuh"
+
 namespace ft::kernels::cuda {
 
 namespace {
@@ -65,52 +67,12 @@ __device__ __forceinline__ float warp_max(float v) {
     return v;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// PTX helpers (sm_80+): ldmatrix, mma.sync m16n8k16 f16 → f32, cp.async. Fragment layouts as in the PTX ISA
-// ("Matrix Fragments for mma.m16n8k16"), with g = lane / 4, q = lane % 4:
-//   A (16×16): {a0 a1} row g, cols 2q, 2q+1; {a2 a3} row g+8; {a4 a5} row g, cols 2q+8, 2q+9; {a6 a7} row g+8.
-//   B (16×8):  {b0 b1} rows 2q, 2q+1, col g; {b2 b3} rows 2q+8, 2q+9.
-//   C (16×8):  c0 c1 row g, cols 2q, 2q+1; c2 c3 row g+8.
-// ---------------------------------------------------------------------------------------------------------------
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
-}
-
-__device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
-}
-
-__device__ __forceinline__ void mma_f16(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
 __device__ __forceinline__ unsigned pack_f16x2(float lo, float hi) {
     const __half2 h = __floats2half2_rn(lo, hi);  // .x (lo) in the low 16 bits
     unsigned u;
     memcpy(&u, &h, 4);
     return u;
 }
-
-__device__ __forceinline__ void cp_async16(void* dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 __device__ __forceinline__ void store_f16x4(__half* dst, float4 v) {
     uint2 u;

@@ -16,6 +16,7 @@
 
 #include "ft_test.h"
 #include "kernel_check.h"
+#include "quant_weights.h"
 #include "ref/quant.h"
 #include "ref/swiglu.h"
 
@@ -37,124 +38,10 @@ namespace {
 using ft::test::bytes_of;
 using ft::test::Dev;
 
-// Small fast generator (tests need many millions of codes).
-struct Rng {
-    std::uint64_t s;
-    explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-    std::uint32_t next() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        return std::uint32_t(s >> 11);
-    }
-    int range(int lo, int hi) { return lo + int(next() % std::uint32_t(hi - lo + 1)); }  // inclusive
-    float uni(float lo, float hi) { return lo + (hi - lo) * float(next() & 0xFFFFFF) / 16777216.f; }
-};
-
 const char* tname(DType t) { return ft::kernels::dtype_info(t).name.data(); }
-
-// One row of random valid blocks, magnitude about amp.
-void random_row(DType t, std::int64_t k, Rng& g, float amp, std::uint8_t* out) {
-    using namespace ft::kernels::ref;
-    const std::int64_t nb = k / std::int64_t(ft::kernels::dtype_info(t).block_elems);
-    switch (t) {
-        case DType::F32: case DType::F16: case DType::BF16: {
-            std::vector<float> v(static_cast<std::size_t>(k));
-            for (auto& x : v) {
-                do x = g.uni(-amp, amp);
-                while (x == 0.f);
-            }
-            quantize_row(t, v.data(), out, k);
-            break;
-        }
-        case DType::Q8_0: {
-            auto* b = reinterpret_cast<BlockQ8_0*>(out);
-            for (std::int64_t i = 0; i < nb; ++i) {
-                BlockQ8_0 blk;
-                blk.d = f32_to_f16(amp / 127.f * g.uni(0.5f, 1.f));
-                for (auto& q : blk.qs) q = std::int8_t(g.range(-127, 127));
-                std::memcpy(b + i, &blk, sizeof blk);  // 2-byte aligned in the row
-            }
-            break;
-        }
-        case DType::Q4_K: case DType::Q5_K: {
-            const bool q5 = t == DType::Q5_K;
-            const int qmax = q5 ? 31 : 15;
-            for (std::int64_t i = 0; i < nb; ++i) {
-                std::uint8_t q[256];
-                for (auto& c : q) c = std::uint8_t(g.range(0, qmax));
-                std::uint8_t scales[12] = {};
-                for (int j = 0; j < 8; ++j)
-                    k_scale_min_set(scales, j, std::uint8_t(g.range(1, 63)), std::uint8_t(g.range(0, 63)));
-                const std::uint16_t d = f32_to_f16(amp / float(qmax * 63) * g.uni(0.5f, 1.f));
-                const std::uint16_t dmin = f32_to_f16(amp / 63.f * g.uni(0.25f, 0.5f));
-                if (q5) {
-                    BlockQ5_K blk{};
-                    q5_k_pack(q, &blk);
-                    blk.d = d, blk.dmin = dmin;
-                    std::memcpy(blk.scales, scales, 12);
-                    std::memcpy(out + i * sizeof blk, &blk, sizeof blk);
-                } else {
-                    BlockQ4_K blk{};
-                    q4_k_pack(q, &blk);
-                    blk.d = d, blk.dmin = dmin;
-                    std::memcpy(blk.scales, scales, 12);
-                    std::memcpy(out + i * sizeof blk, &blk, sizeof blk);
-                }
-            }
-            break;
-        }
-        case DType::MXFP4: {
-            // E8M0 exponent so that the largest code (12, doubled E2M1) lands near amp: 2^(e-128) · 12 ≈ amp.
-            const int e0 = int(std::lround(std::log2(amp / 12.f))) + 128;
-            for (std::int64_t i = 0; i < nb; ++i) {
-                BlockMxfp4 blk;
-                blk.e = std::uint8_t(e0 + g.range(-2, 0));
-                for (auto& q : blk.qs) q = std::uint8_t(g.next());
-                std::memcpy(out + i * sizeof blk, &blk, sizeof blk);  // byte-aligned in the row
-            }
-            break;
-        }
-        case DType::Q6_K: {
-            for (std::int64_t i = 0; i < nb; ++i) {
-                std::uint8_t q[256];
-                for (auto& c : q) c = std::uint8_t(g.range(0, 63));
-                BlockQ6_K blk{};
-                q6_k_pack(q, &blk);
-                for (auto& s : blk.scales) {
-                    do s = std::int8_t(g.range(-127, 127));
-                    while (s == 0);
-                }
-                blk.d = f32_to_f16(amp / (32.f * 127.f) * g.uni(0.5f, 1.f));
-                std::memcpy(out + i * sizeof blk, &blk, sizeof blk);
-            }
-            break;
-        }
-        default: break;
-    }
-}
-
-struct Weights {
-    std::vector<std::uint8_t> bytes;
-    std::vector<float> deq;  // [rows, k]
-    std::size_t row_bytes = 0;
-};
-
-// rows × k random blocks; row_bytes = the packed size + pad (pad bytes random).
-Weights make(DType t, std::int64_t rows, std::int64_t k, std::uint32_t seed, std::size_t pad = 0, float amp = 0.25f) {
-    Weights w;
-    w.row_bytes = std::size_t(*ft::kernels::dtype_bytes(t, std::uint64_t(k))) + pad;
-    w.bytes.resize(w.row_bytes * std::size_t(rows));
-    w.deq.resize(std::size_t(rows * k));
-    Rng g(seed);
-    for (auto& b : w.bytes) b = std::uint8_t(g.next());
-    for (std::int64_t r = 0; r < rows; ++r) {
-        std::uint8_t* row = w.bytes.data() + std::size_t(r) * w.row_bytes;
-        random_row(t, k, g, amp, row);
-        kr::dequantize_row(t, row, w.deq.data() + r * k, k);
-    }
-    return w;
-}
+using ft::test::make;
+using ft::test::Rng;
+using ft::test::Weights;
 
 // y[j, r] = W[r] · x[j] in double, plus sum |W x| (the scale of f32 rounding error).
 void ref_gemv(const float* w, std::int64_t rows, std::int64_t k, const float* x, std::int64_t ldx, int m,

@@ -37,7 +37,6 @@ struct MemoryPlan {
     int kv_bytes_per_element = 2;       // 2: f16 (the GPU default), 4: f32
     int prefill_chunk = 0;              // tokens per prefill forward pass (may be below the requested chunk)
     bool prefill_overlap = false;       // expert_slots ≥ 2 × experts per layer: layer l+1 streams while l computes
-    bool prefill_dense_experts = false; // resident: a layer's experts dequantized at once for prefill (in scratch)
     int n_ctx = 0, max_sequences = 0;
     // Slider limits for a live rebuild within this budget (the rest of the plan unchanged):
     int min_expert_slots = 0, max_expert_slots = 0;

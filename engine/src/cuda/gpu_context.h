@@ -25,9 +25,8 @@ struct StepScratch {
     std::shared_ptr<float> route_w;        // [T, k]
     std::shared_ptr<std::int32_t> route_ids, order, where, offsets;
     std::shared_ptr<float> xs, ys;         // [T·k, n_embd]: MoE rows gathered / expert outputs
-    std::shared_ptr<float> g, u;           // [T·k, n_ff] (or [T, dense FFN width])
+    std::shared_ptr<float> g, u;           // [T·k, n_ff] (or [T, dense FFN width]); prefill: g holds h in BF16
     std::shared_ptr<void> attn_ws;         // decode attention workspace
-    std::shared_ptr<void> dense_experts;   // prefill: one layer's experts dequantized (resident BF16), or null
     std::shared_ptr<void> dense_rows;      // prefill: gathered rows in the GEMM type
     std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
     std::shared_ptr<std::int32_t> heads;   // MLA: [max_t · n_head] head index of each (token, head) pair, p % n_head

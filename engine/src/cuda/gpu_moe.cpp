@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "cuda/dequant.cuh"
+#include "cuda/moe_gemm.cuh"
 #include "cuda/ops.cuh"
 #include "ft/error.h"
 
@@ -141,6 +142,55 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     const std::int64_t P = T * K;
     const int NE = route_.n_expert;
     c.launched(kc::moe_group(s.route_ids.get(), P, NE, s.offsets.get(), s.order.get(), s.where.get(), c.stream), "moe group");
+    if (grouped_gemm_ok(c, ex)) prefill_grouped(c, ex, T, P);
+    else prefill_per_expert(c, ex, T, P);
+    if (offload) offload->done_with(b_.layer);
+}
+
+bool GpuMoe::grouped_gemm_ok(const GpuContext& c, const ExpertSet& ex) const {
+    return c.linear->dense_type() == kernels::DType::BF16 && c.n_embd % 8 == 0 && kc::moe_gemm_supported(ex.gate.type, ex.gate.k) &&
+           kc::moe_gemm_supported(ex.down.type, ex.down.k) && ex.up.type == ex.gate.type;
+}
+
+// Prefill MoE on tensor cores (cuda/moe_gemm.cuh): the rows in expert order converted to BF16, gate and up of every
+// expert with SwiGLU in one launch (h in BF16, in the g scratch), down in another, then the weighted sum. The
+// experts' row ranges stay on the device: no host sync, the weights are read in their own format.
+void GpuMoe::prefill_grouped(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const {
+    const std::int64_t E = c.n_embd, K = route_.k;
+    StepScratch& s = c.s;
+    c.launched(kc::moe_gather_bf16(s.xn.get(), E, s.order.get(), int(K), P, s.dense_rows.get(), c.stream), "gather rows");
+    kc::MoeGemmParams gu;
+    gu.w = ex.gate;
+    gu.up = ex.up;
+    gu.offsets = s.offsets.get();
+    gu.n_expert = route_.n_expert;
+    gu.n_rows = P;
+    gu.x = s.dense_rows.get();
+    gu.y = s.g.get();  // BF16 [P, n_ff]
+    gu.bias = biases_.gate;
+    gu.up_bias = biases_.up;
+    gu.swiglu_limit = limit_of(b_.act, b_.limit);
+    c.launched(kc::moe_gemm_gate_up(gu, c.stream), "expert gate/up (grouped)");
+    kc::MoeGemmParams dn;
+    dn.w = ex.down;
+    dn.offsets = s.offsets.get();
+    dn.n_expert = route_.n_expert;
+    dn.n_rows = P;
+    dn.x = s.g.get();
+    dn.y = s.ys.get();
+    dn.bias = biases_.down;
+    c.launched(kc::moe_gemm_down(dn, c.stream), "expert down (grouped)");
+    c.launched(kc::moe_combine(s.ys.get(), s.where.get(), s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
+               "moe combine");
+}
+
+// Prefill MoE the exact way (f32 GEMMs, or shapes the grouped kernels do not take): the experts' row ranges read
+// back to the host, then each active expert dequantized into the GEMM scratch and one cuBLAS call per matrix.
+void GpuMoe::prefill_per_expert(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const {
+    const std::int64_t E = c.n_embd, K = route_.k, F = ex.gate.rows;
+    const int NE = route_.n_expert;
+    StepScratch& s = c.s;
+    Linear& lin = *c.linear;
     host_offsets_.resize(std::size_t(NE + 1));
     check(cudaMemcpyAsync(host_offsets_.data(), s.offsets.get(), std::size_t(NE + 1) * sizeof(std::int32_t),
                           cudaMemcpyDeviceToHost, c.stream),
@@ -149,35 +199,8 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     c.sync("moe group");
     if (host_offsets_[std::size_t(NE)] != P)
         throw Error(ErrorCode::internal, fmt::format("MoE grouping counted {} of {} pairs", host_offsets_[std::size_t(NE)], P));
-    prefill_dense(c, ex, T, P);
-    if (offload) offload->done_with(b_.layer);
-}
-
-// Prefill MoE. With every expert of the layer dequantized to BF16 once (3 launches) and the gathered rows converted
-// once: two grouped cuBLAS calls (gate and up of every active expert, then down). Otherwise (experts streamed or
-// cached in their own format, or f32): each expert dequantized into the GEMM scratch and one cuBLAS call per matrix.
-void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const {
-    const std::int64_t E = c.n_embd, K = route_.k, F = ex.gate.rows;
-    const int NE = route_.n_expert;
-    StepScratch& s = c.s;
-    Linear& lin = *c.linear;
     const kernels::DType dt = lin.dense_type();
     const std::size_t el = dt == kernels::DType::BF16 ? 2 : 4;
-    // Whole-layer dequantization when the scratch exists and the experts are packed back to back.
-    const bool whole = s.dense_experts && ex.gate.slot_stride == std::size_t(F) * ex.gate.row_bytes &&
-                       ex.up.slot_stride == std::size_t(F) * ex.up.row_bytes &&
-                       ex.down.slot_stride == std::size_t(E) * ex.down.row_bytes;
-    auto* wg = static_cast<std::uint8_t*>(s.dense_experts.get());
-    auto* wu = wg + std::size_t(NE) * std::size_t(F * E) * el;
-    auto* wd = wu + std::size_t(NE) * std::size_t(F * E) * el;
-    if (whole) {
-        c.launched(kc::dequantize_rows(ex.gate.type, ex.gate.base, ex.gate.row_bytes, NE * F, E, dt, wg, c.stream),
-                   "dequantize experts");
-        c.launched(kc::dequantize_rows(ex.up.type, ex.up.base, ex.up.row_bytes, NE * F, E, dt, wu, c.stream),
-                   "dequantize experts");
-        c.launched(kc::dequantize_rows(ex.down.type, ex.down.base, ex.down.row_bytes, NE * E, F, dt, wd, c.stream),
-                   "dequantize experts");
-    }
     auto expert = [](const kc::ExpertMatrix& m, int e) {
         return DeviceMatrix{m.type, static_cast<const std::uint8_t*>(m.base) + std::size_t(e) * m.slot_stride, m.row_bytes,
                             m.rows, m.k};
@@ -189,27 +212,13 @@ void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, s
     }
     float* g = s.g.get();
     float* u = s.u.get();
-    // Whole layer dequantized: the experts' products go to cuBLAS as grouped GEMMs (gate and up of every expert in
-    // one call, down in another) instead of one call per expert and matrix.
-    void** ptrs = whole ? reinterpret_cast<void**>(wg + dense_experts_bytes(NE, F, E, el)) : nullptr;
-    std::vector<Linear::DenseProduct> products;
     for (int e = 0; e < NE; ++e) {
         const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
         if (n == 0) continue;
         const auto* x0 = static_cast<const std::uint8_t*>(xb) + std::size_t(r0 * E) * el;
-        if (whole) {
-            products.push_back({wg + std::size_t(e) * std::size_t(F * E) * el, F, E, x0, E, n, g + r0 * F, F});
-            products.push_back({wu + std::size_t(e) * std::size_t(F * E) * el, F, E, x0, E, n, u + r0 * F, F});
-        } else {
-            lin.gemm_dense(dt, lin.dense_weights(expert(ex.gate, e)), F, E, x0, E, n, g + r0 * F, F, false);
-            lin.gemm_dense(dt, lin.dense_weights(expert(ex.up, e)), F, E, x0, E, n, u + r0 * F, F, false);
-        }
-    }
-    if (whole) lin.gemm_grouped(dt, products, ptrs);
-    if (biases_) {
-        for (int e = 0; e < NE; ++e) {
-            const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
-            if (n == 0) continue;
+        lin.gemm_dense(dt, lin.dense_weights(expert(ex.gate, e)), F, E, x0, E, n, g + r0 * F, F, false);
+        lin.gemm_dense(dt, lin.dense_weights(expert(ex.up, e)), F, E, x0, E, n, u + r0 * F, F, false);
+        if (biases_) {
             c.launched(kc::add_bias_f32(g + r0 * F, F, biases_.gate + std::size_t(e) * std::size_t(F), n, F, c.stream),
                        "expert gate bias");
             c.launched(kc::add_bias_f32(u + r0 * F, F, biases_.up + std::size_t(e) * std::size_t(F), n, F, c.stream),
@@ -222,22 +231,14 @@ void GpuMoe::prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, s
         c.launched(kc::convert_f32(g, P * F, dt, s.dense_rows.get(), c.stream), "convert rows");
         hb = s.dense_rows.get();
     }
-    products.clear();
     for (int e = 0; e < NE; ++e) {
         const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
         if (n == 0) continue;
         const auto* h0 = static_cast<const std::uint8_t*>(hb) + std::size_t(r0 * F) * el;
-        if (whole) products.push_back({wd + std::size_t(e) * std::size_t(E * F) * el, E, F, h0, F, n, s.ys.get() + r0 * E, E});
-        else lin.gemm_dense(dt, lin.dense_weights(expert(ex.down, e)), E, F, h0, F, n, s.ys.get() + r0 * E, E, false);
-    }
-    if (whole) lin.gemm_grouped(dt, products, ptrs);
-    if (biases_) {
-        for (int e = 0; e < NE; ++e) {
-            const std::int64_t r0 = host_offsets_[std::size_t(e)], n = host_offsets_[std::size_t(e) + 1] - r0;
-            if (n == 0) continue;
+        lin.gemm_dense(dt, lin.dense_weights(expert(ex.down, e)), E, F, h0, F, n, s.ys.get() + r0 * E, E, false);
+        if (biases_)
             c.launched(kc::add_bias_f32(s.ys.get() + r0 * E, E, biases_.down + std::size_t(e) * std::size_t(E), n, E, c.stream),
                        "expert down bias");
-        }
     }
     c.launched(kc::moe_combine(s.ys.get(), s.where.get(), s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
                "moe combine");

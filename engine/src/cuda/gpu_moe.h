@@ -1,7 +1,7 @@
 // The FFN blocks on the GPU: the dense gated FFN (model::FfnBlock) and the MoE entry point (model::MoeBlock):
 // router (+ bias) → top-k (selection bias, groups, scaling) → routed experts → weighted sum into the residual, plus
 // shared experts. Where the routed experts run is decided here: resident in VRAM (grouped expert kernels for decode,
-// one GEMM per expert for prefill), or through ExpertOffload (expert cache, q* split, streamed prefill).
+// grouped tensor-core GEMMs over every expert for prefill), or through ExpertOffload (expert cache, q* split, streamed prefill).
 // Engine-internal; CUDA builds only.
 #pragma once
 
@@ -36,12 +36,6 @@ private:
     float limit_ = 0.f;
 };
 
-// Bytes of one layer's experts dequantized at once (gate, up and down of every expert) in the dense-expert
-// scratch, rounded up to 256: the grouped GEMMs' pointer arrays follow them there.
-inline std::size_t dense_experts_bytes(std::int64_t n_expert, std::int64_t F, std::int64_t E, std::size_t el) {
-    return (std::size_t(n_expert) * std::size_t(F) * std::size_t(E) * 3 * el + 255) / 256 * 256;
-}
-
 class GpuMoe {
 public:
     // resident: upload the layer's routed experts (else they stay with ExpertOffload).
@@ -52,7 +46,9 @@ public:
     const model::MoeBlock& block() const { return b_; }
 
 private:
-    void prefill_dense(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
+    bool grouped_gemm_ok(const GpuContext& c, const ExpertSet& ex) const;
+    void prefill_grouped(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
+    void prefill_per_expert(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
 
     model::MoeBlock b_;
     DeviceMatrix router_;

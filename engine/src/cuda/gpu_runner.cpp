@@ -377,16 +377,10 @@ void GpuRunner::allocate_scratch() {
     }
     const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att, std::int64_t(g_.max_linear_value_dim)});
     if (max_t_ > gpu::kGroupedMaxTokens) {
-        // Prefill MoE scratch: the gathered rows in the GEMM type (needed), and — resident BF16 only, when the
-        // budget has room beside the KV cache — one layer's experts dequantized at once.
-        const std::size_t el = opt_.gemm == GemmPrecision::bf16 ? 2 : 4;
-        const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * el;
+        // Prefill MoE scratch: the gathered rows in BF16 (f32: the gathered rows are used as they are).
+        const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * 2;
         if (opt_.gemm == GemmPrecision::bf16) s.dense_rows = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
-        else s.dense_rows = s.xs;  // f32: the gathered rows are used as they are
-        // The experts, then the grouped GEMMs' pointer arrays (GpuMoe::prefill_dense).
-        const std::size_t dense = gpu::dense_experts_bytes(NE, F, E, el) + std::size_t(NE) * 2 * 3 * sizeof(void*);
-        if (backend_ == MoeBackend::resident && opt_.gemm == GemmPrecision::bf16 && opt_.plan.prefill_dense_experts)
-            s.dense_experts = vram_->alloc(dense, VramUse::scratch, "dense expert scratch");
+        else s.dense_rows = s.xs;
     }
     linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, max_k);
     c_->linear = linear_.get();

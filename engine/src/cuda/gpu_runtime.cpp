@@ -214,43 +214,4 @@ void Linear::gemm_dense(DType type, const void* w, std::int64_t rows, std::int64
     ++launches_;
 }
 
-void Linear::gemm_grouped(DType type, const std::vector<DenseProduct>& products, void** dev_ptrs) {
-    if (products.empty()) return;
-    if (grouped_ok_) {
-        const std::size_t G = products.size();
-        std::vector<cublasOperation_t> ta(G, CUBLAS_OP_T), tb(G, CUBLAS_OP_N);
-        std::vector<int> m(G), n(G), k(G), lda(G), ldb(G), ldc(G), size(G, 1);
-        std::vector<float> alpha(G, 1.f), beta(G, 0.f);
-        std::vector<const void*> ptrs(3 * G);
-        for (std::size_t i = 0; i < G; ++i) {
-            const DenseProduct& p = products[i];
-            // Column-major view, as in gemm_dense: C (rows × m) = Aᵀ (A: cols × rows) · B (cols × m).
-            m[i] = int(p.rows);
-            n[i] = int(p.m);
-            k[i] = int(p.cols);
-            lda[i] = int(p.cols);
-            ldb[i] = int(p.ldx);
-            ldc[i] = int(p.ldy);
-            ptrs[i] = p.w;
-            ptrs[G + i] = p.x;
-            ptrs[2 * G + i] = p.y;
-        }
-        // From pageable memory: the copy has taken the pointers when it returns, so `ptrs` may go.
-        check(cudaMemcpyAsync(dev_ptrs, ptrs.data(), ptrs.size() * sizeof(void*), cudaMemcpyHostToDevice, stream_),
-              "grouped GEMM pointers");
-        const cudaDataType t = type == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
-        const cublasStatus_t st = cublasGemmGroupedBatchedEx(
-            blas_, ta.data(), tb.data(), m.data(), n.data(), k.data(), alpha.data(), dev_ptrs, t, lda.data(), dev_ptrs + G,
-            t, ldb.data(), beta.data(), dev_ptrs + 2 * G, CUDA_R_32F, ldc.data(), int(G), size.data(), CUBLAS_COMPUTE_32F);
-        if (st == CUBLAS_STATUS_SUCCESS) {
-            ++launches_;
-            return;
-        }
-        if (st != CUBLAS_STATUS_NOT_SUPPORTED) check(st, "cublasGemmGroupedBatchedEx");
-        spdlog::info("cuBLAS has no grouped GEMM for these types here: one call per expert instead");
-        grouped_ok_ = false;
-    }
-    for (const DenseProduct& p : products) gemm_dense(type, p.w, p.rows, p.cols, p.x, p.ldx, p.m, p.y, p.ldy, false);
-}
-
 }  // namespace ft::gpu

@@ -103,18 +103,6 @@ public:
     // x with row stride ldx. One cuBLAS call.
     void gemm_dense(kernels::DType type, const void* w, std::int64_t rows, std::int64_t cols, const void* x, std::int64_t ldx,
                     std::int64_t m, float* y, std::int64_t ldy, bool accumulate);
-    // Many such products (one per expert) in one grouped cuBLAS call: for each i, y_i[m_i, rows_i] = x_i · W_iᵀ.
-    // dev_ptrs: device memory for 3 · size() pointers (the call's pointer arrays, copied there first). Falls back
-    // to one call per product where the library has no grouped GEMM for these types.
-    struct DenseProduct {
-        const void* w;
-        std::int64_t rows, cols;
-        const void* x;
-        std::int64_t ldx, m;
-        float* y;
-        std::int64_t ldy;
-    };
-    void gemm_grouped(kernels::DType type, const std::vector<DenseProduct>& products, void** dev_ptrs);
     // W dequantized into the weight scratch in the GEMM type (BF16 or F32, by precision); valid until the next call.
     // Throws when W does not fit the scratch.
     const void* dense_weights(const DeviceMatrix& w);
@@ -132,7 +120,6 @@ private:
     std::shared_ptr<void> w_scratch_, x_scratch_;
     std::size_t w_scratch_elems_ = 0;
     std::uint64_t launches_ = 0;
-    bool grouped_ok_ = true;  // false once cuBLAS refused a grouped GEMM
 };
 
 }  // namespace ft::gpu

@@ -233,17 +233,6 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     const std::int64_t T = chunk + r.max_sequences;
     p.scratch = scratch_bytes(g, T, r.max_sequences, r.n_ctx, r.exact_prefill, !resident);
     p.cublas = cublas_bytes(g, T, r.exact_prefill);
-    if (resident && !r.exact_prefill && T > kGemvMaxM) {
-        // A layer's experts dequantized at once make the prefill MoE one GEMM pass per expert: worth it when the
-        // budget still holds the KV floor beside it.
-        // (+ the pointer arrays of the grouped GEMMs over them: 3 per product, gate and up of every expert at once).
-        const std::uint64_t dense = a256(std::uint64_t(g.n_expert) * std::uint64_t(g.n_ff_exp) * std::uint64_t(g.n_embd) * 3 * 2) +
-                                    a256(std::uint64_t(g.n_expert) * 2 * 3 * sizeof(void*));
-        if (p.weights + p.state + p.scratch + dense + p.cublas + p.graphs + p.reserve + std::uint64_t(pages_of(kv_floor)) * kvt <= budget) {
-            p.scratch += a256(dense);
-            p.prefill_dense_experts = true;
-        }
-    }
     const std::uint64_t fixed = p.weights + p.state + p.scratch + p.cublas + p.graphs + p.reserve;
     if (fixed + std::uint64_t(pages_of(kv_min)) * kvt + min_slots_b * g.slot_bytes > budget) {
         throw Error(ErrorCode::out_of_memory,
