@@ -43,7 +43,9 @@ const CommandSpec& spec_bench() {
                                    "least bytes / GBPS; an emulation on this machine's link", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
             {"prompt-len", "N", "decode/prefill: prompt tokens; serve: prompt words", "512 (decode), 8192 (prefill), 64 (serve)"},
-            {"gen", "N", "decode: steps", "128"},
+            {"gen", "N", "decode: timed steps", "128"},
+            {"warmup", "N", "decode: untimed steps first (graph capture, the cache filling, hybrid's q* search)",
+             "32; hybrid refining q* online: until its search converged, at most 2000"},
             {"batch", "N", "decode: sequences decoded together", "1"},
             {"chunk", "N", "prefill chunk", "8192"},
             {"backend", "LIST", "decode: MoE backends to run one after the other: all or a comma list of "
@@ -134,6 +136,9 @@ int run_bench(const Args& args) {
         o.prompt_len = int(args.get_int("prompt-len", decode ? 512 : 8192));
         o.gen = int(args.get_int("gen", 128));
         o.batch = int(args.get_int("batch", 1));
+        o.warmup = int(args.get_int("warmup", -1));
+        if (args.get("warmup") && (o.warmup < 0 || o.warmup > 100000))
+            throw Error(ErrorCode::invalid_argument, "--warmup must be in [0, 100000]");
         o.chunk = int(args.get_int("chunk", 8192));
         o.seed = std::uint64_t(args.get_int("seed", 1));
         if (o.prompt_len < 1 || o.prompt_len > (1 << 20)) throw Error(ErrorCode::invalid_argument, "--prompt-len must be in [1, 1048576]");

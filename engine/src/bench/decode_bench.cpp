@@ -166,10 +166,40 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
             batch[std::size_t(b)] = {next[std::size_t(b)], pos, seqs[std::size_t(b)], true};
         }
     };
-    // One untimed step (captures the graph), then the timed ones.
-    make_batch(0);
-    s.runner->forward(batch, *s.kv, logits.data());
-    for (int b = 0; b < o.batch; ++b) next[std::size_t(b)] = argmax(logits.data() + std::size_t(b) * V, V);
+    // Untimed steps first (graph capture, the cache filling, hybrid's q* search), over the positions the timed steps
+    // use and rewound after, then one more untimed step (a capture if q* changed the graph), then the timed ones.
+    const std::vector<std::int32_t> first = next;
+    auto decode_step = [&](int step) {
+        make_batch(step);
+        s.runner->forward(batch, *s.kv, logits.data());
+        for (int b = 0; b < o.batch; ++b) next[std::size_t(b)] = argmax(logits.data() + std::size_t(b) * V, V);
+    };
+    auto rewind = [&] {
+        for (int seq : seqs) s.kv->truncate(seq, o.prompt_len);
+        next = first;
+    };
+    const bool searching = counter(s.runner->counters(), "hybrid_searching") > 0;
+    const int warm_max = o.warmup >= 0 ? o.warmup : (searching ? 2000 : 32);
+    int warm = 0;
+    for (; warm < warm_max; ++warm) {
+        if (warm > 0 && warm % o.gen == 0) rewind();
+        decode_step(warm % o.gen);
+        // The automatic warm-up ends with the search (read every 16 steps: the counters synchronise the stream).
+        if (o.warmup < 0 && warm >= 31 && warm % 16 == 15 && counter(s.runner->counters(), "hybrid_searching") == 0) {
+            ++warm;
+            break;
+        }
+    }
+    r.warmup_steps = warm;
+    {
+        const auto c = s.runner->counters();
+        if (searching || counter(c, "hybrid_search_seconds") > 0) {
+            r.search_s = counter(c, "hybrid_search_seconds");
+            r.search_converged = counter(c, "hybrid_searching") == 0;
+        }
+    }
+    rewind();
+    decode_step(0);
     double total = 0, best = 1e30;
     const int timed = o.gen - 1;
     const auto c0 = s.runner->counters();
@@ -285,6 +315,7 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"fraction_end", r.fraction_end},
                      {"live_fetch_gbs", r.live_fetch_gbs},
                      {"live_cpu_gbs", r.live_cpu_gbs},
+                     {"warmup_steps", r.warmup_steps},
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
                      {"floor_ms", r.floor_ms}};
@@ -294,6 +325,7 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"kv_tokens", r.plan.kv_tokens}, {"scratch", r.plan.scratch}, {"cublas", r.plan.cublas},
                      {"graphs", r.plan.graphs}, {"reserve", r.plan.reserve}, {"prefill_chunk", r.plan.prefill_chunk},
                      {"prefill_overlap", r.plan.prefill_overlap}};
+    if (r.search_s >= 0) j["q_search"] = {{"seconds", r.search_s}, {"converged", r.search_converged}};
     for (const auto& [k, v] : r.phases_ms) j["phases_ms"][k] = v;
     for (const auto& [k, v] : r.counters) j["counters"][k] = v;
     return j;
@@ -318,8 +350,8 @@ void print(const ForwardBenchResult& r, bool decode) {
     }
     std::printf("  backend %s, routing %s\n", r.backend.c_str(), r.routing.c_str());
     std::printf("  prompt %d × %d sequence(s) %8.1f tok/s prefill\n", r.prompt_len, r.batch, r.prefill_tok_s);
-    std::printf("  decode batch %d, %d steps  %8.1f tok/s   %.3f ms/step (best %.3f)\n", r.batch, r.gen - 1, r.decode_tok_s,
-                r.step_ms, r.step_ms_min);
+    std::printf("  decode batch %d, %d steps  %8.1f tok/s   %.3f ms/step (best %.3f), after %d untimed\n", r.batch, r.gen - 1,
+                r.decode_tok_s, r.step_ms, r.step_ms_min, r.warmup_steps + 1);
     if (r.kernels_per_step > 0) std::printf("  kernels per step         %8.0f (one CUDA graph)\n", r.kernels_per_step);
     if (r.weight_bytes_per_token > 0)
         std::printf("  weights read per token   %8.3f GB\n", r.weight_bytes_per_token / 1e9);
@@ -335,9 +367,12 @@ void print(const ForwardBenchResult& r, bool decode) {
         if (r.fraction_end > 0) {
             std::printf("  q* fraction              %8.3f", r.fraction_end);
             if (r.live_fetch_gbs > 0)
-                std::printf(" (%.3f at the start; refined online: live B_P %.1f GB/s, B_C %.1f GB/s)", r.fraction_start,
+                std::printf(" (%.3f at the start of the timed steps; live B_P %.1f GB/s, B_C %.1f GB/s)", r.fraction_start,
                             r.live_fetch_gbs, r.live_cpu_gbs);
             std::printf("\n");
+            if (r.search_s >= 0)
+                std::printf("  q* search                %8.2f s of decode%s\n", r.search_s,
+                            r.search_converged ? ", converged in the warm-up" : ", still searching after the warm-up");
         }
         if (r.floor_ms > 0)
             std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",

@@ -30,6 +30,9 @@ struct ForwardBenchOptions {
     std::uint64_t seed = 1;
     std::string routing = "model";  // decode: model | trace:FILE | synthetic[:zipf=…,reuse=…,seed=…]
     bool measure_host = false;      // decode: also measure host read bandwidth B_H (for the miss floor)
+    // decode: untimed steps before the timed ones (< 0: automatic — 32, and for hybrid with the online q* search
+    // until the search converged, at most 2000). They run over the timed steps' positions, which are rewound after.
+    int warmup = -1;
 };
 
 struct ForwardBenchResult {
@@ -50,6 +53,9 @@ struct ForwardBenchResult {
     double admitted_per_token = 0;    // hybrid: CPU-computed experts brought into the cache in the background
     double fraction_start = 0, fraction_end = 0;  // hybrid: q* before and after the timed steps (refined online)
     double live_fetch_gbs = 0, live_cpu_gbs = 0;  // hybrid: the online refinement's B_P and B_C at the end
+    int warmup_steps = 0;                         // untimed decode steps before the timed ones
+    double search_s = -1;                         // hybrid: decode seconds the q* search took (< 0: no search)
+    bool search_converged = false;
     double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H

@@ -491,7 +491,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     const bool is_static = o_.backend == OffloadBackend::static_layers;
     const int base = is_static ? static_base_[std::size_t(il)] : 0;
     const bool cpu_layer = is_static && base < 0;
-    const bool handshake = bridge_ && !(is_static && !cpu_layer);
+    const bool handshake = bridge_ && !(is_static && !cpu_layer) && !fetches_all();
     if (handshake) {
         kc::StageParams sp;
         sp.seg[0] = {xn, bridge_->x_dev(il), std::size_t(T) * std::size_t(n_embd_) * sizeof(float)};
@@ -621,20 +621,31 @@ void ExpertOffload::check_health() {
     if (bounce_) bounce_->check_health();
 }
 
-void ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
+bool ExpertOffload::fetches_all() const {
+    return o_.backend == OffloadBackend::hybrid && o_.frac_q16 >= 65536u && o_.max_fetch < 0 && n_slots_ >= o_.max_tokens * k_;
+}
+
+bool ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
+    const bool before = fetches_all();
     o_.frac_q16 = frac_q16;
     o_.max_fetch = max_fetch;
     auto* c = static_cast<ExpertCacheControl*>(d_control_.get());
     check(cudaMemcpyAsync(&c->frac_q16, &o_.frac_q16, sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_), "set q*");
     check(cudaMemcpyAsync(&c->max_fetch, &o_.max_fetch, sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_), "set q*");
     check(cudaStreamSynchronize(stream_), "set q*");
+    return fetches_all() != before;
 }
 
-void ExpertOffload::after_step(bool decode) {
-    if (!tuner_) return;
-    if (const auto f = tuner_->after_step(decode))
-        set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
+bool ExpertOffload::after_step(bool decode, double seconds, int tokens) {
+    if (!tuner_) return false;
+    if (const auto f = tuner_->after_step(decode, seconds, tokens))
+        return set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
+    return false;
 }
+
+bool ExpertOffload::fraction_searching() const { return tuner_ && tuner_->search().searching(); }
+double ExpertOffload::fraction_search_seconds() const { return tuner_ ? tuner_->search().search_seconds() : 0.0; }
+int ExpertOffload::fraction_search_windows() const { return tuner_ ? tuner_->search().evaluations() : 0; }
 
 double ExpertOffload::live_fetch_gbps() const { return tuner_ ? tuner_->fetch_gbps() : 0.0; }
 double ExpertOffload::live_cpu_gbps() const { return tuner_ ? tuner_->cpu_gbps() : 0.0; }

@@ -107,10 +107,19 @@ public:
 
     // Throws when the CPU side failed during the step (call after the stream synchronised).
     void check_health();
-    void set_fraction(std::uint32_t frac_q16, int max_fetch);
-    // After a forward pass's stream finished (decode: it was a decode step): the online q* refinement, when on.
-    void after_step(bool decode);
+    // Returns true when the decode graphs must be captured again (see after_step).
+    bool set_fraction(std::uint32_t frac_q16, int max_fetch);
+    // After a forward pass's stream finished (decode: it was a decode step of `tokens` tokens in `seconds`): the
+    // online q* search, when on. Returns true when the decode graphs must be captured again (the CPU handshake
+    // comes or goes with q* = 1).
+    bool after_step(bool decode, double seconds, int tokens);
     double fraction() const { return double(o_.frac_q16) / 65536.0; }  // q* in use
+    // hybrid at q* = 1 with no fetch cap: every miss is fetched (a slot is always free), so decode leaves the CPU
+    // handshake out of the step — offload's step, which the search may find fastest.
+    bool fetches_all() const;
+    bool fraction_searching() const;    // the online search is measuring candidates now
+    double fraction_search_seconds() const;  // decode seconds of the last (or current) search
+    int fraction_search_windows() const;     // candidates measured so far
     double live_fetch_gbps() const;  // the refinement's smoothed B_P and B_C (0: not measured or not hybrid)
     double live_cpu_gbps() const;
 

@@ -32,7 +32,7 @@ void record(cudaEvent_t e, cudaStream_t stream) {
 
 FractionTuner::FractionTuner(const std::vector<int>& moe_layers, std::uint64_t expert_bytes, double fraction, Sources s,
                              const FractionTunerOptions& o)
-    : expert_bytes_(expert_bytes), src_(std::move(s)), o_(o), fraction_(std::clamp(fraction, 0.0, 1.0)) {
+    : expert_bytes_(expert_bytes), src_(std::move(s)), o_(o), search_(std::clamp(fraction, 0.0, 1.0), o.search) {
     // Up to kSampledLayers layers spread over the depth (early and late layers route differently).
     const int n = int(moe_layers.size());
     const int take = std::min(n, kSampledLayers);
@@ -74,19 +74,39 @@ std::vector<std::uint64_t> FractionTuner::sampled_fetched() {
     return out;
 }
 
-std::optional<double> FractionTuner::after_step(bool decode) {
-    if (!decode) {  // a prefill pass in between: its fetches are not the timed ones
+double FractionTuner::matched_fraction() const {
+    return fetch_gbps_ > 0 && cpu_gbps_ > 0 ? fetch_gbps_ / (fetch_gbps_ + cpu_gbps_) : -1.0;
+}
+
+std::optional<double> FractionTuner::after_step(bool decode, double seconds, int tokens) {
+    if (!decode) {  // a prefill pass in between: its fetches are not the timed ones, its time not a decode step's
         armed_ = false;
+        search_.interrupt();
         return std::nullopt;
     }
+    measure();
+    const double old = search_.fraction();
+    const auto moved = search_.step(seconds, tokens, matched_fraction());
+    if (!moved) return std::nullopt;
+    ++updates_;
+    spdlog::debug("hybrid: q* {:.3f} → {:.3f} (measured {:.1f} tok/s at the center; live B_P {:.1f} GB/s, B_C {:.1f} GB/s{})",
+                  old, *moved, search_.best_rate(), fetch_gbps_, cpu_gbps_, search_.searching() ? "" : "; converged");
+    if (!search_.searching())
+        spdlog::info("hybrid: q* {:.3f} after {} measured windows ({:.1f} s of decode), {:.1f} tok/s; bandwidth-matched {:.3f}",
+                     *moved, search_.evaluations(), search_.search_seconds(), search_.best_rate(), matched_fraction());
+    return moved;
+}
+
+// The live B_P / B_C: one sample every `period` decode steps.
+void FractionTuner::measure() {
     ++steps_;
     const std::uint64_t phase = steps_ % std::uint64_t(o_.period);
     if (phase == std::uint64_t(o_.period - 1)) {
         before_ = sampled_fetched();
         armed_ = true;
-        return std::nullopt;
+        return;
     }
-    if (phase != 0 || !armed_) return std::nullopt;
+    if (phase != 0 || !armed_) return;
     armed_ = false;
 
     // PCIe: the sampled layers' fetch kernels of this one step.
@@ -103,13 +123,11 @@ std::optional<double> FractionTuner::after_step(bool decode) {
         fetch_bytes_ += double(n) * double(expert_bytes_);
         fetch_s_ += double(ms) / 1e3;
     }
-    bool moved = false;
     const double min_bytes = o_.min_experts * double(expert_bytes_);
     if (fetch_bytes_ >= min_bytes && fetch_s_ > 0) {
         const double g = fetch_bytes_ / fetch_s_ / 1e9;
         fetch_gbps_ = fetch_gbps_ > 0 ? (1 - o_.alpha) * fetch_gbps_ + o_.alpha * g : g;
         fetch_bytes_ = fetch_s_ = 0;
-        moved = true;
     }
     // CPU: the handshake's bytes over its busy time since the last sample.
     const std::uint64_t cpu_bytes = src_.cpu_bytes();
@@ -120,19 +138,7 @@ std::optional<double> FractionTuner::after_step(bool decode) {
         cpu_gbps_ = cpu_gbps_ > 0 ? (1 - o_.alpha) * cpu_gbps_ + o_.alpha * g : g;
         cpu_bytes0_ = cpu_bytes;
         cpu_busy0_ = cpu_busy;
-        moved = true;
     }
-    if (!moved || fetch_gbps_ <= 0 || cpu_gbps_ <= 0) return std::nullopt;
-    const double target = fetch_gbps_ / (fetch_gbps_ + cpu_gbps_);
-    if (std::abs(target - fraction_) <= o_.min_change) return std::nullopt;
-    const double old = fraction_;
-    fraction_ = target;
-    ++updates_;
-    if (std::abs(target - old) > 0.05)
-        spdlog::info("hybrid: q* {:.3f} → {:.3f} (live B_P {:.1f} GB/s, B_C {:.1f} GB/s)", old, target, fetch_gbps_, cpu_gbps_);
-    else
-        spdlog::debug("hybrid: q* {:.3f} → {:.3f} (live B_P {:.1f} GB/s, B_C {:.1f} GB/s)", old, target, fetch_gbps_, cpu_gbps_);
-    return target;
 }
 
 }  // namespace ft::gpu

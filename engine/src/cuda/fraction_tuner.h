@@ -4,7 +4,9 @@
 //   B_P  timing events around the fetch kernel of a few sampled MoE layers (event-record nodes in the captured
 //        graph) over the experts those layers fetched in that step (their counters' delta over one step);
 //   B_C  the CPU handshake's expert bytes read over its busy time.
-// Both measured while the other side runs (what a hybrid step sees), smoothed by an EWMA; q* = B_P / (B_P + B_C).
+// Both measured while the other side runs (what a hybrid step sees), smoothed by an EWMA. Their bandwidth-matched
+// q_bw = B_P / (B_P + B_C) is where the search for the fastest fraction starts and what tells it to search again
+// (moe::FractionSearch): the fraction in use is the one whose measured decode steps gave the most tokens per second.
 // Engine-internal; CUDA builds only; the engine thread drives it.
 #pragma once
 
@@ -15,13 +17,15 @@
 
 #include <cuda_runtime.h>
 
+#include "moe/fraction_search.h"
+
 namespace ft::gpu {
 
 struct FractionTunerOptions {
     int period = 4;                 // one measurement every `period` decode steps
     double alpha = 0.25;            // EWMA weight of a new sample
     double min_experts = 32;        // a sample needs this many experts' bytes moved (else it accumulates)
-    double min_change = 1.0 / 128;  // q* moves when the target differs from it by more than this
+    moe::FractionSearchOptions search;  // the throughput search over q*
 };
 
 class FractionTuner {
@@ -41,16 +45,20 @@ public:
     // Around layer il's fetch kernel (capturable; a no-op for layers not sampled).
     void fetch_begin(int il, cudaStream_t stream);
     void fetch_end(int il, cudaStream_t stream);
-    // After a forward pass's stream finished. decode: it was a decode step. Returns the new q* when it should move.
-    std::optional<double> after_step(bool decode);
+    // After a forward pass's stream finished. decode: it was a decode step, of `tokens` tokens that took `seconds`
+    // (the pass's wall time). Returns the new q* when it should move.
+    std::optional<double> after_step(bool decode, double seconds, int tokens);
 
-    double fraction() const { return fraction_; }
+    double fraction() const { return search_.fraction(); }
+    double matched_fraction() const;                    // B_P / (B_P + B_C) from the live figures (< 0: not yet)
+    const moe::FractionSearch& search() const { return search_; }
     double fetch_gbps() const { return fetch_gbps_; }  // smoothed; 0 until measured
     double cpu_gbps() const { return cpu_gbps_; }
     std::uint64_t updates() const { return updates_; }  // times q* was moved
 
 private:
     std::vector<std::uint64_t> sampled_fetched();
+    void measure();
 
     std::vector<int> sampled_;             // layer ids timed
     std::vector<int> index_of_layer_;      // layer → index in sampled_ (-1: not timed)
@@ -58,7 +66,7 @@ private:
     std::uint64_t expert_bytes_ = 0;
     Sources src_;
     FractionTunerOptions o_;
-    double fraction_ = 0.5;
+    moe::FractionSearch search_;
     std::uint64_t steps_ = 0;
     bool armed_ = false;                   // the counters were read at the end of the previous decode step
     std::vector<std::uint64_t> before_;

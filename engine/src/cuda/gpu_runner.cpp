@@ -173,6 +173,7 @@ public:
         const std::int64_t T = std::int64_t(batch.size());
         if (T == 0) return;
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        const auto t0 = std::chrono::steady_clock::now();
         const bool decode = prepare(batch, kv);
         ++steps_;
         if (decode) {
@@ -208,7 +209,8 @@ public:
         sync("GPU forward");
         if (offload_) {
             offload_->check_health();
-            offload_->after_step(decode);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (offload_->after_step(decode, seconds, int(T))) invalidate_graphs();  // the CPU handshake came or went
         }
         c_->kv = nullptr;
     }
@@ -690,6 +692,9 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
                        {"prefill_h2d_bytes", prefill_h2d},
                        {"hybrid_fraction", backend_ == MoeBackend::hybrid ? offload_->fraction() : 0.0},
                        {"live_fetch_gbps", offload_->live_fetch_gbps()},
+                       {"hybrid_searching", offload_->fraction_searching() ? 1.0 : 0.0},
+                       {"hybrid_search_seconds", offload_->fraction_search_seconds()},
+                       {"hybrid_search_windows", double(offload_->fraction_search_windows())},
                        {"live_cpu_gbps", offload_->live_cpu_gbps()},
                        {"expert_slots", double(offload_->n_slots())},
                        {"expert_slot_bytes", double(offload_->slot_bytes())},

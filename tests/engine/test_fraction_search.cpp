@@ -1,0 +1,166 @@
+// The hybrid backend's throughput-seeking q* search (moe/fraction_search.h) against modelled decode steps: a step's
+// seconds are its tokens over the rate the model gives the fraction in use, with ±1.5 % noise. It must find an
+// interior optimum from the bandwidth-matched start, walk to q* = 1 when fetching everything is fastest (the H200's
+// PCIe 5) — also when only q* = 1 itself (no CPU handshake) beats an interior optimum — to 0 when the CPU side is, keep windows of one batch size apart, and search again when the bandwidths
+// drift.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#include "ft_test.h"
+#include "moe/fraction_search.h"
+
+namespace {
+
+struct Noise {
+    std::uint64_t s = 0x9E3779B97F4A7C15ull;
+    double next() {  // uniform in [-1, 1)
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return double(s >> 11) / double(1ull << 53) * 2 - 1;
+    }
+};
+
+struct Run {
+    double q = 0;
+    int steps = 0;
+    bool converged = false;
+};
+
+// Steps the search until it converges (or max_steps): rate(q, tokens) is tokens per second.
+Run drive(ft::moe::FractionSearch& s, const std::function<double(double, int)>& rate,
+          const std::function<int(int)>& tokens_at = [](int) { return 1; }, double q_bw = -1, int max_steps = 4000) {
+    Noise n;
+    Run r;
+    for (int i = 0; i < max_steps && s.searching(); ++i) {
+        const int t = tokens_at(i);
+        const double sec = t / rate(s.fraction(), t) * (1 + 0.015 * n.next());
+        s.step(sec, t, q_bw);
+        ++r.steps;
+    }
+    r.q = s.fraction();
+    r.converged = !s.searching();
+    return r;
+}
+
+double peaked(double q, double at) { return std::max(5.0, 100 * (1 - 1.5 * (q - at) * (q - at))); }
+
+}  // namespace
+
+class TestFractionSearch : public QObject {
+    Q_OBJECT
+private slots:
+    void findsAnInteriorOptimum() {
+        // The 12 GB/s case: the bandwidth-matched fraction (0.25) is below the fastest one (0.47).
+        ft::moe::FractionSearch s(0.25);
+        const Run r = drive(s, [](double q, int) { return peaked(q, 0.47); });
+        QVERIFY(r.converged);
+        QVERIFY2(std::abs(r.q - 0.47) <= 0.07, qPrintable(QString("converged at %1").arg(r.q)));
+        QVERIFY2(s.evaluations() <= 14, qPrintable(QString("%1 windows").arg(s.evaluations())));
+        QCOMPARE(s.searches(), 1);
+    }
+
+    void fetchesEverythingWhenThatIsFastest() {
+        // The H200: fetches out-read the CPU, and q* = 1 also drops the handshake (a step without CPU work).
+        ft::moe::FractionSearch s(0.66);
+        const Run r = drive(s, [](double q, int) { return q >= 1 ? 125.0 : 80 + 40 * q; });
+        QVERIFY(r.converged);
+        QCOMPARE(r.q, 1.0);
+    }
+
+    void triesFetchingEverythingBeforeSettling() {
+        // The H200 at 8 GiB: a local optimum at 0.63 (the CPU side's hits lost against its bytes), and q* = 1 faster
+        // still, because that step leaves the handshake out — a jump the compass cannot see from 0.63.
+        ft::moe::FractionSearch s(0.48);
+        const Run r = drive(s, [](double q, int) { return q >= 1 ? 129.0 : 118 * (1 - 1.5 * (q - 0.63) * (q - 0.63)); });
+        QVERIFY(r.converged);
+        QCOMPARE(r.q, 1.0);
+        // And where q* = 1 is slower (a 12 GB/s link) that one window costs the search nothing more.
+        ft::moe::FractionSearch t(0.25);
+        const Run u = drive(t, [](double q, int) { return q >= 1 ? 54.0 : peaked(q, 0.3); });
+        QVERIFY(u.converged);
+        QVERIFY2(std::abs(u.q - 0.3) <= 0.07, qPrintable(QString("converged at %1").arg(u.q)));
+    }
+
+    void computesEverythingOnTheCpuWhenThatIsFastest() {
+        ft::moe::FractionSearch s(0.5);
+        const Run r = drive(s, [](double q, int) { return 100 - 60 * q; });
+        QVERIFY(r.converged);
+        QVERIFY2(r.q <= 0.05, qPrintable(QString("converged at %1").arg(r.q)));
+    }
+
+    void staysWhenTheStartIsBest() {
+        ft::moe::FractionSearch s(0.4);
+        const Run r = drive(s, [](double q, int) { return peaked(q, 0.4); });
+        QVERIFY(r.converged);
+        QVERIFY2(std::abs(r.q - 0.4) <= 0.04, qPrintable(QString("converged at %1").arg(r.q)));
+    }
+
+    void firstMoveAfterWarmupAndOneWindow() {
+        ft::moe::FractionSearchOptions o;
+        ft::moe::FractionSearch s(0.3, o);
+        int moved_at = -1;
+        for (int i = 0; i < 200 && moved_at < 0; ++i)
+            if (s.step(0.01, 1, -1)) moved_at = i + 1;
+        QCOMPARE(moved_at, o.warmup + o.window);
+        QVERIFY(std::abs(s.fraction() - (0.3 + o.step0)) < 1e-9);
+    }
+
+    void batchSizesAreNotCompared() {
+        // Batch 4 gives 3× the tokens per second: a window mixing sizes, or a probe at batch 4 compared with a
+        // center measured at batch 1, would move the search by the batch, not by q.
+        ft::moe::FractionSearch s(0.25);
+        const Run r = drive(
+            s, [](double q, int t) { return peaked(q, 0.5) * (t == 4 ? 3 : 1); }, [](int i) { return (i / 37) % 2 ? 4 : 1; });
+        QVERIFY(r.converged);
+        QVERIFY2(std::abs(r.q - 0.5) <= 0.07, qPrintable(QString("converged at %1").arg(r.q)));
+    }
+
+    void searchesAgainWhenTheBandwidthsDrift() {
+        ft::moe::FractionSearchOptions o;
+        o.research_seconds = 0;  // only the drift may start a new search
+        ft::moe::FractionSearch s(0.3, o);
+        Run r = drive(s, [](double q, int) { return peaked(q, 0.35); }, [](int) { return 1; }, 0.3);
+        QVERIFY(r.converged);
+        QCOMPARE(s.searches(), 1);
+        // Same bandwidths: converged, and stays so.
+        for (int i = 0; i < 500; ++i) s.step(0.01, 1, 0.32);
+        QVERIFY(!s.searching());
+        // The link slowed down (q_bw fell by 0.2) and the best fraction moved with it.
+        s.step(0.01, 1, 0.1);
+        QVERIFY(s.searching());
+        QCOMPARE(s.searches(), 2);
+        r = drive(s, [](double q, int) { return peaked(q, 0.12); }, [](int) { return 1; }, 0.1);
+        QVERIFY(r.converged);
+        QVERIFY2(std::abs(r.q - 0.12) <= 0.07, qPrintable(QString("converged at %1").arg(r.q)));
+    }
+
+    void searchesAgainAfterAWhile() {
+        ft::moe::FractionSearchOptions o;
+        o.research_seconds = 2;
+        ft::moe::FractionSearch s(0.5, o);
+        QVERIFY(drive(s, [](double q, int) { return peaked(q, 0.5); }).converged);
+        for (int i = 0; i < 150; ++i) s.step(0.01, 1, -1);  // 1.5 s
+        QVERIFY(!s.searching());
+        for (int i = 0; i < 60; ++i) s.step(0.01, 1, -1);
+        QVERIFY(s.searching());
+        QCOMPARE(s.searches(), 2);
+    }
+
+    void ignoresBadTimes() {
+        ft::moe::FractionSearch s(0.3);
+        for (int i = 0; i < 500; ++i) {
+            QVERIFY(!s.step(0, 1, -1));
+            QVERIFY(!s.step(-1, 1, -1));
+            QVERIFY(!s.step(NAN, 1, -1));
+            QVERIFY(!s.step(0.01, 0, -1));
+        }
+        QCOMPARE(s.evaluations(), 0);
+        QCOMPARE(s.fraction(), 0.3);
+    }
+};
+
+FT_TEST_MAIN(TestFractionSearch)
+#include "test_fraction_search.moc"
