@@ -118,26 +118,20 @@ __global__ void commit_kernel(ExpertCacheState s, const ExpertCacheControl* ctl,
 __global__ void bind_layer_kernel(ExpertCacheState s, int layer, int first, ExpertStamp stamp) {
     const int E = s.n_expert;
     const int base = layer * E;
-    // 1. Slots elsewhere that still hold one of this layer's experts are freed.
-    for (int e = threadIdx.x; e < E; e += blockDim.x) {
-        const int old = s.residency[base + e];
-        if (old >= 0 && (old < first || old >= first + E)) {
-            s.slot_owner[old] = -1;
-            s.usage[old] = 0;
-        }
-    }
-    __syncthreads();
-    // 2. The bound slots' previous owners lose residency.
+    // 1. The bound slots' previous owners lose residency (this layer's experts among them included).
     for (int i = threadIdx.x; i < E; i += blockDim.x) {
         const int owner = s.slot_owner[first + i];
         if (owner >= 0) s.residency[owner] = -1;
     }
     __syncthreads();
-    // 3. Bind.
+    // 2. Bind the layer's experts that no slot outside the buffer holds; one cached elsewhere stays there (decode
+    //    keeps its hit), and its buffer copy, read by the prefill products only, is left unowned and free.
     for (int e = threadIdx.x; e < E; e += blockDim.x) {
-        s.residency[base + e] = first + e;
-        s.slot_owner[first + e] = base + e;
-        s.usage[first + e] = stamp;
+        const int old = s.residency[base + e];
+        const bool elsewhere = old >= 0 && (old < first || old >= first + E);
+        s.residency[base + e] = elsewhere ? old : first + e;
+        s.slot_owner[first + e] = elsewhere ? -1 : base + e;
+        s.usage[first + e] = elsewhere ? 0 : stamp;
     }
 }
 

@@ -73,10 +73,11 @@ cudaError_t expert_cache_commit(const ExpertCacheState& s, const ExpertCacheCont
                                 std::int32_t* counts, int n_lists, int max_admit, std::uint64_t* admitted,
                                 cudaStream_t stream);
 
-// Prefill streaming: binds slots [first_slot, first_slot + n_expert) to the experts of `layer` (slot first + e holds
-// expert e): their previous owners lose residency, any other slot still holding one of the layer's experts is
-// freed (owner -1, usage 0), and the bound slots get usage `stamp` (0: evicted first by decode). State as in
-// ref/expert_cache.h. One block.
+// Prefill streaming: slots [first_slot, first_slot + n_expert) receive the experts of `layer` (slot first + e holds
+// expert e, read there by the prefill products): their previous owners lose residency; an expert of the layer that
+// a slot outside them holds stays resident there (the cache keeps it through prefill), its slot in the buffer left
+// free (owner -1, usage 0); the others are bound to their buffer slots with usage `stamp` (0: evicted first by
+// decode). State as in ref/expert_cache.h. One block.
 cudaError_t expert_cache_bind_layer(const ExpertCacheState& s, int layer, int first_slot, ExpertStamp stamp,
                                     cudaStream_t stream);
 

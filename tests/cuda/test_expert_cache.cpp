@@ -444,6 +444,49 @@ private slots:
 
     // The emulated host link of `ft bench --pcie-limit`: the stream is held until items × bytes / rate has passed
     // since the start stamp, the item count read on the device (or 1 without a count); bad rates are refused.
+    void prefillBindKeepsExpertsCachedElsewhere() {
+        // 2 layers × 4 experts, 12 slots; buffer = slots 0..3. Layer 0's expert 1 is cached at slot 10 (outside the
+        // buffer), its expert 3 at slot 2 (inside, at another expert's place); layer 1's expert 2 at slot 0.
+        HostState h(2, 4, 12);
+        auto put = [&](int flat, int slot) {
+            h.residency[std::size_t(flat)] = slot;
+            h.slot_owner[std::size_t(slot)] = flat;
+            h.usage[std::size_t(slot)] = 50;
+        };
+        put(1, 10);
+        put(3, 2);
+        put(4 + 2, 0);
+        put(4 + 3, 7);
+        DevState d(h);
+        QVERIFY(d.ok());
+        CHECK_CUDA(upload(d.residency, h.residency));
+        CHECK_CUDA(upload(d.slot_owner, h.slot_owner));
+        CHECK_CUDA(upload(d.usage, h.usage));
+        CHECK_CUDA(ft::kernels::cuda::expert_cache_bind_layer(d.view(h), 0, 0, 9, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        HostState g(2, 4, 12);
+        CHECK_CUDA(download(g.residency, d.residency));
+        CHECK_CUDA(download(g.slot_owner, d.slot_owner));
+        CHECK_CUDA(download(g.usage, d.usage));
+        // Layer 0: expert 1 stays at slot 10 (its buffer slot 1 free); experts 0, 2, 3 bound to slots 0, 2, 3.
+        QCOMPARE(g.residency[0], 0);
+        QCOMPARE(g.residency[1], 10);
+        QCOMPARE(g.residency[2], 2);
+        QCOMPARE(g.residency[3], 3);
+        QCOMPARE(g.slot_owner[10], 1);
+        QCOMPARE(g.usage[10], ft::kernels::ExpertStamp(50));
+        QCOMPARE(g.slot_owner[1], -1);
+        QCOMPARE(g.usage[1], ft::kernels::ExpertStamp(0));
+        for (int e : {0, 2, 3}) {
+            QCOMPARE(g.slot_owner[std::size_t(e)], e);
+            QCOMPARE(g.usage[std::size_t(e)], ft::kernels::ExpertStamp(9));
+        }
+        // Layer 1: expert 2 lost slot 0 to the buffer; expert 3 keeps slot 7.
+        QCOMPARE(g.residency[4 + 2], -1);
+        QCOMPARE(g.residency[4 + 3], 7);
+        QCOMPARE(g.slot_owner[7], 4 + 3);
+    }
+
     void emulatedLinkHoldsTheStream() {
         namespace kc = ft::kernels::cuda;
         Dev buf(256);
