@@ -16,7 +16,7 @@ namespace ft::cli {
 const CommandSpec& spec_bench() {
     static const CommandSpec spec{
         "bench",
-        "bw|cpu-moe|decode|prefill|serve --model PATH [options] [--json FILE]",
+        "bw|cpu-moe|decode|prefill|warm-start|serve --model PATH [options] [--json FILE]",
         "benchmarks that print figures and write JSON",
         "Benchmarks of the product.\n"
         "  bw       B_P (expert fetches over PCIe as decode issues them) and B_C (the CPU expert kernel), each alone\n"
@@ -29,6 +29,10 @@ const CommandSpec& spec_bench() {
         "           --device: tok/s, ms per step, kernels per step, the step's phases timed inside the CUDA graph,\n"
         "           and at batch 1 the fraction of the GPU copy bandwidth (measured in the same run) reached.\n"
         "  prefill  one random prompt of --prompt-len tokens in --chunk chunks: tok/s and model TFLOP/s.\n"
+        "  warm-start  the expert cache's hit rate over the first --gen decode steps after a load, without and with\n"
+        "           the warm start: a cold load (warm start off) stores its expert use in <data dir>/experts.sqlite as\n"
+        "           an unload would, then a warm load decodes another prompt; steps and seconds to 95 % of the steady\n"
+        "           hit rate, per --window steps.\n"
         "  serve    --clients N clients each send --requests R streamed chat requests (greedy, --max-tokens) to the\n"
         "           API server at --url, or to one started in-process with --model: aggregate tok/s, TTFT p50/p99.",
         {
@@ -43,14 +47,15 @@ const CommandSpec& spec_bench() {
                                    "least bytes / GBPS; an emulation on this machine's link", ""},
             {"no-graphs", "", "decode without CUDA graphs", ""},
             {"prompt-len", "N", "decode/prefill: prompt tokens; serve: prompt words", "512 (decode), 8192 (prefill), 64 (serve)"},
-            {"gen", "N", "decode: timed steps", "128"},
+            {"gen", "N", "decode: timed steps; warm-start: steps per load", "128 (warm-start: 256)"},
             {"warmup", "N", "decode: untimed steps first (graph capture, the cache filling, hybrid's q* search)",
              "32; hybrid refining q* online: until its search converged, at most 2000"},
             {"batch", "N", "decode: sequences decoded together", "1"},
+            {"window", "N", "warm-start: decode steps per hit-rate window", "8"},
             {"chunk", "N", "prefill chunk", "8192"},
             {"backend", "LIST", "decode: MoE backends to run one after the other: all or a comma list of "
                                 "resident,offload,cpu,hybrid,static,auto", "--moe-backend's value"},
-            {"routing", "SPEC", "decode: model | trace:FILE | synthetic[:zipf=Z,reuse=R,seed=S] (replaces the router's "
+            {"routing", "SPEC", "decode: model | trace:FILE | synthetic[:zipf=Z,reuse=R,seed=S,run=N] (replaces the router's "
                                 "expert choice in decode steps)", "model"},
             {"moe-backend", "NAME", "where routed experts live (auto|resident|offload|cpu|hybrid|static)", "auto"},
             {"hybrid-fraction", "F", "hybrid: share of misses fetched over PCIe", "from ft bench bw, else 0.5"},
@@ -68,7 +73,7 @@ const CommandSpec& spec_bench() {
             {"api-key", "KEY", "serve: the server's --api-key", ""},
             {"json", "FILE", "also write the results as JSON", ""},
         },
-        "SUITE  bw | cpu-moe | decode | prefill | serve",
+        "SUITE  bw | cpu-moe | decode | prefill | warm-start | serve",
     };
     return spec;
 }
@@ -119,8 +124,8 @@ int run_bench(const Args& args) {
                     r.us_experts, r.us_combine);
         std::printf("  MoE layers only          %8.1f tok/s\n", r.moe_tok_s);
         out = bench::to_json(r);
-    } else if (suite == "decode" || suite == "prefill") {
-        const bool decode = suite == "decode";
+    } else if (suite == "decode" || suite == "prefill" || suite == "warm-start") {
+        const bool decode = suite != "prefill";
         bench::ForwardBenchOptions o;
         o.load = load_options_from(args);
         o.load.pcie_limit_gbps = args.get_double("pcie-limit", 0);
@@ -146,7 +151,16 @@ int run_bench(const Args& args) {
         if (o.batch < 1 || o.batch > 64) throw Error(ErrorCode::invalid_argument, "--batch must be in [1, 64]");
         if (o.chunk < 1) throw Error(ErrorCode::invalid_argument, "--chunk must be positive");
         o.routing = args.get_or("routing", "model");
-        if (!decode) {
+        if (suite == "warm-start") {
+            const int window = int(args.get_int("window", 8));
+            if (window < 1 || window > 1000) throw Error(ErrorCode::invalid_argument, "--window must be in [1, 1000]");
+            if (!args.get("gen")) o.gen = 256;
+            if (!args.get("routing")) o.routing = "synthetic";
+            const auto r = bench::run_warm_start_bench(o, o.gen, window);
+            bench::print(r);
+            out = bench::to_json(r);
+            if (o.load.pcie_limit_gbps > 0) out["pcie_limit_gbps"] = o.load.pcie_limit_gbps;
+        } else if (!decode) {
             const auto r = bench::run_prefill_bench(o);
             bench::print(r, false);
             out = bench::to_json(r);

@@ -40,6 +40,8 @@ std::vector<OptionSpec> load_option_specs(bool bundled_default) {
         {"host-function-sync", "", "GPU: wait for CPU expert work through host-function nodes instead of stream memory "
          "operations (for drivers where those misbehave; slower)", ""},
         {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},
+        {"no-warm-start", "", "GPU expert cache: start empty instead of with the experts earlier sessions used most "
+         "(and do not add this session's use to <data dir>/experts.sqlite)", ""},
     };
 }
 
@@ -125,6 +127,7 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
     if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
     o.pin_budget = args.get_bytes("pin-budget", 0);
     o.host_function_sync = args.has("host-function-sync");
+    o.warm_start = !args.has("no-warm-start");
     if (const auto f = args.get("record-routing")) o.record_routing = *f;
     return o;
 }

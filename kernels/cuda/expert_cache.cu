@@ -192,7 +192,10 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         p.slot_of_pair[t] = (e >= 0 && e < n_expert) ? s_slot_of_expert[e] : -1;
         p.fetch[t] = t < n_fetch ? ExpertFetch{base + s_order[t], s_victim[t]} : ExpertFetch{};
     }
-    if (active) s.recency[base + t] = now;
+    if (active) {
+        s.recency[base + t] = now;
+        if (s.uses) s.uses[base + t] += 1;
+    }
     if (t == 0) {
         *p.fetch_count = n_fetch;
         if (s.counters) {

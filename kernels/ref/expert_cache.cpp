@@ -91,7 +91,10 @@ bool expert_cache_plan(const ExpertCachePlanParams& p) {
         add.fetched = std::uint64_t(fetched);
         add.cpu = std::uint64_t(m - fetched);
     }
-    for (int e : uniq) s.recency[base + e] = now;
+    for (int e : uniq) {
+        s.recency[base + e] = now;
+        if (s.uses) s.uses[base + e] += 1;
+    }
     if (s.counters) {
         ExpertCacheCounters& c = s.counters[p.layer];
         c.calls += add.calls;

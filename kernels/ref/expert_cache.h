@@ -9,6 +9,8 @@
 //   usage[n_slots]                 clock stamp of the last step that used the slot (0: never; empty slots evict first)
 //   recency[n_layer * n_expert]    clock stamp of the last step the expert was active, GPU or CPU (0: never)
 //   counters[n_layer]              running totals, optional
+//   uses[n_layer * n_expert]       calls the expert was active in (resident calls included), optional: its
+//                                  popularity, which the engine keeps between sessions (warm start)
 // Stamps (ExpertStamp) are unsigned 64-bit and compared as such; the clock starts at 1. At one tick per MoE layer
 // call a 32-bit clock wrapped after days of serving (48 layers × 100 steps/s: 10 days), first turning the LRU order
 // upside down and then meeting the pinned-slot sentinel; at a billion ticks a second a 64-bit one lasts 584 years,
@@ -28,7 +30,7 @@
 //      is left the remaining fetches go to the CPU (F' <= F fetched). A fetch clears the victim's old owner's
 //      residency, installs the expert (residency, slot_owner) and sets usage = now.
 //   6. The other m - F' misses go to the CPU, in the same priority order.
-//   7. recency = now for every expert of U.
+//   7. recency = now for every expert of U (and uses += 1, when given).
 // Outputs (every entry written, fixed shapes; entries past a count are -1):
 //   slot_of_pair[n_pairs]  slot holding the pair's expert; -1 for a CPU-computed expert or an unused pair
 //   fetch[n_pairs]         {flat id, destination slot} for i < fetch_count, then {-1, -1}
@@ -75,6 +77,7 @@ struct ExpertCacheState {
     ExpertStamp* recency = nullptr;        // [n_layer * n_expert]
     ExpertCacheCounters* counters = nullptr;  // [n_layer], optional
     int n_layer = 0, n_expert = 0, n_slots = 0;
+    std::uint32_t* uses = nullptr;         // [n_layer * n_expert], optional
 };
 
 struct ExpertCachePlanParams {

@@ -54,26 +54,29 @@ struct HostState {
     std::vector<std::int32_t> residency, slot_owner;
     std::vector<ft::kernels::ExpertStamp> usage, recency;
     std::vector<ExpertCacheCounters> counters;
+    std::vector<std::uint32_t> uses;
     HostState(int l, int e, int s)
         : n_layer(l), n_expert(e), n_slots(s), residency(std::size_t(l) * std::size_t(e), -1),
           slot_owner(std::size_t(s), -1), usage(std::size_t(s), 0), recency(std::size_t(l) * std::size_t(e), 0),
-          counters(std::size_t(l)) {}
+          counters(std::size_t(l)), uses(std::size_t(l) * std::size_t(e), 0) {}
     ft::kernels::ExpertCacheState view() {
         return {residency.data(), slot_owner.data(), usage.data(), recency.data(), counters.data(), n_layer, n_expert,
-                n_slots};
+                n_slots, uses.data()};
     }
 };
 
 struct DevState {
-    Dev residency, slot_owner, usage, recency, counters;
+    Dev residency, slot_owner, usage, recency, counters, uses;
     explicit DevState(const HostState& h)
         : residency(h.residency.size() * 4), slot_owner(h.slot_owner.size() * 4),
           usage(h.usage.size() * sizeof(ft::kernels::ExpertStamp)),
-          recency(h.recency.size() * sizeof(ft::kernels::ExpertStamp)), counters(h.counters.size() * sizeof(ExpertCacheCounters)) {}
-    bool ok() const { return residency.p && slot_owner.p && usage.p && recency.p && counters.p; }
+          recency(h.recency.size() * sizeof(ft::kernels::ExpertStamp)), counters(h.counters.size() * sizeof(ExpertCacheCounters)),
+          uses(h.uses.size() * 4) {}
+    bool ok() const { return residency.p && slot_owner.p && usage.p && recency.p && counters.p && uses.p; }
     ft::kernels::ExpertCacheState view(const HostState& h) const {
         return {residency.as<std::int32_t>(), slot_owner.as<std::int32_t>(), usage.as<ft::kernels::ExpertStamp>(),
-                recency.as<ft::kernels::ExpertStamp>(), counters.as<ExpertCacheCounters>(), h.n_layer, h.n_expert, h.n_slots};
+                recency.as<ft::kernels::ExpertStamp>(), counters.as<ExpertCacheCounters>(), h.n_layer, h.n_expert, h.n_slots,
+                uses.as<std::uint32_t>()};
     }
 };
 
@@ -222,6 +225,7 @@ private slots:
         CHECK_CUDA(upload(dev.usage, ref.usage));
         CHECK_CUDA(upload(dev.recency, ref.recency));
         CHECK_CUDA(upload(dev.counters, ref.counters));
+        CHECK_CUDA(upload(dev.uses, ref.uses));
 
         const std::size_t rows = std::size_t(n_layer) * std::size_t(stride);
         Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
@@ -315,6 +319,7 @@ private slots:
                 CHECK_CUDA(download(got.usage, dev.usage));
                 CHECK_CUDA(download(got.recency, dev.recency));
                 CHECK_CUDA(download(got.counters, dev.counters));
+                CHECK_CUDA(download(got.uses, dev.uses));
                 ExpertCacheControl got_ctl;
                 CHECK_CUDA(cudaMemcpy(&got_ctl, d_ctl.p, sizeof got_ctl, cudaMemcpyDeviceToHost));
                 const QString where = QString("state after step %1").arg(step);
@@ -323,6 +328,7 @@ private slots:
                 QVERIFY2(got.usage == ref.usage, qPrintable(where + ": usage"));
                 QVERIFY2(got.recency == ref.recency, qPrintable(where + ": recency"));
                 QVERIFY2(same_counters(got.counters, ref.counters), qPrintable(where + ": counters"));
+                QVERIFY2(got.uses == ref.uses, qPrintable(where + ": uses"));
                 QCOMPARE(got_ctl.now, ctl.now);
                 for (int i = 0; i < pinned && i < n_slots; ++i) {
                     const std::size_t sl = std::size_t(std::int64_t(i) * n_slots / pinned);
@@ -356,6 +362,7 @@ private slots:
         CHECK_CUDA(upload(dev.usage, ref.usage));
         CHECK_CUDA(upload(dev.recency, ref.recency));
         CHECK_CUDA(upload(dev.counters, ref.counters));
+        CHECK_CUDA(upload(dev.uses, ref.uses));
         const std::size_t rows = std::size_t(n_layer * n_pairs);
         Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
             d_counts(std::size_t(n_layer) * 2 * 4), d_ctl(sizeof(ExpertCacheControl));

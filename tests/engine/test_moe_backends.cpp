@@ -11,11 +11,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
+#include <QTemporaryDir>
 
 #include <cmath>
 #include <future>
 
 #include "ft/engine.h"
+
 #include "ft_test.h"
 
 namespace {
@@ -66,6 +68,7 @@ ft::LoadOptions options(const std::string& backend, int n_slots, int chunk, bool
     o.threads = 2;
     o.gpu_exact_prefill = exact;
     o.hybrid_admit = admit;
+    o.warm_start = false;  // every case starts from an empty cache (warmStartFillsTheCache turns it on)
     return o;
 }
 
@@ -188,11 +191,11 @@ private slots:
         const auto got = e.evaluate_logits(prompt);
         const auto a = compare(got, ref_decode, vocab);
         // The online search moves q* while the steps run (after 16 warm-up steps, one candidate per 30): the prompt
-        // runs again, up to 12 times, until both live rates are measured (a small model: few fetches per timed step)
-        // and the search has measured 3 candidates — each pass's logits still those of the resident model.
+        // runs again, up to 12 times, until a live rate is measured (a small model: few fetches per timed step) and
+        // the search has measured 3 candidates — each pass's logits still those of the resident model.
         auto measured = [&] {
             const auto s = e.stats();
-            return counter(s, "live_fetch_gbps") > 0 && counter(s, "live_cpu_gbps") > 0 && counter(s, "hybrid_search_windows") >= 3;
+            return (counter(s, "live_fetch_gbps") > 0 || counter(s, "live_cpu_gbps") > 0) && counter(s, "hybrid_search_windows") >= 3;
         };
         for (int rep = 0; online && rep < 12 && !measured(); ++rep) {
             const auto again = compare(e.evaluate_logits(prompt), ref_decode, vocab);
@@ -221,7 +224,9 @@ private slots:
             const double bp = counter(st, "live_fetch_gbps"), bc = counter(st, "live_cpu_gbps"), q = counter(st, "hybrid_fraction");
             qInfo("online q*: live B_P %.2f GB/s, B_C %.2f GB/s (matched %.4f), fraction %.4f after %.0f windows", bp, bc,
                   bp / (bp + bc), q, counter(st, "hybrid_search_windows"));
-            QVERIFY(bp > 0 && bc > 0);
+            // A rate is measured while its side has work: once the search reaches q* = 1 the CPU has none (on
+            // deepseek-v3-tiny it gets there before 32 experts' bytes were computed on the CPU).
+            QVERIFY(bp > 0 || bc > 0);
             QVERIFY(counter(st, "hybrid_search_windows") >= 3);
             QVERIFY(counter(st, "hybrid_search_seconds") > 0);
             QVERIFY(q >= 0 && q <= 1);
@@ -332,6 +337,43 @@ public:  // the body of pinBudgetMatchesFullyPinned (not a test of its own)
     }
 
 private slots:
+    void warmStartFillsTheCache() {
+        // A session with warm start on stores its expert use at unload; the next load of the model fills the cache
+        // with the most used experts, so its first pass misses fewer — with the same logits.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        qputenv("FT_DATA_DIR", dir.path().toUtf8());
+        auto restore = qScopeGuard([] { qunsetenv("FT_DATA_DIR"); });
+        const int n_cache = kShape.experts * 3 / 2;
+        struct Pass {
+            double misses = 0, warmed = 0, min_cos = 0;
+        };
+        auto first_pass = [&](bool warm) {
+            ft::Engine e;
+            ft::LoadOptions lo = options("offload", n_cache, 1);
+            lo.warm_start = warm;
+            e.load_sync(lo);
+            Pass p;
+            p.min_cos = compare(e.evaluate_logits(prompt), ref_decode, vocab).min_cos;
+            p.warmed = counter(e.stats(), "expert_cache_warmed");
+            p.misses = counter(e.stats(), "expert_misses");
+            return p;
+        };
+        const Pass cold = first_pass(true);  // nothing stored yet: an empty cache
+        QCOMPARE(cold.warmed, 0.0);
+        QVERIFY(QFile::exists(dir.filePath("experts.sqlite")));
+        const Pass warm = first_pass(true);
+        qInfo("first pass: %.0f misses cold, %.0f with %.0f experts put in the cache at load", cold.misses, warm.misses,
+              warm.warmed);
+        QVERIFY(warm.warmed > 0 && warm.warmed <= n_cache);
+        QVERIFY(warm.misses < cold.misses);
+        // Warm start off: an empty cache again.
+        const Pass off = first_pass(false);
+        QCOMPARE(off.warmed, 0.0);
+        QCOMPARE(off.misses, cold.misses);
+        for (const Pass& p : {cold, warm, off}) QVERIFY2(p.min_cos >= 0.9999, qPrintable(QString::number(p.min_cos, 'g', 10)));
+    }
+
     void tooSmallCacheIsAClearError() {
         ft::Engine e;
         try {

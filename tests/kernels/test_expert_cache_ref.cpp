@@ -26,11 +26,12 @@ struct Cache {
     std::vector<std::int32_t> residency, slot_owner;
     std::vector<ExpertStamp> usage, recency;
     std::vector<ExpertCacheCounters> counters;
+    std::vector<std::uint32_t> uses;
     ExpertCacheControl ctl;
     bool advance_clock = true;
     Cache(int l, int e, int s)
         : n_layer(l), n_expert(e), n_slots(s), residency(std::size_t(l * e), -1), slot_owner(std::size_t(s), -1),
-          usage(std::size_t(s), 0), recency(std::size_t(l * e), 0), counters(std::size_t(l)) {
+          usage(std::size_t(s), 0), recency(std::size_t(l * e), 0), counters(std::size_t(l)), uses(std::size_t(l * e), 0) {
         ctl.now = 0;  // advance_clock: the first call runs at 1
     }
     void set_mode(ExpertCacheMode mode, std::uint32_t frac_q16 = 0, int max_fetch = -1) {
@@ -54,7 +55,7 @@ ft::kernels::ExpertCachePlanParams params(Cache& c, int layer, const std::vector
     out.fetch.assign(ids.size(), ExpertFetch{-7, -7});
     ft::kernels::ExpertCachePlanParams p;
     p.state = {c.residency.data(), c.slot_owner.data(), c.usage.data(), c.recency.data(), c.counters.data(),
-               c.n_layer, c.n_expert, c.n_slots};
+               c.n_layer, c.n_expert, c.n_slots, c.uses.data()};
     p.control = &c.ctl;
     p.advance_clock = c.advance_clock;
     p.layer = layer;
@@ -268,6 +269,31 @@ private slots:
         c.ctl.frac_q16 = 65536;
         p = plan(c, 0, {5});
         QCOMPARE(p.fetch_count, 1);
+    }
+    void countsUsesInEveryMode() {
+        // uses[flat] += 1 per call the expert is active in (a pair repeating it counts once), whatever the mode.
+        Cache c(2, 8, 4);
+        c.set_mode(ExpertCacheMode::offload);
+        QVERIFY(plan(c, 0, {2, 3, 2, -1}).ok);
+        c.set_mode(ExpertCacheMode::hybrid, q16(0.5));
+        QVERIFY(plan(c, 1, {2, 7, 5, 6, 0, 1}).ok);
+        c.set_mode(ExpertCacheMode::cpu);
+        QVERIFY(plan(c, 0, {3, 4}).ok);
+        c.set_mode(ExpertCacheMode::resident);
+        QVERIFY(plan(c, 0, {3, 3}).ok);
+        std::vector<std::uint32_t> want(16, 0);
+        for (int e : {2, 3}) want[std::size_t(e)] += 1;
+        for (int e : {2, 7, 5, 6, 0, 1}) want[std::size_t(8 + e)] += 1;
+        for (int e : {3, 4}) want[std::size_t(e)] += 1;
+        want[3] += 1;
+        QCOMPARE(c.uses, want);
+        // Optional: a null array is left alone.
+        Cache d(1, 8, 4);
+        d.set_mode(ExpertCacheMode::offload);
+        Plan out;
+        auto pp = params(d, 0, {1, 2}, out);
+        pp.state.uses = nullptr;
+        QVERIFY(ft::kernels::ref::expert_cache_plan(pp));
     }
     void rejectsBadParams() {
         Cache c(2, 8, 4);

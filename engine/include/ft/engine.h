@@ -64,6 +64,9 @@ struct LoadOptions {
     // nodes instead of stream memory operations (the fallback, for drivers whose memory operations misbehave; slower).
     bool host_function_sync = false;
     std::filesystem::path record_routing;  // GPU: write every decode step's expert choice to this trace file
+    // Warm start (offload/hybrid/cpu expert caches): fill the cache at load with the experts earlier sessions used
+    // most (<data dir>/experts.sqlite), and add this session's use to that store when the model is unloaded.
+    bool warm_start = true;
     // Prefix cache: finished requests leave the KV pages of their tokens cached (least recently used evicted first
     // when pages are needed), and a request whose prompt starts with the same tokens reuses them instead of
     // computing them again (whole pages only; the prompt's last token is always computed). Same outputs either way.

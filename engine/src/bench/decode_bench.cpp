@@ -19,6 +19,7 @@
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 #include "moe/routing_trace.h"
+#include "profile/expert_popularity.h"
 
 namespace ft::bench {
 
@@ -255,6 +256,125 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
             r.bandwidth_fraction = r.weight_bytes_per_token / (r.step_ms / 1e3) / (r.copy_gbs * 1e9);
     }
     return r;
+}
+
+namespace {
+
+// One load and `steps` decode steps from the first after a prompt, the hit rate read every `window` steps.
+WarmStartRun warm_start_run(const ForwardBenchOptions& o, int steps, int window, bool warm, int* slots, std::string* routing,
+                            std::string* model) {
+    ForwardBenchOptions oo = o;
+    oo.load.warm_start = warm;
+    if (warm) {  // another session: another prompt, and synthetic routing's other stream over the same popularity
+        oo.seed = o.seed + 1;
+        if (o.routing == "synthetic") oo.routing = "synthetic:run=2";
+        else if (o.routing.rfind("synthetic:", 0) == 0) oo.routing = o.routing + ",run=2";
+    }
+    Setup s = setup(oo, oo.prompt_len + steps + 2, 1, oo.chunk);
+    WarmStartRun r;
+    r.load_s = s.load_s;
+    r.warm_started = s.m->warm_started;
+    *slots = int(counter(s.runner->counters(), "expert_slots"));
+    if (*slots <= 0) throw Error(ErrorCode::unsupported, "warm start: this backend has no expert cache", "use --vram-budget below the model's size");
+    *routing = s.routing;
+    const auto& d = s.weights->desc();
+    *model = d.name;
+    const std::size_t V = d.n_vocab;
+    std::vector<float> logits(V);
+    const int seq = s.kv->create();
+    prefill(s, seq, random_prompt(d.n_vocab, oo.prompt_len, oo.seed), s.chunk, logits);
+    std::int32_t next = argmax(logits.data(), V);
+    auto hm = [&] {
+        const auto c = s.runner->counters();
+        return std::pair<double, double>{counter(c, "expert_hits"), counter(c, "expert_misses")};
+    };
+    auto [h0, m0] = hm();
+    const double hs = h0, ms = m0;
+    double secs = 0;
+    std::vector<exec::BatchToken> batch(1);
+    for (int step = 0; step < steps; ++step) {
+        const std::int32_t pos = std::int32_t(oo.prompt_len + step);
+        s.kv->reserve(seq, pos + 1);
+        batch[0] = {next, pos, seq, true};
+        const auto t0 = Clock::now();
+        s.runner->forward(batch, *s.kv, logits.data());
+        secs += seconds_since(t0);
+        next = argmax(logits.data(), V);
+        if ((step + 1) % window == 0) {
+            const auto [h1, m1] = hm();
+            r.window_hit.push_back(h1 + m1 - h0 - m0 > 0 ? (h1 - h0) / (h1 + m1 - h0 - m0) : 0);
+            h0 = h1;
+            m0 = m1;
+            if (step + 1 == 64 || (step + 1 < 64 && step + 1 == steps))
+                r.first_hit = h1 + m1 - hs - ms > 0 ? (h1 - hs) / (h1 + m1 - hs - ms) : 0;
+            r.window_end_s.push_back(secs);
+        }
+    }
+    if (!warm) {  // what the unload would store: this session's use (warm start was off, so no key was set)
+        s.m->popularity_key = profile::popularity_key(oo.load.model, int(d.n_layer), int(d.moe.n_expert));
+        if (!sched::save_expert_popularity(*s.m))
+            throw Error(ErrorCode::io, "warm start: the cold run's expert use was not stored (a store error in the log, or "
+                                       "fewer uses than a session needs)", "raise --gen");
+        s.m->popularity_key.clear();
+    }
+    return r;
+}
+
+void to_steady(WarmStartRun& r, double steady, int window) {
+    r.steps_to_steady = -1;
+    r.seconds_to_steady = -1;
+    for (std::size_t i = 0; i < r.window_hit.size(); ++i)
+        if (r.window_hit[i] >= 0.95 * steady) {
+            r.steps_to_steady = int(i + 1) * window;
+            r.seconds_to_steady = r.window_end_s[i];
+            return;
+        }
+}
+
+}  // namespace
+
+WarmStartResult run_warm_start_bench(const ForwardBenchOptions& o, int steps, int window) {
+    if (steps < 4 * window || window < 1) throw Error(ErrorCode::invalid_argument, "warm start bench: steps must be at least 4 windows");
+    WarmStartResult r;
+    r.steps = steps;
+    r.window = window;
+    std::string routing_warm, model_warm;  // the warm run's (its routing names the other stream)
+    int slots_warm = 0;
+    r.cold = warm_start_run(o, steps, window, false, &r.expert_slots, &r.routing, &r.model);
+    r.warm = warm_start_run(o, steps, window, true, &slots_warm, &routing_warm, &model_warm);
+    const std::size_t n = r.cold.window_hit.size(), q = std::max<std::size_t>(1, n / 4);
+    for (std::size_t i = n - q; i < n; ++i) r.steady += r.cold.window_hit[i] / double(q);
+    to_steady(r.cold, r.steady, window);
+    to_steady(r.warm, r.steady, window);
+    return r;
+}
+
+nlohmann::json to_json(const WarmStartResult& r) {
+    auto run = [](const WarmStartRun& w) {
+        return nlohmann::json{{"window_hit", w.window_hit},       {"first64_hit", w.first_hit},
+                              {"steps_to_steady", w.steps_to_steady}, {"seconds_to_steady", w.seconds_to_steady},
+                              {"warm_started", w.warm_started},   {"load_s", w.load_s}};
+    };
+    return {{"bench", "warm-start"}, {"model", r.model}, {"routing", r.routing}, {"steps", r.steps}, {"window", r.window},
+            {"expert_slots", r.expert_slots}, {"steady_hit", r.steady}, {"cold", run(r.cold)}, {"warm", run(r.warm)}};
+}
+
+void print(const WarmStartResult& r) {
+    std::printf("warm-start  %s, %d expert slots, routing %s; %d decode steps after a prompt, windows of %d\n", r.model.c_str(),
+                r.expert_slots, r.routing.c_str(), r.steps, r.window);
+    std::printf("  steady hit rate (the cold run's last quarter)  %.1f %%\n", 100 * r.steady);
+    for (const auto* w : {&r.cold, &r.warm}) {
+        const bool warm = w == &r.warm;
+        std::printf("  %-5s %5d experts at load   first 64 steps %5.1f %%   ", warm ? "warm" : "cold", w->warm_started,
+                    100 * w->first_hit);
+        if (w->steps_to_steady >= 0)
+            std::printf("95 %% of steady after %d steps (%.2f s)\n", w->steps_to_steady, w->seconds_to_steady);
+        else
+            std::printf("95 %% of steady not reached\n");
+        std::printf("        per window:");
+        for (double h : w->window_hit) std::printf(" %.0f", 100 * h);
+        std::printf("\n");
+    }
 }
 
 ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o) {

@@ -63,6 +63,31 @@ struct ForwardBenchResult {
     MemoryPlan plan;                  // the VRAM plan it ran with (GPU)
 };
 
+// `ft bench warm-start`: the expert cache's hit rate over the first decode steps after a load, without and with the
+// warm start (profile/expert_popularity.h). A first load with warm start off decodes `steps` steps and stores their
+// expert use as the previous session would at unload (the user's store in <data dir>, replacing nothing but adding
+// one session); a second load with warm start on decodes another `steps` from another prompt (synthetic routing:
+// the same popularity order, another stream of draws). Hit rate per window of `window` steps; "steady" is the mean of
+// the cold run's last quarter of windows, and time to steady state the first window at 95 % of it or more.
+struct WarmStartRun {
+    std::vector<double> window_hit;  // hit rate of each window
+    std::vector<double> window_end_s;  // decode seconds at each window's end
+    double first_hit = 0;            // over the first 64 steps
+    int steps_to_steady = -1;        // steps until the window reaching 95 % of steady ended (-1: never)
+    double seconds_to_steady = -1;
+    int warm_started = 0;            // experts put in the cache at load
+    double load_s = 0;
+};
+struct WarmStartResult {
+    std::string model, routing;
+    int steps = 0, window = 0, expert_slots = 0;
+    double steady = 0;
+    WarmStartRun cold, warm;
+};
+WarmStartResult run_warm_start_bench(const ForwardBenchOptions& o, int steps, int window);
+nlohmann::json to_json(const WarmStartResult& r);
+void print(const WarmStartResult& r);
+
 ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o);
 ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o);
 nlohmann::json to_json(const ForwardBenchResult& r);

@@ -119,17 +119,19 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
 
     // Cache state.
     const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);
-    // [recency: n_flat stamps][usage: slots stamps][residency: n_flat ints][slot_owner: slots ints] (stamps first:
-    // 8-byte aligned).
+    // [recency: n_flat stamps][usage: slots stamps][residency: n_flat ints][slot_owner: slots ints][uses: n_flat]
+    // (stamps first: 8-byte aligned).
     const std::size_t n_slot_entries = std::size_t(std::max(n_slots_, 1));
     constexpr std::size_t kStamp = sizeof(kernels::ExpertStamp);
-    const std::size_t state_bytes = (n_flat + n_slot_entries) * (kStamp + sizeof(std::int32_t));
+    const std::size_t state_bytes = (n_flat + n_slot_entries) * (kStamp + sizeof(std::int32_t)) + n_flat * sizeof(std::uint32_t);
     d_state_ = vram_.alloc(state_bytes, VramUse::scratch, "expert cache tables");
     auto* p = static_cast<std::uint8_t*>(d_state_.get());
     state_.recency = reinterpret_cast<kernels::ExpertStamp*>(p);
     state_.usage = reinterpret_cast<kernels::ExpertStamp*>(p + n_flat * kStamp);
     state_.residency = reinterpret_cast<std::int32_t*>(p + (n_flat + n_slot_entries) * kStamp);
     state_.slot_owner = reinterpret_cast<std::int32_t*>(p + (n_flat + n_slot_entries) * kStamp + n_flat * 4);
+    state_.uses = reinterpret_cast<std::uint32_t*>(p + (n_flat + n_slot_entries) * (kStamp + sizeof(std::int32_t)));
+    check(cudaMemset(state_.uses, 0, n_flat * sizeof(std::uint32_t)), "init expert uses");
     state_.n_layer = n_layer_;
     state_.n_expert = n_expert_;
     state_.n_slots = n_slots_;
@@ -662,6 +664,14 @@ std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
 
 std::uint64_t ExpertOffload::cpu_expert_bytes() const {
     return (bridge_ ? bridge_->bytes_read() : 0) + (cpu_moe_ ? cpu_moe_->cpu_expert_bytes() : 0);
+}
+
+std::vector<std::uint32_t> ExpertOffload::expert_uses() const {
+    std::vector<std::uint32_t> out(std::size_t(n_layer_) * std::size_t(n_expert_));
+    check(cudaMemcpyAsync(out.data(), state_.uses, out.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream_),
+          "read expert uses");
+    check(cudaStreamSynchronize(stream_), "read expert uses");
+    return out;
 }
 
 std::vector<std::int32_t> ExpertOffload::hottest() const {

@@ -143,6 +143,8 @@ public:
     // Live rebuild: the cached experts' flat ids, most recently used first (synchronises the stream), and filling a
     // fresh cache with such a list (as many as fit; the rest stay misses).
     std::vector<std::int32_t> hottest() const;
+    // Decode calls each (layer, expert) was active in since the cache was made (flat id order; synchronises).
+    std::vector<std::uint32_t> expert_uses() const;
     void warm(const std::vector<std::int32_t>& flat_ids);
 
 private:

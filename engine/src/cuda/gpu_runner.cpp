@@ -128,6 +128,9 @@ public:
             std::uint64_t fetched = 0;
             for (const auto& l : offload_->layer_stats()) fetched += l.fetched;
             retired_fetch_bytes_ += double(fetched + offload_->admitted()) * double(offload_->expert_bytes());
+            const std::vector<std::uint32_t> uses = offload_->expert_uses();
+            retired_uses_.resize(uses.size(), 0);
+            for (std::size_t i = 0; i < uses.size(); ++i) retired_uses_[i] += uses[i];
             retired_prefill_bytes_ += double(offload_->prefill_h2d_bytes());
         }
         const int old_slots = offload_->n_slots();
@@ -143,6 +146,23 @@ public:
         offload_->warm(hot);
         spdlog::info("expert cache: {} → {} slots, {} hottest experts kept", old_slots, slots,
                      std::min<std::size_t>(hot.size(), std::size_t(slots)));
+    }
+
+    std::vector<std::uint32_t> expert_uses() const override {
+        if (!offload_) return {};
+        std::vector<std::uint32_t> u = offload_->expert_uses();
+        if (retired_uses_.size() == u.size())
+            for (std::size_t i = 0; i < u.size(); ++i) u[i] += retired_uses_[i];
+        return u;
+    }
+
+    int warm_expert_cache(const std::vector<std::int32_t>& hottest_first) override {
+        if (!offload_ || offload_->backend() == gpu::OffloadBackend::static_layers) return 0;
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        sync("before warming the expert cache");
+        offload_->warm(hottest_first);
+        warmed_ = int(std::min<std::size_t>(hottest_first.size(), std::size_t(offload_->n_slots())));
+        return warmed_;
     }
 
     void kv_copy(void* dst, const void* src, std::size_t bytes) override {
@@ -258,6 +278,8 @@ private:
     std::int64_t max_t_ = 0, logit_tile_ = 0;
     std::uint64_t d2h_bytes_ = 0;
     double retired_fetch_bytes_ = 0, retired_prefill_bytes_ = 0;  // of expert caches replaced by a rebuild
+    std::vector<std::uint32_t> retired_uses_;                        // likewise
+    int warmed_ = 0;                                                 // experts the warm start put in the cache
     std::shared_ptr<float> logits_;
     std::shared_ptr<std::int32_t> d_meta_, d_pages_;
     std::vector<std::int32_t> host_routing_;
@@ -697,6 +719,7 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
                        {"hybrid_search_windows", double(offload_->fraction_search_windows())},
                        {"live_cpu_gbps", offload_->live_cpu_gbps()},
                        {"expert_slots", double(offload_->n_slots())},
+                       {"expert_cache_warmed", double(warmed_)},
                        {"expert_slot_bytes", double(offload_->slot_bytes())},
                        {"expert_hits", double(hits)},
                        {"expert_misses", double(misses)},

@@ -57,6 +57,14 @@ public:
         (void)slots;
         throw Error(ErrorCode::unsupported, "this backend has no expert cache to resize");
     }
+    // Warm start: decode calls each routed (layer, expert) was active in since load (flat id = layer · n_expert +
+    // expert), and filling the expert cache with experts in that form, hottest first (as many as fit). Empty / a
+    // no-op where there is no expert cache (CPU, resident).
+    virtual std::vector<std::uint32_t> expert_uses() const { return {}; }
+    virtual int warm_expert_cache(const std::vector<std::int32_t>& hottest_first) {
+        (void)hottest_first;
+        return 0;
+    }
     // Copies bytes between KV cache storage and host memory (either way; device memory on the GPU).
     virtual void kv_copy(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
     // Tokens one forward pass should take of a prompt with `remaining` tokens left to prefill (0: no limit). The

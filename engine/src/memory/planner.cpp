@@ -147,7 +147,7 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequ
     if (offload) {
         // Expert cache tables, counters, control, plan, source tables (ExpertOffload).
         const std::uint64_t flat = std::uint64_t(g.n_layer) * NE;
-        s += a256(flat * 12 + std::uint64_t(g.n_moe_layers) * NE * 12);  // residency + 64-bit recency; owner + usage
+        s += a256(flat * 16 + std::uint64_t(g.n_moe_layers) * NE * 12);  // residency + 64-bit recency + uses; owner + usage
         s += a256(std::uint64_t(g.n_layer) * 64) + 256;
         s += a256(256 + std::uint64_t(kGemvMaxM) * K * (8 + 32));
         s += 3 * a256(flat * 8);

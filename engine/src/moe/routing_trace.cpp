@@ -36,9 +36,11 @@ public:
             std::iota(pm.begin(), pm.end(), 0);
             std::shuffle(pm.begin(), pm.end(), rng_);
         }
+        if (p.run) rng_.seed(p.seed ^ (0x9E3779B97F4A7C15ull * p.run));
     }
     std::string describe() const override {
-        return fmt::format("synthetic (zipf {:.2f}, reuse {:.2f}, seed {})", p_.zipf, p_.reuse, p_.seed);
+        return fmt::format("synthetic (zipf {:.2f}, reuse {:.2f}, seed {}{})", p_.zipf, p_.reuse, p_.seed,
+                           p_.run ? fmt::format(", run {}", p_.run) : std::string());
     }
     void next_step(int n_tokens, std::span<std::int32_t> ids) override {
         std::uniform_real_distribution<double> u(0, 1);
@@ -160,8 +162,9 @@ std::unique_ptr<RoutingSource> make_routing_source(const std::string& spec, cons
                 if (key == "zipf") p.zipf = std::stod(val);
                 else if (key == "reuse") p.reuse = std::stod(val);
                 else if (key == "seed") p.seed = std::stoull(val);
+                else if (key == "run") p.run = std::stoull(val);
                 else throw Error(ErrorCode::invalid_argument, "synthetic routing: unknown key '" + key + "'",
-                                 "keys: zipf, reuse, seed");
+                                 "keys: zipf, reuse, seed, run");
             } catch (const std::logic_error&) {
                 throw Error(ErrorCode::invalid_argument, "synthetic routing: '" + val + "' is not a number for " + key);
             }

@@ -35,6 +35,9 @@ struct SyntheticRouting {
     double zipf = 1.0;
     double reuse = 0.55;
     std::uint64_t seed = 1;
+    // 0: one random stream from `seed` for the popularity order and the draws; n > 0: the same popularity order
+    // (from `seed`) with another stream of draws — another session of the same model (the warm-start bench).
+    std::uint64_t run = 0;
 };
 
 // layer_has_experts[l] false → ids -1 for that layer.

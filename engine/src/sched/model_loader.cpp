@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "profile/bw_profile.h"
+#include "profile/expert_popularity.h"
 #include "cpu/cpu_topology.h"
 #include "ft/gpu.h"
 
@@ -53,6 +54,43 @@ double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool neede
 }
 
 }  // namespace
+
+// Fills the new expert cache with the experts earlier sessions of this model used most (as many as fit).
+static void warm_start(LoadedModel& m, const LoadOptions& o) {
+    const auto& d = m.weights->desc();
+    const int n_layer = int(d.n_layer), n_expert = int(d.moe.n_expert);
+    m.popularity_key = profile::popularity_key(o.model, n_layer, n_expert);
+    try {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto p = profile::load_popularity(m.popularity_key, n_layer, n_expert);
+        if (!p) {
+            spdlog::info("warm start: no expert popularity stored for this model yet (the cache starts empty)");
+            return;
+        }
+        m.warm_started = m.runner->warm_expert_cache(profile::hottest_first(*p));
+        spdlog::info("warm start: {} experts in the cache from {} earlier session(s) (stored {}), {:.2f} s", m.warm_started,
+                     p->sessions, p->updated_at, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    } catch (const Error& e) {
+        spdlog::warn("warm start skipped: {}", e.what());
+    }
+}
+
+LoadedModel::~LoadedModel() { save_expert_popularity(*this); }
+
+bool save_expert_popularity(LoadedModel& m) {
+    if (m.popularity_key.empty() || !m.runner || !m.weights) return false;
+    try {
+        const auto uses = m.runner->expert_uses();
+        const auto& d = m.weights->desc();
+        if (uses.empty()) return false;
+        const bool stored = profile::store_popularity(m.popularity_key, int(d.n_layer), int(d.moe.n_expert), uses);
+        if (stored) spdlog::info("warm start: this session's expert use stored for the next load");
+        return stored;
+    } catch (const std::exception& e) {
+        spdlog::warn("warm start: this session's expert use was not stored: {}", e.what());
+        return false;
+    }
+}
 
 std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h) {
     const auto t0 = Clock::now();
@@ -173,6 +211,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             report(0.95f, "kv cache");
             m->kv = m->runner->make_kv_cache(kPage, kv_pages(m->plan));
             m->gpu = true;
+            if (o.warm_start && m->plan.expert_slots > 0 && m->plan.backend != "resident" && m->plan.backend != "static")
+                warm_start(*m, o);
         } catch (const Error& e) {
             if (o.device == Device::cuda || e.code() == ErrorCode::cancelled || e.code() == ErrorCode::invalid_argument) throw;
             gpu_failure = e.what();

@@ -31,6 +31,10 @@ struct StateCheckpoint {
 };
 
 struct LoadedModel {
+    LoadedModel() = default;
+    ~LoadedModel();  // warm start: adds this session's expert use to the popularity store
+    LoadedModel(const LoadedModel&) = delete;
+    LoadedModel& operator=(const LoadedModel&) = delete;
     std::unique_ptr<model::Weights> weights;
     model::ModelGraph graph;  // the forward pass of the weights' architecture (runners point into it)
     std::optional<Tokenizer> tokenizer;
@@ -45,7 +49,13 @@ struct LoadedModel {
     ModelInfo info;
     std::vector<std::int32_t> eog;
     std::vector<StateCheckpoint> checkpoints;  // hybrid models with the prefix cache on (at most kMaxCheckpoints)
+    std::string popularity_key;  // warm start on and an expert cache to fill (profile/expert_popularity.h), else empty
+    int warm_started = 0;        // experts put in the cache at load from the store
 };
+
+// Warm start: adds the runner's expert uses since load to the popularity store (a no-op without a key). Returns
+// whether it stored; logs and swallows store errors (an unwritable data folder must not stop an unload).
+bool save_expert_popularity(LoadedModel& m);
 
 // Prefix checkpoints a hybrid model keeps (host RAM: Qwen3.6-35B-A3B's state is 63 MiB per sequence).
 constexpr std::size_t kMaxCheckpoints = 8;
