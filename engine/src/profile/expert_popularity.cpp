@@ -5,7 +5,7 @@
 #include <ctime>
 #include <numeric>
 
-#include <fmt/format.h>
+#include <spdlog/fmt/fmt.h>
 #include <sqlite3.h>
 
 #include "ft/error.h"
