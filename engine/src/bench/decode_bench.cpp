@@ -335,6 +335,11 @@ void to_steady(WarmStartRun& r, double steady, int window) {
 
 WarmStartResult run_warm_start_bench(const ForwardBenchOptions& o, int steps, int window) {
     if (steps < 4 * window || window < 1) throw Error(ErrorCode::invalid_argument, "warm start bench: steps must be at least 4 windows");
+    if (o.load.device == Device::cpu || gpu_devices().empty())
+        throw Error(ErrorCode::unsupported,
+                    "warm start bench: the expert cache it measures is on the GPU, and " +
+                        (o.load.device == Device::cpu ? std::string("--device cpu was given") : gpu_unavailable_reason()),
+                    "run it on a machine with an NVIDIA GPU");
     WarmStartResult r;
     r.steps = steps;
     r.window = window;
