@@ -32,7 +32,6 @@ using ft::kernels::DType;
 namespace kc = ft::kernels::cuda;
 namespace kr = ft::kernels::ref;
 
-
 namespace {
 
 using ft::test::bytes_of;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <random>
 #include <thread>
 
@@ -11,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "profile/device_bandwidth.h"
+#include "profile/sqlite_db.h"
 #include "cpu/cpu_topology.h"
 #include "cpu/worker_pool.h"
 #include "ft/error.h"
@@ -74,53 +74,13 @@ private:
     std::vector<float> x_, out_;
 };
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-#ifdef _WIN32
-    gmtime_s(&tm, &t);
-#else
-    gmtime_r(&t, &tm);
-#endif
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-// ---- SQLite ----
-
-struct Db {
-    sqlite3* db = nullptr;
-    Db() {
-        const auto path = data_dir() / "bandwidth.sqlite";
-        if (sqlite3_open(path.string().c_str(), &db) != SQLITE_OK) {
-            const std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-            sqlite3_close(db);
-            db = nullptr;
-            throw Error(ErrorCode::io, "cannot open " + path.string() + ": " + msg);
-        }
-        exec("CREATE TABLE IF NOT EXISTS profiles (gpu TEXT NOT NULL, format TEXT NOT NULL, threads INTEGER NOT NULL, "
-             "pcie_gbs REAL, cpu_gbs REAL, pcie_both_gbs REAL, cpu_both_gbs REAL, dma_gbs REAL, fraction REAL, "
-             "measured_at TEXT, PRIMARY KEY (gpu, format, threads))");
-    }
-    ~Db() { sqlite3_close(db); }
-    void exec(const char* sql) {
-        char* err = nullptr;
-        if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-            const std::string msg = err ? err : "?";
-            sqlite3_free(err);
-            throw Error(ErrorCode::io, "bandwidth profile database: " + msg);
-        }
-    }
-};
-
-struct Stmt {
-    sqlite3_stmt* s = nullptr;
-    Stmt(sqlite3* db, const char* sql) {
-        if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-            throw Error(ErrorCode::io, std::string("bandwidth profile database: ") + sqlite3_errmsg(db));
-    }
-    ~Stmt() { sqlite3_finalize(s); }
+// The profiles' store.
+struct Db : SqliteDb {
+    Db()
+        : SqliteDb("bandwidth.sqlite", "bandwidth profile database",
+                   "CREATE TABLE IF NOT EXISTS profiles (gpu TEXT NOT NULL, format TEXT NOT NULL, threads INTEGER NOT NULL, "
+                   "pcie_gbs REAL, cpu_gbs REAL, pcie_both_gbs REAL, cpu_both_gbs REAL, dma_gbs REAL, fraction REAL, "
+                   "measured_at TEXT, PRIMARY KEY (gpu, format, threads))") {}
 };
 
 }  // namespace
@@ -176,64 +136,64 @@ BwProfile measure_profile(const model::Weights& weights, int gpu_index, int thre
 
 void store_profile(const BwProfile& p) {
     Db db;
-    Stmt st(db.db,
+    SqliteStmt st(db,
             "INSERT OR REPLACE INTO profiles (gpu, format, threads, pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, "
             "fraction, measured_at) VALUES (?,?,?,?,?,?,?,?,?,?)");
-    sqlite3_bind_text(st.s, 1, p.gpu.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st.s, 2, p.format.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st.s, 3, p.threads);
-    sqlite3_bind_double(st.s, 4, p.pcie_gbs);
-    sqlite3_bind_double(st.s, 5, p.cpu_gbs);
-    sqlite3_bind_double(st.s, 6, p.pcie_both_gbs);
-    sqlite3_bind_double(st.s, 7, p.cpu_both_gbs);
-    sqlite3_bind_double(st.s, 8, p.dma_gbs);
-    sqlite3_bind_double(st.s, 9, p.fraction);
-    sqlite3_bind_text(st.s, 10, p.measured_at.c_str(), -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st.s) != SQLITE_DONE)
-        throw Error(ErrorCode::io, std::string("cannot store the bandwidth profile: ") + sqlite3_errmsg(db.db));
+    sqlite3_bind_text(st.get(), 1, p.gpu.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st.get(), 2, p.format.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st.get(), 3, p.threads);
+    sqlite3_bind_double(st.get(), 4, p.pcie_gbs);
+    sqlite3_bind_double(st.get(), 5, p.cpu_gbs);
+    sqlite3_bind_double(st.get(), 6, p.pcie_both_gbs);
+    sqlite3_bind_double(st.get(), 7, p.cpu_both_gbs);
+    sqlite3_bind_double(st.get(), 8, p.dma_gbs);
+    sqlite3_bind_double(st.get(), 9, p.fraction);
+    sqlite3_bind_text(st.get(), 10, p.measured_at.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st.get()) != SQLITE_DONE)
+        throw Error(ErrorCode::io, std::string("cannot store the bandwidth profile: ") + st.error());
 }
 
 std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads) {
     Db db;
-    Stmt st(db.db,
+    SqliteStmt st(db,
             "SELECT pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction, measured_at FROM profiles "
             "WHERE gpu = ? AND format = ? AND threads = ?");
-    sqlite3_bind_text(st.s, 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st.s, 2, format.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st.s, 3, threads);
-    if (sqlite3_step(st.s) != SQLITE_ROW) return std::nullopt;
+    sqlite3_bind_text(st.get(), 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st.get(), 2, format.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st.get(), 3, threads);
+    if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
     BwProfile p;
     p.gpu = gpu;
     p.format = format;
     p.threads = threads;
-    p.pcie_gbs = sqlite3_column_double(st.s, 0);
-    p.cpu_gbs = sqlite3_column_double(st.s, 1);
-    p.pcie_both_gbs = sqlite3_column_double(st.s, 2);
-    p.cpu_both_gbs = sqlite3_column_double(st.s, 3);
-    p.dma_gbs = sqlite3_column_double(st.s, 4);
-    p.fraction = sqlite3_column_double(st.s, 5);
-    if (const unsigned char* t = sqlite3_column_text(st.s, 6)) p.measured_at = reinterpret_cast<const char*>(t);
+    p.pcie_gbs = sqlite3_column_double(st.get(), 0);
+    p.cpu_gbs = sqlite3_column_double(st.get(), 1);
+    p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
+    p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
+    p.dma_gbs = sqlite3_column_double(st.get(), 4);
+    p.fraction = sqlite3_column_double(st.get(), 5);
+    if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
     return p;
 }
 
 std::optional<BwProfile> newest_profile(const std::string& gpu) {
     Db db;
-    Stmt st(db.db,
+    SqliteStmt st(db,
             "SELECT pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction, measured_at, format, threads "
             "FROM profiles WHERE gpu = ? ORDER BY measured_at DESC LIMIT 1");
-    sqlite3_bind_text(st.s, 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st.s) != SQLITE_ROW) return std::nullopt;
+    sqlite3_bind_text(st.get(), 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
     BwProfile p;
     p.gpu = gpu;
-    p.pcie_gbs = sqlite3_column_double(st.s, 0);
-    p.cpu_gbs = sqlite3_column_double(st.s, 1);
-    p.pcie_both_gbs = sqlite3_column_double(st.s, 2);
-    p.cpu_both_gbs = sqlite3_column_double(st.s, 3);
-    p.dma_gbs = sqlite3_column_double(st.s, 4);
-    p.fraction = sqlite3_column_double(st.s, 5);
-    if (const unsigned char* t = sqlite3_column_text(st.s, 6)) p.measured_at = reinterpret_cast<const char*>(t);
-    if (const unsigned char* t = sqlite3_column_text(st.s, 7)) p.format = reinterpret_cast<const char*>(t);
-    p.threads = sqlite3_column_int(st.s, 8);
+    p.pcie_gbs = sqlite3_column_double(st.get(), 0);
+    p.cpu_gbs = sqlite3_column_double(st.get(), 1);
+    p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
+    p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
+    p.dma_gbs = sqlite3_column_double(st.get(), 4);
+    p.fraction = sqlite3_column_double(st.get(), 5);
+    if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
+    if (const unsigned char* t = sqlite3_column_text(st.get(), 7)) p.format = reinterpret_cast<const char*>(t);
+    p.threads = sqlite3_column_int(st.get(), 8);
     return p;
 }
 

@@ -2,83 +2,28 @@
 
 #include <algorithm>
 #include <cstring>
-#include <ctime>
 #include <numeric>
 
 #include <spdlog/fmt/fmt.h>
 #include <sqlite3.h>
 
 #include "ft/error.h"
-#include "ft/paths.h"
+#include "profile/sqlite_db.h"
 
 namespace ft::profile {
 
 namespace {
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-#ifdef _WIN32
-    gmtime_s(&tm, &t);
-#else
-    gmtime_r(&t, &tm);
-#endif
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-class Db {
-public:
-    Db() {
-        const auto path = data_dir() / "experts.sqlite";
-        if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
-            const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-            sqlite3_close(db_);
-            db_ = nullptr;
-            throw Error(ErrorCode::io, "cannot open " + path.string() + ": " + msg,
-                        "check that the data folder is writable, or load with warm start off");
-        }
-        sqlite3_busy_timeout(db_, 2000);  // an app and a server on one data folder
-        exec("CREATE TABLE IF NOT EXISTS popularity (model TEXT PRIMARY KEY, n_layer INTEGER NOT NULL, "
-             "n_expert INTEGER NOT NULL, counts BLOB NOT NULL, sessions INTEGER NOT NULL, updated_at TEXT)");
-    }
-    ~Db() { sqlite3_close(db_); }
-    Db(const Db&) = delete;
-    Db& operator=(const Db&) = delete;
-    sqlite3* get() const { return db_; }
-    void exec(const char* sql) {
-        char* err = nullptr;
-        if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-            const std::string msg = err ? err : "?";
-            sqlite3_free(err);
-            throw Error(ErrorCode::io, "expert popularity database: " + msg);
-        }
-    }
-
-private:
-    sqlite3* db_ = nullptr;
-};
-
-class Stmt {
-public:
-    Stmt(const Db& db, const char* sql) : db_(db.get()) {
-        if (sqlite3_prepare_v2(db_, sql, -1, &s_, nullptr) != SQLITE_OK)
-            throw Error(ErrorCode::io, std::string("expert popularity database: ") + sqlite3_errmsg(db_));
-    }
-    ~Stmt() { sqlite3_finalize(s_); }
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-    sqlite3_stmt* get() const { return s_; }
-    std::string error() const { return sqlite3_errmsg(db_); }
-
-private:
-    sqlite3* db_;
-    sqlite3_stmt* s_ = nullptr;
+// The popularity store.
+struct Db : SqliteDb {
+    Db()
+        : SqliteDb("experts.sqlite", "expert popularity database",
+                   "CREATE TABLE IF NOT EXISTS popularity (model TEXT PRIMARY KEY, n_layer INTEGER NOT NULL, "
+                   "n_expert INTEGER NOT NULL, counts BLOB NOT NULL, sessions INTEGER NOT NULL, updated_at TEXT)") {}
 };
 
 std::optional<ExpertPopularity> read(const Db& db, const std::string& key) {
-    Stmt st(db, "SELECT n_layer, n_expert, counts, sessions, updated_at FROM popularity WHERE model = ?");
+    SqliteStmt st(db, "SELECT n_layer, n_expert, counts, sessions, updated_at FROM popularity WHERE model = ?");
     sqlite3_bind_text(st.get(), 1, key.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
     ExpertPopularity p;
@@ -130,7 +75,7 @@ bool store_popularity(const std::string& key, int n_layer, int n_expert, const s
         }
         for (std::size_t i = 0; i < n; ++i) p.counts[i] += float(session_uses[i]);
         ++p.sessions;
-        Stmt st(db, "INSERT OR REPLACE INTO popularity (model, n_layer, n_expert, counts, sessions, updated_at) VALUES (?,?,?,?,?,?)");
+        SqliteStmt st(db, "INSERT OR REPLACE INTO popularity (model, n_layer, n_expert, counts, sessions, updated_at) VALUES (?,?,?,?,?,?)");
         sqlite3_bind_text(st.get(), 1, key.c_str(), -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(st.get(), 2, n_layer);
         sqlite3_bind_int(st.get(), 3, n_expert);
