@@ -23,7 +23,7 @@ const CommandSpec& spec_synth() {
         "Deterministic for a seed; quantized blocks are generated directly and streamed (bounded RAM).",
         {
             {"arch", "ARCH", "architecture (the preset's when left out)", ""},
-            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, qwen3.6-35b-a3b, qwen3-next-80b-a3b", "tiny"},
+            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, deepseek-v4-flash, qwen3.6-35b-a3b, qwen3-next-80b-a3b", "tiny"},
             {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4", "q4_k; bf16 for gpt-oss"},
             {"expert-weights", "TYPE", "routed experts' weight type (same choices)", "mxfp4 for gpt-oss, else --weights"},
             {"seed", "S", "random seed", "1"},
@@ -94,7 +94,7 @@ int run_synth(const Args& args) {
     if (!preset_arch)
         throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
                     "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, "
-                    "qwen3.6-35b-a3b, qwen3-next-80b-a3b");
+                    "deepseek-v4-flash, qwen3.6-35b-a3b, qwen3-next-80b-a3b");
     const std::string arch_name = args.get_or("arch", std::string(model::arch_name(*preset_arch)));
     const auto arch = model::arch_from_name(arch_name);
     if (!arch) throw Error(ErrorCode::invalid_argument, "synth: unknown architecture \"" + arch_name + "\" (--arch)");

@@ -25,6 +25,9 @@ void SwigluF32(const float* g, const float* u, float* y, std::int64_t n, float l
         if (limit > 0.f) {
             gv = hn::Min(gv, hn::Set(df, limit));
             uv = hn::Add(hn::Min(hn::Max(uv, hn::Set(df, -limit)), hn::Set(df, limit)), one);
+        } else if (limit < 0.f) {
+            gv = hn::Min(gv, hn::Set(df, -limit));
+            uv = hn::Min(hn::Max(uv, hn::Set(df, limit)), hn::Set(df, -limit));
         }
         const auto sig = hn::Div(one, hn::Add(one, hn::Exp(df, hn::Mul(gv, va))));
         hn::StoreU(hn::Mul(hn::Mul(gv, sig), uv), df, y + i);
@@ -34,6 +37,9 @@ void SwigluF32(const float* g, const float* u, float* y, std::int64_t n, float l
         if (limit > 0.f) {
             gx = std::min(gx, limit);
             ux = std::clamp(ux, -limit, limit) + 1.f;
+        } else if (limit < 0.f) {
+            gx = std::min(gx, -limit);
+            ux = std::clamp(ux, limit, -limit);
         }
         y[i] = gx / (1.f + std::exp(-alpha * gx)) * ux;
     }

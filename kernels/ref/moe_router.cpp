@@ -7,6 +7,33 @@
 
 namespace ft::kernels::ref {
 
+namespace {
+// torch's softplus (threshold 20: x itself above it), then the square root.
+double sqrt_softplus(float x) { return std::sqrt(x > 20.f ? double(x) : std::log1p(std::exp(double(x)))); }
+}  // namespace
+
+void moe_route_fixed(const RouterParams& p, const float* logits, const std::int32_t* ids, float* weights) {
+    std::vector<double> w(size_t(p.k));
+    double mx = logits[0], denom = 0;
+    if (p.gating == RouterGating::softmax) {
+        for (int e = 1; e < p.n_expert; ++e) mx = std::max(mx, double(logits[e]));
+        for (int e = 0; e < p.n_expert; ++e) denom += std::exp(double(logits[e]) - mx);
+    }
+    double sum = 0;
+    for (int i = 0; i < p.k; ++i) {
+        const double x = logits[ids[i]];
+        switch (p.gating) {
+            case RouterGating::softmax: w[size_t(i)] = std::exp(x - mx) / denom; break;
+            case RouterGating::sigmoid: w[size_t(i)] = 1.0 / (1.0 + std::exp(-x)); break;
+            case RouterGating::sqrtsoftplus: w[size_t(i)] = sqrt_softplus(float(x)); break;
+            case RouterGating::softmax_weight: w[size_t(i)] = std::exp(x); break;  // normalized over the k below
+        }
+        sum += w[size_t(i)];
+    }
+    const bool norm = p.gating == RouterGating::softmax_weight || p.norm_topk;
+    for (int i = 0; i < p.k; ++i) weights[i] = float((norm && sum > 0 ? w[size_t(i)] / sum : w[size_t(i)]) * p.scale);
+}
+
 void moe_route(const RouterParams& p, const float* logits, std::int32_t* ids, float* weights) {
     const int n = p.n_expert;
     std::vector<double> score(static_cast<size_t>(n)), select(static_cast<size_t>(n));
@@ -34,6 +61,11 @@ void moe_route(const RouterParams& p, const float* logits, std::int32_t* ids, fl
             for (int i = 0; i < p.topk_group; ++i) keep[size_t(groups[size_t(i)].second)] = true;
             for (int e = 0; e < n; ++e)
                 if (!keep[size_t(e / per)]) select[size_t(e)] = -INFINITY;
+        }
+    } else if (p.gating == RouterGating::sqrtsoftplus) {
+        for (int e = 0; e < n; ++e) {
+            score[size_t(e)] = sqrt_softplus(logits[e]);
+            select[size_t(e)] = score[size_t(e)] + (p.bias ? double(p.bias[e]) : 0.0);
         }
     } else {
         for (int e = 0; e < n; ++e) select[size_t(e)] = score[size_t(e)] = logits[e];

@@ -17,6 +17,14 @@ transformers makes of a real checkpoint), and run in float32.
             mscale = mscale_all_dim = 1, so the logits carry mscale^2), 16 routed experts top-4 + 1 shared, sigmoid
             router with e_score_correction_bias, grouped top-k (4 groups, 2 kept), routed scaling 2.5, norm_topk_prob.
             Checkpoint layout: DeepSeek's own (per-expert mlp.experts.E.*, kv_b_proj unsplit).
+  deepseek_v4 DeepseekV4ForCausalLM: 5 layers (sliding-window only, CSA, HCA, CSA, HCA), 4 hyper-connection streams
+            (Sinkhorn 20), shared-KV MQA of head_dim 64 with partial interleaved RoPE on the trailing 16, sinks,
+            window 16, grouped low-rank output (2 groups of 32), compressed sparse attention (ratio 4, overlapping
+            windows, lightning indexer 8 heads of 32, top-4: enough heads that an
+            entry scoring exactly 0, all ReLUs off, is rare, as ties make top-k ambiguous) and heavily compressed attention (ratio 8), YaRN x16
+            on the compressed branches; 16 experts top-4 + 1 shared, sqrt-softplus router with the correction
+            bias, hash routing (tid2eid) in layers 0-1, routed scaling 1.5, SwiGLU clamped at 2. Tensors under
+            transformers' own names (its state dict, the fused 3-D experts).
   glm4_moe  Glm4MoeForCausalLM: 4 layers (+1 MTP layer, ignored by transformers), layer 0 dense, 16 routed experts
             top-4 + 1 shared, sigmoid router with e_score_correction_bias, grouped top-k (4 groups, 2 kept), routed
             scaling 2.5, norm_topk_prob, partial RoPE 0.5 of head_dim 64, q/k/v biases, per-head q/k norm.
@@ -37,7 +45,7 @@ little-endian [sum of sequence lengths x vocab], every position, sequences in go
 Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
 from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|qwen3_5_moe|qwen3_next} OUT_DIR
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|qwen3_5_moe|qwen3_next} OUT_DIR
 """
 import json
 import math
@@ -453,6 +461,124 @@ def qwen35_sequences():
     return [s0, body(80)]  # 80: across the 64-token chunks of the chunked delta rule
 
 
+# ---------------------------------------------------------------- DeepSeek-V4
+
+DSV4 = dict(hidden=64, layers=5, heads=4, head_dim=64, rotary=0.25, q_lora=32, o_groups=2, o_lora=32, experts=16,
+            top_k=4, moe_ff=32, window=16, csa=4, hca=8, index_heads=8, index_dim=32, index_topk=4, hc=4,
+            swiglu_limit=2.0,
+            layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention",
+                         "compressed_sparse_attention", "heavily_compressed_attention"],
+            mlp_layer_types=["hash_moe", "hash_moe", "moe", "moe", "moe"])
+
+
+def dsv4_config():
+    from transformers import DeepseekV4Config
+    c = DSV4
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], moe_intermediate_size=c["moe_ff"],
+              num_hidden_layers=c["layers"], num_attention_heads=c["heads"], num_key_value_heads=1,
+              head_dim=c["head_dim"], q_lora_rank=c["q_lora"], num_experts_per_tok=c["top_k"],
+              n_routed_experts=c["experts"], n_shared_experts=1, scoring_func="sqrtsoftplus", norm_topk_prob=True,
+              routed_scaling_factor=1.5, max_position_embeddings=65536, rope_theta=10000.0,
+              layer_types=c["layer_types"], mlp_layer_types=c["mlp_layer_types"],
+              compress_rates={"compressed_sparse_attention": c["csa"], "heavily_compressed_attention": c["hca"]},
+              compress_rope_theta=160000.0, hc_mult=c["hc"], hc_sinkhorn_iters=20, hc_eps=1e-6,
+              swiglu_limit=c["swiglu_limit"], sliding_window=c["window"], o_groups=c["o_groups"],
+              o_lora_rank=c["o_lora"], index_n_heads=c["index_heads"], index_head_dim=c["index_dim"],
+              index_topk=c["index_topk"], num_nextn_predict_layers=0, partial_rotary_factor=c["rotary"],
+              rms_norm_eps=1e-6, tie_word_embeddings=False, pad_token_id=4098, eos_token_id=4097,
+              bos_token_id=4096,
+              # YaRN x16 on the compressed branches (the main rope stays plain), as DeepSeek-V4-Flash's config
+              rope_parameters={"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 4096,
+                               "beta_fast": 32.0, "beta_slow": 1.0})
+    cfg = DeepseekV4Config(**kw)
+    cfg._attn_implementation = "eager"
+    print("DeepseekV4Config rope_parameters:", cfg.rope_parameters, "layer_types:", cfg.layer_types,
+          "mlp_layer_types:", cfg.mlp_layer_types, "compress_rates:", cfg.compress_rates)
+    return cfg
+
+
+def dsv4_weights(cfg, Model):
+    """Every tensor transformers' DeepseekV4ForCausalLM holds (its own state-dict names, which is what its
+    save_pretrained writes), filled with BF16-exact random values at scales that keep every branch alive: the
+    hyper-connection mixers, sinks, the compressors' position biases, the correction bias (F32) and the hash
+    routing table tid2eid (distinct experts per token, int64)."""
+    c = DSV4
+    probe = Model(cfg)
+    shapes = {k: (tuple(v.shape), v.dtype) for k, v in probe.state_dict().items()}
+    del probe
+    g = gen(SEED + 4)
+    sd = {}
+    for k in sorted(shapes):
+        shape, dt = shapes[k]
+        if k.endswith("tid2eid"):
+            sd[k] = torch.stack([torch.randperm(c["experts"], generator=g)[:c["top_k"]] for _ in range(shape[0])]).to(dt)
+        elif k.endswith("e_score_correction_bias"):
+            sd[k] = 0.1 * torch.randn(shape, generator=g)
+        elif k.endswith("embed_tokens.weight"):
+            sd[k] = normal(shape, 1.0, g)
+        elif k == "lm_head.weight":
+            sd[k] = normal(shape, 3.0 / math.sqrt(shape[1]), g)
+        elif k.endswith("sinks"):
+            sd[k] = normal(shape, 1.0, g)
+        elif k.endswith("position_bias"):
+            sd[k] = normal(shape, 0.5, g)
+        elif k.endswith(".base") or k.endswith("hc_base"):
+            sd[k] = normal(shape, 0.5, g)
+        elif k.endswith(".scale") or k.endswith("hc_scale"):
+            sd[k] = bf16(1.0 + 0.2 * torch.randn(shape, generator=g))
+        elif k.endswith(".fn") or k.endswith("hc_fn"):
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[1]), g)
+        elif len(shape) == 1:  # RMSNorm weights
+            sd[k] = bf16(1.0 + 0.2 * torch.randn(shape, generator=g))
+        elif len(shape) == 3:  # experts [E, out, in]
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[2]), g)
+        else:
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[1]), g)
+    return sd
+
+
+def dsv4_diagnostics(model, seqs, prompt, n_new):
+    """Where the cached decode (generate) and a full recompute could part: the lightning indexer's top-k boundary
+    tied (an ambiguous choice), and the largest logit difference between the two paths while they agree."""
+    c = DSV4
+    ties = [0, 0]
+    def hook(mod, inp, res):
+        sc = res[0]  # [S, T]
+        S, T = sc.shape
+        for t in range(S):
+            valid = min(T, (t + 1) // c["csa"])
+            if valid > c["index_topk"]:
+                v = torch.sort(sc[t, :valid], descending=True).values
+                ties[1] += 1
+                ties[0] += int(v[c["index_topk"] - 1] == v[c["index_topk"]])
+    hs = [l.self_attn.compressor.indexer.scorer.register_forward_hook(hook) for l in model.model.layers
+          if l.self_attn.compressor is not None and hasattr(l.self_attn.compressor, "indexer")]
+    with torch.no_grad():
+        for s in seqs:
+            model(torch.tensor([s]), use_cache=False)
+    for h in hs:
+        h.remove()
+    print(f"indexer top-k boundary ties: {ties[0]} of {ties[1]} query-layer choices")
+    with torch.no_grad():
+        out = model.generate(torch.tensor([prompt]), max_new_tokens=n_new, min_new_tokens=n_new, do_sample=False,
+                             num_beams=1, pad_token_id=model.config.pad_token_id, eos_token_id=None,
+                             output_logits=True, return_dict_in_generate=True)
+        ids = out.sequences[0].tolist()
+        full = model(torch.tensor([ids]), use_cache=False).logits[0]
+        diffs = []
+        for i, l in enumerate(out.logits):
+            diffs.append(float((l[0] - full[len(prompt) - 1 + i]).abs().max()))
+        print("cached decode vs full recompute, max |dlogit| per step:", [round(d, 6) for d in diffs])
+
+
+def dsv4_sequences():
+    g = gen(11)
+    bos, user, assistant = 4096, 4096 + 5, 4096 + 6
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [bos, user] + body(20) + [assistant] + body(16)
+    return [s0, body(23), body(61), body(100)]
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -485,7 +611,7 @@ def routing_of(model, arch, seq):
                 if ints:
                     out[il] = ints[0].reshape(len(seq), -1).tolist()
             hooks.append(mlp.router.register_forward_hook(hook))
-        elif arch in ("glm4_moe", "deepseek_v3", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
+        elif arch in ("glm4_moe", "deepseek_v3", "deepseek_v4", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
             def hook(mod, inp, res, il=il, mlp=mlp):
                 ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
                 if ints:
@@ -528,6 +654,15 @@ def main():
         sd, mx = dsv3_weights(cfg), None
         seqs = dsv3_sequences()
         keep_f32 = ("e_score_correction_bias",)
+    elif arch == "deepseek_v4":
+        from transformers import DeepseekV4ForCausalLM as Model
+        cfg = dsv4_config()
+        sd, mx = dsv4_weights(cfg, Model), None
+        seqs = dsv4_sequences()
+        keep_f32 = ("e_score_correction_bias",)
+        import inspect
+        import transformers.models.deepseek_v4.modeling_deepseek_v4 as mod
+        (out / "modeling_deepseek_v4.py.txt").write_text(inspect.getsource(mod))
     elif arch in ("qwen3_5_moe", "qwen3_next"):
         if arch == "qwen3_next":
             from transformers import Qwen3NextForCausalLM as Model
@@ -538,7 +673,7 @@ def main():
         seqs = qwen35_sequences()
         keep_f32 = ("A_log", "dt_bias")
     else:
-        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, qwen3_5_moe or qwen3_next")
+        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, qwen3_5_moe or qwen3_next")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
@@ -564,7 +699,7 @@ def main():
         print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
     if info.get("missing_keys") or info.get("mismatched_keys"):
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
-    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "qwen3_5_moe": QWEN35,
+    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "qwen3_5_moe": QWEN35,
                 "qwen3_next": QWEN35}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
@@ -573,8 +708,9 @@ def main():
     checks = {}
     try:
         re = model.model.rotary_emb
-        checks["inv_freq_len"] = int(re.inv_freq.numel())
-        checks["attention_scaling"] = float(re.attention_scaling)
+        if arch != "deepseek_v4":
+            checks["inv_freq_len"] = int(re.inv_freq.numel())
+            checks["attention_scaling"] = float(re.attention_scaling)
         if arch == "gpt_oss":
             checks["layer_types"] = list(model.config.layer_types)
             checks["sinks"] = hasattr(model.model.layers[0].self_attn, "sinks")
@@ -590,6 +726,14 @@ def main():
             m = 0.1 * math.log(40) + 1
             checks["want"] = {"inv_freq_len": DSV3["rope"] // 2, "attention_scaling": 1.0,
                               "scaling": (DSV3["nope"] + DSV3["rope"]) ** -0.5 * m * m}
+        elif arch == "deepseek_v4":
+            checks["layer_types"] = list(model.config.layer_types)
+            checks["mlp_layer_types"] = list(model.config.mlp_layer_types)
+            checks["rope_parameters"] = model.config.rope_parameters
+            checks["attention_scaling"] = {t: float(getattr(re, f"{t}_attention_scaling")) for t in ("main", "compress")}
+            checks["inv_freq"] = {t: [float(x) for x in getattr(re, f"{t}_inv_freq").tolist()] for t in ("main", "compress")}
+            checks["layer1"] = sorted(k for k, _ in model.model.layers[1].named_parameters())
+            checks["want"] = {"rope_dim": int(DSV4["head_dim"] * DSV4["rotary"])}
         elif arch in ("qwen3_5_moe", "qwen3_next"):
             checks["layer_types"] = list(model.config.layer_types)
             checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
@@ -625,6 +769,8 @@ def main():
             ids.append(int(model(torch.tensor([ids])).logits[0, -1].argmax()))
         by_hand = ids[len(prompt):]
     print("greedy generate():", greedy)
+    if arch == "deepseek_v4":
+        dsv4_diagnostics(model, seqs, prompt, n_new)
     if by_hand != greedy:
         print("WARNING: generate() differs from step-by-step argmax (full recompute):", by_hand)
 

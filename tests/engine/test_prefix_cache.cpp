@@ -340,11 +340,21 @@ private slots:
     // qwen3-moe-tiny's tokenizer of the same layout): a prompt keeps its recurrent state at its last whole page as a
     // checkpoint, and a next turn that starts with that prompt shares its pages, takes the state and computes the rest
     // — the same replies as without the cache. A prompt that does not start with a checkpoint computes everything.
+    // DeepSeek-V4 (tests/data/deepseek-v4-tiny) the same way: its compressed layers' window rings are such a state.
+    void hybridModelResumesFromACheckpoint_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::newRow("qwen3.5 (gated deltanet)") << "qwen3-5-moe-tiny";
+        QTest::newRow("deepseek-v4 (window rings)") << "deepseek-v4-tiny";
+    }
     void hybridModelResumesFromACheckpoint() {
         namespace fs = std::filesystem;
-        const fs::path dir = fs::temp_directory_path() / ("ft-prefix-qwen3-5-" + std::to_string(QCoreApplication::applicationPid()));
+        QFETCH(QString, fixture);
+#ifdef FT_PREFIX_GPU
+        if (fixture == "deepseek-v4-tiny") QSKIP("DeepSeek-V4 has no GPU implementation yet");
+#endif
+        const fs::path dir = fs::temp_directory_path() / ("ft-prefix-" + fixture.toStdString() + "-" + std::to_string(QCoreApplication::applicationPid()));
         fs::create_directories(dir);
-        const fs::path fx = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny";
+        const fs::path fx = FT_SOURCE_DIR "/tests/data/" + fixture.toStdString();
         for (const fs::path& f : {fx / "config.json", fx / "generation_config.json", fx / "model.safetensors",
                                   kModel / "tokenizer.json", kModel / "tokenizer_config.json"})
             if (!fs::exists(dir / f.filename())) fs::create_symlink(f, dir / f.filename());

@@ -159,7 +159,7 @@ private slots:
     }
 
     void swigluMatchesReference() {
-        for (float limit : {0.f, 7.f}) {
+        for (float limit : {0.f, 7.f, -7.f}) {  // plain, gpt-oss's form, DeepSeek-V4's clamp
             const auto g = ft::test::random_floats(1000, 5, -30, 30), u = ft::test::random_floats(1000, 6, -10, 10);
             std::vector<float> want(1000);
             ref::swiglu_f32(g.data(), u.data(), want.data(), 1000, limit);
@@ -213,6 +213,43 @@ private slots:
         const double s0 = 0.5, s1 = 1 / (1 + std::exp(-1.0));
         QVERIFY(std::fabs(w[0] - float(2.5 * s0 / (s0 + s1))) < 1e-6f);
         QVERIFY(std::fabs(w[1] - float(2.5 * s1 / (s0 + s1))) < 1e-6f);
+    }
+
+    // DeepSeek-V4's clamp (limit < 0): silu(min(g, 2)) · clamp(u, ±2).
+    void swigluClampKnownAnswer() {
+        const float g[3] = {5.f, -1.f, 1.f}, u[3] = {1.f, 9.f, -3.f};
+        float y[3];
+        ref::swiglu_f32(g, u, y, 3, -2.f);
+        auto silu = [](double x) { return x / (1 + std::exp(-x)); };
+        QVERIFY(std::fabs(y[0] - float(silu(2.0) * 1)) < 1e-6f);
+        QVERIFY(std::fabs(y[1] - float(silu(-1.0) * 2)) < 1e-6f);
+        QVERIFY(std::fabs(y[2] - float(silu(1.0) * -2)) < 1e-6f);
+    }
+
+    // sqrt(softplus) scores, the choice on score + bias, the weights the scores of the chosen (renormalized, scaled);
+    // a hash layer's fixed experts get the same weights.
+    void routerSqrtSoftplusKnownAnswer() {
+        const float logits[4] = {0.f, 2.f, -1.f, 25.f};
+        const float bias[4] = {0.f, 0.f, 10.f, -20.f};
+        RouterParams p;
+        p.n_expert = 4;
+        p.k = 2;
+        p.gating = RouterGating::sqrtsoftplus;
+        p.bias = bias;
+        p.norm_topk = true;
+        p.scale = 1.5f;
+        std::int32_t ids[2];
+        float w[2];
+        ref::moe_route(p, logits, ids, w);
+        auto s = [](double x) { return std::sqrt(x > 20 ? x : std::log1p(std::exp(x))); };
+        // score + bias: (.833, 2.063, 10.55, -15): experts 2 then 1
+        QCOMPARE(ids[0], 2);
+        QCOMPARE(ids[1], 1);
+        QVERIFY(std::fabs(w[0] - float(1.5 * s(-1) / (s(-1) + s(2)))) < 1e-6f);
+        const std::int32_t fixed[2] = {3, 0};
+        ref::moe_route_fixed(p, logits, fixed, w);
+        QVERIFY(std::fabs(w[0] - float(1.5 * s(25) / (s(25) + s(0)))) < 1e-6f);
+        QVERIFY(std::fabs(w[1] - float(1.5 * s(0) / (s(25) + s(0)))) < 1e-6f);
     }
 
     void routerTiesGoToLowerIds() {

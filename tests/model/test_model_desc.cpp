@@ -46,6 +46,26 @@ json deepseek_v3_config() {
       "tie_word_embeddings": false})");
 }
 
+// DeepSeek-V4-Flash's config.json in DeepSeek's own (legacy) field names: compress_ratios per layer (44: the last
+// is the MTP layer's), num_hash_layers, a flat YaRN rope_scaling (the compressed branches' only).
+json deepseek_v4_flash_config() {
+    json ratios = json::array({0, 0});
+    for (int i = 0; i < 20; ++i) ratios.push_back(4), ratios.push_back(128);
+    ratios.push_back(4);
+    ratios.push_back(0);
+    return {{"architectures", {"DeepseekV4ForCausalLM"}}, {"vocab_size", 129280}, {"hidden_size", 4096},
+            {"moe_intermediate_size", 2048}, {"num_hidden_layers", 43}, {"num_attention_heads", 64},
+            {"num_key_value_heads", 1}, {"n_routed_experts", 256}, {"n_shared_experts", 1}, {"num_experts_per_tok", 6},
+            {"max_position_embeddings", 1048576}, {"rms_norm_eps", 1e-6}, {"rope_theta", 10000}, {"q_lora_rank", 1024},
+            {"qk_rope_head_dim", 64}, {"head_dim", 512}, {"compress_ratios", ratios}, {"sliding_window", 128},
+            {"compress_rope_theta", 160000}, {"o_lora_rank", 1024}, {"o_groups", 8}, {"index_n_heads", 64},
+            {"index_head_dim", 128}, {"index_topk", 512}, {"num_hash_layers", 3}, {"hc_mult", 4}, {"hc_eps", 1e-6},
+            {"hc_sinkhorn_iters", 20}, {"swiglu_limit", 10.0}, {"routed_scaling_factor", 1.5},
+            {"scoring_func", "sqrtsoftplus"}, {"topk_method", "noaux_tc"},
+            {"rope_scaling", {{"type", "yarn"}, {"factor", 16}, {"original_max_position_embeddings", 65536},
+                              {"beta_fast", 32}, {"beta_slow", 1}}}};
+}
+
 json glm45_air_config() {
     return json::parse(R"({
       "architectures": ["Glm4MoeForCausalLM"], "vocab_size": 151552, "hidden_size": 4096,
@@ -166,6 +186,7 @@ private slots:
         QTest::newRow("gpt_oss") << "gpt_oss";
         QTest::newRow("mixtral") << "mixtral";
         QTest::newRow("olmoe") << "olmoe";
+        QTest::newRow("deepseek_v4") << "deepseek_v4";
     }
     void ggufEqualsConfig() {
         QFETCH(QString, name);
@@ -174,6 +195,7 @@ private slots:
                          : name == "glm4_moe"    ? glm45_air_config()
                          : name == "gpt_oss"     ? gpt_oss_20b_config()
                          : name == "mixtral"     ? mixtral_config()
+                         : name == "deepseek_v4" ? deepseek_v4_flash_config()
                                                  : olmoe_config();
         const ModelDesc hf = desc_from_hf_config(cfg, "config.json");
         QCOMPARE(QString::fromUtf8(arch_name(hf.arch).data()), name);
@@ -228,6 +250,37 @@ private slots:
         const ModelDesc ol = desc_from_hf_config(olmoe_config(), "config.json");
         QVERIFY(!ol.moe.norm_topk_prob);
         QCOMPARE(ol.moe.n_expert, 64u);
+    }
+
+    // DeepSeek-V4-Flash from its legacy config: the layer kinds (the 44th ratio, the MTP layer's, dropped), hash
+    // routing in 3 layers, the plain clamp, the main rope plain and the compressed one YaRN with cos/sin unscaled.
+    void deepseekV4Description() {
+        const ModelDesc d = desc_from_hf_config(deepseek_v4_flash_config(), "config.json");
+        using K = V4LayerKind;
+        QCOMPARE(d.v4.layers.size(), std::size_t(43));
+        QCOMPARE(d.v4.layers[0], K::sliding);
+        QCOMPARE(d.v4.layers[2], K::csa);
+        QCOMPARE(d.v4.layers[3], K::hca);
+        QCOMPARE(d.v4.layers[42], K::csa);
+        QCOMPARE(d.v4.n_compressed(), 41u);
+        QCOMPARE(d.v4.n_hash_layers, 3u);
+        QCOMPARE(d.moe.gating, Gating::sqrtsoftplus);
+        QVERIFY(d.moe.correction_bias && d.moe.norm_topk_prob);
+        QCOMPARE(d.swiglu_limit, 10.0);
+        QCOMPARE(d.swiglu_alpha, 0.0);
+        QCOMPARE(d.rope.scaling, RopeScaling::none);
+        QCOMPARE(d.rope.n_rot, 64u);
+        QCOMPARE(d.rope.type, RopeType::norm);
+        QCOMPARE(d.v4.compress_rope.scaling, RopeScaling::yarn);
+        QCOMPARE(d.v4.compress_rope.theta, 160000.0);
+        QCOMPARE(d.v4.compress_rope.original_context, 65536u);
+        QVERIFY(std::abs(d.v4.compress_rope.attn_factor * (0.1 * std::log(16.0) + 1.0) - 1.0) < 1e-12);
+        json bad = deepseek_v4_flash_config();
+        bad["compress_ratios"][5] = 7;
+        QCOMPARE(expect_error([&] { desc_from_hf_config(bad, "config.json"); }).code(), ft::ErrorCode::invalid_file);
+        bad = deepseek_v4_flash_config();
+        bad["o_groups"] = 7;  // does not divide 64 heads
+        QCOMPARE(expect_error([&] { desc_from_hf_config(bad, "config.json"); }).code(), ft::ErrorCode::invalid_file);
     }
 
     void denseLayerPattern() {

@@ -309,7 +309,7 @@ private slots:
         }
     }
 
-    // The presets of the newer architectures at their real sizes (DeepSeek-V3 671.03B and V2-Lite 15.7B as published,
+    // The presets of the newer architectures at their real sizes (DeepSeek-V3 671.03B, V2-Lite 15.7B and V4-Flash 284B as published,
     // without the MTP layer): parameter counts and file sizes from the plan
     // (the files themselves are 12 GB to 352 GiB).
     void realPresetSizes() {
@@ -318,7 +318,8 @@ private slots:
                               Want{"gpt-oss-120b", ft::model::ArchId::gpt_oss, 116829156672ull, DType::MXFP4, DType::BF16},
                               Want{"glm-4.5-air", ft::model::ArchId::glm4_moe, 106852251264ull, DType::Q4_K, DType::Q4_K},
                               Want{"deepseek-v3", ft::model::ArchId::deepseek_v3, 671026419200ull, DType::Q4_K, DType::Q4_K},  // 671B
-                              Want{"deepseek-v2-lite", ft::model::ArchId::deepseek_v3, 15706484224ull, DType::Q4_K, DType::Q4_K}}) {  // 15.7B
+                              Want{"deepseek-v2-lite", ft::model::ArchId::deepseek_v3, 15706484224ull, DType::Q4_K, DType::Q4_K},  // 15.7B
+                              Want{"deepseek-v4-flash", ft::model::ArchId::deepseek_v4, 284334567511ull, DType::Q4_K, DType::Q4_K}}) {  // 284B
             QCOMPARE(ft::synth::synth_preset_arch(w.preset), std::optional(w.arch));
             const auto desc = ft::synth::synth_desc(w.arch, w.preset, {});
             const auto plan = ft::synth::synth_plan(desc, w.rest, 1, w.experts == w.rest ? std::optional(w.experts) : std::nullopt);
@@ -469,6 +470,50 @@ private slots:
         QVERIFY2(i.code == 0, qPrintable(i.err));
         const json j = json::parse(i.out.toStdString());
         QVERIFY(j["description"]["attention"].contains("mla"));
+    }
+
+    // A small DeepSeek-V4-Flash: our deepseek4 keys (hyper-connections, the per-layer compress ratios, the indexer,
+    // the grouped output, hash routing, the compressed branches' YaRN), a valid token → experts table (distinct expert
+    // ids, i32); the file loads and runs on the CPU, and the GPU runner refuses it with the reason.
+    void deepseekV4PresetFile() {
+        const auto r = run_ft({"synth", "--preset", "deepseek-v4-flash", "--layers", "5", "--experts", "8", "--top-k", "2",
+                               "--hidden", "256", "--expert-ff", "128", "--heads", "8", "--weights", "q8_0", "--quiet", "--out",
+                               path("dsv4.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto reader = ft::gguf::Reader::open(path("dsv4.gguf").toStdString());
+        const auto& md = reader.metadata();
+        QCOMPARE(std::string(md.get_string("general.architecture")), std::string("deepseek4"));
+        QCOMPARE(md.get_u64("deepseek4.hyper_connection.count"), 4ull);
+        QCOMPARE(md.get_u64("deepseek4.attention.indexer.top_k"), 512ull);
+        QCOMPARE(md.get_u64("deepseek4.hash_layer_count"), 3ull);
+        const auto d = ft::model::desc_from_gguf(reader);
+        QVERIFY(d.v4.any() && d.moe.gating == ft::model::Gating::sqrtsoftplus && d.moe.correction_bias);
+        using K = ft::model::V4LayerKind;
+        QCOMPARE(d.v4.layers, (std::vector<K>{K::sliding, K::sliding, K::csa, K::hca, K::csa}));
+        QCOMPARE(d.v4.compress_rope.scaling, ft::model::RopeScaling::yarn);
+        QCOMPARE(d.v4.compress_rope.theta, 160000.0);
+        const auto& table = reader.tensor("blk.2.ffn_gate_tid2eid.weight");
+        QCOMPARE(table.type, ft::kernels::DType::I32);
+        const auto bytes = reader.tensor_data(table);
+        for (std::uint64_t tok = 0; tok < table.dims[1]; tok += 997) {
+            std::int32_t a = 0, b = 0;
+            std::memcpy(&a, bytes.data() + tok * 8, 4);
+            std::memcpy(&b, bytes.data() + tok * 8 + 4, 4);
+            QVERIFY(a >= 0 && a < 8 && b >= 0 && b < 8 && a != b);
+        }
+        QVERIFY(!reader.find_tensor("blk.2.exp_probs_b.bias") && reader.find_tensor("blk.3.exp_probs_b.bias"));
+        QVERIFY(!reader.find_tensor("blk.0.attn_comp_kv.weight") && reader.find_tensor("blk.2.attn_idx_q_b.weight") &&
+                !reader.find_tensor("blk.3.attn_idx_q_b.weight") && reader.find_tensor("blk.3.attn_comp_kv.weight"));
+        const auto run = run_ft({"run", "--model", path("dsv4.gguf"), "--device", "cpu", "--ids", "1,2,3,4,5,6,7,8,9",
+                                 "--max-tokens", "4", "--ignore-eos", "--print-ids"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const auto gpu = run_ft({"run", "--model", path("dsv4.gguf"), "--device", "cuda", "--ids", "1,2,3", "--max-tokens", "1"});
+        QVERIFY(gpu.code != 0);  // no GPU here, or no GPU blocks: either way a clear error, not a crash
+        const auto i = run_ft({"inspect", path("dsv4.gguf"), "--json"});
+        QVERIFY2(i.code == 0, qPrintable(i.err));
+        const json j = json::parse(i.out.toStdString());
+        QVERIFY(j["runs"].get<bool>() && !j["runs_on_gpu"].get<bool>() && j.contains("gpu_note"));
+        QCOMPARE(j["description"]["deepseek_v4"]["layers"].size(), std::size_t(5));
     }
 
     // The fit predictor on a preset too large to write (DeepSeek-V3, 671B): from synth's plan of the file.

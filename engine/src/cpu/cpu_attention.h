@@ -66,4 +66,29 @@ private:
     std::vector<float> q_a_norm_, kv_a_norm_;
 };
 
+// DeepSeek-V4's attention on the CPU (model::CompressedAttentionBlock): the low-rank q with its per-head norm, the
+// shared K = V row with its norm, RoPE on the trailing dims, the row into the cache; for a CSA / HCA layer the
+// compressor (and CSA's indexer) through the sequence's window ring, an entry into the cache row of each window's last
+// position; attention over the window and the entries (CSA: the indexer's pick) with the sinks; the conjugate RoPE,
+// the grouped output. Tokens of a sequence are processed in position order (the rings need it).
+class CpuCompressedAttention {
+public:
+    CpuCompressedAttention(const model::CompressedAttentionBlock& b, int max_idx_dim, WorkerPool& pool);
+    void forward(std::span<const exec::BatchToken> batch, const float* x, kv::KvCache& kv, float* out);
+
+private:
+    // One closed window's entry of the compressor c (csa: with the previous window's first half) from the ring of
+    // sequence `seq`, normalized and rotated, into out[c.dim].
+    void entry(const model::CompressedAttentionBlock::Compressor& c, const std::vector<float>& bias,
+               const std::vector<float>& norm, const float* ring, std::int64_t window, int kv_off, int gate_off,
+               float* out);
+
+    const model::CompressedAttentionBlock& b_;
+    WorkerPool& pool_;
+    int row_ = 0;  // cache row width
+    std::vector<float> q_a_norm_, kv_norm_, sinks_, comp_bias_, comp_norm_, idx_bias_, idx_norm_;
+    std::vector<float> qr_, q_, kvr_, ck_, cg_, ik_, ig_, iq_, iw_, att_, oa_, in_, tmp_, slots_kv_, slots_gate_;
+    std::vector<std::int32_t> pos_, neg_pos_;
+};
+
 }  // namespace ft::cpu

@@ -1,5 +1,6 @@
 // The CPU runner: executes a ModelGraph's blocks (model/graph.h) on the worker pool — embedding, pre-norm residual
-// blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts), final norm and LM head.
+// blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts) or, with hyper-connections, the
+// streams mixed in and out of every block — final norm and LM head.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "cpu/swiglu.h"
 #include "exec/runner.h"
 #include "ft/error.h"
+#include "ref/hyper_connection.h"
 
 namespace ft::exec {
 
@@ -40,19 +42,29 @@ struct CpuFfn {
         cpu::linear(pool, *b->up.w, x, T, u.data());
         cpu::add_rows(gate_bias, g.data(), T);
         cpu::add_rows(up_bias, u.data(), T);
-        kernels::cpu::swiglu_f32(g.data(), u.data(), g.data(), T * F, b->act == Activation::swiglu_oai ? b->limit : 0.f);
+        kernels::cpu::swiglu_f32(g.data(), u.data(), g.data(), T * F, model::swiglu_limit_arg(b->act, b->limit));
         cpu::linear(pool, *b->down.w, g.data(), T, out);
         cpu::add_rows(down_bias, out, T);
     }
+};
+
+// A hyper-connection mixer in f32 (fn as stored: the projection goes through cpu::linear).
+struct CpuMixer {
+    const model::TensorView* fn = nullptr;
+    std::vector<float> base, scale;
+    CpuMixer() = default;
+    explicit CpuMixer(const model::HyperMixRef& h) : fn(h.fn), base(model::vector_f32(*h.base)), scale(model::vector_f32(*h.scale)) {}
 };
 
 // One block, prepared: its norm in f32 and what its body needs.
 struct CpuBlock {
     std::vector<float> norm;
     float eps = 1e-6f;
+    CpuMixer hc;
     std::unique_ptr<cpu::CpuAttention> attn;
     std::unique_ptr<cpu::CpuMlaAttention> mla;
     std::unique_ptr<cpu::CpuGatedDeltaNet> gdn;
+    std::unique_ptr<cpu::CpuCompressedAttention> v4;
     CpuFfn ffn;              // dense FFN, or a MoE block's shared experts
     const MoeBlock* moe = nullptr;
     std::vector<float> shared_gate;  // the shared expert's sigmoid gate (Qwen), or empty
@@ -68,7 +80,10 @@ public:
                 CpuBlock& cb = out.emplace_back();
                 cb.norm = model::vector_f32(*b.norm.w);
                 cb.eps = b.norm.eps;
-                if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
+                if (b.hc) cb.hc = CpuMixer(b.hc);
+                if (const auto* c = std::get_if<model::CompressedAttentionBlock>(&b.body)) {
+                    cb.v4 = std::make_unique<cpu::CpuCompressedAttention>(*c, g.max_idx_dim, pool);
+                } else if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
                     cb.attn = std::make_unique<cpu::CpuAttention>(*a, pool);
                 } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
                     cb.mla = std::make_unique<cpu::CpuMlaAttention>(*m, pool);
@@ -84,6 +99,13 @@ public:
             }
         }
         out_norm_ = model::vector_f32(*g.output_norm.w);
+        if (g.hc_mult > 0) {
+            if (!g.hc_head) throw Error(ErrorCode::invalid_file, "a model with hyper-connections but no output mixer");
+            hc_head_ = CpuMixer(g.hc_head);
+            hp_.n = g.hc_mult;
+            hp_.sinkhorn_iters = g.hc_sinkhorn_iters;
+            hp_.eps = g.hc_eps;
+        }
     }
 
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
@@ -92,6 +114,7 @@ public:
     std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
 
     void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
+        if (g_.hc_mult > 0) return forward_hc(batch, kv, logits);
         const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd;
         x_.resize(std::size_t(T * E));
         xn_.resize(std::size_t(T * E));
@@ -102,35 +125,108 @@ public:
         for (const auto& layer : blocks_) {
             for (const CpuBlock& b : layer) {
                 cpu::rms_norm_rows(pool_, x_.data(), b.norm, b.eps, T, xn_.data());
-                if (b.attn) {
-                    b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
-                } else if (b.mla) {
-                    b.mla->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
-                } else if (b.gdn) {
-                    b.gdn->forward(batch, xn_.data(), kv, y_.data());
-                } else if (b.moe) {
-                    moe_.forward(*b.moe, xn_.data(), T, y_.data());
-                    if (b.ffn.b) {
-                        shared_.resize(std::size_t(T * E));
-                        b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
-                        for (std::int64_t t = 0; t < T; ++t) {
-                            float scale = 1.f;
-                            if (!b.shared_gate.empty()) {  // sigmoid(x · gate)
-                                double dot = 0;
-                                for (std::int64_t i = 0; i < E; ++i)
-                                    dot += double(xn_[std::size_t(t * E + i)]) * b.shared_gate[std::size_t(i)];
-                                scale = float(1.0 / (1.0 + std::exp(-dot)));
-                            }
-                            for (std::int64_t i = t * E; i < (t + 1) * E; ++i) y_[std::size_t(i)] += scale * shared_[std::size_t(i)];
-                        }
-                    }
-                } else {
-                    b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data());
-                }
+                body(b, batch, kv, T);
                 for (std::int64_t i = 0; i < T * E; ++i) x_[std::size_t(i)] += y_[std::size_t(i)];
             }
         }
-        // Final norm and LM head for the tokens that want logits.
+        head(batch, logits);
+    }
+
+private:
+    // One block's body on xn_ [T, E] into y_.
+    void body(const CpuBlock& b, std::span<const BatchToken> batch, kv::KvCache& kv, std::int64_t T) {
+        const std::int64_t E = g_.n_embd;
+        if (b.attn) {
+            b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+        } else if (b.mla) {
+            b.mla->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+        } else if (b.gdn) {
+            b.gdn->forward(batch, xn_.data(), kv, y_.data());
+        } else if (b.v4) {
+            b.v4->forward(batch, xn_.data(), kv, y_.data());
+        } else if (b.moe) {
+            tokens_.resize(std::size_t(T));
+            for (std::int64_t t = 0; t < T; ++t) tokens_[std::size_t(t)] = batch[std::size_t(t)].token;
+            moe_.forward(*b.moe, xn_.data(), T, y_.data(), tokens_.data());
+            if (b.ffn.b) {
+                shared_.resize(std::size_t(T * E));
+                b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
+                for (std::int64_t t = 0; t < T; ++t) {
+                    float scale = 1.f;
+                    if (!b.shared_gate.empty()) {  // sigmoid(x · gate)
+                        double dot = 0;
+                        for (std::int64_t i = 0; i < E; ++i)
+                            dot += double(xn_[std::size_t(t * E + i)]) * b.shared_gate[std::size_t(i)];
+                        scale = float(1.0 / (1.0 + std::exp(-dot)));
+                    }
+                    for (std::int64_t i = t * E; i < (t + 1) * E; ++i) y_[std::size_t(i)] += scale * shared_[std::size_t(i)];
+                }
+            }
+        } else {
+            b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data());
+        }
+    }
+
+    // mix_ [T, rows] = m.fn · (each token's streams flattened, divided by their RMS; the model's RMSNorm epsilon, as
+    // transformers' DeepseekV4UnweightedRMSNorm).
+    void mix(const CpuMixer& m, std::int64_t T) {
+        const std::int64_t NE = std::int64_t(g_.hc_mult) * g_.n_embd;
+        flat_.resize(std::size_t(T * NE));
+        for (std::int64_t t = 0; t < T; ++t) {
+            const float* xs = x_.data() + t * NE;
+            double ss = 0;
+            for (std::int64_t i = 0; i < NE; ++i) ss += double(xs[i]) * xs[i];
+            const float inv = float(1.0 / std::sqrt(ss / double(NE) + double(g_.output_norm.eps)));
+            for (std::int64_t i = 0; i < NE; ++i) flat_[std::size_t(t * NE + i)] = xs[i] * inv;
+        }
+        mix_.resize(std::size_t(T * m.fn->rows));
+        cpu::linear(pool_, *m.fn, flat_.data(), T, mix_.data());
+    }
+
+    // Hyper-connections: x_ holds hc_mult streams per token [T, N, E]; every block reads their mix and writes them.
+    void forward_hc(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) {
+        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd, N = g_.hc_mult, NE = N * E;
+        x_.resize(std::size_t(T * NE));
+        xn_.resize(std::size_t(T * E));
+        y_.resize(std::size_t(T * E));
+        const model::TensorView& embd = *g_.token_embd;
+        for (std::int64_t t = 0; t < T; ++t) {
+            float* xs = x_.data() + t * NE;
+            kernels::cpu::dequantize_row(embd.type, embd.row(batch[std::size_t(t)].token), xs, E);
+            for (std::int64_t j = 1; j < N; ++j) std::copy_n(xs, E, xs + j * E);
+        }
+        pre_.resize(std::size_t(T * N));
+        post_.resize(std::size_t(T * N));
+        comb_.resize(std::size_t(T * N * N));
+        for (const auto& layer : blocks_) {
+            for (const CpuBlock& b : layer) {
+                mix(b.hc, T);
+                const std::int64_t rows = b.hc.fn->rows;
+                for (std::int64_t t = 0; t < T; ++t) {
+                    kernels::ref::hc_weights(hp_, mix_.data() + t * rows, b.hc.scale.data(), b.hc.base.data(),
+                                             pre_.data() + t * N, post_.data() + t * N, comb_.data() + t * N * N);
+                    kernels::ref::hc_collapse(int(N), E, pre_.data() + t * N, x_.data() + t * NE, xn_.data() + t * E);
+                }
+                cpu::rms_norm_rows(pool_, xn_.data(), b.norm, b.eps, T, xn_.data());
+                body(b, batch, kv, T);
+                for (std::int64_t t = 0; t < T; ++t)
+                    kernels::ref::hc_expand(int(N), E, post_.data() + t * N, comb_.data() + t * N * N, y_.data() + t * E,
+                                            x_.data() + t * NE);
+            }
+        }
+        // The output head's mixer collapses the streams into x_'s first T·E values, then the usual head.
+        mix(hc_head_, T);
+        for (std::int64_t t = 0; t < T; ++t) {
+            kernels::ref::hc_head_weights(hp_, mix_.data() + t * N, hc_head_.scale.data(), hc_head_.base.data(), pre_.data());
+            kernels::ref::hc_collapse(int(N), E, pre_.data(), x_.data() + t * NE, xn_.data() + t * E);
+        }
+        std::copy_n(xn_.data(), T * E, x_.data());
+        head(batch, logits);
+    }
+
+    // Final norm and LM head of x_ [T, E] for the tokens that want logits.
+    void head(std::span<const BatchToken> batch, float* logits) {
+        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd;
         std::vector<std::int64_t> rows;
         for (std::int64_t t = 0; t < T; ++t)
             if (batch[std::size_t(t)].logits) rows.push_back(t);
@@ -141,7 +237,6 @@ public:
         cpu::linear(pool_, *g_.output, xn_.data(), std::int64_t(rows.size()), logits);
     }
 
-private:
     const ModelGraph& g_;
     const Weights& w_;
     cpu::WorkerPool& pool_;
@@ -151,6 +246,11 @@ private:
     std::vector<float> out_norm_;
     cpu::AttentionScratch attn_scratch_;
     std::vector<float> x_, xn_, y_, g_buf_, u_buf_, shared_;
+    std::vector<std::int32_t> tokens_;
+    // hyper-connections
+    CpuMixer hc_head_;
+    kernels::HyperParams hp_;
+    std::vector<float> flat_, mix_, pre_, post_, comb_;
 };
 
 }  // namespace

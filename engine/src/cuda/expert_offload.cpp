@@ -15,6 +15,7 @@
 #include "cuda/expert_copy.cuh"
 #include "cuda/ops.cuh"
 #include "ft/error.h"
+#include "model/arch.h"
 
 namespace ft::gpu {
 
@@ -198,7 +199,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         bo.max_tokens = o.max_tokens;
         bo.k = k_;
         bo.n_embd = n_embd_;
-        bo.swiglu_limit = float(d.swiglu_limit);
+        bo.swiglu_limit = model::swiglu_limit_arg(d);
         bo.host_functions = o.host_functions;
         bridge_ = std::make_unique<CpuMoeBridge>(w, *pool_, bo);
         if (o.backend == OffloadBackend::static_layers) cpu_moe_ = std::make_unique<moe::MoeLayer>(*pool_, w);
@@ -552,7 +553,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         g.bias = biases.gate;  // by expert id (the router's), while the weights come from the pairs' slots
         g.up_bias = biases.up;
         g.bias_ids = ids;
-        check(kc::expert_gate_up(g, m[1], float(w_.desc().swiglu_limit), stream_), "expert gate/up");
+        check(kc::expert_gate_up(g, m[1], model::swiglu_limit_arg(w_.desc()), stream_), "expert gate/up");
         kc::ExpertGemvParams dn;
         dn.w = m[2];
         dn.ids = slot_of_pair_;

@@ -15,7 +15,7 @@ namespace kc = kernels::cuda;
 
 namespace {
 std::uint64_t bytes_of(const DeviceMatrix& m) { return m.row_bytes * std::size_t(m.rows); }
-float limit_of(model::Activation a, float limit) { return a == model::Activation::swiglu_oai ? limit : 0.f; }
+float limit_of(model::Activation a, float limit) { return model::swiglu_limit_arg(a, limit); }
 }  // namespace
 
 // ---- dense FFN ----

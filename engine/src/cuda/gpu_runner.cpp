@@ -738,6 +738,11 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
 }  // namespace
 
 std::unique_ptr<Runner> make_gpu_runner(const ModelGraph& graph, const Weights& weights, const GpuRunnerOptions& options) {
+    // DeepSeek-V4's hyper-connections and compressed attention have CPU blocks only so far (cpu/cpu_runner.cpp).
+    if (graph.hc_mult > 0)
+        throw Error(ErrorCode::unsupported,
+                    "DeepSeek-V4 (hyper-connections, compressed sparse attention) has no GPU implementation yet",
+                    "run it on the CPU: --device cpu");
     return std::make_unique<GpuRunner>(graph, weights, options);
 }
 

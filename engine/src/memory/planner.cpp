@@ -67,6 +67,25 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.lin_value_dim = la.value_dim();
         g.linear_params_per_layer = double(g.n_embd) * double(la.conv_dim() + 2 * la.value_dim() + 2 * la.n_v_heads);
     }
+    if (d.v4.any()) {
+        // DeepSeek-V4 (model/graph.h CompressedAttentionBlock): every layer keeps one cache row per position of
+        // [kv | entry | index key]; the compressed layers a window ring per sequence (the recurrent-state pool).
+        const auto& v = d.v4;
+        const std::int64_t D = d.attn.head_dim, Di = v.index_head_dim, H = d.attn.n_head, QL = d.attn.q_lora_rank;
+        bool csa = false, hca = false;
+        for (auto k : v.layers) csa = csa || k == model::V4LayerKind::csa, hca = hca || k == model::V4LayerKind::hca;
+        g.n_head_kv = 1;
+        g.head_dim = 2 * D + (csa ? Di : 0);
+        g.v_head_dim = 0;
+        g.n_kv_layers = g.n_layer;
+        g.n_rs_layers = int(v.n_compressed());
+        g.rs_floats = std::max<std::int64_t>(csa ? 2 * std::int64_t(v.csa_ratio) * (4 * D + 4 * Di) : 0,
+                                             hca ? std::int64_t(v.hca_ratio) * 2 * D : 0);
+        const double E = double(d.n_embd);
+        g.attn_params_per_layer = E * double(QL) + double(QL) * double(H * D) + E * double(D) +
+                                  double(H * D) * double(v.o_lora_rank) + double(v.o_groups * v.o_lora_rank) * E +
+                                  (csa ? E * double(4 * D + 4 * Di) + double(QL) * double(v.index_n_heads * Di) : E * double(2 * D));
+    }
     g.attn_output_gate = d.attn.output_gate;
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;

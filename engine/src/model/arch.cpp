@@ -10,14 +10,15 @@ namespace ft::model {
 
 namespace {
 
-constexpr ArchId kAll[] = {ArchId::qwen3_moe,   ArchId::qwen3_5_moe, ArchId::qwen3_next, ArchId::deepseek_v3,
-                           ArchId::glm4_moe,    ArchId::gpt_oss,     ArchId::mixtral,    ArchId::olmoe};
+constexpr ArchId kAll[] = {ArchId::qwen3_moe, ArchId::qwen3_5_moe, ArchId::qwen3_next, ArchId::deepseek_v3,
+                           ArchId::deepseek_v4, ArchId::glm4_moe, ArchId::gpt_oss, ArchId::mixtral, ArchId::olmoe};
 
 const Arch kArchs[] = {
     {ArchId::qwen3_moe, &qwen3_moe_tensors, &qwen3_moe_graph},
     {ArchId::qwen3_5_moe, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
     {ArchId::qwen3_next, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
     {ArchId::deepseek_v3, &deepseek_v3_tensors, &deepseek_v3_graph},
+    {ArchId::deepseek_v4, &deepseek_v4_tensors, &deepseek_v4_graph, false},
     {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
     {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
     {ArchId::mixtral, nullptr, nullptr},
@@ -27,6 +28,13 @@ const Arch kArchs[] = {
 std::string blk(int il, const char* suffix) { return "blk." + std::to_string(il) + "." + suffix; }
 
 }  // namespace
+
+Activation activation(const ModelDesc& d) {
+    if (!(d.swiglu_limit > 0)) return Activation::swiglu;
+    return d.swiglu_alpha > 0 ? Activation::swiglu_oai : Activation::swiglu_clamp;
+}
+
+float swiglu_limit_arg(const ModelDesc& d) { return swiglu_limit_arg(activation(d), float(d.swiglu_limit)); }
 
 const Arch& arch_of(ArchId id) {
     for (const Arch& a : kArchs)
@@ -40,6 +48,14 @@ std::optional<std::string> arch_unsupported_reason(ArchId id) {
     if (arch_runs(id)) return std::nullopt;
     return "architecture " + std::string(arch_name(id)) + " is described but has no forward pass yet (supported: " +
            runnable_arch_names() + ")";
+}
+
+bool arch_runs_on_gpu(ArchId id) { return arch_runs(id) && arch_of(id).gpu; }
+
+std::optional<std::string> arch_gpu_unsupported_reason(ArchId id) {
+    if (arch_runs_on_gpu(id)) return std::nullopt;
+    if (!arch_runs(id)) return arch_unsupported_reason(id);
+    return "architecture " + std::string(arch_name(id)) + " runs on the CPU only: its GPU blocks are not written yet";
 }
 
 std::string runnable_arch_names() {
@@ -63,8 +79,8 @@ ModelGraph pre_norm_decoder(const Weights& w, const char* ffn_norm, const std::f
     g.token_embd = &w.get("token_embd.weight");
     for (int il = 0; il < int(w.desc().n_layer); ++il) {
         Layer L;
-        L.blocks.push_back({norm_of(w, blk(il, "attn_norm.weight")), attention ? attention(il) : BlockBody(gqa_attention(w, il))});
-        L.blocks.push_back({norm_of(w, blk(il, ffn_norm)), ffn(il)});
+        L.blocks.push_back({norm_of(w, blk(il, "attn_norm.weight")), attention ? attention(il) : BlockBody(gqa_attention(w, il)), {}});
+        L.blocks.push_back({norm_of(w, blk(il, ffn_norm)), ffn(il), {}});
         g.layers.push_back(std::move(L));
     }
     g.output_norm = norm_of(w, "output_norm.weight");
@@ -164,9 +180,8 @@ FfnBlock dense_ffn(const Weights& w, int il) {
     f.gate = {&w.get(blk(il, "ffn_gate.weight")), w.find(blk(il, "ffn_gate.bias"))};
     f.up = {&w.get(blk(il, "ffn_up.weight")), w.find(blk(il, "ffn_up.bias"))};
     f.down = {&w.get(blk(il, "ffn_down.weight")), w.find(blk(il, "ffn_down.bias"))};
-    const double limit = w.desc().swiglu_limit;
-    f.act = limit > 0 ? Activation::swiglu_oai : Activation::swiglu;
-    f.limit = float(limit);
+    f.act = activation(w.desc());
+    f.limit = float(w.desc().swiglu_limit);
     return f;
 }
 
@@ -178,13 +193,15 @@ MoeBlock moe_ffn(const Weights& w, int il) {
     m.selection_bias = w.find(blk(il, "exp_probs_b.bias"));
     m.route = router_params(d);
     m.limit = float(d.swiglu_limit);
-    m.act = d.swiglu_limit > 0 ? Activation::swiglu_oai : Activation::swiglu;
+    m.act = activation(d);
     m.expert_biases = w.layer_has_experts(il) && w.expert(il, 0).has_bias();
     if (const TensorView* g = w.find(blk(il, "ffn_gate_shexp.weight"))) {
         m.shared.gate = {g, nullptr};
         m.shared.up = {&w.get(blk(il, "ffn_up_shexp.weight")), nullptr};
         m.shared.down = {&w.get(blk(il, "ffn_down_shexp.weight")), nullptr};
         m.shared_gate = w.find(blk(il, "ffn_gate_inp_shexp.weight"));
+        m.shared.act = m.act;  // DeepSeek-V4 clamps its shared expert as its routed ones
+        m.shared.limit = m.limit;
     }
     return m;
 }
@@ -224,6 +241,14 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.rs_floats = d->state_floats();
                 g.rs_conv_floats = std::int64_t(d->conv_dim()) * (d->conv_kernel - 1);
                 g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());
+            } else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
+                kv_layers = std::max(kv_layers, c->kv_layer + 1);
+                g.max_n_head = std::max(g.max_n_head, c->n_head);
+                g.max_idx_dim = std::max(g.max_idx_dim, c->idx.dim);
+                if (c->rs_layer >= 0) {
+                    g.n_rs_layers = std::max(g.n_rs_layers, c->rs_layer + 1);
+                    g.rs_floats = std::max(g.rs_floats, c->state_floats());
+                }
             } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
                 g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
@@ -231,6 +256,15 @@ void finish_graph(ModelGraph& g, const Weights& w) {
             }
         }
     g.n_kv_layers = kv_layers;
+    // DeepSeek-V4: one cache row per position of [kv | entry | index key] (CompressedAttentionBlock), the same width
+    // in every layer.
+    for (const Layer& L : g.layers)
+        for (const Block& b : L.blocks)
+            if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
+                g.max_n_head_kv = 1;
+                g.max_head_dim = c->row_width(g.max_idx_dim);
+                g.max_v_head_dim = 0;
+            }
 }
 
 bool graph_has_sinks(const ModelGraph& g) {
@@ -266,10 +300,18 @@ std::string describe(const ModelGraph& g) {
                      std::to_string(m->kv_lora) + ")";
             } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
                 s += "gated deltanet(" + std::to_string(d->n_k_heads) + "/" + std::to_string(d->n_v_heads) + " heads)";
+            } else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
+                s += c->kind == V4LayerKind::csa   ? "compressed sparse attention(ratio " + std::to_string(c->ratio) +
+                                                         ", top-" + std::to_string(c->idx_topk) + ", window " +
+                                                         std::to_string(c->window) + ")"
+                     : c->kind == V4LayerKind::hca ? "heavily compressed attention(ratio " + std::to_string(c->ratio) +
+                                                         ", window " + std::to_string(c->window) + ")"
+                                                   : "sliding attention(window " + std::to_string(c->window) + ")";
             } else if (std::holds_alternative<FfnBlock>(b.body)) {
                 s += "ffn";
             } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
-                s += "moe(top-" + std::to_string(m->route.k) + (m->shared.gate ? (m->shared_gate ? ", gated shared" : ", shared") : "") + ")";
+                s += "moe(" + std::string(m->hash ? "hash " : "top-") + std::to_string(m->route.k) +
+                     (m->shared.gate ? (m->shared_gate ? ", gated shared" : ", shared") : "") + ")";
             }
         }
         if (s == prev) {

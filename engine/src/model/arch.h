@@ -19,6 +19,7 @@ struct Arch {
     ArchId id;
     std::vector<TensorSpec> (*tensors)(const ModelDesc&) = nullptr;  // null: described only
     ModelGraph (*graph)(const Weights&) = nullptr;                  // null: no forward pass yet
+    bool gpu = true;                                                // the GPU runner has its blocks
 };
 
 // The entry of an architecture (every ArchId has one).
@@ -28,6 +29,9 @@ const Arch& arch_of(ArchId id);
 // UI and `ft inspect`).
 bool arch_runs(ArchId id);
 std::optional<std::string> arch_unsupported_reason(ArchId id);
+// Whether the GPU runner runs it too (DeepSeek-V4: the CPU only so far), and if not, why.
+bool arch_runs_on_gpu(ArchId id);
+std::optional<std::string> arch_gpu_unsupported_reason(ArchId id);
 // The architectures that run, by our names ("qwen3_moe, gpt_oss, …"), for messages.
 std::string runnable_arch_names();
 
@@ -37,6 +41,7 @@ ModelGraph gpt_oss_graph(const Weights& w);
 ModelGraph glm4_moe_graph(const Weights& w);
 ModelGraph deepseek_v3_graph(const Weights& w);
 ModelGraph qwen3_5_moe_graph(const Weights& w);  // Qwen3.5/3.6-MoE and Qwen3-Next
+ModelGraph deepseek_v4_graph(const Weights& w);
 
 // Shared pieces the builders use.
 // The common pre-norm decoder: token embedding; per layer the attention block (`attention`, default GQA) under
@@ -50,6 +55,9 @@ GatedDeltaNetBlock gated_delta_net(const Weights& w, int il, int rs_layer);  // 
 FfnBlock dense_ffn(const Weights& w, int il);             // ffn_gate/up/down (+ biases when present)
 MoeBlock moe_ffn(const Weights& w, int il);               // router, selection bias, routing, activation
 NormRef norm_of(const Weights& w, const std::string& name);
+// The routed experts' activation, and the kernels' signed limit argument for it (graph.h swiglu_limit_arg).
+Activation activation(const ModelDesc& d);
+float swiglu_limit_arg(const ModelDesc& d);
 // Fills the geometry maxima of a finished graph (graph.h) and checks that the attention blocks share one KV layout.
 void finish_graph(ModelGraph& g, const Weights& w);
 

@@ -142,6 +142,19 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
                             " into " + s.name + " yet",
                         "the engine loads this folder directly; or convert it with llama.cpp's convert_hf_to_gguf.py");
         Planned p{&s, DType::F32, {}, 0};
+        if (s.role == TensorRole::ffn_hash_table) {  // DeepSeek-V4's tid2eid: integers, written as i32
+            const auto* e = find(s.hf_names.at(0));
+            if (!e) throw Error(ErrorCode::not_found, where + ": missing tensor " + s.hf_names.at(0) + " (for " + s.name + ")");
+            if ((e->info->dtype != safetensors::DType::I64 && e->info->dtype != safetensors::DType::I32) ||
+                e->info->shape != std::vector<std::uint64_t>(s.dims.rbegin(), s.dims.rend()))
+                throw Error(ErrorCode::invalid_file, where + ": tensor " + s.hf_names.at(0) + " is not an i32/i64 [" +
+                                                         std::to_string(s.dims[1]) + ", " + std::to_string(s.dims[0]) + "] table");
+            p.src.push_back(e);
+            p.type = DType::I32;
+            p.n_bytes = s.n_elements() * 4;
+            plan.push_back(std::move(p));
+            continue;
+        }
         if (s.is_expert() && !s.hf_fused.empty() && !find(s.hf_names.at(0)) && find(s.hf_fused)) {
             // Qwen3.5's 3-D experts: this tensor's rows are rows hf_offset .. + dims[1] of each expert.
             const auto* e = find(s.hf_fused);
@@ -227,6 +240,28 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         const std::uint64_t row_out = *kernels::dtype_bytes(p.type, row);
         const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, (1u << 20) / row);
         const TensorSpec& spec = *p.spec;
+        if (p.type == DType::I32) {
+            const auto* e = p.src.at(0);
+            const bool wide = e->info->dtype == safetensors::DType::I64;
+            out.resize(spec.n_elements() * 4);
+            for (std::uint64_t i = 0; i < spec.n_elements(); ++i) {
+                std::int64_t x = 0;
+                if (wide) {
+                    std::memcpy(&x, e->data().data() + i * 8, 8);
+                } else {
+                    std::int32_t y = 0;
+                    std::memcpy(&y, e->data().data() + i * 4, 4);
+                    x = y;
+                }
+                const std::int32_t y = std::int32_t(x);
+                std::memcpy(out.data() + i * 4, &y, 4);
+            }
+            w.write(out);
+            done += out.size();
+            if (opt.progress) opt.progress(done, total);
+            w.end_tensor();
+            continue;
+        }
         if (spec.hf_layout != HfLayout::direct || (tile && tiled_role(spec.role))) {
             // Small (a few MiB per layer): the whole tensor in f32, then converted as one block.
             const TensorSpec& s = spec;

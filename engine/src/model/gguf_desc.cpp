@@ -94,7 +94,7 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
         if (!a || *a == ArchId::mixtral)
             throw Error(ErrorCode::unsupported,
                         md.source() + ": architecture \"" + arch_str + "\" is not supported (general.architecture)",
-                        "supported: qwen3moe, qwen35moe, qwen3next, deepseek2, glm4moe, gpt-oss, olmoe, llama with experts (Mixtral)");
+                        "supported: qwen3moe, qwen35moe, qwen3next, deepseek2, deepseek4, glm4moe, gpt-oss, olmoe, llama with experts (Mixtral)");
         d.arch = *a;
     }
     if (auto n = md.opt_string("general.name")) d.name = std::string(*n);
@@ -225,6 +225,54 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
             // 0.1·ln(factor) + 1) and puts the temperature on the logits (yarn_log_multiplier).
             if (r.scaling == RopeScaling::yarn && r.factor > 1.0) r.attn_factor = 1.0 / (0.1 * std::log(r.factor) + 1.0);
             break;
+        case ArchId::deepseek_v4: {
+            // Our keys for the architecture (named after llama.cpp's deepseek4 hyper-parameters; see
+            // docs/architectures.md): the hyper-connections, the per-layer compress ratios, the indexer, the grouped
+            // output, hash routing and the compressed branches' RoPE.
+            r.type = RopeType::norm;
+            m.gating = Gating::sqrtsoftplus;
+            m.correction_bias = true;
+            m.norm_topk_prob = true;
+            at.n_head_kv = 1;
+            at.sinks = true;
+            d.swiglu_limit = k.opt_f64("swiglu_limit", 0.0);
+            d.swiglu_alpha = 0.0;
+            auto& v = d.v4;
+            v.hc_mult = k.req_u32("hyper_connection.count");
+            v.hc_sinkhorn_iters = k.opt_u32("hyper_connection.sinkhorn_iterations", 20);
+            v.hc_eps = k.opt_f64("hyper_connection.epsilon", 1e-6);
+            v.o_groups = k.req_u32("attention.output_group_count");
+            v.o_lora_rank = k.req_u32("attention.output_lora_rank");
+            v.index_n_heads = k.opt_u32("attention.indexer.head_count", 0);
+            v.index_head_dim = k.opt_u32("attention.indexer.key_length", 0);
+            v.index_topk = k.opt_u32("attention.indexer.top_k", 0);
+            v.n_hash_layers = k.opt_u32("hash_layer_count", 0);
+            v.csa_ratio = k.opt_u32("attention.compress_ratio_csa", 4);
+            v.hca_ratio = k.opt_u32("attention.compress_ratio_hca", 128);
+            const std::string rk = k.key("attention.compress_ratios");
+            const gguf::Value* ratios = md.find(rk);
+            if (!ratios || !ratios->is_array())
+                throw Error(ErrorCode::not_found, md.source() + ": missing key (" + rk + ")");
+            for (std::uint64_t x : ratios->as_u64_array({md.source(), rk})) {
+                if (x == 0) v.layers.push_back(V4LayerKind::sliding);
+                else if (x == v.csa_ratio) v.layers.push_back(V4LayerKind::csa);
+                else if (x == v.hca_ratio) v.layers.push_back(V4LayerKind::hca);
+                else
+                    throw Error(ErrorCode::invalid_file, md.source() + ": compress ratio " + std::to_string(x) +
+                                                             " is neither 0 nor the CSA / HCA ratio (" + rk + ")");
+            }
+            RopeDesc c = r;
+            c.theta = k.opt_f64("rope.compress.freq_base", r.theta);
+            c.scaling = RopeScaling::none;
+            if (auto s = k.opt_string("rope.compress.scaling.type"); s && *s == "yarn") c.scaling = RopeScaling::yarn;
+            c.factor = k.opt_f64("rope.compress.scaling.factor", 1.0);
+            c.original_context = k.opt_u32("rope.compress.scaling.original_context_length", 0);
+            c.yarn_beta_fast = k.opt_f64("rope.compress.scaling.yarn_beta_fast", 32.0);
+            c.yarn_beta_slow = k.opt_f64("rope.compress.scaling.yarn_beta_slow", 1.0);
+            c.attn_factor = k.opt_f64("rope.compress.scaling.attn_factor", 1.0);
+            v.compress_rope = c;
+            break;
+        }
         case ArchId::glm4_moe:
             // q/k/v biases, no output bias; per-head q/k norms only in the 355B models (decided by the tensors:
             // desc_from_gguf(Reader)); llama.cpp's default gating for glm4moe is sigmoid.
@@ -250,6 +298,7 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
             case 1: m.gating = Gating::softmax; break;
             case 2: m.gating = Gating::sigmoid; break;
             case 3: m.gating = Gating::softmax_weight; break;
+            case 4: m.gating = Gating::sqrtsoftplus; break;  // ours (DeepSeek-V4)
             default:
                 throw Error(ErrorCode::unsupported, md.source() + ": gating function " + std::to_string(*g) + " (" +
                                                         k.key("expert_gating_func") + ")");
@@ -349,7 +398,10 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
     if (d.moe.moe_every > 1) u32("moe_every_n_layers", d.moe.moe_every);
     md.set(a + ".expert_weights_norm", Value::boolean(d.moe.norm_topk_prob));
     if (d.moe.routed_scaling_factor != 1.0) f32("expert_weights_scale", d.moe.routed_scaling_factor);
-    u32("expert_gating_func", d.moe.gating == Gating::softmax ? 1u : d.moe.gating == Gating::sigmoid ? 2u : 3u);
+    u32("expert_gating_func", d.moe.gating == Gating::softmax          ? 1u
+                              : d.moe.gating == Gating::sigmoid        ? 2u
+                              : d.moe.gating == Gating::softmax_weight ? 3u
+                                                                       : 4u);
     if (d.moe.n_group) {
         u32("expert_group_count", d.moe.n_group);
         u32("expert_group_used_count", d.moe.topk_group);
@@ -375,6 +427,37 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
             std::unique_ptr<bool[]> arr(new bool[d.n_layer]);
             for (std::uint32_t il = 0; il < d.n_layer; ++il) arr[il] = la.is_linear(il);
             md.set(a + ".attention.recurrent_layers", Value::bool_array({arr.get(), d.n_layer}));
+        }
+    }
+    if (d.v4.any()) {
+        const V4Desc& v = d.v4;
+        u32("hyper_connection.count", v.hc_mult);
+        u32("hyper_connection.sinkhorn_iterations", v.hc_sinkhorn_iters);
+        f32("hyper_connection.epsilon", v.hc_eps);
+        u32("attention.q_lora_rank", d.attn.q_lora_rank);
+        u32("attention.output_group_count", v.o_groups);
+        u32("attention.output_lora_rank", v.o_lora_rank);
+        if (v.index_n_heads) {
+            u32("attention.indexer.head_count", v.index_n_heads);
+            u32("attention.indexer.key_length", v.index_head_dim);
+            u32("attention.indexer.top_k", v.index_topk);
+        }
+        u32("hash_layer_count", v.n_hash_layers);
+        u32("attention.compress_ratio_csa", v.csa_ratio);
+        u32("attention.compress_ratio_hca", v.hca_ratio);
+        std::vector<std::uint32_t> ratios;
+        for (std::uint32_t il = 0; il < d.n_layer; ++il) ratios.push_back(v.ratio(il));
+        md.set(a + ".attention.compress_ratios", Value::u32_array(ratios));
+        if (d.swiglu_limit > 0) f32("swiglu_limit", d.swiglu_limit);
+        const RopeDesc& c = v.compress_rope;
+        f32("rope.compress.freq_base", c.theta);
+        if (c.scaling == RopeScaling::yarn) {
+            md.set(a + ".rope.compress.scaling.type", Value::string("yarn"));
+            f32("rope.compress.scaling.factor", c.factor);
+            u32("rope.compress.scaling.original_context_length", c.original_context);
+            f32("rope.compress.scaling.yarn_beta_fast", c.yarn_beta_fast);
+            f32("rope.compress.scaling.yarn_beta_slow", c.yarn_beta_slow);
+            f32("rope.compress.scaling.attn_factor", c.attn_factor);
         }
     }
     if (d.arch == ArchId::qwen3_5_moe) {

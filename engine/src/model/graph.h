@@ -39,8 +39,24 @@ struct NormRef {
 };
 
 enum class Activation {
-    swiglu,      // silu(g) · u
-    swiglu_oai,  // gpt-oss: g clamped to ≤ limit, u to [-limit, limit], g·sigmoid(1.702·g) · (u + 1)
+    swiglu,        // silu(g) · u
+    swiglu_oai,    // gpt-oss: g clamped to ≤ limit, u to [-limit, limit], g·sigmoid(1.702·g) · (u + 1)
+    swiglu_clamp,  // DeepSeek-V4: silu(min(g, limit)) · clamp(u, ±limit)
+};
+
+// The kernels' signed limit argument for an activation (ref/swiglu.h): > 0 gpt-oss's form, < 0 the plain clamp at
+// -limit, 0 plain SwiGLU.
+inline float swiglu_limit_arg(Activation a, float limit) {
+    return a == Activation::swiglu_oai ? limit : a == Activation::swiglu_clamp ? -limit : 0.f;
+}
+
+// A hyper-connection mixer (DeepSeek-V4, ref/hyper_connection.h): fn [rows, N·n_embd] (a block's: (2 + N)·N rows
+// giving pre, post and the N×N comb; the output head's: N rows, pre only), base [rows] and scale [3] ([1]) in f32.
+struct HyperMixRef {
+    const TensorView* fn = nullptr;
+    const TensorView* base = nullptr;
+    const TensorView* scale = nullptr;
+    explicit operator bool() const { return fn != nullptr; }
 };
 
 // Multi-head attention with grouped K/V heads over the paged KV cache of layer `kv_layer`.
@@ -113,6 +129,49 @@ struct MlaAttentionBlock {
     int kv_dim() const { return kv_lora + rope_dim; }
 };
 
+// DeepSeek-V4's attention (model_desc.h V4Desc; ref/compressed_attention.h for the kernels). Per token:
+//   q = rms(q_b(rms_norm(q_a(x)) = qr)) per head (unweighted), kv = kv_norm(kv(x)) — one head, both key and value;
+//   RoPE (interleaved pairs) on the trailing rope_dim of each; the kv row into the cache.
+//   csa / hca: comp.kv(x), comp.gate(x) (csa: 2·head_dim wide, [Ca | Cb]) into the sequence's window ring; when a
+//   window of `ratio` tokens closes, its entry = norm(Σ softmax(gate + bias) ⊙ kv) over the window (csa: window
+//   w's Cb and window w-1's Ca, 2·ratio slots), RoPE at the window's first position, into the cache row of the
+//   window's last position. csa's indexer does the same at idx.dim, and picks per query the idx_topk entries of
+//   best Σ_h w_h(x) · relu(q_h · k) with q = idx_q_b(qr) (RoPE'd), w = idx_weights(x) / sqrt(idx_heads).
+//   attention of q over the window's kv rows and the entries (hca: all closed; csa: the picked), plus the sink;
+//   the conjugate RoPE on each head's output, o_b(o_a per group).
+// The cache row of a position (one "KV head" of row_width()): [kv (head_dim) | entry (head_dim) | index key
+// (idx.dim)]. The window rings live in the recurrent-state pool under rs_layer (csa: 2·ratio slots of
+// [kv | gate | index kv | index gate], each 2 × head_dim and 2 × idx.dim; hca: ratio slots of [kv | gate]).
+struct CompressedAttentionBlock {
+    struct Compressor {
+        LinearRef kv, gate;                 // [width, n_embd], width = dim (hca) or 2·dim (csa)
+        const TensorView* bias = nullptr;   // [ratio rows, width] f32: added to the gate per slot of the window
+        NormRef norm;                       // [dim]
+        int dim = 0;
+    };
+    LinearRef q_a, q_b, kv, o_a, o_b;       // o_a [o_groups·o_lora, n_head·head_dim / o_groups]
+    NormRef q_a_norm, kv_norm;
+    const TensorView* sinks = nullptr;      // [n_head]
+    int n_head = 0, head_dim = 0, rope_dim = 0, o_groups = 0, o_lora = 0, window = 0;
+    float scale = 1.f, norm_eps = 1e-6f;    // logit scale 1/sqrt(head_dim); q's per-head norm
+    kernels::RopeParams rope;               // of q and kv (sliding layers: the main rope; else the compressed one)
+    kernels::RopeParams comp_rope;          // of the entries and the indexer's q
+    V4LayerKind kind = V4LayerKind::sliding;
+    int ratio = 0;                          // tokens per entry (0: sliding)
+    Compressor comp, idx;                   // idx: csa only
+    LinearRef idx_q_b, idx_weights;         // [idx_heads·idx.dim, q_lora], [idx_heads, n_embd]
+    int idx_heads = 0, idx_topk = 0;
+    int kv_layer = 0, rs_layer = -1;        // rs_layer -1: sliding (no ring)
+    int row_width(int max_idx_dim) const { return 2 * head_dim + max_idx_dim; }
+    std::int64_t ring_stride() const {      // floats per ring slot
+        return kind == V4LayerKind::csa ? 4 * std::int64_t(head_dim) + 4 * std::int64_t(idx.dim) : 2 * std::int64_t(head_dim);
+    }
+    std::int64_t state_floats() const {     // per sequence
+        return kind == V4LayerKind::csa ? 2 * std::int64_t(ratio) * ring_stride()
+               : kind == V4LayerKind::hca ? std::int64_t(ratio) * ring_stride() : 0;
+    }
+};
+
 // A dense gated FFN: down(act(gate(x), up(x))).
 struct FfnBlock {
     LinearRef gate, up, down;
@@ -132,14 +191,19 @@ struct MoeBlock {
     bool expert_biases = false;                 // each routed expert has gate/up/down biases (gpt-oss)
     FfnBlock shared;                            // shared expert(s) on every token (gate.w null: none)
     const TensorView* shared_gate = nullptr;    // [n_embd]: the shared output times sigmoid(x · shared_gate) (Qwen)
+    const TensorView* hash = nullptr;           // [n_vocab rows, k] i32: the experts of each token id, in place of
+                                                // the top-k (DeepSeek-V4's hash layers; the weights still gated)
 };
 
-using BlockBody = std::variant<AttentionBlock, MlaAttentionBlock, GatedDeltaNetBlock, FfnBlock, MoeBlock>;
+using BlockBody =
+    std::variant<AttentionBlock, MlaAttentionBlock, GatedDeltaNetBlock, CompressedAttentionBlock, FfnBlock, MoeBlock>;
 
-// A pre-norm residual block: x += body(norm(x)).
+// A pre-norm residual block: x += body(norm(x)); with hyper-connections (ModelGraph::hc_mult > 0) the residual is
+// hc_mult streams X[N, n_embd] per token and the block X ← post ⊗ body(norm(Σ pre_j X_j)) + combᵀ X, its mixer `hc`.
 struct Block {
     NormRef norm;
     BlockBody body;
+    HyperMixRef hc;
 };
 
 struct Layer {
@@ -157,6 +221,12 @@ struct ModelGraph {
     std::int64_t rs_floats = 0;              // f32 values of one sequence's state in one such layer (the largest)
     std::int64_t rs_conv_floats = 0;         // of which the conv window (the rest is the delta-rule state)
     int max_linear_value_dim = 0;            // Gated DeltaNet: the widest out_proj input (n_v_heads · v_head_dim)
+    // Hyper-connections (DeepSeek-V4): the residual streams per token (0: a plain residual), the Sinkhorn
+    // iterations and epsilon of the mixers, and the output head's mixer that collapses the streams before output_norm.
+    int hc_mult = 0, hc_sinkhorn_iters = 0;
+    float hc_eps = 0.f;
+    HyperMixRef hc_head;
+    int max_idx_dim = 0;                     // DeepSeek-V4: the widest indexer head (the cache row's last part)
 
     // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of
     // head_dim (K) and v_head_dim (V) per position; an MLA model's is one row of kv_lora + rope_dim and no V.

@@ -24,6 +24,7 @@ constexpr HfArch kHfArchs[] = {
     {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", ArchId::qwen3_5_moe},
     {"Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", ArchId::qwen3_5_moe},
     {"Qwen3NextForCausalLM", "qwen3_next", ArchId::qwen3_next},
+    {"DeepseekV4ForCausalLM", "deepseek_v4", ArchId::deepseek_v4},
 };
 
 class Fields {
@@ -66,6 +67,28 @@ private:
     const std::string& source_;
 };
 
+// The scaling part of a rope_scaling / rope_parameters object into r (type, factor, YaRN's parameters).
+void read_rope_scaling(const json& rs, const std::string& source, RopeDesc& r) {
+    Fields f(rs, source), rf(rs, source);
+    std::string type = rs.contains("rope_type") && rs["rope_type"].is_string() ? rs["rope_type"].get<std::string>()
+                       : rs.contains("type") && rs["type"].is_string()       ? rs["type"].get<std::string>()
+                                                                             : "";
+    if (type == "yarn") r.scaling = RopeScaling::yarn;
+    else if (type == "linear") r.scaling = RopeScaling::linear;
+    else if (type == "default" || type.empty()) r.scaling = RopeScaling::none;
+    else f.bad("rope_scaling.type", "unsupported rope scaling \"" + type + "\"");
+    r.factor = rf.opt_f64("factor", 1.0);
+    r.original_context = rf.opt_u32("original_max_position_embeddings", 0);
+    r.yarn_beta_fast = rf.opt_f64("beta_fast", 32.0);
+    r.yarn_beta_slow = rf.opt_f64("beta_slow", 1.0);
+    r.yarn_truncate = rf.opt_bool("truncate", true);
+    if (rs.contains("mscale_all_dim") && rs["mscale_all_dim"].is_number())
+        r.yarn_log_multiplier = 0.1 * rs["mscale_all_dim"].get<double>();
+    // transformers: an explicit attention_factor replaces YaRN's 0.1·ln(factor) + 1 (attn_factor multiplies it).
+    if (type == "yarn" && rf.has("attention_factor") && r.factor > 1.0)
+        r.attn_factor = rf.req_f64("attention_factor") / (0.1 * std::log(r.factor) + 1.0);
+}
+
 }  // namespace
 
 ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
@@ -92,7 +115,7 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
     if (!arch)
         throw Error(ErrorCode::unsupported, source + ": architecture \"" + arch_label + "\" is not supported (architectures)",
                     "supported: Qwen3MoeForCausalLM, Qwen3_5MoeForConditionalGeneration, Qwen3NextForCausalLM, "
-                    "DeepseekV3ForCausalLM, Glm4MoeForCausalLM, GptOssForCausalLM, MixtralForCausalLM, OlmoeForCausalLM");
+                    "DeepseekV3ForCausalLM, DeepseekV4ForCausalLM, Glm4MoeForCausalLM, GptOssForCausalLM, MixtralForCausalLM, OlmoeForCausalLM");
     d.arch = *arch;
 
     d.n_vocab = f.req_u32("vocab_size");
@@ -117,27 +140,7 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
                            : cfg.contains("rope_parameters") && cfg["rope_parameters"].is_object() ? "rope_parameters"
                                                                                                    : nullptr;
     if (rope_key && cfg[rope_key].contains("rope_theta")) r.theta = Fields(cfg[rope_key], source).opt_f64("rope_theta", r.theta);
-    if (rope_key) {
-        const json& rs = cfg[rope_key];
-        Fields rf(rs, source);
-        std::string type = rs.contains("rope_type") && rs["rope_type"].is_string() ? rs["rope_type"].get<std::string>()
-                           : rs.contains("type") && rs["type"].is_string()       ? rs["type"].get<std::string>()
-                                                                                 : "";
-        if (type == "yarn") r.scaling = RopeScaling::yarn;
-        else if (type == "linear") r.scaling = RopeScaling::linear;
-        else if (type == "default" || type.empty()) r.scaling = RopeScaling::none;
-        else f.bad("rope_scaling.type", "unsupported rope scaling \"" + type + "\"");
-        r.factor = rf.opt_f64("factor", 1.0);
-        r.original_context = rf.opt_u32("original_max_position_embeddings", 0);
-        r.yarn_beta_fast = rf.opt_f64("beta_fast", 32.0);
-        r.yarn_beta_slow = rf.opt_f64("beta_slow", 1.0);
-        r.yarn_truncate = rf.opt_bool("truncate", true);
-        if (rs.contains("mscale_all_dim") && rs["mscale_all_dim"].is_number())
-            r.yarn_log_multiplier = 0.1 * rs["mscale_all_dim"].get<double>();
-        // transformers: an explicit attention_factor replaces YaRN's 0.1·ln(factor) + 1 (attn_factor multiplies it).
-        if (type == "yarn" && rf.has("attention_factor") && r.factor > 1.0)
-            r.attn_factor = rf.req_f64("attention_factor") / (0.1 * std::log(r.factor) + 1.0);
-    }
+    if (rope_key) read_rope_scaling(cfg[rope_key], source, r);
 
     auto& m = d.moe;
     switch (d.arch) {
@@ -302,6 +305,112 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
                 if (every == 0) f.bad("full_attention_interval", "must be positive");
                 for (std::uint32_t il = 0; il < d.n_layer; ++il) la.layers.push_back((il + 1) % every != 0);
             }
+            break;
+        }
+        case ArchId::deepseek_v4: {
+            // DeepseekV4Config's defaults (V4-Flash) where config.json leaves a field out; the legacy names older
+            // checkpoints ship (compress_ratios, compress_rate_csa / _hca, num_hash_layers, qk_rope_head_dim) too.
+            auto& v = d.v4;
+            at.n_head_kv = 1;  // shared-KV MQA: one K = V head
+            at.head_dim = f.opt_u32("head_dim", 512);
+            at.v_head_dim = at.head_dim;
+            at.sinks = true;
+            at.q_lora_rank = f.opt_u32("q_lora_rank", 1024);
+            at.sliding_window = f.opt_u32("sliding_window", 128);
+            m.n_expert = f.opt_u32("n_routed_experts", 256);
+            m.n_expert_used = f.opt_u32("num_experts_per_tok", 6);
+            m.n_ff_exp = f.opt_u32("moe_intermediate_size", 2048);
+            m.n_shared_expert = f.opt_u32("n_shared_experts", 1);
+            m.n_ff_shexp = m.n_ff_exp * m.n_shared_expert;
+            m.norm_topk_prob = f.opt_bool("norm_topk_prob", true);
+            m.routed_scaling_factor = f.opt_f64("routed_scaling_factor", 1.5);
+            const std::string scoring = cfg.value("scoring_func", std::string("sqrtsoftplus"));
+            if (scoring == "sqrtsoftplus") m.gating = Gating::sqrtsoftplus;
+            else if (scoring == "sigmoid") m.gating = Gating::sigmoid;
+            else if (scoring == "softmax") m.gating = Gating::softmax;
+            else f.bad("scoring_func", "expected sqrtsoftplus, sigmoid or softmax, got \"" + scoring + "\"");
+            m.correction_bias = true;  // e_score_correction_bias: a buffer of every top-k router
+            d.swiglu_limit = f.opt_f64("swiglu_limit", 10.0);
+            d.swiglu_alpha = 0.0;      // the plain clamp: silu(min(gate, limit)) · clamp(up, ±limit)
+            v.hc_mult = f.opt_u32("hc_mult", 4);
+            v.hc_sinkhorn_iters = f.opt_u32("hc_sinkhorn_iters", 20);
+            v.hc_eps = f.opt_f64("hc_eps", 1e-6);
+            v.o_groups = f.opt_u32("o_groups", 8);
+            v.o_lora_rank = f.opt_u32("o_lora_rank", 1024);
+            v.index_n_heads = f.opt_u32("index_n_heads", 64);
+            v.index_head_dim = f.opt_u32("index_head_dim", 128);
+            v.index_topk = f.opt_u32("index_topk", 512);
+            if (cfg.contains("compress_rates") && cfg["compress_rates"].is_object()) {
+                Fields cr(cfg["compress_rates"], source);
+                v.csa_ratio = cr.opt_u32("compressed_sparse_attention", 4);
+                v.hca_ratio = cr.opt_u32("heavily_compressed_attention", 128);
+            }
+            v.csa_ratio = f.opt_u32("compress_rate_csa", v.csa_ratio);
+            v.hca_ratio = f.opt_u32("compress_rate_hca", v.hca_ratio);
+            if (cfg.contains("layer_types") && cfg["layer_types"].is_array()) {
+                for (const auto& t : cfg["layer_types"]) {
+                    if (t == "sliding_attention") v.layers.push_back(V4LayerKind::sliding);
+                    else if (t == "compressed_sparse_attention") v.layers.push_back(V4LayerKind::csa);
+                    else if (t == "heavily_compressed_attention") v.layers.push_back(V4LayerKind::hca);
+                    else f.bad("layer_types", "expected sliding_attention, compressed_sparse_attention or "
+                                              "heavily_compressed_attention, got " + t.dump());
+                }
+            } else if (cfg.contains("compress_ratios") && cfg["compress_ratios"].is_array()) {
+                for (const auto& t : cfg["compress_ratios"]) {
+                    const std::uint32_t ratio = f.to_u32("compress_ratios", t);
+                    if (ratio == 0) v.layers.push_back(V4LayerKind::sliding);
+                    else if (ratio == v.csa_ratio || ratio == 4) v.layers.push_back(V4LayerKind::csa);
+                    else if (ratio == v.hca_ratio || ratio == 128) v.layers.push_back(V4LayerKind::hca);
+                    else f.bad("compress_ratios", "expected 0, 4 or 128, got " + t.dump());
+                }
+            } else {  // DeepseekV4Config's default: 2 HCA layers, then HCA / CSA alternating
+                for (std::uint32_t il = 0; il < d.n_layer; ++il)
+                    v.layers.push_back(il >= 2 && (il - 2) % 2 == 1 ? V4LayerKind::csa : V4LayerKind::hca);
+            }
+            if (v.layers.size() > d.n_layer) v.layers.resize(d.n_layer);  // transformers keeps the first n_layer
+            if (cfg.contains("mlp_layer_types") && cfg["mlp_layer_types"].is_array()) {
+                bool dense_seen = false;
+                for (const auto& t : cfg["mlp_layer_types"]) {
+                    if (t == "hash_moe") {
+                        if (dense_seen) f.bad("mlp_layer_types", "hash_moe layers after a moe layer");
+                        ++v.n_hash_layers;
+                    } else if (t == "moe") {
+                        dense_seen = true;
+                    } else {
+                        f.bad("mlp_layer_types", "expected hash_moe or moe, got " + t.dump());
+                    }
+                }
+                v.n_hash_layers = std::min(v.n_hash_layers, d.n_layer);
+            } else {
+                v.n_hash_layers = std::min(f.opt_u32("num_hash_layers", 3), d.n_layer);
+            }
+            // RoPE: interleaved pairs on the trailing rope dims. rope_parameters {main, compress} (transformers 5),
+            // or a flat one whose scaling (YaRN) applies to the compressed branches only, the main rope plain.
+            double partial = f.opt_f64("partial_rotary_factor", 0.0);
+            if (!(partial > 0.0)) partial = f.has("qk_rope_head_dim") ? double(f.req_u32("qk_rope_head_dim")) / at.head_dim : 64.0 / 512.0;
+            if (!(partial > 0.0 && partial <= 1.0)) f.bad("partial_rotary_factor", "must be in (0, 1]");
+            r = RopeDesc{};
+            r.type = RopeType::norm;
+            r.n_rot = static_cast<std::uint32_t>(at.head_dim * partial);
+            r.theta = f.opt_f64("rope_theta", 10000.0);
+            RopeDesc c = r;
+            c.theta = f.opt_f64("compress_rope_theta", 160000.0);
+            const json* rp = cfg.contains("rope_parameters") && cfg["rope_parameters"].is_object() ? &cfg["rope_parameters"]
+                             : cfg.contains("rope_scaling") && cfg["rope_scaling"].is_object()  ? &cfg["rope_scaling"]
+                                                                                                : nullptr;
+            if (rp && rp->contains("main") && (*rp)["main"].is_object() && rp->contains("compress") &&
+                (*rp)["compress"].is_object()) {
+                read_rope_scaling((*rp)["main"], source, r);
+                r.theta = Fields((*rp)["main"], source).opt_f64("rope_theta", r.theta);
+                read_rope_scaling((*rp)["compress"], source, c);
+                c.theta = Fields((*rp)["compress"], source).opt_f64("rope_theta", c.theta);
+            } else if (rp) {
+                read_rope_scaling(*rp, source, c);
+                // the reference does not scale cos/sin by YaRN's magnitude on the compressed branches
+                if (c.scaling == RopeScaling::yarn && c.factor > 1.0 && !rp->contains("attention_factor"))
+                    c.attn_factor = 1.0 / (0.1 * std::log(c.factor) + 1.0);
+            }
+            v.compress_rope = c;
             break;
         }
         case ArchId::olmoe: {

@@ -9,6 +9,7 @@
 namespace ft::model {
 
 kernels::RopeParams rope_params(const ModelDesc& d);
+kernels::RopeParams rope_params(const RopeDesc& rope, int head_dim);
 // bias is left null: the per-layer selection bias (exp_probs_b) is the caller's to attach.
 kernels::RouterParams router_params(const ModelDesc& d);
 

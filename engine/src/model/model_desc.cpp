@@ -17,6 +17,7 @@ constexpr ArchNames kArchNames[] = {
     {ArchId::glm4_moe, "glm4_moe", "glm4moe"},    {ArchId::gpt_oss, "gpt_oss", "gpt-oss"},
     {ArchId::mixtral, "mixtral", "llama"},        {ArchId::olmoe, "olmoe", "olmoe"},
     {ArchId::qwen3_5_moe, "qwen3_5_moe", "qwen35moe"}, {ArchId::qwen3_next, "qwen3_next", "qwen3next"},
+    {ArchId::deepseek_v4, "deepseek_v4", "deepseek4"},
 };
 }  // namespace
 
@@ -40,8 +41,12 @@ std::string_view gating_name(Gating g) {
         case Gating::softmax: return "softmax";
         case Gating::sigmoid: return "sigmoid";
         case Gating::softmax_weight: return "softmax_weight";
+        case Gating::sqrtsoftplus: return "sqrtsoftplus";
     }
     return "?";
+}
+std::string_view v4_layer_kind_name(V4LayerKind k) {
+    return k == V4LayerKind::csa ? "csa" : k == V4LayerKind::hca ? "hca" : "sliding";
 }
 std::string_view rope_type_name(RopeType t) { return t == RopeType::norm ? "norm" : "neox"; }
 std::string_view rope_scaling_name(RopeScaling s) {
@@ -102,7 +107,37 @@ void validate(const ModelDesc& d) {
     if (d.attn.sliding_window == 0 && std::find(d.attn.swa_layers.begin(), d.attn.swa_layers.end(), true) != d.attn.swa_layers.end())
         bad("attention.sliding_window", "layers use a sliding window but its size is 0");
     if (d.moe.first_k_dense > d.n_layer) bad("leading_dense_block_count", "more dense layers than layers");
-    if (d.swiglu_limit < 0 || (d.swiglu_limit > 0 && !(d.swiglu_alpha > 0))) bad("swiglu_limit", "needs a positive limit and alpha");
+    if (d.swiglu_limit < 0 || (d.swiglu_limit > 0 && !(d.swiglu_alpha > 0) && !d.v4.any()))
+        bad("swiglu_limit", "needs a positive limit and alpha");
+    if (d.v4.any()) {
+        const V4Desc& v = d.v4;
+        range("hyper_connection.count", v.hc_mult, 1, 64);
+        range("hyper_connection.sinkhorn_iterations", v.hc_sinkhorn_iters, 1, 1000);
+        if (v.layers.size() != d.n_layer)
+            bad("attention.compress_ratios", "has " + std::to_string(v.layers.size()) + " layer types for " +
+                                                 std::to_string(d.n_layer) + " layers");
+        range("attention.output_group_count", v.o_groups, 1, d.attn.n_head);
+        if (d.attn.n_head % v.o_groups != 0) bad("attention.output_group_count", "does not divide head_count");
+        range("attention.output_lora_rank", v.o_lora_rank, 1, kMax);
+        range("attention.q_lora_rank", d.attn.q_lora_rank, 1, kMax);
+        range("attention.sliding_window", d.attn.sliding_window, 1, 1u << 20);
+        if (v.n_compressed()) {
+            range("attention.compress_ratio_csa", v.csa_ratio, 1, 4096);
+            range("attention.compress_ratio_hca", v.hca_ratio, 1, 4096);
+        }
+        bool csa = false, hca = false;
+        for (V4LayerKind k : v.layers) csa = csa || k == V4LayerKind::csa, hca = hca || k == V4LayerKind::hca;
+        if (csa && hca && v.csa_ratio == v.hca_ratio)
+            bad("attention.compress_ratio_hca", "the CSA and HCA layers need different compress ratios");
+        if (csa) {
+            range("attention.indexer.head_count", v.index_n_heads, 1, 4096);
+            range("attention.indexer.key_length", v.index_head_dim, 2, 4096);
+            range("attention.indexer.top_k", v.index_topk, 1, 1u << 20);
+            if (d.rope.n_rot > v.index_head_dim) bad("rope.dimension_count", "larger than the indexer's head");
+        }
+        range("hash_layer_count", v.n_hash_layers, 0, d.n_layer);
+        if (d.rope.n_rot == 0 || d.rope.n_rot % 2 != 0) bad("rope.dimension_count", "must be even and positive");
+    }
     if (!(d.moe.routed_scaling_factor > 0)) bad("expert_weights_scale", "must be positive");
     if (d.linear.any()) {
         const LinearAttnDesc& l = d.linear;
@@ -203,6 +238,21 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
                                  {"layers", layers}};
     }
     if (d.nextn_predict_layers) j["nextn_predict_layers"] = d.nextn_predict_layers;
+    if (d.v4.any()) {
+        const V4Desc& v = d.v4;
+        json kinds = json::array();
+        for (V4LayerKind k : v.layers) kinds.push_back(v4_layer_kind_name(k));
+        j["deepseek_v4"] = {{"hc_mult", v.hc_mult}, {"hc_sinkhorn_iters", v.hc_sinkhorn_iters}, {"hc_eps", v.hc_eps},
+                            {"layers", kinds}, {"csa_ratio", v.csa_ratio}, {"hca_ratio", v.hca_ratio},
+                            {"o_groups", v.o_groups}, {"o_lora_rank", v.o_lora_rank},
+                            {"index_n_heads", v.index_n_heads}, {"index_head_dim", v.index_head_dim},
+                            {"index_topk", v.index_topk}, {"n_hash_layers", v.n_hash_layers},
+                            {"q_lora_rank", d.attn.q_lora_rank},
+                            {"compress_rope", {{"theta", v.compress_rope.theta},
+                                               {"scaling", rope_scaling_name(v.compress_rope.scaling)},
+                                               {"factor", v.compress_rope.factor},
+                                               {"original_context", v.compress_rope.original_context}}}};
+    }
     return j;
 }
 

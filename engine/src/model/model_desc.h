@@ -25,12 +25,13 @@ class Reader;
 namespace ft::model {
 
 // Canonical architecture ids (our names; GGUF and HF names are mapped in model_arch.cpp).
-enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe, qwen3_5_moe, qwen3_next };
+enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe, qwen3_5_moe, qwen3_next, deepseek_v4 };
 
 enum class Gating {
     softmax,         // softmax over all experts, then top-k (Qwen3-MoE, Mixtral, OLMoE)
     sigmoid,         // sigmoid scores, top-k on score + correction bias (DeepSeek-V3, GLM-4.5)
     softmax_weight,  // top-k on logits, softmax over the k selected (gpt-oss)
+    sqrtsoftplus,    // sqrt(softplus) scores, top-k on score + correction bias (DeepSeek-V4)
 };
 
 enum class RopeType {
@@ -111,6 +112,43 @@ struct LinearAttnDesc {
     }
 };
 
+// DeepSeek-V4 (HF deepseek_v4): manifold-constrained hyper-connections (hc_mult residual streams, mixed in and out
+// of every block by weights from a small projection, the stream mixing made doubly stochastic by Sinkhorn-Knopp),
+// shared-KV multi-query attention (one K = V head of head_dim) over a sliding window, plus per layer kind:
+//   sliding: the window only;
+//   csa (compressed sparse attention): every csa_ratio tokens one compressed entry, a softmax-gated sum over two
+//        overlapping windows (2·csa_ratio tokens), of which a lightning indexer (index_n_heads heads of
+//        index_head_dim over its own compressed keys) picks the index_topk best per query;
+//   hca (heavily compressed attention): every hca_ratio tokens one entry over a window of its own, all attended.
+// Per-head attention sinks, partial interleaved RoPE on the trailing rope dims (plain `rope` for sliding layers,
+// `compress_rope` — YaRN — for the compressed ones and their compressors), the conjugate rotation on the output,
+// and a grouped low-rank output projection (o_groups groups → o_lora_rank each → n_embd). The first n_hash_layers
+// MoE layers choose experts by token id (a tid2eid table), the others by sqrt(softplus) + correction bias.
+enum class V4LayerKind : std::uint8_t { sliding, csa, hca };
+struct V4Desc {
+    std::uint32_t hc_mult = 0;  // 0: not DeepSeek-V4
+    std::uint32_t hc_sinkhorn_iters = 20;
+    double hc_eps = 1e-6;
+    std::vector<V4LayerKind> layers;  // [n_layer]
+    std::uint32_t csa_ratio = 4, hca_ratio = 128;
+    std::uint32_t o_groups = 0, o_lora_rank = 0;
+    std::uint32_t index_n_heads = 0, index_head_dim = 0, index_topk = 0;
+    std::uint32_t n_hash_layers = 0;
+    RopeDesc compress_rope;
+    bool any() const noexcept { return hc_mult != 0; }
+    V4LayerKind kind(std::uint32_t il) const { return il < layers.size() ? layers[il] : V4LayerKind::sliding; }
+    std::uint32_t ratio(std::uint32_t il) const {
+        const V4LayerKind k = kind(il);
+        return k == V4LayerKind::csa ? csa_ratio : k == V4LayerKind::hca ? hca_ratio : 0;
+    }
+    std::uint32_t n_compressed() const {
+        std::uint32_t n = 0;
+        for (V4LayerKind k : layers) n += k != V4LayerKind::sliding;
+        return n;
+    }
+};
+std::string_view v4_layer_kind_name(V4LayerKind k);  // "sliding", "csa", "hca"
+
 struct MoeDesc {
     std::uint32_t n_expert = 0;
     std::uint32_t n_expert_used = 0;     // experts per token (top-k)
@@ -148,11 +186,13 @@ struct ModelDesc {
     // num_hidden_layers = n_layer). Not run: their tensors are listed (layer >= n_layer) but never loaded.
     std::uint32_t nextn_predict_layers = 0;
     // Activation of the routed experts (ref/swiglu.h). swiglu_limit > 0 selects gpt-oss's form: g = min(gate, limit),
-    // u = clamp(up, ±limit), out = g·σ(swiglu_alpha·g)·(u + 1). 0: plain SwiGLU silu(gate)·up.
+    // u = clamp(up, ±limit), out = g·σ(swiglu_alpha·g)·(u + 1); with swiglu_alpha 0 (DeepSeek-V4, its shared experts
+    // too) silu(min(gate, limit))·clamp(up, ±limit). 0: plain SwiGLU silu(gate)·up.
     double swiglu_limit = 0.0;
     double swiglu_alpha = 0.0;               // gpt-oss 1.702; 0 when swiglu_limit is 0
     AttentionDesc attn;
     LinearAttnDesc linear;
+    V4Desc v4;
     MoeDesc moe;
     RopeDesc rope;
 
@@ -163,7 +203,7 @@ struct ModelDesc {
 // Names.
 std::string_view arch_name(ArchId a);       // "qwen3_moe"
 std::string_view arch_gguf_name(ArchId a);  // "qwen3moe", "deepseek2", "glm4moe", "gpt-oss", "llama", "olmoe",
-                                            // "qwen35moe", "qwen3next"
+                                            // "qwen35moe", "qwen3next", "deepseek4"
 std::optional<ArchId> arch_from_name(std::string_view ours);  // "qwen3_moe" (also accepts "qwen3moe")
 std::string_view gating_name(Gating g);
 std::string_view rope_type_name(RopeType t);

@@ -16,7 +16,7 @@ bool TensorSpec::is_norm() const {
         case TensorRole::attn_q_norm: case TensorRole::attn_k_norm:
         case TensorRole::attn_q_a_norm: case TensorRole::attn_kv_a_norm:
         case TensorRole::nextn_enorm: case TensorRole::nextn_hnorm: case TensorRole::nextn_shared_head_norm:
-        case TensorRole::ssm_norm:
+        case TensorRole::ssm_norm: case TensorRole::attn_comp_norm: case TensorRole::attn_idx_norm:
             return true;
         default:
             return false;
@@ -38,13 +38,20 @@ bool TensorSpec::is_vector() const {
         case TensorRole::attn_output_bias: case TensorRole::attn_sinks: case TensorRole::ffn_gate_inp_bias:
         case TensorRole::ffn_exp_probs_b: case TensorRole::ssm_dt: case TensorRole::ssm_a:
         case TensorRole::ffn_gate_inp_shexp: case TensorRole::ssm_conv1d:
+        case TensorRole::hc_attn_base: case TensorRole::hc_attn_scale: case TensorRole::hc_ffn_base:
+        case TensorRole::hc_ffn_scale: case TensorRole::hc_head_base: case TensorRole::hc_head_scale:
+        case TensorRole::attn_comp_bias: case TensorRole::attn_idx_bias:
             return true;
         default:
             return is_expert_bias();
     }
 }
 
-bool TensorSpec::keep_f32() const { return is_norm() || is_vector() || role == TensorRole::ffn_gate_inp; }
+// The hyper-connection mixers too: transformers keeps them in f32 (_keep_in_fp32_modules_strict), and they are small.
+bool TensorSpec::keep_f32() const {
+    return is_norm() || is_vector() || role == TensorRole::ffn_gate_inp || role == TensorRole::hc_attn_fn ||
+           role == TensorRole::hc_ffn_fn || role == TensorRole::hc_head_fn;
+}
 
 std::vector<TensorSpec> moe_ffn_tensors(const ModelDesc& d, std::uint32_t il) {
     using R = TensorRole;
@@ -85,7 +92,7 @@ std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& d, std::uint32_t il) 
 
 bool arch_has_tensor_table(ArchId arch) {
     return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3 ||
-           arch == ArchId::qwen3_5_moe || arch == ArchId::qwen3_next;
+           arch == ArchId::qwen3_5_moe || arch == ArchId::qwen3_next || arch == ArchId::deepseek_v4;
 }
 
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
@@ -95,11 +102,12 @@ std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
         case ArchId::glm4_moe: return glm4_moe_tensors(desc);
         case ArchId::deepseek_v3: return deepseek_v3_tensors(desc);
         case ArchId::qwen3_5_moe: case ArchId::qwen3_next: return qwen3_5_moe_tensors(desc);
+        case ArchId::deepseek_v4: return deepseek_v4_tensors(desc);
         default:
             throw Error(ErrorCode::unsupported,
                         desc.source + ": the tensor table of architecture " + std::string(arch_name(desc.arch)) +
                             " is not implemented yet",
-                        "tables exist for qwen3_moe, gpt_oss, glm4_moe, deepseek_v3, qwen3_5_moe and qwen3_next");
+                        "tables exist for qwen3_moe, gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, qwen3_5_moe and qwen3_next");
     }
 }
 

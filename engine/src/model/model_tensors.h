@@ -40,6 +40,17 @@ enum class TensorRole {
     // depthwise conv [conv_dim, kernel], dt bias and A (= -exp(A_log)) per value head, the gated norm [v_head_dim],
     // the output projection (ssm_out). The shared expert's gate (ffn_gate_inp_shexp [n_embd]).
     ssm_qkv, ssm_gate, ssm_beta, ssm_alpha, ssm_ba, ssm_conv1d, ssm_dt, ssm_a, ssm_norm, ssm_out, ffn_gate_inp_shexp,
+    // DeepSeek-V4: the hyper-connection mixers of each block and of the output (fn [(2+N)·N, N·n_embd], base,
+    // scale [3]; the head's fn [N, N·n_embd], base [N], scale [1]), the shared K = V projection (attn_kv, its norm
+    // attn_kv_a_norm), the grouped output (attn_output_a [G·o_lora, n_head·head_dim/G], attn_output_b), the
+    // compressor (kv, gate, position bias [ratio, width], norm) and the lightning indexer (the same four at its
+    // head dim, its q_b from the q rank, the per-head weights), and the hash routing table (tid2eid [n_vocab, k],
+    // integers, kept as i32).
+    hc_attn_fn, hc_attn_base, hc_attn_scale, hc_ffn_fn, hc_ffn_base, hc_ffn_scale, hc_head_fn, hc_head_base, hc_head_scale,
+    attn_kv, attn_output_a, attn_output_b,
+    attn_comp_kv, attn_comp_gate, attn_comp_bias, attn_comp_norm,
+    attn_idx_kv, attn_idx_gate, attn_idx_bias, attn_idx_norm, attn_idx_q_b, attn_idx_weights,
+    ffn_hash_table,
 };
 
 // How a tensor is found in a Hugging Face checkpoint.
@@ -116,5 +127,6 @@ std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& desc);
 std::vector<TensorSpec> qwen3_5_moe_tensors(const ModelDesc& desc);  // Qwen3.5/3.6-MoE and Qwen3-Next
+std::vector<TensorSpec> deepseek_v4_tensors(const ModelDesc& desc);
 
 }  // namespace ft::model

@@ -110,6 +110,59 @@ TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
     return out;
 }
 
+TensorView Weights::index_table(const TensorSpec& s) {
+    const std::string file = path_.string();
+    std::vector<std::uint64_t> have;
+    kernels::DType type = kernels::DType::F32;
+    const std::byte* base = nullptr;
+    if (gguf_) {
+        const gguf::TensorInfo* t = gguf_->find_tensor(s.name);
+        if (!t) throw Error(ErrorCode::not_found, file + ": missing tensor " + s.name, "the file is incomplete or not this architecture");
+        have.assign(t->dims.begin(), t->dims.begin() + t->n_dims);
+        type = t->type;
+        base = gguf_->tensor_data(*t).data();
+    } else {
+        const auto* e = hf_->find(hf_name(s.hf_names.at(0)));
+        if (!e) throw Error(ErrorCode::not_found, file + ": missing tensor " + s.hf_names.at(0), "the checkpoint is incomplete or not this architecture");
+        const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
+        if (!kt) throw Error(ErrorCode::unsupported, file + ": tensor " + s.hf_names.at(0) + " has type " +
+                                                         std::string(safetensors::dtype_name(e->info->dtype)) + "; the routing table must be integers");
+        type = *kt;
+        have.assign(e->info->shape.rbegin(), e->info->shape.rend());
+        base = e->data().data();
+    }
+    if (have != s.dims)
+        throw Error(ErrorCode::invalid_file, file + ": tensor " + s.name + " has shape " + dims_str(have) + ", expected " +
+                                                 dims_str(s.dims) + " for this model's configuration");
+    if (type != kernels::DType::I32 && type != kernels::DType::I64)
+        throw Error(ErrorCode::unsupported, file + ": tensor " + s.name + " has type " + std::string(kernels::dtype_info(type).name) +
+                                                "; the hash routing table must be i32 or i64");
+    TensorView v;
+    v.type = kernels::DType::I32;
+    v.cols = std::int64_t(s.dims[0]);
+    v.rows = std::int64_t(s.dims[1]);
+    v.row_bytes = std::size_t(v.cols) * 4;
+    std::byte* dst = allocate(v.bytes());
+    const std::int64_t n = v.cols * v.rows, n_exp = desc_.moe.n_expert;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t x = 0;
+        if (type == kernels::DType::I64) {
+            std::memcpy(&x, base + i * 8, 8);
+        } else {
+            std::int32_t y = 0;
+            std::memcpy(&y, base + i * 4, 4);
+            x = y;
+        }
+        if (x < 0 || x >= n_exp)
+            throw Error(ErrorCode::invalid_file, file + ": tensor " + s.name + " routes token " + std::to_string(i / v.cols) +
+                                                     " to expert " + std::to_string(x) + " of " + std::to_string(n_exp));
+        const std::int32_t y = std::int32_t(x);
+        std::memcpy(dst + i * 4, &y, 4);
+    }
+    v.data = dst;
+    return v;
+}
+
 std::string Weights::hf_name(const std::string& name) const {
     if (!hf_ || hf_->find(name) || name.rfind("model.", 0) != 0) return name;
     std::string alt = "model.language_model." + name.substr(6);
@@ -450,6 +503,12 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
             continue;
         }
         TensorView v;
+        if (s.role == TensorRole::ffn_hash_table) {
+            v = index_table(s);
+            other_bytes_ += v.bytes();
+            tensors_.emplace(s.name, v);
+            continue;
+        }
         const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
         // kv_b as stored: [n_head · (nope + v) rows, kv_lora]
         auto kv_b_dims = [&] { return std::vector<std::uint64_t>{s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0],

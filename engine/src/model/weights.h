@@ -113,6 +113,9 @@ private:
     // HfLayout::mla_k_b / mla_v_b from a kv_b matrix [n_head·(nope + v) rows, kv_lora] (F32, F16 or BF16).
     TensorView repack_mla(const TensorSpec& s, const TensorView& kv_b, const std::string& kv_b_name);
     TensorView owned_f32(const TensorView& v, const std::string& name);
+    // An integer table (DeepSeek-V4's tid2eid: expert ids per token) as owned I32 [dims[1] rows, dims[0]], every
+    // value checked to be an expert id.
+    TensorView index_table(const TensorSpec& s);
     // HfLayout::rows (a copy in the stored type) and the value transforms norm_plus_one / neg_exp (f32).
     TensorView gather_rows(const TensorSpec& s);
     TensorView transformed_f32(const TensorSpec& s);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "ft/error.h"
 #include "cpu/cpu_ops.h"
@@ -18,7 +19,8 @@ std::uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
 }
 }  // namespace
 
-void MoeLayer::forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out) {
+void MoeLayer::forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out,
+                       const std::int32_t* tokens) {
     const auto t0 = Clock::now();
     const int layer = b.layer;
     const std::int64_t n_embd = w_.desc().n_embd;
@@ -37,8 +39,18 @@ void MoeLayer::forward(const model::MoeBlock& b, const float* x, std::int64_t n_
     weights_.resize(std::size_t(n_tokens * k));
     kernels::RouterParams p = b.route;
     p.bias = lv.selection_bias.empty() ? nullptr : lv.selection_bias.data();
-    for (std::int64_t t = 0; t < n_tokens; ++t)
-        kernels::ref::moe_route(p, logits_.data() + t * n_exp, ids_.data() + t * k, weights_.data() + t * k);
+    if (b.hash) {  // the experts come from the token id; the router still weighs them
+        if (!tokens) throw Error(ErrorCode::internal, "hash-routed MoE layer without token ids");
+        for (std::int64_t t = 0; t < n_tokens; ++t) {
+            const std::int32_t tok = tokens[t];
+            if (tok < 0 || tok >= b.hash->rows) throw Error(ErrorCode::invalid_argument, "token id " + std::to_string(tok) + " past the routing table");
+            std::memcpy(ids_.data() + t * k, b.hash->row(tok), std::size_t(k) * sizeof(std::int32_t));
+            kernels::ref::moe_route_fixed(p, logits_.data() + t * n_exp, ids_.data() + t * k, weights_.data() + t * k);
+        }
+    } else {
+        for (std::int64_t t = 0; t < n_tokens; ++t)
+            kernels::ref::moe_route(p, logits_.data() + t * n_exp, ids_.data() + t * k, weights_.data() + t * k);
+    }
 
     const auto t1 = Clock::now();
     // Group token rows by expert: a job per distinct expert, its rows gathered contiguously.
@@ -69,7 +81,7 @@ void MoeLayer::forward(const model::MoeBlock& b, const float* x, std::int64_t n_
         jobs.push_back(job);
     }
     const auto t2 = Clock::now();
-    executor_.run(jobs, b.act == model::Activation::swiglu_oai ? b.limit : 0.f);
+    executor_.run(jobs, model::swiglu_limit_arg(b.act, b.limit));
     const auto t3 = Clock::now();
 
     // Weighted sum back into token order (fixed order: experts ascending, as gathered).

@@ -30,7 +30,9 @@ public:
 
     // out[T, n_embd] = Σ_k weight_k · expert_k(x[t]) for the routed experts of block b for each token of
     // x[T, n_embd] (x already normalized). Deterministic for a given input. Shared experts are the caller's.
-    void forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out);
+    // tokens[T]: the token ids, which a hash layer (b.hash) routes by; required there, unused elsewhere.
+    void forward(const model::MoeBlock& b, const float* x, std::int64_t n_tokens, float* out,
+                 const std::int32_t* tokens = nullptr);
     const MoeStats& stats() const { return stats_; }
     std::uint64_t cpu_expert_bytes() const { return executor_.bytes_read(); }
 

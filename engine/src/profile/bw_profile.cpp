@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include "model/arch.h"
 #include "profile/device_bandwidth.h"
 #include "profile/sqlite_db.h"
 #include "cpu/cpu_topology.h"
@@ -60,7 +61,7 @@ public:
                 jobs[std::size_t(j)].m = 1;
                 jobs[std::size_t(j)].out = out_.data() + std::int64_t(j) * E;
             }
-            exec_->run(jobs, float(w_.desc().swiglu_limit));
+            exec_->run(jobs, model::swiglu_limit_arg(w_.desc()));
             const double s = std::chrono::duration<double>(Clock::now() - t0).count();
             if (s >= seconds) return {exec_->bytes_read() - b0, s};
         }

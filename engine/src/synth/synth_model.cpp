@@ -18,7 +18,7 @@ using kernels::DType;
 
 std::vector<std::string> synth_presets() {
     return {"tiny",        "qwen3-30b-a3b", "gpt-oss-20b",     "gpt-oss-120b",      "glm-4.5-air",
-            "deepseek-v3", "deepseek-v2-lite", "qwen3.6-35b-a3b", "qwen3-next-80b-a3b"};
+            "deepseek-v3", "deepseek-v2-lite", "deepseek-v4-flash", "qwen3.6-35b-a3b", "qwen3-next-80b-a3b"};
 }
 
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
@@ -26,6 +26,7 @@ std::optional<model::ArchId> synth_preset_arch(const std::string& preset) {
     if (preset == "gpt-oss-20b" || preset == "gpt-oss-120b") return model::ArchId::gpt_oss;
     if (preset == "glm-4.5-air") return model::ArchId::glm4_moe;
     if (preset == "deepseek-v3" || preset == "deepseek-v2-lite") return model::ArchId::deepseek_v3;
+    if (preset == "deepseek-v4-flash") return model::ArchId::deepseek_v4;
     if (preset == "qwen3.6-35b-a3b") return model::ArchId::qwen3_5_moe;
     if (preset == "qwen3-next-80b-a3b") return model::ArchId::qwen3_next;
     return std::nullopt;
@@ -121,6 +122,41 @@ model::ModelDesc deepseek_desc(bool v3) {
     return d;
 }
 
+// DeepSeek-V4-Flash (DeepseekV4Config's defaults, checkpoint deepseek-ai/DeepSeek-V4-Flash-Base, with the
+// compress_ratios of DeepSeek-V4-Flash's config.json: 2 sliding-window layers, then CSA / HCA alternating, the
+// last layer CSA; YaRN x16 over 65536 on the compressed branches).
+model::ModelDesc deepseek_v4_desc() {
+    model::ModelDesc d;
+    d.arch = model::ArchId::deepseek_v4;
+    d.n_vocab = 129280, d.n_layer = 43, d.n_embd = 4096, d.n_ctx_train = 1048576;
+    d.norm_eps = 1e-6;
+    auto& at = d.attn;
+    at.n_head = 64, at.n_head_kv = 1, at.head_dim = 512, at.v_head_dim = 512, at.q_lora_rank = 1024;
+    at.sinks = true;
+    at.sliding_window = 128;
+    d.rope.type = model::RopeType::norm;
+    d.rope.theta = 10000;
+    d.rope.n_rot = 64;
+    auto& m = d.moe;
+    m.n_expert = 256, m.n_expert_used = 6, m.n_ff_exp = 2048, m.n_shared_expert = 1, m.n_ff_shexp = 2048;
+    m.gating = model::Gating::sqrtsoftplus, m.correction_bias = true, m.norm_topk_prob = true;
+    m.routed_scaling_factor = 1.5;
+    d.swiglu_limit = 10.0;
+    auto& v = d.v4;
+    v.hc_mult = 4, v.hc_sinkhorn_iters = 20, v.hc_eps = 1e-6;
+    v.o_groups = 8, v.o_lora_rank = 1024;
+    v.index_n_heads = 64, v.index_head_dim = 128, v.index_topk = 512;
+    v.n_hash_layers = 3;
+    v.csa_ratio = 4, v.hca_ratio = 128;
+    v.compress_rope = d.rope;
+    v.compress_rope.theta = 160000;
+    v.compress_rope.scaling = model::RopeScaling::yarn;
+    v.compress_rope.factor = 16;
+    v.compress_rope.original_context = 65536;
+    v.compress_rope.attn_factor = 1.0 / (0.1 * std::log(16.0) + 1.0);  // cos/sin unscaled, as the reference
+    return d;
+}
+
 // Qwen3.6-35B-A3B (Qwen/Qwen3.6-35B-A3B's text_config, the qwen3_5_moe family) and Qwen3-Next-80B-A3B
 // (Qwen/Qwen3-Next-80B-A3B-Instruct config.json): hybrid layers, three Gated DeltaNet to one gated attention.
 model::ModelDesc qwen3_5_desc(bool next) {
@@ -185,7 +221,7 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
     if (!preset_arch)
         throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
                     "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, "
-                    "qwen3.6-35b-a3b, qwen3-next-80b-a3b");
+                    "deepseek-v4-flash, qwen3.6-35b-a3b, qwen3-next-80b-a3b");
     if (*preset_arch != arch)
         throw Error(ErrorCode::invalid_argument,
                     "synth: preset " + preset + " is a " + std::string(model::arch_name(*preset_arch)) + " model, not " +
@@ -194,6 +230,7 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
     const bool hybrid = arch == model::ArchId::qwen3_5_moe || arch == model::ArchId::qwen3_next;
     model::ModelDesc d = hybrid                             ? qwen3_5_desc(arch == model::ArchId::qwen3_next)
                          : arch == model::ArchId::deepseek_v3 ? deepseek_desc(preset == "deepseek-v3")
+                         : arch == model::ArchId::deepseek_v4 ? deepseek_v4_desc()
                          : arch == model::ArchId::gpt_oss   ? gpt_oss_desc(preset == "gpt-oss-120b")
                          : arch == model::ArchId::glm4_moe  ? glm45_air_desc()
                                                             : qwen3_desc(preset == "qwen3-30b-a3b");
@@ -205,7 +242,20 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
     if (o.expert_ff) d.moe.n_ff_exp = *o.expert_ff;
     if (o.heads) d.attn.n_head = *o.heads;
     if (o.context) d.n_ctx_train = *o.context;
-    if (d.attn.is_mla()) {
+    if (d.v4.any()) {
+        if (o.kv_heads || o.head_dim)
+            throw Error(ErrorCode::invalid_argument,
+                        "synth: " + preset + " has shared-KV attention of head_dim 512: --kv-heads and --head-dim do not apply",
+                        "leave them out");
+        // The layer kinds as DeepSeek-V4-Flash lays them out, for any depth: 2 sliding, then CSA / HCA alternating.
+        d.v4.layers.clear();
+        for (std::uint32_t il = 0; il < d.n_layer; ++il)
+            d.v4.layers.push_back(il < 2 ? model::V4LayerKind::sliding
+                                  : (il - 2) % 2 == 0 ? model::V4LayerKind::csa : model::V4LayerKind::hca);
+        if (d.n_layer == 43) d.v4.layers.back() = model::V4LayerKind::csa;  // as the released config
+        d.v4.n_hash_layers = std::min(d.v4.n_hash_layers, d.n_layer);
+        if (d.attn.n_head % d.v4.o_groups) d.v4.o_groups = 1;
+    } else if (d.attn.is_mla()) {
         if (o.kv_heads || o.head_dim)
             throw Error(ErrorCode::invalid_argument,
                         "synth: " + preset + " has latent attention: --kv-heads and --head-dim do not apply", "leave them out");
@@ -261,7 +311,10 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
         t.spec = std::move(spec);
         t.key = name_key(t.spec.name);
         const std::uint64_t row = t.spec.dims[0];
-        if (t.spec.keep_f32()) {
+        if (t.spec.role == model::TensorRole::ffn_hash_table) {
+            t.type = DType::I32;  // DeepSeek-V4's token → experts table (synth_fill writes valid, distinct ids)
+            t.n_expert = desc.moe.n_expert;
+        } else if (t.spec.keep_f32()) {
             t.type = DType::F32;
         } else {
             // Like llama.cpp's quantizer: a row that is not a whole number of blocks falls back to Q8_0, then F32.

@@ -41,6 +41,11 @@ struct SynthOverrides {
 //                   with correction bias in 8 groups (4 kept), routed scaling 2.5, YaRN ×40 over 4096, vocab 129280
 //   deepseek-v2-lite deepseek_v3 (V2-Lite, 16B): 27 layers (1 dense, FFN 10944), hidden 2048, latent attention (16
 //                   heads, no q rank, KV rank 512), 64 experts top-6 of 1408 + 2 shared, softmax router, vocab 102400
+//   deepseek-v4-flash deepseek_v4: 43 layers (2 sliding-window, then CSA / HCA alternating, the last CSA), hidden
+//                   4096, 4 hyper-connection streams, 64 heads of 512 sharing one K = V head (RoPE on 64, window 128,
+//                   sinks), q rank 1024, grouped output 8 × 1024, CSA ratio 4 with an indexer of 64 heads of 128
+//                   (top-512), HCA ratio 128; 256 experts top-6 of 2048 + 1 shared, sqrt-softplus router with
+//                   correction bias, hash routing in layers 0-2, SwiGLU clamped at 10; vocab 129280
 //   qwen3.6-35b-a3b qwen3_5_moe (35B, 3B active): 40 layers, every fourth gated attention (16/2 heads of 256, RoPE on
 //                   64), the others Gated DeltaNet (16 key heads, 32 value heads of 128, conv 4); 256 experts top-8 of
 //                   512 + 1 gated shared expert of 512; vocab 248320
@@ -62,6 +67,7 @@ struct SynthTensor {
     std::uint64_t n_bytes = 0;
     std::uint64_t n_units = 0;  // generation units: quant blocks, or 256-element groups for F32/BF16
     std::uint64_t unit_bytes = 0;  // bytes of one full unit (the last F32/BF16 unit may be shorter)
+    std::uint64_t n_expert = 0;    // an I32 hash routing table: the ids' range
 };
 
 struct SynthPlan {

@@ -41,6 +41,20 @@ float value(const SynthTensor& t, BlockRng& r) {
 void synth_fill(const SynthTensor& t, std::uint64_t seed, std::uint64_t first, std::uint64_t count, std::byte* out) {
     auto* o = reinterpret_cast<std::uint8_t*>(out);
     switch (t.type) {
+        case DType::I32: {  // a hash routing table [n_vocab rows, k]: k distinct experts from a random first one
+            const std::uint64_t n = t.spec.n_elements(), k = t.spec.dims[0];
+            const std::uint64_t n_expert = t.n_expert ? t.n_expert : 1;
+            for (std::uint64_t u = first; u < first + count; ++u) {
+                const std::uint64_t begin = u * 256, end = std::min<std::uint64_t>(n, begin + 256);
+                for (std::uint64_t i = begin; i < end; ++i) {
+                    BlockRng r(seed, t.key, i / k);
+                    const std::int32_t v = std::int32_t((r.next() + i % k) % n_expert);
+                    std::memcpy(o, &v, 4);
+                    o += 4;
+                }
+            }
+            return;
+        }
         case DType::F32:
         case DType::BF16: {
             const std::uint64_t n = t.spec.n_elements();
