@@ -136,6 +136,10 @@ __device__ __forceinline__ float swiglu(float g, float u, float limit) {
         u = fminf(fmaxf(u, -limit), limit);
         return g / (1.f + expf(-1.702f * g)) * (u + 1.f);
     }
+    if (limit < 0.f) {  // DeepSeek-V4: silu(min(g, -limit)) · clamp(u, ±limit)
+        g = fminf(g, -limit);
+        u = fminf(fmaxf(u, limit), -limit);
+    }
     return g / (1.f + expf(-g)) * u;
 }
 

@@ -83,6 +83,11 @@ __device__ __forceinline__ float swiglu(float g, float u, float limit) {
         const float ux = u < -limit ? -limit : (limit < u ? limit : u);
         return gx / (1.f + expf(-1.702f * gx)) * (ux + 1.f);
     }
+    if (limit < 0.f) {  // DeepSeek-V4: silu(min(g, -limit)) · clamp(u, ±limit)
+        const float gx = -limit < g ? -limit : g;
+        const float ux = u < limit ? limit : (-limit < u ? -limit : u);
+        return gx / (1.f + expf(-gx)) * ux;
+    }
     return g / (1.f + expf(-g)) * u;
 }
 

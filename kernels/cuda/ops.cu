@@ -233,6 +233,10 @@ __global__ void swiglu_kernel(const float* g, const float* __restrict__ u, float
             const float gx = limit < gi ? limit : gi;
             const float ux = ui < -limit ? -limit : (limit < ui ? limit : ui);
             y[i] = gx / (1.f + expf(-1.702f * gx)) * (ux + 1.f);
+        } else if (limit < 0.f) {  // DeepSeek-V4: silu(min(g, -limit)) · clamp(u, ±limit)
+            const float gx = -limit < gi ? -limit : gi;
+            const float ux = ui < limit ? limit : (-limit < ui ? -limit : ui);
+            y[i] = gx / (1.f + expf(-gx)) * ux;
         } else {
             y[i] = gi / (1.f + expf(-gi)) * ui;
         }
@@ -285,6 +289,9 @@ __device__ inline float warp_max(float v) {
     return v;
 }
 
+// torch's softplus (x itself above 20), then the square root, in double as ref::moe_route.
+__device__ inline double sqrt_softplus(float x) { return sqrt(x > 20.f ? double(x) : log1p(exp(double(x)))); }
+
 // Lane l owns experts l, l + 32, … (at most 32 of them: n ≤ 1024), so a 32-bit mask marks the ones already taken.
 __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, std::int64_t n_tokens,
                                  std::int32_t* __restrict__ ids, float* __restrict__ weights) {
@@ -302,6 +309,9 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
         double s = l[e];
         if (a.gating == RouterGating::sigmoid) {
             s = 1.0 / (1.0 + exp(-s));
+            if (a.bias) s += double(a.bias[e]);
+        } else if (a.gating == RouterGating::sqrtsoftplus) {
+            s = sqrt_softplus(l[e]);
             if (a.bias) s += double(a.bias[e]);
         }
         sel[e] = s;
@@ -361,6 +371,8 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
         w = mine ? double(expf(lk - mx)) / double(sum) : 0.0;
     } else if (a.gating == RouterGating::sigmoid) {
         w = mine ? 1.0 / (1.0 + exp(-double(lk))) : 0.0;
+    } else if (a.gating == RouterGating::sqrtsoftplus) {
+        w = mine ? sqrt_softplus(lk) : 0.0;
     } else {
         const float mx = warp_max(mine ? lk : -INFINITY);
         w = mine ? exp(double(lk) - double(mx)) : 0.0;
@@ -369,6 +381,44 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
     if (a.gating != RouterGating::softmax_weight && a.norm_topk) w /= warp_sum(w);
     if (mine) {
         ids[t * a.k + lane] = my_id;
+        weights[t * a.k + lane] = float(w * double(a.scale));
+    }
+}
+
+// The weights of k experts chosen by token id (DeepSeek-V4's hash layers: ids = table[token]), as
+// ref::moe_route_fixed. One warp per token, lane r < k choice r.
+__global__ void moe_route_fixed_kernel(RouteArgs a, const float* __restrict__ logits, const std::int32_t* __restrict__ tokens,
+                                       const std::int32_t* __restrict__ table, std::int64_t n_tokens,
+                                       std::int32_t* __restrict__ ids, float* __restrict__ weights) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const std::int64_t t = std::int64_t(blockIdx.x) * kRouteWarps + warp;
+    if (t >= n_tokens) return;
+    const float* l = logits + t * a.n;
+    const bool mine = lane < a.k;
+    const int id = mine ? table[std::int64_t(tokens[t]) * a.k + lane] : 0;
+    const float lk = mine ? l[id] : 0.f;
+    double w = 0.0;
+    if (a.gating == RouterGating::softmax) {
+        float mx = -INFINITY;
+        for (int e = lane; e < a.n; e += 32) mx = fmaxf(mx, l[e]);
+        mx = warp_max(mx);
+        float sum = 0.f;
+        for (int e = lane; e < a.n; e += 32) sum += expf(l[e] - mx);
+        sum = warp_sum(sum);
+        w = mine ? double(expf(lk - mx)) / double(sum) : 0.0;
+    } else if (a.gating == RouterGating::sigmoid) {
+        w = mine ? 1.0 / (1.0 + exp(-double(lk))) : 0.0;
+    } else if (a.gating == RouterGating::sqrtsoftplus) {
+        w = mine ? sqrt_softplus(lk) : 0.0;
+    } else {
+        w = mine ? exp(double(lk)) : 0.0;
+    }
+    if (a.gating == RouterGating::softmax_weight || a.norm_topk) {
+        const double s = warp_sum(w);
+        if (s > 0) w /= s;
+    }
+    if (mine) {
+        ids[t * a.k + lane] = id;
         weights[t * a.k + lane] = float(w * double(a.scale));
     }
 }
@@ -720,7 +770,7 @@ cudaError_t moe_route(const RouterParams& p, const float* logits, std::int64_t n
     if (n_tokens < 0 || p.n_expert < 1 || p.n_expert > 1024 || p.k < 1 || p.k > 32 || p.k > p.n_expert)
         return cudaErrorInvalidValue;
     RouteArgs a{p.n_expert, p.k, p.gating, p.norm_topk, false, p.n_group, p.topk_group, p.scale, p.bias};
-    a.bias = p.gating == RouterGating::sigmoid ? p.bias : nullptr;
+    a.bias = p.gating == RouterGating::sigmoid || p.gating == RouterGating::sqrtsoftplus ? p.bias : nullptr;
     a.grouped = p.gating == RouterGating::sigmoid && p.n_group > 0 && p.topk_group > 0 && p.topk_group < p.n_group;
     if (a.grouped && (p.n_group > 32 || p.n_expert % p.n_group)) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
@@ -728,6 +778,18 @@ cudaError_t moe_route(const RouterParams& p, const float* logits, std::int64_t n
     const std::size_t smem = std::size_t(kRouteWarps) * p.n_expert * sizeof(double);
     moe_route_kernel<<<blocks_for(n_tokens, kRouteWarps), kRouteWarps * 32, smem, stream>>>(a, logits, n_tokens, ids,
                                                                                             weights);
+    return cudaGetLastError();
+}
+
+cudaError_t moe_route_fixed(const RouterParams& p, const float* logits, const std::int32_t* tokens,
+                            const std::int32_t* table, std::int64_t n_tokens, std::int32_t* ids, float* weights,
+                            cudaStream_t stream) {
+    if (n_tokens < 0 || p.n_expert < 1 || p.k < 1 || p.k > 32 || p.k > p.n_expert || !table || !tokens)
+        return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    const RouteArgs a{p.n_expert, p.k, p.gating, p.norm_topk, false, 0, 0, p.scale, nullptr};
+    moe_route_fixed_kernel<<<blocks_for(n_tokens, kRouteWarps), kRouteWarps * 32, 0, stream>>>(a, logits, tokens, table,
+                                                                                              n_tokens, ids, weights);
     return cudaGetLastError();
 }
 

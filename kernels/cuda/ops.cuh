@@ -47,6 +47,10 @@ cudaError_t swiglu_f32(const float* g, const float* u, float* y, std::int64_t n,
 // so the choice matches it exactly; weights within float rounding. NaN logits give unspecified choices.
 cudaError_t moe_route(const RouterParams& p, const float* logits, std::int64_t n_tokens, std::int32_t* ids,
                       float* weights, cudaStream_t stream);
+// The weights of the k experts table[tokens[t]] (a [n_vocab, k] i32 table) for each token: ref::moe_route_fixed.
+cudaError_t moe_route_fixed(const RouterParams& p, const float* logits, const std::int32_t* tokens,
+                            const std::int32_t* table, std::int64_t n_tokens, std::int32_t* ids, float* weights,
+                            cudaStream_t stream);
 
 // Prefill grouping of (token, choice) pairs by expert. pairs = n_tokens * k with ids [pairs]. Outputs:
 // offsets [n_expert + 1] (exclusive prefix sum of the per-expert counts), order [pairs] (pair indices sorted by

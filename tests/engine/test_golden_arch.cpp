@@ -7,8 +7,8 @@
 // four with its recurrent state, gated attention with partial RoPE, zero-centred norms, the gated shared expert) and
 // Qwen3-Next (tests/data/qwen3-next-tiny: the same model with Qwen3-Next's fused in_proj_qkvz / in_proj_ba) and
 // DeepSeek-V4 (tests/data/deepseek-v4-tiny: hyper-connections, sliding-window / compressed sparse / heavily compressed
-// attention with the lightning indexer, sinks, the grouped output, hash routing, the clamped SwiGLU; on the CPU
-// only so far: the GPU build skips it), all made by scripts/golden/make_arch_golden.py.
+// attention with the lightning indexer, sinks, the grouped output, hash routing, the clamped SwiGLU; prefilled in
+// f32 on the GPU, like gpt-oss, for its sinks), all made by scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of the fixture's sequences (one longer than gpt-oss's window, one across
 // the 64-token chunks of the delta rule) and transformers' greedy continuation, from the Hugging Face folder; GLM,
 // DeepSeek and the Qwen3.5 pair also from their GGUF conversions (F32, BF16; Qwen3.5's in llama.cpp's qwen35moe
@@ -107,9 +107,6 @@ class TestGoldenArch : public QObject {
     Q_OBJECT
     QTemporaryDir tmp;
 
-    // DeepSeek-V4 runs on the CPU only so far (its GPU blocks are not written): the GPU build skips it.
-    static bool gpu_lacks(const QString& fixture) { return ft::test::kGoldenDevice == ft::Device::cuda && fixture == "deepseek-v4-tiny"; }
-
     void check(const Fixture& f, const std::filesystem::path& model, const char* what, int prefill_chunk = 0) {
         ft::Engine e;
         ft::LoadOptions lo = load(model);
@@ -150,7 +147,6 @@ private slots:
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);
-        if (gpu_lacks(fixture)) QSKIP("DeepSeek-V4 has no GPU implementation yet");
         const Fixture f = read_fixture(fixture);
         QCOMPARE(f.logits.size(), std::size_t(f.positions) * std::size_t(f.vocab));
         check(f, f.model, qPrintable(fixture + " (HF folder, BF16)"));
@@ -167,7 +163,6 @@ private slots:
     void ggufMatchesTransformers() {
         QFETCH(QString, fixture);
         QFETCH(QString, type);
-        if (gpu_lacks(fixture)) QSKIP("DeepSeek-V4 has no GPU implementation yet");
         const Fixture f = read_fixture(fixture);
         const auto out = convert(f, fixture, type);
         check(f, out, qPrintable(fixture + " (GGUF " + type + ")"));
@@ -184,7 +179,6 @@ private slots:
     }
     void chunksAndConcurrentRequests() {
         QFETCH(QString, fixture);
-        if (gpu_lacks(fixture)) QSKIP("DeepSeek-V4 has no GPU implementation yet");
         const Fixture f = read_fixture(fixture);
         check(f, f.model, qPrintable(fixture + " (16-token prefill chunks)"), 16);
         ft::Engine e;
@@ -206,7 +200,6 @@ private slots:
     // DeepSeek-V4's window rings across prefill chunks that cut its windows (7 tokens: every CSA window of 4 and HCA
     // window of 8 straddles a chunk boundary somewhere).
     void deepseekV4WindowsAcrossChunks() {
-        if (gpu_lacks("deepseek-v4-tiny")) QSKIP("DeepSeek-V4 has no GPU implementation yet");
         const Fixture f = read_fixture("deepseek-v4-tiny");
         check(f, f.model, "deepseek-v4-tiny (7-token prefill chunks)", 7);
     }

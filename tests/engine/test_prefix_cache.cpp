@@ -349,9 +349,6 @@ private slots:
     void hybridModelResumesFromACheckpoint() {
         namespace fs = std::filesystem;
         QFETCH(QString, fixture);
-#ifdef FT_PREFIX_GPU
-        if (fixture == "deepseek-v4-tiny") QSKIP("DeepSeek-V4 has no GPU implementation yet");
-#endif
         const fs::path dir = fs::temp_directory_path() / ("ft-prefix-" + fixture.toStdString() + "-" + std::to_string(QCoreApplication::applicationPid()));
         fs::create_directories(dir);
         const fs::path fx = FT_SOURCE_DIR "/tests/data/" + fixture.toStdString();

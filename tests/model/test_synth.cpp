@@ -474,7 +474,7 @@ private slots:
 
     // A small DeepSeek-V4-Flash: our deepseek4 keys (hyper-connections, the per-layer compress ratios, the indexer,
     // the grouped output, hash routing, the compressed branches' YaRN), a valid token → experts table (distinct expert
-    // ids, i32); the file loads and runs on the CPU, and the GPU runner refuses it with the reason.
+    // ids, i32); the file loads and runs on the CPU.
     void deepseekV4PresetFile() {
         const auto r = run_ft({"synth", "--preset", "deepseek-v4-flash", "--layers", "5", "--experts", "8", "--top-k", "2",
                                "--hidden", "256", "--expert-ff", "128", "--heads", "8", "--weights", "q8_0", "--quiet", "--out",
@@ -507,12 +507,10 @@ private slots:
         const auto run = run_ft({"run", "--model", path("dsv4.gguf"), "--device", "cpu", "--ids", "1,2,3,4,5,6,7,8,9",
                                  "--max-tokens", "4", "--ignore-eos", "--print-ids"});
         QVERIFY2(run.code == 0, qPrintable(run.err));
-        const auto gpu = run_ft({"run", "--model", path("dsv4.gguf"), "--device", "cuda", "--ids", "1,2,3", "--max-tokens", "1"});
-        QVERIFY(gpu.code != 0);  // no GPU here, or no GPU blocks: either way a clear error, not a crash
         const auto i = run_ft({"inspect", path("dsv4.gguf"), "--json"});
         QVERIFY2(i.code == 0, qPrintable(i.err));
         const json j = json::parse(i.out.toStdString());
-        QVERIFY(j["runs"].get<bool>() && !j["runs_on_gpu"].get<bool>() && j.contains("gpu_note"));
+        QVERIFY(j["runs"].get<bool>());
         QCOMPARE(j["description"]["deepseek_v4"]["layers"].size(), std::size_t(5));
     }
 

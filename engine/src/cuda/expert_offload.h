@@ -103,7 +103,8 @@ public:
     void finish_step();
     // Prefill of a static backend's CPU layer (block b): the CPU computes it from xn on the host (rows routed by the
     // CPU copy of the router), result added to x.
-    void prefill_on_cpu(const model::MoeBlock& b, std::int64_t T, const float* xn, float* x);
+    void prefill_on_cpu(const model::MoeBlock& b, std::int64_t T, const float* xn, float* x,
+                        const std::int32_t* tokens = nullptr);  // tokens (host): a hash layer's routing
 
     // Throws when the CPU side failed during the step (call after the stream synchronised).
     void check_health();

@@ -119,13 +119,14 @@ void ExpertOffload::done_with(int il) {
     }
 }
 
-void ExpertOffload::prefill_on_cpu(const model::MoeBlock& b, std::int64_t T, const float* xn, float* x) {
+void ExpertOffload::prefill_on_cpu(const model::MoeBlock& b, std::int64_t T, const float* xn, float* x,
+                                   const std::int32_t* tokens) {
     if (!cpu_moe_) throw Error(ErrorCode::internal, "prefill_on_cpu without a CPU MoE");
     host_x_.resize(std::size_t(T * n_embd_));
     host_y_.resize(host_x_.size());
     check(cudaMemcpyAsync(host_x_.data(), xn, host_x_.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_), "read x");
     check(cudaStreamSynchronize(stream_), "read x");
-    cpu_moe_->forward(b, host_x_.data(), T, host_y_.data());
+    cpu_moe_->forward(b, host_x_.data(), T, host_y_.data(), tokens);
     auto tmp = vram_.alloc(host_y_.size() * sizeof(float), VramUse::scratch, "CPU expert output");
     check(cudaMemcpyAsync(tmp.get(), host_y_.data(), host_y_.size() * sizeof(float), cudaMemcpyHostToDevice, stream_),
           "write y");

@@ -1,8 +1,12 @@
 #include "cuda/gpu_attention.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <spdlog/fmt/fmt.h>
 
 #include "cuda/attention.cuh"
+#include "cuda/deepseek_v4.cuh"
 #include "cuda/gated_delta.cuh"
 #include "cuda/gemv.cuh"
 #include "cuda/mla_attention.cuh"
@@ -321,6 +325,181 @@ void GpuGatedDeltaNet::forward(GpuContext& c, std::int64_t T, bool decode) const
     c.mark("linear attention");
     c.matmul(out_, qkv, T, c.s.x.get(), true);
     c.mark("linear attention output");
+}
+
+}  // namespace ft::gpu
+
+// ---- DeepSeek-V4 ----
+
+namespace ft::gpu {
+
+namespace {
+std::uint64_t matrix_bytes(const DeviceMatrix& m) { return m.row_bytes * std::size_t(m.rows); }
+}  // namespace
+
+GpuCompressedAttention::GpuCompressedAttention(const model::CompressedAttentionBlock& b, int max_idx_dim, DeviceWeights& dw)
+    : b_(b), row_(b.row_width(max_idx_dim)) {
+    if (b.head_dim > 1024 || b.idx.dim > 1024 || b.n_head % b.o_groups)
+        throw Error(ErrorCode::unsupported, "compressed attention: heads over 1024 values, or groups that do not divide the heads");
+    q_a_ = dw.matrix(*b.q_a.w);
+    q_b_ = dw.matrix(*b.q_b.w);
+    kv_ = dw.matrix(*b.kv.w);
+    o_a_ = dw.matrix(*b.o_a.w);
+    o_b_ = dw.matrix(*b.o_b.w);
+    q_a_norm_ = dw.vector(b.q_a_norm.w);
+    kv_norm_ = dw.vector(b.kv_norm.w);
+    sinks_ = dw.vector(b.sinks);
+    ones_ = dw.ones(b.head_dim);
+    if (b.kind != model::V4LayerKind::sliding) {
+        comp_kv_ = dw.matrix(*b.comp.kv.w);
+        comp_gate_ = dw.matrix(*b.comp.gate.w);
+        comp_bias_ = dw.vector(b.comp.bias);
+        comp_norm_ = dw.vector(b.comp.norm.w);
+    }
+    if (b.kind == model::V4LayerKind::csa) {
+        idx_kv_ = dw.matrix(*b.idx.kv.w);
+        idx_gate_ = dw.matrix(*b.idx.gate.w);
+        idx_bias_ = dw.vector(b.idx.bias);
+        idx_norm_ = dw.vector(b.idx.norm.w);
+        idx_q_b_ = dw.matrix(*b.idx_q_b.w);
+        idx_w_ = dw.matrix(*b.idx_weights.w);
+    }
+}
+
+std::uint64_t GpuCompressedAttention::decode_bytes() const {
+    return matrix_bytes(q_a_) + matrix_bytes(q_b_) + matrix_bytes(kv_) + matrix_bytes(o_a_) + matrix_bytes(o_b_) +
+           matrix_bytes(comp_kv_) + matrix_bytes(comp_gate_) + matrix_bytes(idx_kv_) + matrix_bytes(idx_gate_) +
+           matrix_bytes(idx_q_b_) + matrix_bytes(idx_w_);
+}
+
+// [qr (q rank) | q (H·D) | kv (D) | ck, cg (2D each) | ik, ig (2Di each) | iq (IH·Di) | iw (IH) | att (H·D) | oa]
+std::int64_t GpuCompressedAttention::scratch_width() const {
+    const std::int64_t D = b_.head_dim, HD = std::int64_t(b_.n_head) * D, Di = b_.idx.dim;
+    return b_.q_a.w->rows + 2 * HD + 5 * D + 4 * Di + std::int64_t(b_.idx_heads) * Di + b_.idx_heads +
+           std::int64_t(b_.o_groups) * b_.o_lora;
+}
+
+void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
+    namespace kc = kernels::cuda;
+    const int H = b_.n_head, D = b_.head_dim, R = b_.rope_dim, Di = b_.idx.dim, IH = b_.idx_heads;
+    const std::int64_t QL = q_a_.rows, HD = std::int64_t(H) * D, E = c.n_embd, MT = c.max_t;
+    const bool csa = b_.kind == model::V4LayerKind::csa, compressed = b_.kind != model::V4LayerKind::sliding;
+    float* base = c.s.v4.get();
+    auto region = [&](std::int64_t width) {
+        float* p = base;
+        base += MT * width;
+        return p;
+    };
+    float* qr = region(QL);
+    float* q = region(HD);
+    float* kv = region(D);
+    float* ck = region(2 * D);
+    float* cg = region(2 * D);
+    float* ik = region(2 * Di);
+    float* ig = region(2 * Di);
+    float* iq = region(std::int64_t(IH) * Di);
+    float* iw = region(IH);
+    float* att = region(HD);
+    float* oa = region(std::int64_t(b_.o_groups) * b_.o_lora);
+    const float* xn = c.s.xn.get();
+    kc::V4Cache cache{static_cast<float*>(c.kv->k_data(b_.kv_layer)), c.d_pages, c.pages_stride, c.page_size, row_};
+    // q
+    c.matmul(q_a_, xn, T, qr);
+    c.launched(kc::rms_norm_f32(qr, q_a_norm_, qr, T, QL, b_.q_a_norm.eps, c.stream), "q_a norm");
+    c.matmul(q_b_, qr, T, q);
+    c.launched(kc::rms_norm_f32(q, ones_, q, T * H, D, b_.norm_eps, c.stream), "q head norm");
+    kernels::RopeParams rq = b_.rope;
+    rq.head_dim = D;
+    c.launched(kc::v4_rope(rq, q, HD, T, H, D, D - R, c.d_pos, 1, c.stream), "q rope");
+    // the shared K = V row
+    c.matmul(kv_, xn, T, kv);
+    c.launched(kc::rms_norm_f32(kv, kv_norm_, kv, T, D, b_.kv_norm.eps, c.stream), "kv norm");
+    c.launched(kc::v4_rope(rq, kv, D, T, 1, D, D - R, c.d_pos, 1, c.stream), "kv rope");
+    c.launched(kc::v4_kv_write(kv, D, D, c.d_pos, c.d_row, T, cache, c.stream), "kv write");
+    std::int32_t* ids = c.s.v4_ids.get();
+    std::int32_t* count = ids + MT * std::int64_t(std::max(b_.idx_topk, 1));
+    if (compressed) {
+        const std::int64_t cw = csa ? 2 * D : D;
+        c.linear->run(comp_kv_, xn, T, E, ck, cw, false);
+        c.linear->run(comp_gate_, xn, T, E, cg, cw, false);
+        kc::V4CompressArgs a;
+        a.csa = csa;
+        a.ratio = b_.ratio;
+        a.dim = D;
+        a.idx_dim = Di;
+        a.rope_dim = R;
+        a.ck = ck;
+        a.cg = cg;
+        a.bias = comp_bias_;
+        a.norm = comp_norm_;
+        a.eps = b_.comp.norm.eps;
+        a.rope = b_.comp_rope;
+        a.state = c.kv->state(b_.rs_layer);
+        a.state_floats = c.kv->geometry().rs_floats;
+        if (csa) {
+            c.linear->run(idx_kv_, xn, T, E, ik, 2 * Di, false);
+            c.linear->run(idx_gate_, xn, T, E, ig, 2 * Di, false);
+            a.ik = ik;
+            a.ig = ig;
+            a.idx_bias = idx_bias_;
+            a.idx_norm = idx_norm_;
+        }
+        if (decode) {  // one token per sequence: a block each
+            c.launched(kc::v4_compress(a, c.d_pos, c.d_slot, c.d_row, 0, 1, T, cache, c.stream), "compressor");
+        } else {
+            const auto& batch = c.batch;
+            for (std::int64_t s0 = 0; s0 < T;) {
+                std::int64_t s1 = s0 + 1;
+                while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+                c.launched(kc::v4_compress(a, c.d_pos, c.d_slot, c.d_row, s0, s1 - s0, 1, cache, c.stream), "compressor");
+                s0 = s1;
+            }
+        }
+        if (csa) {
+            c.matmul(idx_q_b_, qr, T, iq);
+            kernels::RopeParams ri = b_.comp_rope;
+            ri.head_dim = Di;
+            c.launched(kc::v4_rope(ri, iq, std::int64_t(IH) * Di, T, IH, Di, Di - R, c.d_pos, 1, c.stream), "indexer q rope");
+            c.matmul(idx_w_, xn, T, iw);
+            // The reference scales the head weights by 1/sqrt(heads) and the scores by 1/sqrt(dim): one factor.
+            const float scale = 1.f / (std::sqrt(float(Di)) * std::sqrt(float(IH)));
+            const std::int64_t max_entries = std::max<std::int64_t>(1, c.opt.n_ctx / b_.ratio);
+            for (std::int64_t t0 = 0; t0 < T; t0 += kIndexChunk) {
+                const std::int64_t n = std::min(kIndexChunk, T - t0);
+                c.launched(kc::v4_index_topk(iq + t0 * IH * Di, iw + t0 * IH, IH, Di, scale, b_.ratio, b_.idx_topk, 2 * D,
+                                             c.d_pos + t0, c.d_row + t0, n, max_entries, cache, ids + t0 * b_.idx_topk,
+                                             count + t0, c.s.v4_ws.get(), c.stream),
+                           "indexer top-k");
+            }
+        }
+    }
+    c.mark("v4 q/kv + compressor + indexer");
+    kc::V4AttentionArgs aa;
+    aa.n_head = H;
+    aa.dim = D;
+    aa.window = b_.window;
+    aa.ratio = b_.ratio;
+    aa.topk = b_.idx_topk;
+    aa.csa = csa;
+    aa.hca = b_.kind == model::V4LayerKind::hca;
+    aa.scale = b_.scale;
+    aa.sinks = sinks_;
+    aa.ids = csa ? ids : nullptr;
+    aa.count = csa ? count : nullptr;
+    c.launched(kc::v4_attention(aa, q, c.d_pos, c.d_row, T, cache, att, c.stream), "compressed attention");
+    c.launched(kc::v4_rope(rq, att, HD, T, H, D, D - R, c.d_pos, -1, c.stream), "output rope");
+    c.mark("attention");
+    // The grouped output: group g's heads through rows [g·o_lora, (g+1)·o_lora) of o_a, then o_b into x.
+    const int G = b_.o_groups, OL = b_.o_lora;
+    const std::int64_t gin = HD / G;
+    for (int g = 0; g < G; ++g) {
+        DeviceMatrix wg = o_a_;
+        wg.rows = OL;
+        wg.data = static_cast<const std::uint8_t*>(o_a_.data) + std::size_t(g) * std::size_t(OL) * o_a_.row_bytes;
+        c.linear->run(wg, att + g * gin, T, HD, oa + std::int64_t(g) * OL, std::int64_t(G) * OL, false);
+    }
+    c.matmul(o_b_, oa, T, c.s.x.get(), true);
+    c.mark("attention output");
 }
 
 }  // namespace ft::gpu

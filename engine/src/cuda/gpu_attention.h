@@ -91,4 +91,37 @@ private:
     std::int64_t q_lora_ = 0;
 };
 
+// DeepSeek-V4's attention on the GPU (model::CompressedAttentionBlock; kernels in cuda/deepseek_v4.cuh): the low-rank
+// q with its norm and the per-head unweighted norm, the shared K = V row with its norm, RoPE on the trailing dims, the
+// row into the cache (f32 rows of [kv | entry | index key]); for a CSA / HCA layer the compressor projections, the
+// ring and the entries (decode: a block per token; eager: one launch per sequence segment, its tokens in order), CSA's
+// indexer pick (in chunks of kIndexChunk tokens); the attention with the sinks, the conjugate RoPE, the grouped output
+// (a product per group) and o_b added into x. Scratch s.v4: regions of max_t rows (widths in region()), s.v4_ids
+// [max_t, topk + 1], s.v4_ws the indexer's scores for kIndexChunk tokens.
+class GpuCompressedAttention {
+public:
+    static constexpr std::int64_t kIndexChunk = 256;
+    GpuCompressedAttention(const model::CompressedAttentionBlock& b, int max_idx_dim, DeviceWeights& dw);
+    void forward(GpuContext& c, std::int64_t T, bool decode) const;
+    std::uint64_t decode_bytes() const;
+    // Floats per token of s.v4 (what memory::scratch_bytes counts for the model: memory/planner.cpp).
+    std::int64_t scratch_width() const;
+    int idx_topk() const { return b_.idx_topk; }
+    int ratio() const { return b_.ratio; }
+    bool csa() const { return b_.kind == model::V4LayerKind::csa; }
+
+private:
+    model::CompressedAttentionBlock b_;
+    int row_ = 0;  // cache row width
+    DeviceMatrix q_a_, q_b_, kv_, o_a_, o_b_, comp_kv_, comp_gate_, idx_kv_, idx_gate_, idx_q_b_, idx_w_;
+    const float* q_a_norm_ = nullptr;
+    const float* kv_norm_ = nullptr;
+    const float* sinks_ = nullptr;
+    const float* ones_ = nullptr;
+    const float* comp_bias_ = nullptr;
+    const float* comp_norm_ = nullptr;
+    const float* idx_bias_ = nullptr;
+    const float* idx_norm_ = nullptr;
+};
+
 }  // namespace ft::gpu

@@ -31,6 +31,11 @@ struct StepScratch {
     std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
     std::shared_ptr<std::int32_t> heads;   // MLA: [max_t · n_head] head index of each (token, head) pair, p % n_head
     std::shared_ptr<float> lin;            // Gated DeltaNet: GpuGatedDeltaNet's regions, max_t rows each
+    // DeepSeek-V4: GpuCompressedAttention's regions (max_t rows each), its indexer picks [max_t, topk] + counts
+    // [max_t] and scores workspace; the hyper-connection buffers [streams | flat | mix | post | comb], max_t rows each.
+    std::shared_ptr<float> v4, hc;
+    std::shared_ptr<std::int32_t> v4_ids;
+    std::shared_ptr<void> v4_ws;
 };
 
 struct GpuContext {

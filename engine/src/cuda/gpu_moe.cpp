@@ -1,6 +1,7 @@
 #include "cuda/gpu_moe.h"
 
 #include <functional>
+#include <vector>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -50,6 +51,7 @@ GpuMoe::GpuMoe(const model::MoeBlock& b, DeviceWeights& dw, bool resident) : b_(
     router_bias_ = dw.vector(b.router.b);
     route_ = b.route;
     route_.bias = dw.vector(b.selection_bias);
+    hash_ = dw.table(b.hash);
     if (resident) experts_ = dw.experts(b.layer);
     if (b.expert_biases) biases_ = dw.expert_biases(b.layer);
     if (b.shared.gate) shared_ = GpuFfn(b.shared, dw);
@@ -79,7 +81,12 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     if (router_bias_)
         c.launched(kc::add_bias_f32(s.router_logits.get(), route_.n_expert, router_bias_, T, route_.n_expert, c.stream),
                    "router bias");
-    c.launched(kc::moe_route(route_, s.router_logits.get(), T, s.route_ids.get(), s.route_w.get(), c.stream), "router");
+    if (hash_)
+        c.launched(kc::moe_route_fixed(route_, s.router_logits.get(), c.d_tok, hash_, T, s.route_ids.get(), s.route_w.get(),
+                                       c.stream),
+                   "hash router");
+    else
+        c.launched(kc::moe_route(route_, s.router_logits.get(), T, s.route_ids.get(), s.route_w.get(), c.stream), "router");
     if (decode && (c.opt.routing || c.opt.record_routing)) {
         // Replace the router's choice by the routing source's (its weights stay), and/or keep it for the trace.
         const std::size_t n = std::size_t(T * K), at = std::size_t(b_.layer) * n;
@@ -136,7 +143,10 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     // Prefill: group pairs by expert, one matrix product per expert over its rows.
     ExpertSet ex = experts_;
     if (offload && !offload->prefill_layer(b_.layer, ex.gate, ex.up, ex.down)) {
-        offload->prefill_on_cpu(b_, T, s.xn.get(), s.x.get());  // a static backend's CPU layer
+        std::vector<std::int32_t> tokens;
+        if (b_.hash)
+            for (const auto& bt : c.batch) tokens.push_back(bt.token);
+        offload->prefill_on_cpu(b_, T, s.xn.get(), s.x.get(), tokens.empty() ? nullptr : tokens.data());  // a static backend's CPU layer
         return;
     }
     const std::int64_t P = T * K;

@@ -53,6 +53,7 @@ private:
     model::MoeBlock b_;
     DeviceMatrix router_;
     const float* router_bias_ = nullptr;
+    const std::int32_t* hash_ = nullptr;  // DeepSeek-V4's hash layers: [n_vocab, k] experts by token id
     kernels::RouterParams route_;  // with the selection bias's device pointer
     ExpertSet experts_;            // resident only
     ExpertBiases biases_;          // gpt-oss: every expert's biases, resident whatever the backend

@@ -22,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/attention.cuh"
+#include "cuda/deepseek_v4.cuh"
 #include "cuda/expert_offload.h"
 #include "cuda/gpu_attention.h"
 #include "cuda/gpu_context.h"
@@ -49,9 +50,18 @@ using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kMetaArrays = 5;
 
 // One block, on the device: its norm and its body.
+// A hyper-connection mixer on the device (DeepSeek-V4): fn as stored (through Linear), base and scale in f32.
+struct GpuMixer {
+    DeviceMatrix fn;
+    const float* base = nullptr;
+    const float* scale = nullptr;
+};
+
 struct GpuBlock {
     const float* norm = nullptr;
     float eps = 1e-6f;
+    GpuMixer hc;
+    std::unique_ptr<gpu::GpuCompressedAttention> v4;
     std::unique_ptr<gpu::GpuAttention> attn;
     std::unique_ptr<gpu::GpuMlaAttention> mla;
     std::unique_ptr<gpu::GpuGatedDeltaNet> gdn;
@@ -104,7 +114,9 @@ public:
     }
 
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
-        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 ? 2 : 4, state_slots(opt_.max_sequences));
+        // DeepSeek-V4's rows are f32 (its kernels read and write f32).
+        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 && g_.hc_mult == 0 ? 2 : 4,
+                                 state_slots(opt_.max_sequences));
     }
 
     std::unique_ptr<kv::KvCache> make_kv_cache(int page_size, std::int64_t n_pages) override {
@@ -244,6 +256,7 @@ private:
     void allocate_cache_structures();
     void make_offload(int slots);
     void run_step(std::int64_t T, bool decode);
+    void run_step_hc(std::int64_t T, bool decode);
     void lm_head(const std::int32_t* rows, std::int64_t m);
     void read_logits(float* out, std::int64_t r0, std::int64_t m);
     cudaGraphExec_t graph_for(std::int64_t B);
@@ -272,6 +285,8 @@ private:
 
     DeviceMatrix embd_, output_;
     const float* out_norm_ = nullptr;
+    GpuMixer hc_head_;                  // DeepSeek-V4's output mixer
+    const float* hc_ones_ = nullptr;
     std::vector<std::vector<GpuBlock>> blocks_;  // [layer][block]
     std::uint64_t decode_weight_bytes_ = 0;
 
@@ -315,7 +330,11 @@ void GpuRunner::upload_weights() {
             GpuBlock& gb = out.emplace_back();
             gb.norm = dw.vector(b.norm.w);
             gb.eps = b.norm.eps;
-            if (const auto* a = std::get_if<model::AttentionBlock>(&b.body)) {
+            if (b.hc) gb.hc = {dw.matrix(*b.hc.fn), dw.vector(b.hc.base), dw.vector(b.hc.scale)};
+            if (const auto* v = std::get_if<model::CompressedAttentionBlock>(&b.body)) {
+                gb.v4 = std::make_unique<gpu::GpuCompressedAttention>(*v, g_.max_idx_dim, dw);
+                decode_weight_bytes_ += gb.v4->decode_bytes();
+            } else if (const auto* a = std::get_if<model::AttentionBlock>(&b.body)) {
                 gb.attn = std::make_unique<gpu::GpuAttention>(*a, dw);
                 decode_weight_bytes_ += gb.attn->decode_bytes();
             } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
@@ -334,6 +353,10 @@ void GpuRunner::upload_weights() {
         }
     }
     decode_weight_bytes_ += output_.row_bytes * std::size_t(output_.rows) + embd_.row_bytes;
+    if (g_.hc_mult > 0) {
+        hc_head_ = {dw.matrix(*g_.hc_head.fn), dw.vector(g_.hc_head.base), dw.vector(g_.hc_head.scale)};
+        hc_ones_ = dw.ones(std::int64_t(g_.hc_mult) * g_.n_embd);
+    }
     dw.finish();
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     spdlog::info("uploaded {:.2f} GiB of weights to {} in {:.2f} s ({:.1f} GB/s)", double(dw.bytes()) / double(1ull << 30),
@@ -399,7 +422,29 @@ void GpuRunner::allocate_scratch() {
         check(cudaMemset(s.routing.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
         host_routing_.resize(n);
     }
-    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att, std::int64_t(g_.max_linear_value_dim)});
+    std::int64_t v4 = 0, v4_topk = 0, v4_entries = 0;
+    for (const auto& layer : blocks_)
+        for (const GpuBlock& b : layer)
+            if (b.v4) {
+                v4 = std::max(v4, b.v4->scratch_width());
+                if (b.v4->csa()) {
+                    v4_topk = std::max<std::int64_t>(v4_topk, b.v4->idx_topk());
+                    v4_entries = std::max<std::int64_t>(v4_entries, std::max<std::int64_t>(1, opt_.n_ctx / b.v4->ratio()));
+                }
+            }
+    std::int64_t hc_k = 0;
+    if (g_.hc_mult > 0) {
+        const std::int64_t N = g_.hc_mult, NE = N * E;
+        s.hc = f32(T * (2 * NE + (2 + N) * N + N + N * N), "hyper-connection scratch");
+        s.v4 = f32(T * v4, "compressed attention scratch");
+        s.v4_ids = vram_->alloc_as<std::int32_t>(std::size_t(T * (std::max<std::int64_t>(v4_topk, 1) + 1)), VramUse::scratch,
+                                                 "indexer scratch");
+        s.v4_ws = vram_->alloc(kc::v4_index_workspace(std::min(T, gpu::GpuCompressedAttention::kIndexChunk),
+                                                      std::max<std::int64_t>(v4_entries, 1)),
+                               VramUse::scratch, "indexer scratch");
+        hc_k = NE;
+    }
+    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att, std::int64_t(g_.max_linear_value_dim), hc_k});
     if (max_t_ > gpu::kGroupedMaxTokens) {
         // Prefill MoE scratch: the gathered rows in BF16 (f32: the gathered rows are used as they are).
         const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * 2;
@@ -542,6 +587,7 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
     const std::int64_t E = g_.n_embd;
     c.launched(kc::embed_rows(embd_.type, embd_.data, embd_.row_bytes, E, c.d_tok, T, c.s.x.get(), stream_), "embedding");
     mark("embedding");
+    if (g_.hc_mult > 0) return run_step_hc(T, decode);
     for (const auto& layer : blocks_) {
         for (const GpuBlock& b : layer) {
             c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
@@ -553,6 +599,51 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
         }
     }
     if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
+    if (decode) {
+        lm_head(nullptr, T);
+        mark("output norm + LM head");
+    }
+}
+
+// DeepSeek-V4: the hyper-connection streams (s.hc) around every block. A block's mixer reads the streams (RMS-normalised
+// flat, through its fn) and gives the block input (into xn, then the block's norm) and the post / comb weights; the
+// block adds its output into x, zeroed before, and the streams take it. The head's mixer leaves the collapsed
+// streams in x for the output norm.
+void GpuRunner::run_step_hc(std::int64_t T, bool decode) {
+    gpu::GpuContext& c = *c_;
+    const std::int64_t E = g_.n_embd, N = g_.hc_mult, NE = N * E, MT = max_t_, mix_w = (2 + N) * N;
+    float* streams = c.s.hc.get();
+    float* flat = streams + MT * NE;
+    float* mix = flat + MT * NE;
+    float* post = mix + MT * mix_w;
+    float* comb = post + MT * N;
+    c.launched(kc::hc_spread(c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection streams");
+    auto mix_of = [&](const GpuMixer& m) {
+        c.launched(kc::rms_norm_f32(streams, hc_ones_, flat, T, NE, g_.output_norm.eps, stream_), "hyper-connection norm");
+        c.linear->run(m.fn, flat, T, NE, mix, m.fn.rows, false);
+    };
+    for (const auto& layer : blocks_) {
+        for (const GpuBlock& b : layer) {
+            mix_of(b.hc);
+            c.launched(kc::hc_pre(mix, b.hc.fn.rows, b.hc.scale, b.hc.base, streams, int(N), E, g_.hc_sinkhorn_iters,
+                                  g_.hc_eps, false, T, c.s.xn.get(), post, comb, stream_),
+                       "hyper-connection pre");
+            c.launched(kc::rms_norm_f32(c.s.xn.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
+            check(cudaMemsetAsync(c.s.x.get(), 0, std::size_t(T * E) * sizeof(float), stream_), "block output");
+            if (b.v4) b.v4->forward(c, T, decode);
+            else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
+            else if (b.attn) b.attn->forward(c, T, decode);
+            else if (b.mla) b.mla->forward(c, T, decode);
+            else if (b.gdn) b.gdn->forward(c, T, decode);
+            else b.ffn.forward(c, T);
+            c.launched(kc::hc_post(post, comb, c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection post");
+        }
+    }
+    mix_of(hc_head_);
+    c.launched(kc::hc_pre(mix, hc_head_.fn.rows, hc_head_.scale, hc_head_.base, streams, int(N), E, 0, g_.hc_eps, true, T,
+                          c.s.x.get(), nullptr, nullptr, stream_),
+               "hyper-connection head");
+    if (offload_) offload_->finish_step();
     if (decode) {
         lm_head(nullptr, T);
         mark("output norm + LM head");
@@ -738,11 +829,6 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
 }  // namespace
 
 std::unique_ptr<Runner> make_gpu_runner(const ModelGraph& graph, const Weights& weights, const GpuRunnerOptions& options) {
-    // DeepSeek-V4's hyper-connections and compressed attention have CPU blocks only so far (cpu/cpu_runner.cpp).
-    if (graph.hc_mult > 0)
-        throw Error(ErrorCode::unsupported,
-                    "DeepSeek-V4 (hyper-connections, compressed sparse attention) has no GPU implementation yet",
-                    "run it on the CPU: --device cpu");
     return std::make_unique<GpuRunner>(graph, weights, options);
 }
 

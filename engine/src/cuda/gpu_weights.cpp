@@ -58,6 +58,24 @@ const float* DeviceWeights::vector(const model::TensorView* t) {
     return d;
 }
 
+const std::int32_t* DeviceWeights::table(const model::TensorView* t) {
+    if (!t) return nullptr;
+    if (t->type != kernels::DType::I32) throw Error(ErrorCode::internal, std::string(t->name) + ": not an i32 table");
+    auto p = alloc(t->bytes(), std::string(t->name));
+    check(cudaMemcpy(p.get(), t->data, t->bytes(), cudaMemcpyHostToDevice), "upload");
+    return static_cast<const std::int32_t*>(p.get());
+}
+
+const float* DeviceWeights::ones(std::int64_t n) {
+    if (n > n_ones_) {
+        const std::vector<float> f(std::size_t(n), 1.f);
+        ones_ = alloc(f.size() * sizeof(float), "ones");
+        check(cudaMemcpy(ones_.get(), f.data(), f.size() * sizeof(float), cudaMemcpyHostToDevice), "upload");
+        n_ones_ = n;
+    }
+    return static_cast<const float*>(ones_.get());
+}
+
 DeviceMatrix DeviceWeights::stacked(const model::TensorView& q, const model::TensorView& k, const model::TensorView& v,
                                     const std::string& name) {
     if (!(q.type == k.type && k.type == v.type && q.cols == k.cols && k.cols == v.cols && kc::gemv_supported(q.type)))

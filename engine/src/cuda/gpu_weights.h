@@ -36,6 +36,10 @@ public:
     DeviceMatrix matrix(const model::TensorView& t);
     // A 1-D tensor widened to f32 (norms, biases, sinks); null for a null view.
     const float* vector(const model::TensorView* t);
+    // An i32 table as stored (DeepSeek-V4's token → experts); null for a null view.
+    const std::int32_t* table(const model::TensorView* t);
+    // n f32 ones (the unweighted RMSNorms), one buffer for every caller.
+    const float* ones(std::int64_t n);
     // q, k and v rows stacked into one matrix (one GEMV writes [q | k | v] per token), when they share a type and
     // input width the GEMV kernels read; else an empty matrix.
     DeviceMatrix stacked(const model::TensorView& q, const model::TensorView& k, const model::TensorView& v,
@@ -65,6 +69,8 @@ private:
     std::vector<std::shared_ptr<void>> keep_;
     std::map<const std::byte*, DeviceMatrix> matrices_;  // by the tensor's data: one upload per tensor
     std::map<const std::byte*, const float*> vectors_;
+    std::shared_ptr<void> ones_;
+    std::int64_t n_ones_ = 0;
 };
 
 }  // namespace ft::gpu

@@ -52,20 +52,6 @@ MachineProfile this_machine(int gpu) {
     return pc;
 }
 
-namespace {
-// An architecture the GPU runner does not run yet is predicted on the CPU, saying why.
-FitPrediction predict_for(model::ArchId arch, const memory::ModelGeometry& g, const MachineProfile& pc, const FitOptions& o) {
-    if (const auto why = model::arch_gpu_unsupported_reason(arch); why && pc.vram_bytes > 0) {
-        MachineProfile cpu = pc;
-        cpu.vram_bytes = 0;
-        FitPrediction f = memory::predict_fit(g, cpu, plan_request(o));
-        if (f.verdict == "cpu") f.reason = *why;
-        return f;
-    }
-    return memory::predict_fit(g, pc, plan_request(o));
-}
-}  // namespace
-
 FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfile& pc, const FitOptions& o) {
     const nlohmann::json j = model::inspect_path(path);
     FitPrediction f;
@@ -91,7 +77,7 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
     const auto& s = j["sizes"];
     const memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
                                                         s.value("expert_pool_bytes", std::uint64_t(0)));
-    return predict_for(d.arch, g, pc, o);
+    return memory::predict_fit(g, pc, plan_request(o));
 }
 
 FitPrediction predict_fit_preset(const std::string& preset, const std::string& weights, const MachineProfile& pc,
@@ -122,7 +108,7 @@ FitPrediction predict_fit_preset(const std::string& preset, const std::string& w
     }
     const model::SizeReport sizes = model::measure(&d, stats);
     const memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
-    return predict_for(d.arch, g, pc, o);
+    return memory::predict_fit(g, pc, plan_request(o));
 }
 
 }  // namespace ft

@@ -81,6 +81,12 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.n_rs_layers = int(v.n_compressed());
         g.rs_floats = std::max<std::int64_t>(csa ? 2 * std::int64_t(v.csa_ratio) * (4 * D + 4 * Di) : 0,
                                              hca ? std::int64_t(v.hca_ratio) * 2 * D : 0);
+        const std::int64_t N = v.hc_mult, IH = csa ? v.index_n_heads : 0, Dx = csa ? Di : 0;
+        g.hc_width = N * std::int64_t(d.n_embd);
+        g.hc_scratch = 2 * g.hc_width + (2 + N) * N + N + N * N;
+        g.v4_scratch = QL + 2 * H * D + 5 * D + 4 * Dx + IH * Dx + IH + std::int64_t(v.o_groups) * v.o_lora_rank;
+        g.v4_topk = csa ? v.index_topk : 0;
+        g.v4_csa_ratio = csa ? v.csa_ratio : 0;
         const double E = double(d.n_embd);
         g.attn_params_per_layer = E * double(QL) + double(QL) * double(H * D) + E * double(D) +
                                   double(H * D) * double(v.o_lora_rank) + double(v.o_groups * v.o_lora_rank) * E +
@@ -144,6 +150,12 @@ std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequ
         s += a256(t * ad * 4);                // attention output
     }
     if (g.lin_scratch) s += a256(t * std::uint64_t(g.lin_scratch) * 4);  // linear attention
+    if (g.hc_scratch) {  // DeepSeek-V4: streams, compressed attention, the indexer's picks and its scores (256 tokens)
+        s += a256(t * std::uint64_t(g.hc_scratch) * 4) + a256(t * std::uint64_t(g.v4_scratch) * 4);
+        s += a256(t * std::uint64_t(std::max<std::int64_t>(g.v4_topk, 1) + 1) * 4);
+        const std::int64_t entries = g.v4_csa_ratio ? std::max<std::int64_t>(1, n_ctx / g.v4_csa_ratio) : 1;
+        s += a256(std::min<std::uint64_t>(t, 256) * std::uint64_t(entries) * 4);
+    }
     s += a256(t * NE * 4) + a256(t * K * 4);  // router logits, weights
     s += 3 * a256(t * K * 4) + a256((NE + 1) * 4);  // route ids, order, where, offsets
     s += 2 * a256(t * K * E * 4);             // gathered rows, expert outputs
@@ -178,7 +190,8 @@ std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_pr
     const std::uint64_t elem = exact_prefill ? 4 : 2;
     std::uint64_t b = a256((std::uint64_t(32) << 20) * elem);  // GEMM weight tile (gpu::Linear)
     const std::uint64_t max_k = std::uint64_t(std::max({g.n_embd, g.n_head * g.head_dim, g.n_head * g.v_head_dim, g.n_ff_exp,
-                                                        g.n_ff, g.mla_att, g.lin_value_dim}));
+                                                        g.n_ff, g.mla_att, g.lin_value_dim,
+                                                        g.hc_width}));
     if (!exact_prefill && T > kGemvMaxM) b += a256(std::uint64_t(T) * max_k * 2);  // activations in BF16
     return b + 32 * kMiB;  // cuBLAS's own workspace (allocated by the library, outside our counters)
 }

@@ -38,6 +38,9 @@ struct ModelGeometry {
     std::int64_t rs_floats = 0, lin_scratch = 0, lin_value_dim = 0;
     bool attn_output_gate = false;
     double linear_params_per_layer = 0;
+    // DeepSeek-V4: floats per token of the hyper-connection buffers (0: none) and of GpuCompressedAttention's
+    // scratch, the indexer's top-k and the CSA ratio (its scores workspace holds n_ctx / ratio per token of a chunk).
+    std::int64_t hc_width = 0, hc_scratch = 0, v4_scratch = 0, v4_topk = 0, v4_csa_ratio = 0;  // hc_width: N · n_embd
 };
 
 ModelGeometry geometry_of(const model::Weights& w);

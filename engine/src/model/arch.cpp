@@ -18,7 +18,7 @@ const Arch kArchs[] = {
     {ArchId::qwen3_5_moe, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
     {ArchId::qwen3_next, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
     {ArchId::deepseek_v3, &deepseek_v3_tensors, &deepseek_v3_graph},
-    {ArchId::deepseek_v4, &deepseek_v4_tensors, &deepseek_v4_graph, false},
+    {ArchId::deepseek_v4, &deepseek_v4_tensors, &deepseek_v4_graph},
     {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
     {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
     {ArchId::mixtral, nullptr, nullptr},
@@ -48,14 +48,6 @@ std::optional<std::string> arch_unsupported_reason(ArchId id) {
     if (arch_runs(id)) return std::nullopt;
     return "architecture " + std::string(arch_name(id)) + " is described but has no forward pass yet (supported: " +
            runnable_arch_names() + ")";
-}
-
-bool arch_runs_on_gpu(ArchId id) { return arch_runs(id) && arch_of(id).gpu; }
-
-std::optional<std::string> arch_gpu_unsupported_reason(ArchId id) {
-    if (arch_runs_on_gpu(id)) return std::nullopt;
-    if (!arch_runs(id)) return arch_unsupported_reason(id);
-    return "architecture " + std::string(arch_name(id)) + " runs on the CPU only: its GPU blocks are not written yet";
 }
 
 std::string runnable_arch_names() {
@@ -271,6 +263,7 @@ bool graph_has_sinks(const ModelGraph& g) {
     for (const Layer& L : g.layers)
         for (const Block& b : L.blocks)
             if (const auto* a = std::get_if<AttentionBlock>(&b.body); a && a->sinks) return true;
+            else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body); c && c->sinks) return true;
     return false;
 }
 

@@ -19,7 +19,6 @@ struct Arch {
     ArchId id;
     std::vector<TensorSpec> (*tensors)(const ModelDesc&) = nullptr;  // null: described only
     ModelGraph (*graph)(const Weights&) = nullptr;                  // null: no forward pass yet
-    bool gpu = true;                                                // the GPU runner has its blocks
 };
 
 // The entry of an architecture (every ArchId has one).
@@ -29,9 +28,6 @@ const Arch& arch_of(ArchId id);
 // UI and `ft inspect`).
 bool arch_runs(ArchId id);
 std::optional<std::string> arch_unsupported_reason(ArchId id);
-// Whether the GPU runner runs it too (DeepSeek-V4: the CPU only so far), and if not, why.
-bool arch_runs_on_gpu(ArchId id);
-std::optional<std::string> arch_gpu_unsupported_reason(ArchId id);
 // The architectures that run, by our names ("qwen3_moe, gpt_oss, …"), for messages.
 std::string runnable_arch_names();
 

@@ -240,7 +240,7 @@ struct ModelGraph {
 // that is described but has no forward pass yet, naming it.
 ModelGraph build_graph(const Weights& w);
 
-// Whether any attention block has sinks (gpt-oss).
+// Whether any attention block has sinks (gpt-oss, DeepSeek-V4).
 bool graph_has_sinks(const ModelGraph& g);
 
 // One line per block kind and variant, for logs and `ft inspect`: "48 × [attention(q/k norm) → moe(softmax top-8)]".

@@ -19,9 +19,7 @@ using nlohmann::json;
 // Whether the engine runs the architecture (it has a forward pass), and if not why.
 void add_support(json& j, ArchId arch) {
     j["runs"] = arch_runs(arch);
-    j["runs_on_gpu"] = arch_runs_on_gpu(arch);
     if (auto why = arch_unsupported_reason(arch)) j["support_note"] = *why;
-    else if (auto gpu = arch_gpu_unsupported_reason(arch)) j["gpu_note"] = *gpu;
 }
 
 
@@ -180,10 +178,7 @@ std::string inspect_text(const json& j) {
     if (j.contains("name")) line("name", j["name"].get<std::string>());
     line("tensors", std::to_string(j.value("tensor_count", 0)));
     if (j.contains("description_error")) line("note", j["description_error"].get<std::string>());
-    if (j.contains("runs"))
-        line("runs", !j["runs"].get<bool>()      ? "no: " + j.value("support_note", std::string())
-                     : j.contains("gpu_note") ? "yes, on the CPU (" + j.value("gpu_note", std::string()) + ")"
-                                              : "yes");
+    if (j.contains("runs")) line("runs", j["runs"].get<bool>() ? "yes" : "no: " + j.value("support_note", std::string()));
 
     if (j.contains("description")) {
         const json& d = j["description"];
