@@ -149,6 +149,27 @@ private slots:
         QVERIFY(o["host_read_gbs"].toDouble() > 0.1);
         QVERIFY(o["expert_bytes"].toDouble() > 0);
     }
+
+    // ft bench decode warms up over the positions it then times and rewinds between: a model with a recurrent state
+    // (Qwen3.5's linear attention, DeepSeek-V4's window rings), which cannot be cut back, is prefilled again instead.
+    void benchDecodeRewindsRecurrentModels_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::newRow("qwen3.5") << "qwen3-5-moe-tiny";
+        QTest::newRow("deepseek-v4") << "deepseek-v4-tiny";
+    }
+    void benchDecodeRewindsRecurrentModels() {
+        QFETCH(QString, fixture);
+        QTemporaryDir tmp;
+        const QString json = tmp.path() + "/d.json";
+        const auto r = run_ft({"bench", "decode", "--model", QStringLiteral(FT_SOURCE_DIR "/tests/data/") + fixture, "--device",
+                               "cpu", "--gen", "20", "--warmup", "45", "--prompt-len", "30", "--json", json});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto o = QJsonDocument::fromJson(f.readAll()).object()["runs"].toArray().at(0).toObject();
+        QVERIFY2(o["decode_tok_s"].toDouble() > 0, qPrintable(QJsonDocument(o).toJson()));
+        QCOMPARE(o["warmup_steps"].toInt(), 45);  // two rewinds
+    }
 };
 
 FT_TEST_MAIN(TestCliModel)

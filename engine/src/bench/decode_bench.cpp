@@ -175,8 +175,19 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         s.runner->forward(batch, *s.kv, logits.data());
         for (int b = 0; b < o.batch; ++b) next[std::size_t(b)] = argmax(logits.data() + std::size_t(b) * V, V);
     };
+    // A recurrent state (Qwen3.5, DeepSeek-V4's window rings) cannot be cut back: its sequences are prefilled again.
     auto rewind = [&] {
-        for (int seq : seqs) s.kv->truncate(seq, o.prompt_len);
+        for (int b = 0; b < o.batch; ++b) {
+            int& seq = seqs[std::size_t(b)];
+            if (!s.kv->has_state()) {
+                s.kv->truncate(seq, o.prompt_len);
+                continue;
+            }
+            s.kv->release(seq);
+            seq = s.kv->create();
+            std::vector<float> last(V);
+            prefill(s, seq, random_prompt(d.n_vocab, o.prompt_len, o.seed + std::uint64_t(b)), s.chunk, last);
+        }
         next = first;
     };
     const bool searching = counter(s.runner->counters(), "hybrid_searching") > 0;
