@@ -33,10 +33,14 @@ int index_topk_f32(const float* q, const float* w, int n_heads, int dim, float s
         }
         score[std::size_t(e)] = s;
     }
+    return index_select(score.data(), n, topk, out);
+}
+
+int index_select(const double* score, int n, int topk, std::int32_t* out) {
     std::vector<int> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     const int k = std::min(topk, n);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[std::size_t(a)] > score[std::size_t(b)]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
     std::sort(order.begin(), order.begin() + k);
     for (int i = 0; i < k; ++i) out[i] = order[std::size_t(i)];
     return k;

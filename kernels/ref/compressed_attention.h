@@ -17,6 +17,8 @@ void compress_entry_f32(const float* kv, const float* gate, int n_slots, int dim
 // q [n_heads, dim], w [n_heads]; keys[e]: dim values. Writes min(topk, n) ids to out; returns that count.
 int index_topk_f32(const float* q, const float* w, int n_heads, int dim, float scale, const float* const* keys, int n,
                    int topk, std::int32_t* out);
+// The pick alone, from the n scores: the topk best (ties to the lower entry), ids ascending; returns the count.
+int index_select(const double* score, int n, int topk, std::int32_t* out);
 // q [n_heads, dim], sinks [n_heads] (null: none), rows[r]: dim values; out [n_heads, dim].
 void shared_kv_attention_f32(const float* q, int n_heads, int dim, float scale, const float* sinks,
                              const float* const* rows, int n_rows, float* out);

@@ -2,11 +2,13 @@
 // answers and their defining properties: the Sinkhorn-normalised stream mixing is doubly stochastic, collapse and
 // expand are the sums they state, a compressed entry is a per-channel softmax average of its window, the indexer
 // picks by Σ w·relu(q·k) with ties to the lower entry, and shared-KV attention is softmax attention whose sink only
-// takes probability away.
+// takes probability away. The SIMD CPU versions (cpu/compressed_attention.h) against the references on random data.
 #include <cmath>
 #include <vector>
 
+#include "cpu/compressed_attention.h"
 #include "ft_test.h"
+#include "kernel_check.h"
 #include "ref/compressed_attention.h"
 #include "ref/hyper_connection.h"
 
@@ -84,6 +86,37 @@ private slots:
         const float sink[1] = {std::log(4.f)};  // the sink's share: 4 / 8
         ref::shared_kv_attention_f32(q, 1, 2, 1.f, sink, rows, 2, out);
         QVERIFY(std::fabs(out[0] - 0.375f) < 1e-6f && std::fabs(out[1] - 0.125f) < 1e-6f);
+    }
+
+    void cpuMatchesReference_data() {
+        QTest::addColumn<int>("dim");
+        QTest::addColumn<int>("rows");
+        QTest::newRow("V4-Flash heads (512), 200 rows") << 512 << 200;
+        QTest::newRow("odd width (37), 9 rows") << 37 << 9;
+    }
+    void cpuMatchesReference() {
+        QFETCH(int, dim);
+        QFETCH(int, rows);
+        const int H = 5;
+        const auto data = ft::test::random_floats(std::size_t(rows) * dim, 3, -1, 1);
+        std::vector<const float*> rp;
+        for (int r = 0; r < rows; ++r) rp.push_back(data.data() + std::size_t(r) * dim);
+        const auto q = ft::test::random_floats(std::size_t(H) * dim, 4, -0.3f, 0.3f), sinks = ft::test::random_floats(H, 5, -2, 2);
+        const auto w = ft::test::random_floats(H, 6, -1, 1);
+        for (const float* sk : {static_cast<const float*>(nullptr), sinks.data()}) {
+            std::vector<float> want(std::size_t(H) * dim);
+            ref::shared_kv_attention_f32(q.data(), H, dim, 0.2f, sk, rp.data(), rows, want.data());
+            ft::test::GuardedOutput got(std::size_t(H) * dim);
+            ft::kernels::cpu::shared_kv_attention_f32(q.data(), H, dim, 0.2f, sk, rp.data(), rows, got.ptr());
+            QVERIFY(got.guards_intact());
+            const auto err = ft::test::compare(got.ptr(), want.data(), std::size_t(H) * dim);
+            QVERIFY2(err.max_abs < 1e-5, err.str().c_str());
+        }
+        std::vector<std::int32_t> a(16), b(16);
+        const int na = ref::index_topk_f32(q.data(), w.data(), H, dim, 0.1f, rp.data(), rows, 16, a.data());
+        const int nb = ft::kernels::cpu::index_topk_f32(q.data(), w.data(), H, dim, 0.1f, rp.data(), rows, 16, b.data());
+        QCOMPARE(nb, na);
+        QCOMPARE(b, a);
     }
 };
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cpu/cpu_attention.h"
+#include "cpu/compressed_attention.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/rms_norm.h"
 #include "cpu/rope.h"
@@ -156,14 +157,14 @@ void CpuCompressedAttention::forward(std::span<const exec::BatchToken> batch, co
                 std::vector<const float*> keys(static_cast<std::size_t>(closed));
                 for (int w = 0; w < closed; ++w) keys[std::size_t(w)] = kv.k_at(il, bt.seq, std::int64_t(w + 1) * m - 1) + 2 * D;
                 std::vector<std::int32_t> pick(static_cast<std::size_t>(std::min(closed, b_.idx_topk)));
-                const int n = kernels::ref::index_topk_f32(iq_.data() + t * IH * Di, iw_.data() + t * IH, IH, Di, idx_scale,
+                const int n = kernels::cpu::index_topk_f32(iq_.data() + t * IH * Di, iw_.data() + t * IH, IH, Di, idx_scale,
                                                           keys.data(), closed, b_.idx_topk, pick.data());
                 for (int i = 0; i < n; ++i) rows.push_back(kv.k_at(il, bt.seq, std::int64_t(pick[std::size_t(i)] + 1) * m - 1) + D);
             } else {
                 for (int w = 0; w < closed; ++w) rows.push_back(kv.k_at(il, bt.seq, std::int64_t(w + 1) * m - 1) + D);
             }
         }
-        kernels::ref::shared_kv_attention_f32(q_.data() + t * HD, H, D, b_.scale, sinks_.data(), rows.data(),
+        kernels::cpu::shared_kv_attention_f32(q_.data() + t * HD, H, D, b_.scale, sinks_.data(), rows.data(),
                                               int(rows.size()), att_.data() + t * HD);
     });
     // The value picked up RoPE on its trailing dims: rotate back at the query's position, then the grouped output.
