@@ -2,6 +2,7 @@
 #define HWY_TARGET_INCLUDE "cpu/compressed_attention.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -74,6 +75,76 @@ void SharedKvAttention(const float* q, int n_heads, int dim, float scale, const 
     }
 }
 
+void CompressEntry(const float* kv, const float* gate, int n_slots, int dim, std::int64_t ld, float* out) {
+    const hn::ScalableTag<float> d;
+    const int lanes = int(hn::Lanes(d));
+    int c = 0;
+    for (; c + lanes <= dim; c += lanes) {
+        auto mx = hn::Set(d, -INFINITY);
+        for (int s = 0; s < n_slots; ++s) mx = hn::Max(mx, hn::LoadU(d, gate + s * ld + c));
+        auto sum = hn::Zero(d), acc = hn::Zero(d);
+        for (int s = 0; s < n_slots; ++s) {
+            const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, gate + s * ld + c), mx));
+            sum = hn::Add(sum, e);
+            acc = hn::MulAdd(e, hn::LoadU(d, kv + s * ld + c), acc);
+        }
+        hn::StoreU(hn::Div(acc, sum), d, out + c);
+    }
+    for (; c < dim; ++c) {
+        float mx = -INFINITY, sum = 0.f, acc = 0.f;
+        for (int s = 0; s < n_slots; ++s) mx = std::max(mx, gate[s * ld + c]);
+        for (int s = 0; s < n_slots; ++s) {
+            const float e = std::exp(gate[s * ld + c] - mx);
+            sum += e;
+            acc += e * kv[s * ld + c];
+        }
+        out[c] = acc / sum;
+    }
+}
+
+void HcCollapse(int n, std::int64_t dn, const float* pre, const float* x, float* out) {
+    const hn::ScalableTag<float> d;
+    const std::int64_t lanes = std::int64_t(hn::Lanes(d));
+    std::int64_t i = 0;
+    for (; i + lanes <= dn; i += lanes) {
+        auto s = hn::Zero(d);
+        for (int j = 0; j < n; ++j) s = hn::MulAdd(hn::Set(d, pre[j]), hn::LoadU(d, x + j * dn + i), s);
+        hn::StoreU(s, d, out + i);
+    }
+    for (; i < dn; ++i) {
+        float s = 0.f;
+        for (int j = 0; j < n; ++j) s += pre[j] * x[j * dn + i];
+        out[i] = s;
+    }
+}
+
+void HcExpand(int n, std::int64_t dn, const float* post, const float* comb, const float* y, float* x) {
+    constexpr int kMax = 16;
+    const hn::ScalableTag<float> d;
+    const std::int64_t lanes = std::int64_t(hn::Lanes(d));
+    std::int64_t i = 0;
+    if (n <= kMax)
+        for (; i + lanes <= dn; i += lanes) {
+            hn::Vec<decltype(d)> in[kMax];
+            for (int j = 0; j < n; ++j) in[j] = hn::LoadU(d, x + j * dn + i);
+            const auto yv = hn::LoadU(d, y + i);
+            for (int k = 0; k < n; ++k) {
+                auto s = hn::Mul(hn::Set(d, post[k]), yv);
+                for (int j = 0; j < n; ++j) s = hn::MulAdd(hn::Set(d, comb[j * n + k]), in[j], s);
+                hn::StoreU(s, d, x + k * dn + i);
+            }
+        }
+    std::vector<float> col(static_cast<std::size_t>(n));
+    for (; i < dn; ++i) {
+        for (int k = 0; k < n; ++k) {
+            float s = post[k] * y[i];
+            for (int j = 0; j < n; ++j) s += comb[j * n + k] * x[j * dn + i];
+            col[std::size_t(k)] = s;
+        }
+        for (int k = 0; k < n; ++k) x[k * dn + i] = col[std::size_t(k)];
+    }
+}
+
 }  // namespace ft::kernels::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -81,6 +152,19 @@ HWY_AFTER_NAMESPACE();
 namespace ft::kernels::cpu {
 HWY_EXPORT(IndexTopK);
 HWY_EXPORT(SharedKvAttention);
+HWY_EXPORT(CompressEntry);
+HWY_EXPORT(HcCollapse);
+HWY_EXPORT(HcExpand);
+
+void compress_entry_f32(const float* kv, const float* gate, int n_slots, int dim, std::int64_t ld, float* out) {
+    HWY_DYNAMIC_DISPATCH(CompressEntry)(kv, gate, n_slots, dim, ld, out);
+}
+void hc_collapse(int n, std::int64_t d, const float* pre, const float* x, float* out) {
+    HWY_DYNAMIC_DISPATCH(HcCollapse)(n, d, pre, x, out);
+}
+void hc_expand(int n, std::int64_t d, const float* post, const float* comb, const float* y, float* x) {
+    HWY_DYNAMIC_DISPATCH(HcExpand)(n, d, post, comb, y, x);
+}
 
 int index_topk_f32(const float* q, const float* w, int n_heads, int dim, float scale, const float* const* keys, int n,
                    int topk, std::int32_t* out) {

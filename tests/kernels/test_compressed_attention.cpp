@@ -112,6 +112,25 @@ private slots:
             const auto err = ft::test::compare(got.ptr(), want.data(), std::size_t(H) * dim);
             QVERIFY2(err.max_abs < 1e-5, err.str().c_str());
         }
+        // The compressor's entry over 8 slots of dim channels at a row stride of dim + 3.
+        const auto kvs = ft::test::random_floats(std::size_t(8) * (dim + 3), 7, -1, 1), gs = ft::test::random_floats(std::size_t(8) * (dim + 3), 8, -4, 4);
+        std::vector<float> ew(static_cast<std::size_t>(dim));
+        ref::compress_entry_f32(kvs.data(), gs.data(), 8, dim, dim + 3, ew.data());
+        ft::test::GuardedOutput eg(static_cast<std::size_t>(dim));
+        ft::kernels::cpu::compress_entry_f32(kvs.data(), gs.data(), 8, dim, dim + 3, eg.ptr());
+        QVERIFY(eg.guards_intact());
+        QVERIFY2(ft::test::compare(eg.ptr(), ew.data(), std::size_t(dim)).max_abs < 1e-5, ft::test::compare(eg.ptr(), ew.data(), std::size_t(dim)).str().c_str());
+        // Hyper-connection collapse and expand on 4 streams of dim.
+        const float pre[4] = {0.3f, 1.1f, 0.7f, 0.2f}, post[4] = {1.5f, 0.2f, 1.9f, 0.6f};
+        const auto comb = ft::test::random_floats(16, 9, 0, 0.5f), y = ft::test::random_floats(static_cast<std::size_t>(dim), 10);
+        auto xr = ft::test::random_floats(std::size_t(4) * dim, 11), xc = xr;
+        std::vector<float> cr(static_cast<std::size_t>(dim)), cc(static_cast<std::size_t>(dim));
+        ref::hc_collapse(4, dim, pre, xr.data(), cr.data());
+        ft::kernels::cpu::hc_collapse(4, dim, pre, xc.data(), cc.data());
+        QVERIFY(ft::test::compare(cc.data(), cr.data(), std::size_t(dim)).max_abs < 1e-5);
+        ref::hc_expand(4, dim, post, comb.data(), y.data(), xr.data());
+        ft::kernels::cpu::hc_expand(4, dim, post, comb.data(), y.data(), xc.data());
+        QVERIFY(ft::test::compare(xc.data(), xr.data(), std::size_t(4) * dim).max_abs < 1e-5);
         std::vector<std::int32_t> a(16), b(16);
         const int na = ref::index_topk_f32(q.data(), w.data(), H, dim, 0.1f, rp.data(), rows, 16, a.data());
         const int nb = ft::kernels::cpu::index_topk_f32(q.data(), w.data(), H, dim, 0.1f, rp.data(), rows, 16, b.data());

@@ -54,7 +54,7 @@ void CpuCompressedAttention::entry(const CompressedAttentionBlock::Compressor& c
         for (int j = 0; j < m; ++j) add((w - 1) * m + j, 0);
     for (int j = 0; j < m; ++j) add(w * m + j, csa ? 1 : 0);
     const int n_slots = int(slots_kv_.size() / std::size_t(D));
-    kernels::ref::compress_entry_f32(slots_kv_.data(), slots_gate_.data(), n_slots, D, D, out);
+    kernels::cpu::compress_entry_f32(slots_kv_.data(), slots_gate_.data(), n_slots, D, D, out);
     kernels::cpu::rms_norm_f32(out, norm.data(), out, 1, D, c.norm.eps);
     kernels::RopeParams r = b_.comp_rope;
     r.head_dim = D;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/cpu_attention.h"
+#include "cpu/compressed_attention.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul.h"
 #include "cpu/swiglu.h"
@@ -205,12 +206,12 @@ private:
                 for (std::int64_t t = 0; t < T; ++t) {
                     kernels::ref::hc_weights(hp_, mix_.data() + t * rows, b.hc.scale.data(), b.hc.base.data(),
                                              pre_.data() + t * N, post_.data() + t * N, comb_.data() + t * N * N);
-                    kernels::ref::hc_collapse(int(N), E, pre_.data() + t * N, x_.data() + t * NE, xn_.data() + t * E);
+                    kernels::cpu::hc_collapse(int(N), E, pre_.data() + t * N, x_.data() + t * NE, xn_.data() + t * E);
                 }
                 cpu::rms_norm_rows(pool_, xn_.data(), b.norm, b.eps, T, xn_.data());
                 body(b, batch, kv, T);
                 for (std::int64_t t = 0; t < T; ++t)
-                    kernels::ref::hc_expand(int(N), E, post_.data() + t * N, comb_.data() + t * N * N, y_.data() + t * E,
+                    kernels::cpu::hc_expand(int(N), E, post_.data() + t * N, comb_.data() + t * N * N, y_.data() + t * E,
                                             x_.data() + t * NE);
             }
         }
@@ -218,7 +219,7 @@ private:
         mix(hc_head_, T);
         for (std::int64_t t = 0; t < T; ++t) {
             kernels::ref::hc_head_weights(hp_, mix_.data() + t * N, hc_head_.scale.data(), hc_head_.base.data(), pre_.data());
-            kernels::ref::hc_collapse(int(N), E, pre_.data(), x_.data() + t * NE, xn_.data() + t * E);
+            kernels::cpu::hc_collapse(int(N), E, pre_.data(), x_.data() + t * NE, xn_.data() + t * E);
         }
         std::copy_n(xn_.data(), T * E, x_.data());
         head(batch, logits);
