@@ -110,7 +110,7 @@ int run_plan(const Args& args, const std::string& path) {
                     gib(p.budget).c_str(), gib(p.weights).c_str(), gib(p.experts).c_str(), p.expert_slots,
                     p.expert_slots_total, 100.0 * f.cache_fraction, gib(p.kv).c_str(), (long long)p.kv_tokens,
                     gib(p.scratch).c_str(), gib(p.cublas).c_str(), gib(p.graphs).c_str(), gib(p.reserve).c_str());
-        if (p.state) std::printf("  state         %s (linear attention's recurrent state, %d parallel requests)\n", gib(p.state).c_str(), p.max_sequences);
+        if (p.state) std::printf("  state         %s (recurrent state: linear attention, compressor windows; %d parallel requests)\n", gib(p.state).c_str(), p.max_sequences);
         std::printf("  smallest VRAM %s\n", gib(f.vram_needed_min).c_str());
         std::printf("  prefill chunk %d, overlap %s\n", p.prefill_chunk, p.prefill_overlap ? "on" : "off");
         for (const auto& n : p.notes) std::printf("  note          %s\n", n.c_str());

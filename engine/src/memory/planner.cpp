@@ -86,6 +86,8 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.hc_scratch = 2 * g.hc_width + (2 + N) * N + N + N * N;
         g.v4_scratch = QL + 2 * H * D + 5 * D + 4 * Dx + IH * Dx + IH + std::int64_t(v.o_groups) * v.o_lora_rank;
         g.v4_topk = csa ? v.index_topk : 0;
+        g.v4_attended = std::int64_t(d.attn.sliding_window) + (csa ? v.index_topk : 4096 / std::max<std::int64_t>(1, v.hca_ratio));
+        g.v4_head_dim = D;
         g.v4_csa_ratio = csa ? v.csa_ratio : 0;
         const double E = double(d.n_embd);
         g.attn_params_per_layer = E * double(QL) + double(QL) * double(H * D) + E * double(D) +
@@ -462,9 +464,11 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
                                  double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * g.attn_params_per_layer +
                                  double(g.n_rs_layers) * g.linear_params_per_layer +
                                  double(g.n_layer - g.n_moe_layers) * 3.0 * double(g.n_embd) * double(g.n_ff);
+    // DeepSeek-V4 attends a window and the picked entries (rows of v4_head_dim that are key and value), not 4k positions.
+    const double attn_per_head = g.v4_attended ? 2.0 * double(g.v4_head_dim) * double(g.v4_attended)
+                                               : double(g.head_dim + g.v_head_dim) * 4096.0;
     const double prefill_flops_per_token =
-        2.0 * active_params +
-        2.0 * double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * double(g.n_head) * double(g.head_dim + g.v_head_dim) * 4096.0;
+        2.0 * active_params + 2.0 * double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * double(g.n_head) * attn_per_head;
     const int sms = pc.gpu_sms > 0 ? pc.gpu_sms : 40;
     const double peak_per_sm = pc.gpu_cc >= 100 ? 15e12 : pc.gpu_cc >= 90 ? 7.5e12 : pc.gpu_cc >= 89 ? 1.3e12
                                : pc.gpu_cc >= 80 ? 0.9e12 : 0.5e12;  // dense BF16 tensor FLOP/s per SM, by generation

@@ -41,6 +41,7 @@ struct ModelGeometry {
     // DeepSeek-V4: floats per token of the hyper-connection buffers (0: none) and of GpuCompressedAttention's
     // scratch, the indexer's top-k and the CSA ratio (its scores workspace holds n_ctx / ratio per token of a chunk).
     std::int64_t hc_width = 0, hc_scratch = 0, v4_scratch = 0, v4_topk = 0, v4_csa_ratio = 0;  // hc_width: N · n_embd
+    std::int64_t v4_attended = 0, v4_head_dim = 0;  // rows a query attends (window + picks) and their width
 };
 
 ModelGeometry geometry_of(const model::Weights& w);
