@@ -1,5 +1,6 @@
 #include "cuda/deepseek_v4.cuh"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ft::kernels::cuda {
@@ -273,29 +274,41 @@ __device__ unsigned order_key(float f) {  // monotonic: a > b ⇔ key(a) > key(b
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-__global__ void v4_index_topk_kernel(const float* __restrict__ q, const float* __restrict__ w, int n_heads, int dim,
-                                     float scale, int m, int topk, int key_offset, const std::int32_t* __restrict__ pos,
-                                     const std::int32_t* __restrict__ row, std::int64_t max_entries, V4Cache c,
-                                     std::int32_t* __restrict__ ids, std::int32_t* __restrict__ count,
-                                     float* __restrict__ ws) {
+// Scores: a block of 256 entries of one token (grid: tokens × entry blocks), the token's q in shared memory.
+__global__ void v4_index_scores_kernel(const float* __restrict__ q, const float* __restrict__ w, int n_heads, int dim,
+                                       float scale, int m, int key_offset, const std::int32_t* __restrict__ pos,
+                                       const std::int32_t* __restrict__ row, std::int64_t max_entries, V4Cache c,
+                                       float* __restrict__ ws) {
+    extern __shared__ float qs[];  // [n_heads · dim]
+    const std::int64_t t = blockIdx.x;
+    const std::int64_t n = min(max_entries, (std::int64_t(pos[t]) + 1) / m);
+    const std::int64_t e = std::int64_t(blockIdx.y) * blockDim.x + threadIdx.x;
+    if (std::int64_t(blockIdx.y) * blockDim.x >= n) return;  // the whole block is past the token's entries
+    const float* qt = q + t * std::int64_t(n_heads) * dim;
+    for (int i = threadIdx.x; i < n_heads * dim; i += blockDim.x) qs[i] = qt[i];
+    __syncthreads();
+    if (e >= n) return;
+    const float* key = row_at(c, row[t], (e + 1) * m - 1);
+    float s = 0.f;
+    if (key) {
+        key += key_offset;
+        for (int h = 0; h < n_heads; ++h) {
+            float dot = 0.f;
+            for (int i = 0; i < dim; ++i) dot = fmaf(qs[h * dim + i], key[i], dot);
+            s = fmaf(w[t * n_heads + h], fmaxf(dot, 0.f) * scale, s);
+        }
+    }
+    ws[t * max_entries + e] = s;
+}
+
+// The pick of each token (a block each) from its scores.
+__global__ void v4_index_select_kernel(int m, int topk, const std::int32_t* __restrict__ pos, std::int64_t max_entries,
+                                       std::int32_t* __restrict__ ids, std::int32_t* __restrict__ count,
+                                       const float* __restrict__ ws) {
     __shared__ int cnt;
     const std::int64_t t = blockIdx.x;
     const std::int64_t n = min(max_entries, (std::int64_t(pos[t]) + 1) / m);
-    float* sc = ws + t * max_entries;
-    const float* qt = q + t * std::int64_t(n_heads) * dim;
-    for (std::int64_t e = threadIdx.x; e < n; e += blockDim.x) {
-        const float* key = row_at(c, row[t], (e + 1) * m - 1);
-        float s = 0.f;
-        if (key) {
-            key += key_offset;
-            for (int h = 0; h < n_heads; ++h) {
-                float dot = 0.f;
-                for (int i = 0; i < dim; ++i) dot = fmaf(qt[h * dim + i], key[i], dot);
-                s = fmaf(w[t * n_heads + h], fmaxf(dot, 0.f) * scale, s);
-            }
-        }
-        sc[e] = s;
-    }
+    const float* sc = ws + t * max_entries;
     __syncthreads();
     std::int32_t* out = ids + t * topk;
     if (n <= topk) {
@@ -482,9 +495,13 @@ cudaError_t v4_index_topk(const float* q, const float* w, int n_heads, int dim, 
         key_offset + dim > cache.row_width)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    v4_index_topk_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(q, w, n_heads, dim, scale, ratio, topk, key_offset, pos,
-                                                                row, max_entries, cache, ids, count,
-                                                                static_cast<float*>(workspace));
+    const std::size_t smem = std::size_t(n_heads) * dim * sizeof(float);  // the token's q (V4-Flash: 32 KiB)
+    if (smem > 48 * 1024) return cudaErrorInvalidValue;
+    float* ws = static_cast<float*>(workspace);
+    const unsigned entry_blocks = unsigned(std::max<std::int64_t>(1, (max_entries + 255) / 256));
+    v4_index_scores_kernel<<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
+        q, w, n_heads, dim, scale, ratio, key_offset, pos, row, max_entries, cache, ws);
+    v4_index_select_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(ratio, topk, pos, max_entries, ids, count, ws);
     return cudaGetLastError();
 }
 

@@ -21,7 +21,8 @@
 //                  index key), written into the row of the window's last position (ref::compress_entry_f32, the
 //                  norm, RoPE at the window's first position).
 //   v4_index_topk: per token the indexer's pick among its closed entries (ref::index_topk_f32; ids ascending,
-//                  count[t] of them); scores through workspace [T, max_entries] floats.
+//                  count[t] of them): the scores by blocks of 256 entries (the token's q, n_heads · dim ≤ 12288
+//                  floats, in shared memory) into workspace [T, max_entries] floats, then a block per token picks.
 //   v4_attention:  per (token, head) shared-KV attention (ref::shared_kv_attention_f32) over the window's rows and
 //                  the entries (HCA: every closed one; CSA: the indexer's pick), with the sinks.
 #pragma once
