@@ -2,7 +2,8 @@
 // ref/compressed_attention.h): the hyper-connection pre (weights with Sinkhorn, collapse) and post; the indexer's pick
 // over hundreds of entries with ties at the k-th score (the lower entry first, ids ascending) and with fewer entries
 // than k; shared-KV attention over a window of paged rows plus picked entries, with sinks, against the reference on
-// the same rows, through shuffled page tables.
+// the same rows, through shuffled page tables; the compressor (ring, entries, index keys) over a prompt against
+// ref::compress_entry_f32 + the norm + RoPE at each window's first position, and the tail RoPE with its conjugate.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -12,6 +13,8 @@
 #include "ft_test.h"
 #include "ref/compressed_attention.h"
 #include "ref/hyper_connection.h"
+#include "ref/rms_norm.h"
+#include "ref/rope.h"
 
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -143,6 +146,99 @@ private slots:
             for (int i = 0; i < H * D; ++i) worst = std::max(worst, double(std::fabs(out[std::size_t(t * H * D + i)] - want[std::size_t(i)])));
         }
         QVERIFY2(worst < 1e-5, qPrintable(QString("max |Δ| %1").arg(worst)));
+    }
+
+    void compressor_data() {
+        QTest::addColumn<bool>("csa");
+        QTest::newRow("hca, ratio 8") << false;
+        QTest::newRow("csa, ratio 4, with the index keys") << true;
+    }
+    void compressor() {
+        QFETCH(bool, csa);
+        const int D = 32, Di = 16, R = 8, m = csa ? 4 : 8, P = 45, page = 16;
+        const int width = csa ? 2 * D : D, row_w = 2 * D + Di, n_pages = (P + page - 1) / page;
+        const auto ck = rnd(std::size_t(P) * width, 21), cg = rnd(std::size_t(P) * width, 22, -3, 3);
+        const auto ik = rnd(std::size_t(P) * 2 * Di, 23), ig = rnd(std::size_t(P) * 2 * Di, 24, -3, 3);
+        const auto bias = rnd(std::size_t(m) * width, 25), ibias = rnd(std::size_t(m) * 2 * Di, 26);
+        const auto norm = rnd(D, 27, 0.5f, 1.5f), inorm = rnd(Di, 28, 0.5f, 1.5f);
+        ft::kernels::RopeParams rp;
+        rp.n_rot = R, rp.neox = false, rp.theta = 160000.f, rp.freq_scale = 1.f / 16, rp.ext_factor = 1.f, rp.orig_ctx = 64;
+        rp.attn_factor = float(1.0 / (0.1 * std::log(16.0) + 1.0));  // cos/sin of magnitude 1, as DeepSeek-V4's
+        const std::int64_t stride = csa ? 4 * D + 4 * Di : 2 * D, state_floats = (csa ? 2 * m : m) * stride;
+        std::vector<std::int32_t> pos(static_cast<std::size_t>(P)), slot(static_cast<std::size_t>(P), 1), row(static_cast<std::size_t>(P), 0), table(static_cast<std::size_t>(n_pages));
+        std::iota(pos.begin(), pos.end(), 0);
+        std::iota(table.begin(), table.end(), 0);
+        std::reverse(table.begin(), table.end());
+        Dev dck(bytes_of(ck)), dcg(bytes_of(cg)), dik(bytes_of(ik)), dig(bytes_of(ig)), db(bytes_of(bias)), dib(bytes_of(ibias));
+        Dev dn(bytes_of(norm)), din(bytes_of(inorm)), dpos(bytes_of(pos)), dslot(bytes_of(slot)), drow(bytes_of(row)), dt(bytes_of(table));
+        Dev dstate(std::size_t(2 * state_floats) * 4), drows(std::size_t(n_pages) * page * row_w * 4);
+        up(dck, ck), up(dcg, cg), up(dik, ik), up(dig, ig), up(db, bias), up(dib, ibias), up(dn, norm), up(din, inorm);
+        up(dpos, pos), up(dslot, slot), up(drow, row), up(dt, table);
+        CHECK_CUDA(cudaMemset(drows.p, 0, std::size_t(n_pages) * page * row_w * 4));
+        kc::V4CompressArgs a;
+        a.csa = csa, a.ratio = m, a.dim = D, a.idx_dim = Di, a.rope_dim = R;
+        a.ck = dck.as<float>(), a.cg = dcg.as<float>(), a.ik = dik.as<float>(), a.ig = dig.as<float>();
+        a.bias = db.as<float>(), a.idx_bias = dib.as<float>(), a.norm = dn.as<float>(), a.idx_norm = din.as<float>();
+        a.rope = rp, a.state = dstate.as<float>(), a.state_floats = state_floats;
+        const kc::V4Cache cache{drows.as<float>(), dt.as<std::int32_t>(), n_pages, page, row_w};
+        // The prompt in two launches (a window straddles them): 19 tokens, then the rest.
+        CHECK_CUDA(kc::v4_compress(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 0, 19, 1, cache, nullptr));
+        CHECK_CUDA(kc::v4_compress(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 19, P - 19, 1, cache, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        const auto rows = down<float>(drows, std::size_t(n_pages) * page * row_w);
+        double worst = 0;
+        auto want_entry = [&](const std::vector<float>& kv, const std::vector<float>& g, const std::vector<float>& b,
+                              const std::vector<float>& nw, int dim, int w) {
+            const int wd = csa ? 2 * dim : dim;
+            std::vector<float> k, gg;
+            auto add = [&](int q, int half) {
+                for (int c = 0; c < dim; ++c) {
+                    k.push_back(kv[std::size_t(q) * wd + half * dim + c]);
+                    gg.push_back(g[std::size_t(q) * wd + half * dim + c] + b[std::size_t(q % m) * wd + half * dim + c]);
+                }
+            };
+            if (csa && w > 0)
+                for (int j = 0; j < m; ++j) add((w - 1) * m + j, 0);
+            for (int j = 0; j < m; ++j) add(w * m + j, csa ? 1 : 0);
+            std::vector<float> e(static_cast<std::size_t>(dim));
+            ref::compress_entry_f32(k.data(), gg.data(), int(k.size()) / dim, dim, dim, e.data());
+            ref::rms_norm_f32(e.data(), nw.data(), e.data(), 1, dim, 1e-6f);
+            ft::kernels::RopeParams r = rp;
+            r.head_dim = dim;
+            const std::int32_t at = w * m;
+            ref::rope_f32(r, e.data() + (dim - R), 1, 1, &at);
+            return e;
+        };
+        for (int w = 0; w < P / m; ++w) {
+            const int p = (w + 1) * m - 1;
+            const float* rr = rows.data() + (std::size_t(table[std::size_t(p / page)]) * page + p % page) * row_w;
+            const auto e = want_entry(ck, cg, bias, norm, D, w);
+            for (int c = 0; c < D; ++c) worst = std::max(worst, double(std::fabs(rr[D + c] - e[std::size_t(c)])));
+            if (csa) {
+                const auto ie = want_entry(ik, ig, ibias, inorm, Di, w);
+                for (int c = 0; c < Di; ++c) worst = std::max(worst, double(std::fabs(rr[2 * D + c] - ie[std::size_t(c)])));
+            }
+        }
+        QVERIFY2(worst < 1e-5, qPrintable(QString("max |Δ| %1").arg(worst)));
+        // The tail RoPE and its conjugate: rotating back returns the input.
+        auto x = rnd(std::size_t(3) * 2 * D, 29);
+        std::vector<float> want = x;
+        ft::kernels::RopeParams r = rp;
+        r.head_dim = D;
+        const std::vector<std::int32_t> ps{5, 40, 77};
+        ref::rope_f32(r, want.data() + (D - R), 3 * 2, 1, std::vector<std::int32_t>{5, 5, 40, 40, 77, 77}.data());
+        Dev dx(bytes_of(x)), dp(bytes_of(ps));
+        up(dx, x), up(dp, ps);
+        CHECK_CUDA(kc::v4_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), 1, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        auto got = down<float>(dx, x.size());
+        double rw = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) rw = std::max(rw, double(std::fabs(got[i] - want[i])));
+        CHECK_CUDA(kc::v4_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), -1, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        got = down<float>(dx, x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) rw = std::max(rw, double(std::fabs(got[i] - x[i])));
+        QVERIFY2(rw < 1e-5, qPrintable(QString("rope max |Δ| %1").arg(rw)));
     }
 #endif
 };
