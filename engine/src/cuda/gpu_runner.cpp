@@ -49,7 +49,6 @@ using Clock = std::chrono::steady_clock;
 // Per-token batch metadata on the device: token ids, positions, page-table rows, logit rows, recurrent-state slots.
 constexpr std::int64_t kMetaArrays = 5;
 
-// One block, on the device: its norm and its body.
 // A hyper-connection mixer on the device (DeepSeek-V4): fn as stored (through Linear), base and scale in f32.
 struct GpuMixer {
     DeviceMatrix fn;
@@ -57,6 +56,7 @@ struct GpuMixer {
     const float* scale = nullptr;
 };
 
+// One block, on the device: its norm, its mixer (with hyper-connections) and its body.
 struct GpuBlock {
     const float* norm = nullptr;
     float eps = 1e-6f;
