@@ -121,18 +121,10 @@ V4Rope v4_rope_args(const RopeParams& p) {
     a.theta = p.theta;
     a.freq_scale = p.freq_scale;
     a.ext_factor = p.ext_factor;
-    double mag = p.attn_factor;
-    if (a.yarn) {
-        const double pi = 3.14159265358979323846;
-        auto corr_dim = [&](double rotations) {
-            return p.n_rot * std::log(p.orig_ctx / (rotations * 2 * pi)) / (2 * std::log(double(p.theta)));
-        };
-        const double lo = corr_dim(p.beta_fast), hi = corr_dim(p.beta_slow);
-        a.lo = std::fmax(0.0, p.truncate ? std::floor(lo) : lo);
-        a.hi = std::fmin(double(p.n_rot - 1), p.truncate ? std::ceil(hi) : hi);
-        mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
-    }
-    a.mag = mag;
+    const RopeRamp r = rope_ramp(p);
+    a.lo = r.lo;
+    a.hi = r.hi;
+    a.mag = r.mag;
     return a;
 }
 

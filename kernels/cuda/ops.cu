@@ -292,6 +292,32 @@ __device__ inline float warp_max(float v) {
 // torch's softplus (x itself above 20), then the square root, in double as ref::moe_route.
 __device__ inline double sqrt_softplus(float x) { return sqrt(x > 20.f ? double(x) : log1p(exp(double(x)))); }
 
+// The weight of a lane's chosen expert (lane < k; logit lk, 0 elsewhere) from the token's logits l, as ref::moe_route:
+// the gating's score, renormalised over the k when norm_topk (softmax_weight: a softmax over the k chosen logits).
+__device__ double chosen_weight(const RouteArgs& a, const float* l, int lane, float lk) {
+    const bool mine = lane < a.k;
+    double w = 0.0;
+    if (a.gating == RouterGating::softmax) {
+        float mx = -INFINITY;
+        for (int e = lane; e < a.n; e += 32) mx = fmaxf(mx, l[e]);
+        mx = warp_max(mx);
+        float sum = 0.f;
+        for (int e = lane; e < a.n; e += 32) sum += expf(l[e] - mx);
+        sum = warp_sum(sum);
+        w = mine ? double(expf(lk - mx)) / double(sum) : 0.0;
+    } else if (a.gating == RouterGating::sigmoid) {
+        w = mine ? 1.0 / (1.0 + exp(-double(lk))) : 0.0;
+    } else if (a.gating == RouterGating::sqrtsoftplus) {
+        w = mine ? sqrt_softplus(lk) : 0.0;
+    } else {
+        const float mx = warp_max(mine ? lk : -INFINITY);
+        w = mine ? exp(double(lk) - double(mx)) : 0.0;
+        w /= warp_sum(w);
+    }
+    if (a.gating != RouterGating::softmax_weight && a.norm_topk) w /= warp_sum(w);
+    return w;
+}
+
 // Lane l owns experts l, l + 32, … (at most 32 of them: n ≤ 1024), so a 32-bit mask marks the ones already taken.
 __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, std::int64_t n_tokens,
                                  std::int32_t* __restrict__ ids, float* __restrict__ weights) {
@@ -359,26 +385,7 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
 
     // Weights of the k chosen (lane r < k holds choice r).
     const bool mine = lane < a.k;
-    const float lk = mine ? l[my_id] : 0.f;
-    double w = 0.0;
-    if (a.gating == RouterGating::softmax) {
-        float mx = -INFINITY;
-        for (int e = lane; e < a.n; e += 32) mx = fmaxf(mx, l[e]);
-        mx = warp_max(mx);
-        float sum = 0.f;
-        for (int e = lane; e < a.n; e += 32) sum += expf(l[e] - mx);
-        sum = warp_sum(sum);
-        w = mine ? double(expf(lk - mx)) / double(sum) : 0.0;
-    } else if (a.gating == RouterGating::sigmoid) {
-        w = mine ? 1.0 / (1.0 + exp(-double(lk))) : 0.0;
-    } else if (a.gating == RouterGating::sqrtsoftplus) {
-        w = mine ? sqrt_softplus(lk) : 0.0;
-    } else {
-        const float mx = warp_max(mine ? lk : -INFINITY);
-        w = mine ? exp(double(lk) - double(mx)) : 0.0;
-        w /= warp_sum(w);
-    }
-    if (a.gating != RouterGating::softmax_weight && a.norm_topk) w /= warp_sum(w);
+    const double w = chosen_weight(a, l, lane, mine ? l[my_id] : 0.f);
     if (mine) {
         ids[t * a.k + lane] = my_id;
         weights[t * a.k + lane] = float(w * double(a.scale));
@@ -396,27 +403,7 @@ __global__ void moe_route_fixed_kernel(RouteArgs a, const float* __restrict__ lo
     const float* l = logits + t * a.n;
     const bool mine = lane < a.k;
     const int id = mine ? table[std::int64_t(tokens[t]) * a.k + lane] : 0;
-    const float lk = mine ? l[id] : 0.f;
-    double w = 0.0;
-    if (a.gating == RouterGating::softmax) {
-        float mx = -INFINITY;
-        for (int e = lane; e < a.n; e += 32) mx = fmaxf(mx, l[e]);
-        mx = warp_max(mx);
-        float sum = 0.f;
-        for (int e = lane; e < a.n; e += 32) sum += expf(l[e] - mx);
-        sum = warp_sum(sum);
-        w = mine ? double(expf(lk - mx)) / double(sum) : 0.0;
-    } else if (a.gating == RouterGating::sigmoid) {
-        w = mine ? 1.0 / (1.0 + exp(-double(lk))) : 0.0;
-    } else if (a.gating == RouterGating::sqrtsoftplus) {
-        w = mine ? sqrt_softplus(lk) : 0.0;
-    } else {
-        w = mine ? exp(double(lk)) : 0.0;
-    }
-    if (a.gating == RouterGating::softmax_weight || a.norm_topk) {
-        const double s = warp_sum(w);
-        if (s > 0) w /= s;
-    }
+    const double w = chosen_weight(a, l, lane, mine ? l[id] : 0.f);
     if (mine) {
         ids[t * a.k + lane] = id;
         weights[t * a.k + lane] = float(w * double(a.scale));
@@ -693,19 +680,10 @@ RopeArgs rope_args(const RopeParams& p, int n_heads, std::int64_t ld, std::int64
     a.ext_factor = p.ext_factor;
     a.ld = ld;
     a.n_tokens = n_tokens;
-    double mag = p.attn_factor;
-    if (a.yarn) {
-        // The same doubles as ref::rope_f32.
-        const double pi = 3.14159265358979323846;
-        auto corr_dim = [&](double rotations) {
-            return p.n_rot * std::log(p.orig_ctx / (rotations * 2 * pi)) / (2 * std::log(double(p.theta)));
-        };
-        const double lo = corr_dim(p.beta_fast), hi = corr_dim(p.beta_slow);
-        a.lo = std::fmax(0.0, p.truncate ? std::floor(lo) : lo);
-        a.hi = std::fmin(double(p.n_rot - 1), p.truncate ? std::ceil(hi) : hi);
-        mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
-    }
-    a.mag = float(mag);
+    const RopeRamp r = rope_ramp(p);  // the same doubles as the reference
+    a.lo = r.lo;
+    a.hi = r.hi;
+    a.mag = float(r.mag);
     return a;
 }
 }  // namespace

@@ -14,30 +14,34 @@ double yarn_corr_dim(int n_rot, int orig_ctx, double n_rotations, double base) {
 }
 }  // namespace
 
+RopeRamp rope_ramp(const RopeParams& p) {
+    RopeRamp r;
+    r.mag = p.attn_factor;
+    if (p.ext_factor != 0.f) {
+        r.lo = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_fast, p.theta);
+        r.hi = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_slow, p.theta);
+        if (p.truncate) r.lo = std::floor(r.lo), r.hi = std::ceil(r.hi);
+        r.lo = std::max(0.0, r.lo);
+        r.hi = std::min(double(p.n_rot - 1), r.hi);
+        r.mag *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
+    }
+    return r;
+}
+
 void rope_cos_sin(const RopeParams& p, std::int64_t pos, float* cs) {
     const int half = p.n_rot / 2;
-    double low = 0, high = 0;
-    if (p.ext_factor != 0.f) {
-        low = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_fast, p.theta);
-        high = yarn_corr_dim(p.n_rot, p.orig_ctx, p.beta_slow, p.theta);
-        if (p.truncate) low = std::floor(low), high = std::ceil(high);
-        low = std::max(0.0, low);
-        high = std::min(double(p.n_rot - 1), high);
-    }
+    const RopeRamp r = rope_ramp(p);
     for (int i = 0; i < half; ++i) {
         const double theta_extrap = double(pos) * std::pow(double(p.theta), -2.0 * i / double(p.n_rot));
         const double theta_interp = double(p.freq_scale) * theta_extrap;
         double theta = theta_interp;
-        double mscale = p.attn_factor;
         if (p.ext_factor != 0.f) {
-            const double y = (i - low) / std::max(0.001, high - low);
-            const double ramp = 1.0 - std::clamp(y, 0.0, 1.0);
-            const double mix = ramp * p.ext_factor;
+            const double y = (i - r.lo) / std::max(0.001, r.hi - r.lo);
+            const double mix = (1.0 - std::clamp(y, 0.0, 1.0)) * p.ext_factor;
             theta = theta_interp * (1 - mix) + theta_extrap * mix;
-            mscale *= 1.0 + 0.1 * std::log(1.0 / p.freq_scale);
         }
-        cs[2 * i] = float(std::cos(theta) * mscale);
-        cs[2 * i + 1] = float(std::sin(theta) * mscale);
+        cs[2 * i] = float(std::cos(theta) * r.mag);
+        cs[2 * i + 1] = float(std::sin(theta) * r.mag);
     }
 }
 

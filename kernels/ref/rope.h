@@ -25,6 +25,14 @@ struct RopeParams {
     bool truncate = true;
 };
 
+// YaRN's ramp ends in pair indices (clamped to [0, n_rot - 1], rounded outward when truncate; 0 without YaRN) and the
+// cos/sin magnitude (attn_factor, times 1 + 0.1·ln(1/freq_scale) with YaRN), in double: what rope_cos_sin and the
+// CUDA RoPE kernels' host sides compute from the parameters.
+struct RopeRamp {
+    double lo = 0, hi = 0, mag = 1;
+};
+RopeRamp rope_ramp(const RopeParams& p);
+
 // cos/sin of one position for every pair index: cs[2i] = cos, cs[2i+1] = sin (n_rot values in total).
 void rope_cos_sin(const RopeParams& p, std::int64_t pos, float* cs);
 

@@ -339,8 +339,9 @@ std::uint64_t matrix_bytes(const DeviceMatrix& m) { return m.row_bytes * std::si
 
 GpuCompressedAttention::GpuCompressedAttention(const model::CompressedAttentionBlock& b, int max_idx_dim, DeviceWeights& dw)
     : b_(b), row_(b.row_width(max_idx_dim)) {
-    if (b.head_dim > 1024 || b.idx.dim > 1024 || b.n_head % b.o_groups)
-        throw Error(ErrorCode::unsupported, "compressed attention: heads over 1024 values, or groups that do not divide the heads");
+    if (b.head_dim > 1024 || b.idx.dim > 1024 || b.n_head % b.o_groups || std::int64_t(b.idx_heads) * b.idx.dim > 12288)
+        throw Error(ErrorCode::unsupported, "compressed attention on the GPU: heads over 1024 values, groups that do not "
+                                            "divide the heads, or an indexer of more than 12288 query values");
     q_a_ = dw.matrix(*b.q_a.w);
     q_b_ = dw.matrix(*b.q_b.w);
     kv_ = dw.matrix(*b.kv.w);

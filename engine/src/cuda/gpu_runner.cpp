@@ -353,6 +353,8 @@ void GpuRunner::upload_weights() {
         }
     }
     decode_weight_bytes_ += output_.row_bytes * std::size_t(output_.rows) + embd_.row_bytes;
+    if (g_.hc_mult > 16)
+        throw Error(ErrorCode::unsupported, fmt::format("{} hyper-connection streams: the GPU kernels take at most 16", g_.hc_mult));
     if (g_.hc_mult > 0) {
         hc_head_ = {dw.matrix(*g_.hc_head.fn), dw.vector(g_.hc_head.base), dw.vector(g_.hc_head.scale)};
         hc_ones_ = dw.ones(std::int64_t(g_.hc_mult) * g_.n_embd);

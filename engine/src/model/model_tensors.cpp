@@ -90,6 +90,21 @@ std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& d, std::uint32_t il) 
             {b + "ffn_down.weight", {ff, e}, R::ffn_down, l, {h + "mlp.down_proj.weight"}}};
 }
 
+void with_fused_experts(const ModelDesc& d, std::uint32_t il, std::vector<TensorSpec>& ffn) {
+    const std::string h = "model.layers." + std::to_string(il) + ".";
+    const std::uint32_t ff = d.moe.n_ff_exp;
+    for (TensorSpec& s : ffn) {
+        if (s.role == TensorRole::ffn_gate_exps || s.role == TensorRole::ffn_up_exps) {
+            s.hf_fused = h + "mlp.experts.gate_up_proj";
+            s.hf_fused_rows = 2 * ff;
+            s.hf_offset = s.role == TensorRole::ffn_up_exps ? ff : 0;
+        } else if (s.role == TensorRole::ffn_down_exps) {
+            s.hf_fused = h + "mlp.experts.down_proj";
+            s.hf_fused_rows = d.n_embd;
+        }
+    }
+}
+
 bool arch_has_tensor_table(ArchId arch) {
     return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3 ||
            arch == ArchId::qwen3_5_moe || arch == ArchId::qwen3_next || arch == ArchId::deepseek_v4;

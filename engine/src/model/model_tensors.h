@@ -120,6 +120,9 @@ bool arch_has_tensor_table(ArchId arch);
 // the shared experts when desc.moe.n_shared_expert) and the dense FFN (n_ff wide).
 std::vector<TensorSpec> moe_ffn_tensors(const ModelDesc& desc, std::uint32_t il);
 std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& desc, std::uint32_t il);
+// Marks the routed experts of layer il's FFN tensors as also readable from transformers' 3-D form (hf_fused:
+// "model.layers.N.mlp.experts.gate_up_proj" [n_expert, 2·n_ff_exp, n_embd] with gate then up, "…down_proj").
+void with_fused_experts(const ModelDesc& desc, std::uint32_t il, std::vector<TensorSpec>& ffn);
 
 // Per-architecture tables (defined in model/<arch>/).
 std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);

@@ -58,23 +58,9 @@ std::vector<TensorSpec> deepseek_v4_tensors(const ModelDesc& d) {
         t.push_back({b + "hc_ffn_scale.weight", {3}, R::hc_ffn_scale, l, {h + "ffn_hc.scale"}});
         t.push_back({b + "ffn_norm.weight", {e}, R::ffn_norm, l, {h + "post_attention_layernorm.weight"}});
         auto ffn = moe_ffn_tensors(d, il);
-        const std::uint32_t ff = d.moe.n_ff_exp;
-        for (auto it = ffn.begin(); it != ffn.end();) {
-            TensorSpec& s = *it;
-            if (s.role == R::ffn_exp_probs_b && il < v.n_hash_layers) {  // a hash layer's router has no bias
-                it = ffn.erase(it);
-                continue;
-            }
-            if (s.role == R::ffn_gate_exps || s.role == R::ffn_up_exps) {
-                s.hf_fused = h + "mlp.experts.gate_up_proj";
-                s.hf_fused_rows = 2 * ff;
-                s.hf_offset = s.role == R::ffn_up_exps ? ff : 0;
-            } else if (s.role == R::ffn_down_exps) {
-                s.hf_fused = h + "mlp.experts.down_proj";
-                s.hf_fused_rows = std::uint32_t(e);
-            }
-            ++it;
-        }
+        if (il < v.n_hash_layers)  // a hash layer's router has no selection bias
+            std::erase_if(ffn, [](const TensorSpec& s) { return s.role == R::ffn_exp_probs_b; });
+        with_fused_experts(d, il, ffn);
         t.insert(t.end(), ffn.begin(), ffn.end());
         if (il < v.n_hash_layers)
             t.push_back({b + "ffn_gate_tid2eid.weight", {d.moe.n_expert_used, d.n_vocab}, R::ffn_hash_table, l, {h + "mlp.gate.tid2eid"}});

@@ -80,21 +80,13 @@ std::vector<TensorSpec> qwen3_5_moe_tensors(const ModelDesc& d) {
         }
         auto ffn = moe_ffn_tensors(d, il);
         for (TensorSpec& s : ffn) {
-            // Qwen's names for the shared expert (mlp.shared_expert.*), and the 3-D routed experts of Qwen3.5.
+            // Qwen's names for the shared expert (mlp.shared_expert.*).
             for (std::string& n : s.hf_names) {
                 const auto p = n.find("mlp.shared_experts.");
                 if (p != std::string::npos) n.replace(p, 19, "mlp.shared_expert.");
             }
-            const std::uint32_t ff = d.moe.n_ff_exp;
-            if (s.role == R::ffn_gate_exps || s.role == R::ffn_up_exps) {
-                s.hf_fused = h + "mlp.experts.gate_up_proj";
-                s.hf_fused_rows = 2 * ff;
-                s.hf_offset = s.role == R::ffn_up_exps ? ff : 0;
-            } else if (s.role == R::ffn_down_exps) {
-                s.hf_fused = h + "mlp.experts.down_proj";
-                s.hf_fused_rows = std::uint32_t(e);
-            }
         }
+        with_fused_experts(d, il, ffn);  // and the 3-D routed experts of Qwen3.5
         t.insert(t.end(), ffn.begin(), ffn.end());
         if (d.moe.shared_gate)
             t.push_back({b + "ffn_gate_inp_shexp.weight", {e}, R::ffn_gate_inp_shexp, l, {h + "mlp.shared_expert_gate.weight"}});
