@@ -6,6 +6,7 @@
 
 #include <cuda_fp16.h>
 
+#include "cuda/launch.cuh"
 #include "cuda/mma.cuh"
 
 namespace ft::kernels::cuda {
@@ -539,6 +540,7 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
     __shared__ float s[kDecHeads][kDecodeChunk];
     __shared__ float alpha[kDecHeads];
 
+    pdl_enter();
     const int t = int(blockIdx.x), hk = int(blockIdx.y) / a.n_hb, hbi = int(blockIdx.y) % a.n_hb, c = int(blockIdx.z);
     const DecodeRange rng = decode_range(a, t);
     if (c >= rng.active) return;
@@ -687,6 +689,7 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
 __global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs a) {
     __shared__ float w[kDecMaxSplit];
     __shared__ float part[kCombThreads / 32];
+    pdl_enter();
     const int t = int(blockIdx.x), h = int(blockIdx.y), dv = a.p.v_head_dim;
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
     const int active = decode_range(a, t).active;
@@ -851,8 +854,7 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
             const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
             if (e != cudaSuccess) return e;
         }
-        kernel<<<grid, kDecThreads, smem, stream>>>(a);
-        return cudaGetLastError();
+        return launch_pdl(kernel, grid, dim3(kDecThreads), smem, stream, a);
     };
     cudaError_t e;
     const bool h = kv.type == DType::F16;
@@ -861,8 +863,7 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
     else if (p.head_dim <= 128) e = h ? launch(decode_partial_kernel<8, true>) : launch(decode_partial_kernel<8, false>);
     else e = h ? launch(decode_partial_kernel<16, true>) : launch(decode_partial_kernel<16, false>);
     if (e != cudaSuccess) return e;
-    decode_combine_kernel<<<dim3(unsigned(n_tokens), unsigned(p.n_head)), kCombThreads, 0, stream>>>(a);
-    return cudaGetLastError();
+    return launch_pdl(decode_combine_kernel, dim3(unsigned(n_tokens), unsigned(p.n_head)), dim3(kCombThreads), 0, stream, a);
 }
 
 }  // namespace ft::kernels::cuda

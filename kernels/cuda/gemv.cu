@@ -27,6 +27,7 @@
 //   loop over row groups, so x is staged once per CTA. x larger than the shared-memory tile is processed in k tiles.
 // Fallback (misaligned pointers/strides, k not a multiple of the unit): one warp per output row, scalar byte loads.
 #include "cuda/gemv.cuh"
+#include "cuda/launch.cuh"
 
 #include <cuda_fp16.h>
 
@@ -569,6 +570,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_fast_kernel(const KArgs a) {
     float* xsum = xs + M * a.kt;
     const XView xv{xs, xsum, a.kt, M - 1};
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    pdl_enter();
 
     const std::uint8_t* w0 = a.w0;
     const std::uint8_t* w1 = a.w1;
@@ -674,6 +676,11 @@ __global__ void __launch_bounds__(kThreadsD, kMinBlocks > 2 ? kMinBlocks - kDire
     const int ks = a.ks, groups = kWarpsD / ks;
     const int g = warp / ks, s = warp % ks;
     const std::int64_t cta0 = std::int64_t(blockIdx.x) * groups * kOutR;
+    if constexpr (kMode == kPlain) {  // this block's weight rows, while the kernel before may still run
+        const std::int64_t r1 = std::min<std::int64_t>(cta0 + groups * kOutR, a.rows);
+        if (r1 > cta0) prefetch_l2(a.w0 + std::size_t(cta0) * a.row_bytes, std::size_t(r1 - cta0) * a.row_bytes);
+    }
+    pdl_enter();
 
     const std::uint8_t* w0 = a.w0;
     const std::uint8_t* w1 = a.w1;
@@ -791,6 +798,7 @@ __device__ float elem(const std::uint8_t* row, std::int64_t i) {
 
 template <DType T, int kMode>
 __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
+    pdl_enter();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const std::int64_t row = std::int64_t(blockIdx.x) * kWarps + warp;
     const std::uint8_t* w0 = a.w0;
@@ -920,8 +928,7 @@ cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
         grid_x = std::min(grid_x, cap);
     }
     grid_x = std::min<std::int64_t>(grid_x, 0x7fffffff);
-    kernel<<<dim3(unsigned(grid_x), grid_y), kThreads, smem, stream>>>(a);
-    return cudaGetLastError();
+    return launch_pdl(kernel, dim3(unsigned(grid_x), grid_y), dim3(kThreads), smem, stream, a);
 }
 
 // Direct-x launch: k slices per row group (ks) doubled while the grid still fits one resident wave of warps
@@ -949,8 +956,7 @@ cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream) {
     const std::int64_t rows_per_cta = std::int64_t(kWarpsD / ks) * out_r;
     const std::int64_t grid_x = (a.rows + rows_per_cta - 1) / rows_per_cta;
     if (grid_x > 0x7fffffff) return cudaErrorInvalidValue;
-    kernel<<<dim3(unsigned(grid_x), grid_y), kThreadsD, 0, stream>>>(a);
-    return cudaGetLastError();
+    return launch_pdl(kernel, dim3(unsigned(grid_x), grid_y), dim3(kThreadsD), 0, stream, a);
 }
 
 // Direct x when it is float4-addressable and M rows of it fit L1 comfortably; else staged in shared memory.
@@ -967,8 +973,7 @@ template <DType T, int kMode>
 cudaError_t launch_generic(const KArgs& a, unsigned grid_y, cudaStream_t stream) {
     const std::int64_t grid_x = (a.rows + kWarps - 1) / kWarps;
     if (grid_x > 0x7fffffff) return cudaErrorInvalidValue;
-    gemv_generic_kernel<T, kMode><<<dim3(unsigned(grid_x), grid_y), kThreads, 0, stream>>>(a);
-    return cudaGetLastError();
+    return launch_pdl(gemv_generic_kernel<T, kMode>, dim3(unsigned(grid_x), grid_y), dim3(kThreads), 0, stream, a);
 }
 
 template <int kMode>

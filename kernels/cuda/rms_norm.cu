@@ -1,4 +1,5 @@
 #include "cuda/rms_norm.cuh"
+#include "cuda/launch.cuh"
 
 namespace ft::kernels::cuda {
 
@@ -8,6 +9,7 @@ constexpr int kBlock = 256;
 
 __global__ void rms_norm_f32_kernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
                                     std::int64_t n_cols, float eps) {
+    pdl_enter();
     const std::int64_t row = blockIdx.x;
     const float* xr = x + row * n_cols;
     float* yr = y + row * n_cols;
@@ -33,8 +35,7 @@ cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t 
                          cudaStream_t stream) {
     if (n_rows <= 0 || n_cols <= 0) return cudaSuccess;
     if (n_rows > 0x7fffffff) return cudaErrorInvalidValue;
-    rms_norm_f32_kernel<<<static_cast<unsigned>(n_rows), kBlock, 0, stream>>>(x, w, y, n_cols, eps);
-    return cudaGetLastError();
+    return launch_pdl(rms_norm_f32_kernel, dim3(static_cast<unsigned>(n_rows)), dim3(kBlock), 0, stream, x, w, y, n_cols, eps);
 }
 
 }  // namespace ft::kernels::cuda
