@@ -1,9 +1,11 @@
 #include "cuda/ops.cuh"
+#include "cuda/launch.cuh"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_fp16.h>
 
@@ -73,6 +75,7 @@ __device__ inline float decode(const std::uint8_t* row, std::int64_t i) {
 template <DType T>
 __global__ void embed_rows_kernel(const std::uint8_t* __restrict__ table, std::size_t row_bytes, std::int64_t cols,
                                   const std::int32_t* __restrict__ ids, float* __restrict__ y) {
+    pdl_enter();
     const std::int64_t t = blockIdx.x;
     const std::int32_t id = ids[t];
     float* yr = y + t * cols;
@@ -87,9 +90,40 @@ __global__ void embed_rows_kernel(const std::uint8_t* __restrict__ table, std::s
 template <DType T>
 cudaError_t launch_embed(const std::uint8_t* table, std::size_t row_bytes, std::int64_t cols, const std::int32_t* ids,
                          std::int64_t n_tokens, float* y, cudaStream_t stream) {
-    embed_rows_kernel<T><<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(table, row_bytes, cols, ids, y);
-    return cudaGetLastError();
+    return launch_pdl(embed_rows_kernel<T>, dim3(static_cast<unsigned>(n_tokens)), dim3(256), 0, stream, table, row_bytes,
+                      cols, ids, y);
 }
+
+// ---- paged KV write ----
+
+template <typename T>
+__device__ __forceinline__ T kv_elem(float x) {
+    if constexpr (sizeof(T) == 2) return __float2half_rn(x);
+    else return x;
+}
+
+// Token t's K and V rows into its cache slot (by the block's threads); pos < 0, seq < 0 or an unmapped page: nothing.
+template <typename T>
+__device__ void kv_write_token(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
+                               int ps, int sq, std::int64_t t, T* k_cache, T* v_cache) {
+    if (ps < 0 || sq < 0) return;
+    const int page = p.page_tables[std::int64_t(sq) * p.pages_stride + ps / p.page_size];
+    if (page < 0) return;
+    const std::int64_t at = std::int64_t(page) * p.page_size + ps % p.page_size;
+    const int kw = p.n_head_kv * p.head_dim, vw = p.n_head_kv * p.v_head_dim;
+    for (int c = threadIdx.x; c < kw; c += blockDim.x) k_cache[at * kw + c] = kv_elem<T>(k[t * ldk + c]);
+    for (int c = threadIdx.x; c < vw; c += blockDim.x) v_cache[at * vw + c] = kv_elem<T>(v[t * ldv + c]);
+}
+
+// The KV write fused into qk_norm_rope (k_cache null in the plain form).
+struct KvTarget {
+    KvWriteParams p;
+    const float* v = nullptr;
+    std::int64_t ldv = 0;
+    const std::int32_t* seq = nullptr;
+    void* k_cache = nullptr;
+    void* v_cache = nullptr;
+};
 
 // ---- RoPE ----
 
@@ -151,10 +185,13 @@ __global__ void rope_kernel(RopeArgs a, float* __restrict__ x, const std::int32_
 
 // Per-head RMSNorm (weights optional) then RoPE, for q and k of one token per block: the decode step's q/k
 // post-processing in one launch. A warp per head; the normalized head goes through shared memory so the rotation
-// can pair any two elements.
+// can pair any two elements. KV (void: none) is the cache's element type when the block then writes its token's K and
+// V rows into the cache.
+template <typename KV>
 __global__ void qk_norm_rope_kernel(RopeArgs a, float* __restrict__ q, std::int64_t ldq, int nq, float* __restrict__ k,
                                     std::int64_t ldk, int nk, const float* __restrict__ qw, const float* __restrict__ kw,
-                                    float eps, const std::int32_t* __restrict__ pos) {
+                                    float eps, const std::int32_t* __restrict__ pos, KvTarget kv) {
+    pdl_enter();
     extern __shared__ double qk_smem[];
     double* pw = qk_smem;
     double* mix = pw + a.half;
@@ -202,6 +239,11 @@ __global__ void qk_norm_rope_kernel(RopeArgs a, float* __restrict__ q, std::int6
         }
         for (int i = n_rot + lane; i < hd; i += 32) v[i] = buf[i];
         __syncwarp();
+    }
+    if constexpr (!std::is_void_v<KV>) {
+        __syncthreads();  // every head of k written (global writes are visible within the block after the barrier)
+        kv_write_token<KV>(kv.p, k, ldk, kv.v, kv.ldv, pos[t], kv.seq[t], t, static_cast<KV*>(kv.k_cache),
+                           static_cast<KV*>(kv.v_cache));
     }
 }
 
@@ -321,6 +363,7 @@ __device__ double chosen_weight(const RouteArgs& a, const float* l, int lane, fl
 // Lane l owns experts l, l + 32, … (at most 32 of them: n ≤ 1024), so a 32-bit mask marks the ones already taken.
 __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, std::int64_t n_tokens,
                                  std::int32_t* __restrict__ ids, float* __restrict__ weights) {
+    pdl_enter();
     extern __shared__ double route_smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const std::int64_t t = std::int64_t(blockIdx.x) * kRouteWarps + warp;
@@ -397,6 +440,7 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
 __global__ void moe_route_fixed_kernel(RouteArgs a, const float* __restrict__ logits, const std::int32_t* __restrict__ tokens,
                                        const std::int32_t* __restrict__ table, std::int64_t n_tokens,
                                        std::int32_t* __restrict__ ids, float* __restrict__ weights) {
+    pdl_enter();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const std::int64_t t = std::int64_t(blockIdx.x) * kRouteWarps + warp;
     if (t >= n_tokens) return;
@@ -538,6 +582,7 @@ __global__ void gather_rows_kernel(const float* __restrict__ x, std::int64_t col
 __global__ void moe_combine_kernel(const float* __restrict__ y, const std::int32_t* __restrict__ where,
                                    const float* __restrict__ weights, int k, std::int64_t cols, float* __restrict__ out,
                                    bool accumulate) {
+    pdl_enter();
     const std::int64_t t = blockIdx.x;
     // Columns spread over blockIdx.y as well: a decode step has one token, and one block would leave the GPU idle.
     for (std::int64_t c = std::int64_t(blockIdx.y) * blockDim.x + threadIdx.x; c < cols; c += std::int64_t(gridDim.y) * blockDim.x) {
@@ -555,24 +600,12 @@ __global__ void moe_combine_kernel(const float* __restrict__ y, const std::int32
 // ---- paged KV write ----
 
 template <typename T>
-__device__ __forceinline__ T kv_elem(float x) {
-    if constexpr (sizeof(T) == 2) return __float2half_rn(x);
-    else return x;
-}
-
-template <typename T>
 __global__ void kv_write_kernel(KvWriteParams p, const float* __restrict__ k, std::int64_t ldk,
                                 const float* __restrict__ v, std::int64_t ldv, const std::int32_t* __restrict__ pos,
                                 const std::int32_t* __restrict__ seq, T* __restrict__ k_cache, T* __restrict__ v_cache) {
+    pdl_enter();
     const std::int64_t t = blockIdx.x;
-    const int ps = pos[t], sq = seq[t];
-    if (ps < 0 || sq < 0) return;
-    const int page = p.page_tables[std::int64_t(sq) * p.pages_stride + ps / p.page_size];
-    if (page < 0) return;
-    const std::int64_t at = std::int64_t(page) * p.page_size + ps % p.page_size;
-    const int kw = p.n_head_kv * p.head_dim, vw = p.n_head_kv * p.v_head_dim;
-    for (int c = threadIdx.x; c < kw; c += blockDim.x) k_cache[at * kw + c] = kv_elem<T>(k[t * ldk + c]);
-    for (int c = threadIdx.x; c < vw; c += blockDim.x) v_cache[at * vw + c] = kv_elem<T>(v[t * ldv + c]);
+    kv_write_token<T>(p, k, ldk, v, ldv, pos[t], seq[t], t, k_cache, v_cache);
 }
 
 // ---- argmax ----
@@ -704,9 +737,16 @@ cudaError_t rope_f32(const RopeParams& p, float* x, std::int64_t n_tokens, int n
     return cudaGetLastError();
 }
 
-cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k, std::int64_t ldk,
-                         int n_k_heads, const float* q_norm, const float* k_norm, float eps, std::int64_t n_tokens,
-                         const std::int32_t* pos, cudaStream_t stream) {
+namespace {
+
+bool kv_params_ok(const KvWriteParams& p) {
+    return p.n_head_kv > 0 && p.head_dim > 0 && p.v_head_dim > 0 && p.page_size > 0 && p.pages_stride > 0 && p.page_tables &&
+           (p.type == DType::F32 || p.type == DType::F16);
+}
+
+cudaError_t launch_qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k, std::int64_t ldk,
+                                int n_k_heads, const float* q_norm, const float* k_norm, float eps, std::int64_t n_tokens,
+                                const std::int32_t* pos, const KvTarget& kv, cudaStream_t stream) {
     if (n_tokens < 0 || n_tokens > kMaxGrid || n_q_heads < 0 || n_k_heads < 0 || p.head_dim <= 0 || p.head_dim > 1024 ||
         p.n_rot < 0 || p.n_rot % 2 || p.n_rot > p.head_dim || (p.ext_factor != 0.f && p.orig_ctx <= 0))
         return cudaErrorInvalidValue;
@@ -716,9 +756,37 @@ cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_
     constexpr int kThreads = 256;
     const std::size_t smem = std::size_t(a.half) * (2 * sizeof(double) + sizeof(float2)) +
                              std::size_t(kThreads / 32) * std::size_t(p.head_dim) * sizeof(float);
-    qk_norm_rope_kernel<<<static_cast<unsigned>(n_tokens), kThreads, smem, stream>>>(a, q, ldq, n_q_heads, k, ldk, n_k_heads,
-                                                                                     q_norm, k_norm, eps, pos);
-    return cudaGetLastError();
+    const dim3 grid(static_cast<unsigned>(n_tokens));
+    if (!kv.k_cache)
+        return launch_pdl(qk_norm_rope_kernel<void>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
+                          n_k_heads, q_norm, k_norm, eps, pos, kv);
+    if (kv.p.type == DType::F16)
+        return launch_pdl(qk_norm_rope_kernel<__half>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
+                          n_k_heads, q_norm, k_norm, eps, pos, kv);
+    return launch_pdl(qk_norm_rope_kernel<float>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
+                      n_k_heads, q_norm, k_norm, eps, pos, kv);
+}
+
+}  // namespace
+
+cudaError_t qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k, std::int64_t ldk,
+                         int n_k_heads, const float* q_norm, const float* k_norm, float eps, std::int64_t n_tokens,
+                         const std::int32_t* pos, cudaStream_t stream) {
+    return launch_qk_norm_rope(p, q, ldq, n_q_heads, k, ldk, n_k_heads, q_norm, k_norm, eps, n_tokens, pos, KvTarget{},
+                               stream);
+}
+
+cudaError_t qk_norm_rope_kv_write(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k,
+                                  std::int64_t ldk, const float* q_norm, const float* k_norm, float eps,
+                                  std::int64_t n_tokens, const std::int32_t* pos, const KvWriteParams& kw,
+                                  const float* v, std::int64_t ldv, const std::int32_t* seq, void* k_cache,
+                                  void* v_cache, cudaStream_t stream) {
+    if (!kv_params_ok(kw) || kw.head_dim != p.head_dim || !v || !seq || !k_cache || !v_cache ||
+        ldk < std::int64_t(kw.n_head_kv) * kw.head_dim || ldv < std::int64_t(kw.n_head_kv) * kw.v_head_dim)
+        return cudaErrorInvalidValue;
+    KvTarget kv;
+    kv.p = kw, kv.v = v, kv.ldv = ldv, kv.seq = seq, kv.k_cache = k_cache, kv.v_cache = v_cache;
+    return launch_qk_norm_rope(p, q, ldq, n_q_heads, k, ldk, kw.n_head_kv, q_norm, k_norm, eps, n_tokens, pos, kv, stream);
 }
 
 cudaError_t add_f32(const float* x, float* y, std::int64_t n, cudaStream_t stream) {
@@ -754,9 +822,8 @@ cudaError_t moe_route(const RouterParams& p, const float* logits, std::int64_t n
     if (n_tokens == 0) return cudaSuccess;
     if ((n_tokens + kRouteWarps - 1) / kRouteWarps > kMaxGrid) return cudaErrorInvalidValue;
     const std::size_t smem = std::size_t(kRouteWarps) * p.n_expert * sizeof(double);
-    moe_route_kernel<<<blocks_for(n_tokens, kRouteWarps), kRouteWarps * 32, smem, stream>>>(a, logits, n_tokens, ids,
-                                                                                            weights);
-    return cudaGetLastError();
+    return launch_pdl(moe_route_kernel, dim3(blocks_for(n_tokens, kRouteWarps)), dim3(kRouteWarps * 32), smem, stream, a,
+                      logits, n_tokens, ids, weights);
 }
 
 cudaError_t moe_route_fixed(const RouterParams& p, const float* logits, const std::int32_t* tokens,
@@ -766,9 +833,8 @@ cudaError_t moe_route_fixed(const RouterParams& p, const float* logits, const st
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     const RouteArgs a{p.n_expert, p.k, p.gating, p.norm_topk, false, 0, 0, p.scale, nullptr};
-    moe_route_fixed_kernel<<<blocks_for(n_tokens, kRouteWarps), kRouteWarps * 32, 0, stream>>>(a, logits, tokens, table,
-                                                                                              n_tokens, ids, weights);
-    return cudaGetLastError();
+    return launch_pdl(moe_route_fixed_kernel, dim3(blocks_for(n_tokens, kRouteWarps)), dim3(kRouteWarps * 32), 0, stream, a,
+                      logits, tokens, table, n_tokens, ids, weights);
 }
 
 cudaError_t moe_group(const std::int32_t* ids, std::int64_t pairs, int n_expert, std::int32_t* offsets,
@@ -796,29 +862,25 @@ cudaError_t moe_combine(const float* y, const std::int32_t* where, const float* 
     if (n_tokens < 0 || n_tokens > kMaxGrid || k < 1 || cols <= 0) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     const unsigned col_blocks = unsigned(std::min<std::int64_t>((cols + 127) / 128, 64));
-    moe_combine_kernel<<<dim3(static_cast<unsigned>(n_tokens), col_blocks), 128, 0, stream>>>(y, where, weights, k, cols,
-                                                                                             out, accumulate);
-    return cudaGetLastError();
+    return launch_pdl(moe_combine_kernel, dim3(static_cast<unsigned>(n_tokens), col_blocks), dim3(128), 0, stream, y, where,
+                      weights, k, cols, out, accumulate);
 }
 
 cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                      const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, void* k_cache,
                      void* v_cache, cudaStream_t stream) {
-    if (n_tokens < 0 || n_tokens > kMaxGrid || p.n_head_kv <= 0 || p.head_dim <= 0 || p.v_head_dim <= 0 ||
-        p.page_size <= 0 || p.pages_stride <= 0 || !p.page_tables || (p.type != DType::F32 && p.type != DType::F16))
-        return cudaErrorInvalidValue;
+    if (n_tokens < 0 || n_tokens > kMaxGrid || !kv_params_ok(p)) return cudaErrorInvalidValue;
     if (ldk == 0) ldk = std::int64_t(p.n_head_kv) * p.head_dim;
     if (ldv == 0) ldv = std::int64_t(p.n_head_kv) * p.v_head_dim;
     if (ldk < std::int64_t(p.n_head_kv) * p.head_dim || ldv < std::int64_t(p.n_head_kv) * p.v_head_dim)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
+    const dim3 grid(static_cast<unsigned>(n_tokens));
     if (p.type == DType::F16)
-        kv_write_kernel<__half><<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(
-            p, k, ldk, v, ldv, pos, seq, static_cast<__half*>(k_cache), static_cast<__half*>(v_cache));
-    else
-        kv_write_kernel<float><<<static_cast<unsigned>(n_tokens), 256, 0, stream>>>(
-            p, k, ldk, v, ldv, pos, seq, static_cast<float*>(k_cache), static_cast<float*>(v_cache));
-    return cudaGetLastError();
+        return launch_pdl(kv_write_kernel<__half>, grid, dim3(256), 0, stream, p, k, ldk, v, ldv, pos, seq,
+                          static_cast<__half*>(k_cache), static_cast<__half*>(v_cache));
+    return launch_pdl(kv_write_kernel<float>, grid, dim3(256), 0, stream, p, k, ldk, v, ldv, pos, seq,
+                      static_cast<float*>(k_cache), static_cast<float*>(v_cache));
 }
 
 cudaError_t argmax_rows(const float* x, std::int64_t n_rows, std::int64_t n, std::int32_t* out, cudaStream_t stream) {

@@ -85,6 +85,13 @@ struct KvWriteParams {
 cudaError_t kv_write(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                      const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens, void* k_cache,
                      void* v_cache, cudaStream_t stream);
+// qk_norm_rope on q and the kw.n_head_kv heads of k, then kv_write of each token's rotated K and its V row, in one
+// launch (a block per token): the same results as the two calls.
+cudaError_t qk_norm_rope_kv_write(const RopeParams& p, float* q, std::int64_t ldq, int n_q_heads, float* k,
+                                  std::int64_t ldk, const float* q_norm, const float* k_norm, float eps,
+                                  std::int64_t n_tokens, const std::int32_t* pos, const KvWriteParams& kw,
+                                  const float* v, std::int64_t ldv, const std::int32_t* seq, void* k_cache,
+                                  void* v_cache, cudaStream_t stream);
 
 // Gated attention (Qwen3.5, Qwen3-Next). split_head_halves: each token's row (stride ld) holds n_heads heads of
 // [first (head_dim) | second (head_dim)]; in place it becomes [every head's first half | every head's second half]

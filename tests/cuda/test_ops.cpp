@@ -353,6 +353,45 @@ private slots:
         QVERIFY2(got.guards_intact(), "wrote past the output");
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         QVERIFY2(err.finite && err.max_abs < 2e-5, err.str().c_str());
+
+        // The fused form with the KV write: q and k bit-equal to the plain form's, each token's rotated K and its V
+        // row (the heads after k) in its slot of a paged cache whose pages run backwards; nothing else written.
+        const int page_size = 16, pages = (1000 * (n_tokens - 1) + 7) / page_size + 1;
+        std::vector<std::int32_t> table(static_cast<std::size_t>(pages)), seq(static_cast<std::size_t>(n_tokens), 0);
+        for (int i = 0; i < pages; ++i) table[std::size_t(i)] = pages - 1 - i;
+        const std::size_t kw_n = std::size_t(nk) * std::size_t(head_dim), n_slots = std::size_t(pages) * page_size;
+        const std::size_t cache_n = n_slots * kw_n;
+        std::vector<float> want_k(cache_n, -7.f), want_v(cache_n, -7.f);
+        for (int t = 0; t < n_tokens; ++t) {
+            const int ps = pos[std::size_t(t)];
+            const std::size_t at = std::size_t(table[std::size_t(ps / page_size)]) * page_size + std::size_t(ps % page_size);
+            std::copy_n(got.data.begin() + t * ld + nq * head_dim, kw_n, want_k.begin() + std::ptrdiff_t(at * kw_n));
+            std::copy_n(x.begin() + t * ld + (nq + nk) * head_dim, kw_n, want_v.begin() + std::ptrdiff_t(at * kw_n));
+        }
+        Dev dx2(bytes_of(x)), dkc(bytes_of(want_k)), dvc(bytes_of(want_v)), dtab(bytes_of(table)), dseq(bytes_of(seq));
+        QVERIFY(dx2.p && dkc.p && dvc.p && dtab.p && dseq.p);
+        const std::vector<float> fill(want_k.size(), -7.f);
+        CHECK_CUDA(cudaMemcpy(dx2.p, x.data(), bytes_of(x), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dkc.p, fill.data(), bytes_of(fill), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dvc.p, fill.data(), bytes_of(fill), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dtab.p, table.data(), bytes_of(table), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dseq.p, seq.data(), bytes_of(seq), cudaMemcpyHostToDevice));
+        kc::KvWriteParams kp;
+        kp.n_head_kv = nk, kp.head_dim = head_dim, kp.v_head_dim = head_dim, kp.page_size = page_size;
+        kp.page_tables = dtab.as<std::int32_t>(), kp.pages_stride = pages;
+        float* base2 = dx2.as<float>();
+        CHECK_CUDA(kc::qk_norm_rope_kv_write(p, base2, ld, nq, base2 + nq * head_dim, ld, norm ? dqw.as<float>() : nullptr,
+                                             norm ? dkw.as<float>() : nullptr, 1e-6f, n_tokens, dp.as<std::int32_t>(), kp,
+                                             base2 + (nq + nk) * head_dim, ld, dseq.as<std::int32_t>(), dkc.p, dvc.p,
+                                             nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<float> fused(x.size()), kcache(want_k.size()), vcache(want_v.size());
+        CHECK_CUDA(cudaMemcpy(fused.data(), dx2.p, bytes_of(fused), cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(kcache.data(), dkc.p, bytes_of(kcache), cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(vcache.data(), dvc.p, bytes_of(vcache), cudaMemcpyDeviceToHost));
+        QVERIFY2(std::memcmp(fused.data(), got.ptr(), bytes_of(fused)) == 0, "fused q/k differ from qk_norm_rope's");
+        QVERIFY2(std::memcmp(kcache.data(), want_k.data(), bytes_of(kcache)) == 0, "K cache differs");
+        QVERIFY2(std::memcmp(vcache.data(), want_v.data(), bytes_of(vcache)) == 0, "V cache differs");
     }
 
     void addAndSwiglu_data() {

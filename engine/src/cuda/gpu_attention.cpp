@@ -76,9 +76,6 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     }
     if (qkv_bias_) c.launched(kc::add_bias_f32(q, ld, qkv_bias_, T, ld, c.stream), "q/k/v bias");
     if (b_.output_gate) c.launched(kc::split_head_halves(q, ld, T, b_.n_head, b_.head_dim, c.stream), "query / gate split");
-    c.launched(kc::qk_norm_rope(b_.rope, q, ld, b_.n_head, k, ld, b_.n_head_kv, q_norm_, k_norm_, b_.norm_eps, T, c.d_pos,
-                                c.stream),
-               "q/k norm + rope");
     kc::KvWriteParams kw;
     kw.n_head_kv = b_.n_head_kv;
     kw.head_dim = b_.head_dim;
@@ -89,7 +86,9 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     kw.type = c.opt.kv_f16 ? kernels::DType::F16 : kernels::DType::F32;
     void* kc_ = c.kv->k_data(b_.kv_layer);
     void* vc_ = c.kv->v_data(b_.kv_layer);
-    c.launched(kc::kv_write(kw, k, ld, v, ld, c.d_pos, c.d_row, T, kc_, vc_, c.stream), "kv write");
+    c.launched(kc::qk_norm_rope_kv_write(b_.rope, q, ld, b_.n_head, k, ld, q_norm_, k_norm_, b_.norm_eps, T, c.d_pos, kw, v,
+                                         ld, c.d_row, kc_, vc_, c.stream),
+               "q/k norm + rope + kv write");
     const kc::DevicePagedKv view{kc_, vc_, c.d_pages, c.pages_stride, kw.type};
     const kernels::AttentionParams ap = params(c.page_size);
     float* att = c.s.att.get();
