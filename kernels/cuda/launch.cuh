@@ -47,7 +47,8 @@ cudaError_t launch_pdl(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t 
         cfg.numAttrs = 1;
     }
     const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
-    return e != cudaSuccess ? e : cudaGetLastError();
+    const cudaError_t last = cudaGetLastError();  // consumed either way: a failed launch must not fail the next one
+    return e != cudaSuccess ? e : last;
 }
 
 }  // namespace ft::kernels::cuda

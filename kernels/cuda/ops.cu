@@ -102,14 +102,19 @@ __device__ __forceinline__ T kv_elem(float x) {
     else return x;
 }
 
-// Token t's K and V rows into its cache slot (by the block's threads); pos < 0, seq < 0 or an unmapped page: nothing.
+// The cache slot of position ps of sequence sq; -1 (nothing to write) for ps < 0, sq < 0 or an unmapped page.
+__device__ __forceinline__ std::int64_t kv_slot(const KvWriteParams& p, int ps, int sq) {
+    if (ps < 0 || sq < 0) return -1;
+    const int page = p.page_tables[std::int64_t(sq) * p.pages_stride + ps / p.page_size];
+    return page < 0 ? -1 : std::int64_t(page) * p.page_size + ps % p.page_size;
+}
+
+// Token t's K and V rows into its cache slot (by the block's threads).
 template <typename T>
 __device__ void kv_write_token(const KvWriteParams& p, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                                int ps, int sq, std::int64_t t, T* k_cache, T* v_cache) {
-    if (ps < 0 || sq < 0) return;
-    const int page = p.page_tables[std::int64_t(sq) * p.pages_stride + ps / p.page_size];
-    if (page < 0) return;
-    const std::int64_t at = std::int64_t(page) * p.page_size + ps % p.page_size;
+    const std::int64_t at = kv_slot(p, ps, sq);
+    if (at < 0) return;
     const int kw = p.n_head_kv * p.head_dim, vw = p.n_head_kv * p.v_head_dim;
     for (int c = threadIdx.x; c < kw; c += blockDim.x) k_cache[at * kw + c] = kv_elem<T>(k[t * ldk + c]);
     for (int c = threadIdx.x; c < vw; c += blockDim.x) v_cache[at * vw + c] = kv_elem<T>(v[t * ldv + c]);
@@ -124,6 +129,21 @@ struct KvTarget {
     void* k_cache = nullptr;
     void* v_cache = nullptr;
 };
+
+// ---- warp reductions ----
+
+__device__ inline double warp_sum(double v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
+    return v;
+}
+__device__ inline float warp_sum(float v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
+    return v;
+}
+__device__ inline float warp_max(float v) {
+    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFull, v, off));
+    return v;
+}
 
 // ---- RoPE ----
 
@@ -183,68 +203,91 @@ __global__ void rope_kernel(RopeArgs a, float* __restrict__ x, const std::int32_
     }
 }
 
-// Per-head RMSNorm (weights optional) then RoPE, for q and k of one token per block: the decode step's q/k
-// post-processing in one launch. A warp per head; the normalized head goes through shared memory so the rotation
-// can pair any two elements. KV (void: none) is the cache's element type when the block then writes its token's K and
-// V rows into the cache.
+// Per-head RMSNorm (weights optional) then RoPE, for q and k: the decode step's q/k post-processing in one launch.
+// A warp per head (kQkWarps heads per block, blocks over heads and tokens): the head's values load at once into
+// shared memory (so the rotation can pair any two elements) and each lane takes the angles of its pairs, in double as
+// rope_kernel. KV (void: none) is the cache's element type when the warps of k's heads then write their rotated head
+// and the same head of V into the token's cache slot.
+constexpr int kQkWarps = 4;
+
 template <typename KV>
-__global__ void qk_norm_rope_kernel(RopeArgs a, float* __restrict__ q, std::int64_t ldq, int nq, float* __restrict__ k,
-                                    std::int64_t ldk, int nk, const float* __restrict__ qw, const float* __restrict__ kw,
-                                    float eps, const std::int32_t* __restrict__ pos, KvTarget kv) {
+__global__ void __launch_bounds__(kQkWarps * 32)
+    qk_norm_rope_kernel(RopeArgs a, float* __restrict__ q, std::int64_t ldq, int nq, float* __restrict__ k,
+                        std::int64_t ldk, int nk, const float* __restrict__ qw, const float* __restrict__ kw, float eps,
+                        const std::int32_t* __restrict__ pos, KvTarget kv) {
+    extern __shared__ float qk_smem[];
     pdl_enter();
-    extern __shared__ double qk_smem[];
-    double* pw = qk_smem;
-    double* mix = pw + a.half;
-    float2* cs = reinterpret_cast<float2*>(mix + a.half);
-    float* buf = reinterpret_cast<float*>(cs + a.half) + (threadIdx.x >> 5) * a.head_dim;
-    const int n_rot = 2 * a.half;
+    const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31, hd = a.head_dim;
+    const int h = int(blockIdx.y) * kQkWarps + warp;
+    if (h >= nq + nk) return;  // whole warps: only warp-level sync below
     const std::int64_t t = blockIdx.x;
+    const bool is_q = h < nq;
+    float* v = is_q ? q + t * ldq + std::int64_t(h) * hd : k + t * ldk + std::int64_t(h - nq) * hd;
+    const float* wn = is_q ? qw : kw;
+    float* buf = qk_smem + warp * hd;
+    float ss = 0.f;
+    for (int base = 0; base < hd; base += 256) {
+        float r[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const int i = base + lane + 32 * j;
+            r[j] = i < hd ? v[i] : 0.f;
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const int i = base + lane + 32 * j;
+            ss += r[j] * r[j];
+            if (i < hd) buf[i] = r[j];
+        }
+    }
+    const float scale = wn ? rsqrtf(warp_sum(ss) / float(hd) + eps) : 1.f;
+    __syncwarp();
+
+    // Where this k head goes in the cache (none: q, no cache, a position or sequence of -1, an unmapped page).
+    KV* kdst = nullptr;
+    KV* vdst = nullptr;
+    const float* vsrc = nullptr;
+    if constexpr (!std::is_void_v<KV>) {
+        const std::int64_t at = is_q ? -1 : kv_slot(kv.p, pos[t], kv.seq[t]);
+        if (at >= 0) {
+            const int hk = h - nq;
+            kdst = static_cast<KV*>(kv.k_cache) + at * kv.p.n_head_kv * hd + std::int64_t(hk) * hd;
+            vdst = static_cast<KV*>(kv.v_cache) + (at * kv.p.n_head_kv + hk) * kv.p.v_head_dim;
+            vsrc = kv.v + t * kv.ldv + std::int64_t(hk) * kv.p.v_head_dim;
+        }
+    }
+    auto put = [&](int i, float x) {
+        v[i] = x;
+        if constexpr (!std::is_void_v<KV>)
+            if (kdst) kdst[i] = kv_elem<KV>(x);
+    };
+    auto normed = [&](int i) { return wn ? buf[i] * scale * wn[i] : buf[i]; };
     constexpr double kTwoPi = 6.283185307179586476925286766559;
-    for (int i = threadIdx.x; i < a.half; i += blockDim.x) {
+    const int n_rot = 2 * a.half;
+    const double ps = double(pos[t]);
+    for (int i = lane; i < a.half; i += 32) {
         const double pwi = pow(double(a.theta), 2.0 * i / n_rot);
         double m = 0.0;
         if (a.yarn) {
             const double r = (i - a.lo) / fmax(0.001, a.hi - a.lo);
             m = (1.0 - fmin(fmax(r, 0.0), 1.0)) * a.ext_factor;
         }
-        const double extrap = double(pos[t]) / pwi;
+        const double extrap = ps / pwi;
         double angle = extrap * a.freq_scale;
         if (a.yarn) angle = angle * (1.0 - m) + extrap * m;
         const double r = fma(-rint(angle * (1.0 / kTwoPi)), kTwoPi, angle);
         float sn, cn;
         sincosf(float(r), &sn, &cn);
-        cs[i] = make_float2(cn * a.mag, sn * a.mag);
+        const float cx = cn * a.mag, cy = sn * a.mag;
+        const int ia = a.neox ? i : 2 * i, ib = a.neox ? i + a.half : 2 * i + 1;
+        const float x0 = normed(ia), x1 = normed(ib);
+        put(ia, fmaf(x0, cx, -x1 * cy));
+        put(ib, fmaf(x0, cy, x1 * cx));
     }
-    __syncthreads();
-    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5, hd = a.head_dim;
-    for (int h = threadIdx.x >> 5; h < nq + nk; h += warps) {
-        float* v = h < nq ? q + t * ldq + std::int64_t(h) * hd : k + t * ldk + std::int64_t(h - nq) * hd;
-        const float* wn = h < nq ? qw : kw;
-        if (wn) {
-            float ss = 0.f;
-            for (int i = lane; i < hd; i += 32) ss += v[i] * v[i];
-            for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
-            const float scale = rsqrtf(ss / float(hd) + eps);
-            for (int i = lane; i < hd; i += 32) buf[i] = v[i] * scale * wn[i];
-        } else {
-            for (int i = lane; i < hd; i += 32) buf[i] = v[i];
-        }
-        __syncwarp();
-        for (int i = lane; i < a.half; i += 32) {
-            const int ia = a.neox ? i : 2 * i, ib = a.neox ? i + a.half : 2 * i + 1;
-            const float2 c = cs[i];
-            const float x0 = buf[ia], x1 = buf[ib];
-            v[ia] = fmaf(x0, c.x, -x1 * c.y);
-            v[ib] = fmaf(x0, c.y, x1 * c.x);
-        }
-        for (int i = n_rot + lane; i < hd; i += 32) v[i] = buf[i];
-        __syncwarp();
-    }
-    if constexpr (!std::is_void_v<KV>) {
-        __syncthreads();  // every head of k written (global writes are visible within the block after the barrier)
-        kv_write_token<KV>(kv.p, k, ldk, kv.v, kv.ldv, pos[t], kv.seq[t], t, static_cast<KV*>(kv.k_cache),
-                           static_cast<KV*>(kv.v_cache));
-    }
+    for (int i = n_rot + lane; i < hd; i += 32) put(i, normed(i));
+    if constexpr (!std::is_void_v<KV>)
+        if (vdst)
+            for (int i = lane; i < kv.p.v_head_dim; i += 32) vdst[i] = kv_elem<KV>(vsrc[i]);
 }
 
 // ---- element-wise ----
@@ -318,19 +361,6 @@ __device__ inline Cand warp_best(Cand c) {
     }
     return c;  // the same on every lane: the order is total over distinct ids
 }
-__device__ inline double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
-    return v;
-}
-__device__ inline float warp_sum(float v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(kFull, v, off);
-    return v;
-}
-__device__ inline float warp_max(float v) {
-    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(kFull, v, off));
-    return v;
-}
-
 // torch's softplus (x itself above 20), then the square root, in double as ref::moe_route.
 __device__ inline double sqrt_softplus(float x) { return sqrt(x > 20.f ? double(x) : log1p(exp(double(x)))); }
 
@@ -360,6 +390,64 @@ __device__ double chosen_weight(const RouteArgs& a, const float* l, int lane, fl
     return w;
 }
 
+// Expert e's selection score from its logit x, exactly as the reference orders them. softmax: the order of the
+// probabilities is the order of the logits, so the logits are compared; sigmoid: s + bias in double (as the
+// reference) so near-ties break the same way.
+__device__ __forceinline__ double route_score(const RouteArgs& a, float x, int e) {
+    double s = x;
+    if (a.gating == RouterGating::sigmoid) {
+        s = 1.0 / (1.0 + exp(-s));
+        if (a.bias) s += double(a.bias[e]);
+    } else if (a.gating == RouterGating::sqrtsoftplus) {
+        s = sqrt_softplus(x);
+        if (a.bias) s += double(a.bias[e]);
+    }
+    return s;
+}
+
+// Ungrouped top-k in one pass, a block per token and a thread per expert: expert e's rank is the number of experts
+// ahead of it in the router's order (larger score, ties to the lower id), and the k of rank < k are the choice, in
+// rank order — the same choice as k rounds of an argmax, without their k dependent warp reductions (a decode step's
+// router is one token: latency, not throughput). Warp 0 then weighs the k as moe_route_kernel does.
+__global__ void moe_route_rank_kernel(RouteArgs a, const float* __restrict__ logits, std::int32_t* __restrict__ ids,
+                                      float* __restrict__ weights) {
+    extern __shared__ double route_smem[];
+    double* sel = route_smem;                              // [n]
+    float* lg = reinterpret_cast<float*>(sel + a.n);       // [n]
+    int* chosen = reinterpret_cast<int*>(lg + a.n);        // [k]
+    pdl_enter();
+    const std::int64_t t = blockIdx.x;
+    const int e = int(threadIdx.x);
+    double s = 0.0;
+    if (e < a.k) chosen[e] = -1;
+    if (e < a.n) {
+        const float x = logits[t * a.n + e];
+        s = route_score(a, x, e);
+        sel[e] = s;
+        lg[e] = x;
+    }
+    __syncthreads();
+    if (e < a.n) {
+        int rank = 0;
+        for (int j = 0; j < a.n; ++j) {
+            const double o = sel[j];
+            rank += o > s || (o == s && j < e);
+        }
+        if (rank < a.k) chosen[rank] = e;
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) return;
+    const int lane = int(threadIdx.x);
+    const bool mine = lane < a.k;
+    // Every rank below k is taken unless a score is NaN (no order): then expert `lane` stands in, a valid id.
+    const int my_id = mine ? (chosen[lane] >= 0 ? chosen[lane] : lane) : 0;
+    const double w = chosen_weight(a, lg, lane, mine ? lg[my_id] : 0.f);
+    if (mine) {
+        ids[t * a.k + lane] = my_id;
+        weights[t * a.k + lane] = float(w * double(a.scale));
+    }
+}
+
 // Lane l owns experts l, l + 32, … (at most 32 of them: n ≤ 1024), so a 32-bit mask marks the ones already taken.
 __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, std::int64_t n_tokens,
                                  std::int32_t* __restrict__ ids, float* __restrict__ weights) {
@@ -371,20 +459,7 @@ __global__ void moe_route_kernel(RouteArgs a, const float* __restrict__ logits, 
     double* sel = route_smem + std::size_t(warp) * a.n;
     const float* l = logits + t * a.n;
 
-    // Selection scores, exactly as the reference orders them. softmax: the order of the probabilities is the order
-    // of the logits, so the logits are compared; sigmoid: s + bias in double (as the reference) so near-ties break
-    // the same way.
-    for (int e = lane; e < a.n; e += 32) {
-        double s = l[e];
-        if (a.gating == RouterGating::sigmoid) {
-            s = 1.0 / (1.0 + exp(-s));
-            if (a.bias) s += double(a.bias[e]);
-        } else if (a.gating == RouterGating::sqrtsoftplus) {
-            s = sqrt_softplus(l[e]);
-            if (a.bias) s += double(a.bias[e]);
-        }
-        sel[e] = s;
-    }
+    for (int e = lane; e < a.n; e += 32) sel[e] = route_score(a, l[e], e);
     if (a.grouped) {
         __syncwarp();
         // Group g (lane g): the sum of its two best scores; keep the topk_group best groups (ties → lower group).
@@ -753,18 +828,17 @@ cudaError_t launch_qk_norm_rope(const RopeParams& p, float* q, std::int64_t ldq,
     if (ldq < std::int64_t(n_q_heads) * p.head_dim || ldk < std::int64_t(n_k_heads) * p.head_dim) return cudaErrorInvalidValue;
     if (n_tokens == 0 || n_q_heads + n_k_heads == 0) return cudaSuccess;
     const RopeArgs a = rope_args(p, n_q_heads, ldq, n_tokens);
-    constexpr int kThreads = 256;
-    const std::size_t smem = std::size_t(a.half) * (2 * sizeof(double) + sizeof(float2)) +
-                             std::size_t(kThreads / 32) * std::size_t(p.head_dim) * sizeof(float);
-    const dim3 grid(static_cast<unsigned>(n_tokens));
+    const std::size_t smem = std::size_t(kQkWarps) * std::size_t(p.head_dim) * sizeof(float);
+    const dim3 grid(static_cast<unsigned>(n_tokens), unsigned((n_q_heads + n_k_heads + kQkWarps - 1) / kQkWarps));
+    const dim3 block(kQkWarps * 32);
     if (!kv.k_cache)
-        return launch_pdl(qk_norm_rope_kernel<void>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
-                          n_k_heads, q_norm, k_norm, eps, pos, kv);
+        return launch_pdl(qk_norm_rope_kernel<void>, grid, block, smem, stream, a, q, ldq, n_q_heads, k, ldk, n_k_heads,
+                          q_norm, k_norm, eps, pos, kv);
     if (kv.p.type == DType::F16)
-        return launch_pdl(qk_norm_rope_kernel<__half>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
-                          n_k_heads, q_norm, k_norm, eps, pos, kv);
-    return launch_pdl(qk_norm_rope_kernel<float>, grid, dim3(kThreads), smem, stream, a, q, ldq, n_q_heads, k, ldk,
-                      n_k_heads, q_norm, k_norm, eps, pos, kv);
+        return launch_pdl(qk_norm_rope_kernel<__half>, grid, block, smem, stream, a, q, ldq, n_q_heads, k, ldk, n_k_heads,
+                          q_norm, k_norm, eps, pos, kv);
+    return launch_pdl(qk_norm_rope_kernel<float>, grid, block, smem, stream, a, q, ldq, n_q_heads, k, ldk, n_k_heads,
+                      q_norm, k_norm, eps, pos, kv);
 }
 
 }  // namespace
@@ -820,6 +894,12 @@ cudaError_t moe_route(const RouterParams& p, const float* logits, std::int64_t n
     a.grouped = p.gating == RouterGating::sigmoid && p.n_group > 0 && p.topk_group > 0 && p.topk_group < p.n_group;
     if (a.grouped && (p.n_group > 32 || p.n_expert % p.n_group)) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
+    if (!a.grouped) {
+        if (n_tokens > kMaxGrid) return cudaErrorInvalidValue;
+        const std::size_t smem = std::size_t(p.n_expert) * (sizeof(double) + sizeof(float)) + std::size_t(p.k) * sizeof(int);
+        return launch_pdl(moe_route_rank_kernel, dim3(static_cast<unsigned>(n_tokens)),
+                          dim3(unsigned((std::max(p.n_expert, 32) + 31) / 32 * 32)), smem, stream, a, logits, ids, weights);
+    }
     if ((n_tokens + kRouteWarps - 1) / kRouteWarps > kMaxGrid) return cudaErrorInvalidValue;
     const std::size_t smem = std::size_t(kRouteWarps) * p.n_expert * sizeof(double);
     return launch_pdl(moe_route_kernel, dim3(blocks_for(n_tokens, kRouteWarps)), dim3(kRouteWarps * 32), smem, stream, a,

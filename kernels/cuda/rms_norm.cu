@@ -1,33 +1,145 @@
 #include "cuda/rms_norm.cuh"
 #include "cuda/launch.cuh"
+#include "cuda/ops.cuh"
+
+#include <algorithm>
+#include <cstdint>
 
 namespace ft::kernels::cuda {
 
 namespace {
 
-constexpr int kBlock = 256;
+constexpr int kBlock = 256;  // the scalar form
+constexpr int kMaxThreads = 1024;
+constexpr int kPer = 4;  // float4s a thread keeps in registers in the vector form: rows up to 16,384 columns
 
-__global__ void rms_norm_f32_kernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                                    std::int64_t n_cols, float eps) {
+// The sum of every thread's v, on every thread (any block size up to 1024, a multiple of 32).
+__device__ __forceinline__ float block_sum(float v) {
+    __shared__ float warp_sums[32];
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        float s = threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : 0.f;
+        for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+        if (threadIdx.x == 0) warp_sums[0] = s;
+    }
+    __syncthreads();
+    return warp_sums[0];
+}
+
+// Rows of n4 float4s (16-byte aligned x, w, y): each thread loads its float4s of the row at once and keeps them, so a
+// row costs one round trip to memory, not one per element (a decode step's norm is a single row, latency-bound).
+// The weights (which no kernel writes) load before the wait for the kernel before. x may be y (in place).
+__global__ void __launch_bounds__(kMaxThreads) rms_norm_vec_kernel(const float4* x, const float4* __restrict__ w, float4* y, int n4, float eps) {
+    float4 wr[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) wr[j] = w[i];
+    }
+    pdl_enter();
+    const std::int64_t row = blockIdx.x;
+    const float4* xr = x + row * n4;
+    float4* yr = y + row * n4;
+    float4 xv[kPer];
+    float ss = 0.f;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) xv[j] = xr[i];
+    }
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) ss += xv[j].x * xv[j].x + xv[j].y * xv[j].y + xv[j].z * xv[j].z + xv[j].w * xv[j].w;
+    }
+    const float scale = rsqrtf(block_sum(ss) / float(4 * n4) + eps);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4)
+            yr[i] = make_float4(xv[j].x * scale * wr[j].x, xv[j].y * scale * wr[j].y, xv[j].z * scale * wr[j].z,
+                                xv[j].w * scale * wr[j].w);
+    }
+}
+
+// moe_combine (accumulate) of a token's row, then the vector form's norm of it: the same per-column sum (s = 0,
+// s = fma(weight, y, s) over j ascending, out + s) and the same per-thread and per-block order of the squares.
+__global__ void __launch_bounds__(kMaxThreads) combine_norm_vec_kernel(const float4* __restrict__ y, const std::int32_t* __restrict__ where,
+                                        const float* __restrict__ weights, int k, int n4, float4* __restrict__ out,
+                                        const float4* __restrict__ w, float eps, float4* __restrict__ xn) {
+    float4 wr[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) wr[j] = w[i];
+    }
+    pdl_enter();
+    const std::int64_t t = blockIdx.x;
+    float4* orow = out + t * n4;
+    float4 xv[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) xv[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    for (int e = 0; e < k; ++e) {
+        const std::int64_t p = t * k + e;
+        const std::int64_t r = where ? where[p] : p;
+        if (r < 0) continue;
+        const float we = weights[p];
+        const float4* yr = y + r * n4;
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+            const int i = int(threadIdx.x) + j * int(blockDim.x);
+            if (i < n4) {
+                const float4 v = yr[i];
+                xv[j] = make_float4(fmaf(we, v.x, xv[j].x), fmaf(we, v.y, xv[j].y), fmaf(we, v.z, xv[j].z),
+                                    fmaf(we, v.w, xv[j].w));
+            }
+        }
+    }
+    float ss = 0.f;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) {
+            const float4 o = orow[i];
+            xv[j] = make_float4(o.x + xv[j].x, o.y + xv[j].y, o.z + xv[j].z, o.w + xv[j].w);
+            orow[i] = xv[j];
+            ss += xv[j].x * xv[j].x + xv[j].y * xv[j].y + xv[j].z * xv[j].z + xv[j].w * xv[j].w;
+        }
+    }
+    const float scale = rsqrtf(block_sum(ss) / float(4 * n4) + eps);
+    float4* nrow = xn + t * n4;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4)
+            nrow[i] = make_float4(xv[j].x * scale * wr[j].x, xv[j].y * scale * wr[j].y, xv[j].z * scale * wr[j].z,
+                                  xv[j].w * scale * wr[j].w);
+    }
+}
+
+// Any row: two passes over x (in place allowed).
+__global__ void rms_norm_f32_kernel(const float* x, const float* __restrict__ w, float* y, std::int64_t n_cols, float eps) {
     pdl_enter();
     const std::int64_t row = blockIdx.x;
     const float* xr = x + row * n_cols;
     float* yr = y + row * n_cols;
     float ss = 0.f;
     for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) ss += xr[c] * xr[c];
-    for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
-    __shared__ float warp_sums[kBlock / 32];
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = ss;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        float v = threadIdx.x < (blockDim.x >> 5) ? warp_sums[threadIdx.x] : 0.f;
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-        if (threadIdx.x == 0) warp_sums[0] = v;
-    }
-    __syncthreads();
-    const float scale = rsqrtf(warp_sums[0] / float(n_cols) + eps);
+    const float scale = rsqrtf(block_sum(ss) / float(n_cols) + eps);
     for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) yr[c] = xr[c] * scale * w[c];
 }
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+bool vec_rows(std::int64_t n_cols) { return n_cols % 4 == 0 && n_cols / 4 <= std::int64_t(kMaxThreads) * kPer; }
+
+// Two float4s per thread where the row allows: enough loads in flight, and few threads to sum over.
+int vec_threads(int n4) { return std::clamp((n4 / 2 + 31) / 32 * 32, 32, kMaxThreads); }
 
 }  // namespace
 
@@ -35,7 +147,29 @@ cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t 
                          cudaStream_t stream) {
     if (n_rows <= 0 || n_cols <= 0) return cudaSuccess;
     if (n_rows > 0x7fffffff) return cudaErrorInvalidValue;
-    return launch_pdl(rms_norm_f32_kernel, dim3(static_cast<unsigned>(n_rows)), dim3(kBlock), 0, stream, x, w, y, n_cols, eps);
+    const dim3 grid(static_cast<unsigned>(n_rows));
+    if (vec_rows(n_cols) && aligned16(x) && aligned16(w) && aligned16(y)) {
+        const int n4 = int(n_cols / 4);
+        const int threads = vec_threads(n4);
+        return launch_pdl(rms_norm_vec_kernel, grid, dim3(unsigned(threads)), 0, stream, reinterpret_cast<const float4*>(x),
+                          reinterpret_cast<const float4*>(w), reinterpret_cast<float4*>(y), n4, eps);
+    }
+    return launch_pdl(rms_norm_f32_kernel, grid, dim3(kBlock), 0, stream, x, w, y, n_cols, eps);
+}
+
+cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, const float* weights, std::int64_t n_tokens,
+                                 int k, std::int64_t cols, float* out, const float* w, float eps, float* xn,
+                                 cudaStream_t stream) {
+    if (n_tokens < 0 || n_tokens > 0x7fffffff || k < 1 || cols <= 0) return cudaErrorInvalidValue;
+    if (n_tokens == 0) return cudaSuccess;
+    if (!vec_rows(cols) || !aligned16(y) || !aligned16(out) || !aligned16(w) || !aligned16(xn)) {
+        const cudaError_t e = moe_combine(y, where, weights, n_tokens, k, cols, out, true, stream);
+        return e != cudaSuccess ? e : rms_norm_f32(out, w, xn, n_tokens, cols, eps, stream);
+    }
+    const int n4 = int(cols / 4);
+    return launch_pdl(combine_norm_vec_kernel, dim3(static_cast<unsigned>(n_tokens)), dim3(unsigned(vec_threads(n4))), 0,
+                      stream, reinterpret_cast<const float4*>(y), where, weights, k, n4, reinterpret_cast<float4*>(out),
+                      reinterpret_cast<const float4*>(w), eps, reinterpret_cast<float4*>(xn));
 }
 
 }  // namespace ft::kernels::cuda

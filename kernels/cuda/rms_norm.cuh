@@ -10,4 +10,12 @@ namespace ft::kernels::cuda {
 cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t n_rows, std::int64_t n_cols, float eps,
                          cudaStream_t stream);
 
+// A MoE block's weighted sum into the residual and the next block's input norm in one launch (a block per token):
+// out = moe_combine(y, where, weights, n_tokens, k, cols, out, accumulate = true), then xn = rms_norm_f32(out, w) —
+// the same arithmetic and results as the two calls, which it makes instead where a row does not fit its form (cols a
+// multiple of 4 up to 16,384, 16-byte aligned rows).
+cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, const float* weights, std::int64_t n_tokens,
+                                 int k, std::int64_t cols, float* out, const float* w, float eps, float* xn,
+                                 cudaStream_t stream);
+
 }  // namespace ft::kernels::cuda

@@ -28,6 +28,7 @@
 #include "cuda_test.h"
 
 #include "cuda/ops.cuh"
+#include "cuda/rms_norm.cuh"
 
 using ft::kernels::DType;
 using ft::kernels::RopeParams;
@@ -544,6 +545,7 @@ private slots:
         QTest::addColumn<int>("cols");
         QTest::addColumn<int>("bad_ids");  // ids out of range, counted nowhere
         QTest::addRow("1 tok, qwen3 128/8") << 1 << 8 << 128 << 64 << 0;
+        QTest::addRow("1 tok, qwen3 128/8, 2048 cols") << 1 << 8 << 128 << 2048 << 0;
         QTest::addRow("5 tok, 256/8, odd cols") << 5 << 8 << 256 << 33 << 0;
         QTest::addRow("333 tok, 128/8") << 333 << 8 << 128 << 128 << 0;
         QTest::addRow("3 tok, 7/2") << 3 << 2 << 7 << 5 << 0;
@@ -551,6 +553,7 @@ private slots:
         QTest::addRow("8192 tok, 256/8") << 8192 << 8 << 256 << 8 << 0;
         QTest::addRow("1000 tok, 1024/4 (smem-limited warps)") << 1000 << 4 << 1024 << 4 << 0;
         QTest::addRow("100 tok, 64/6, 9 bad ids") << 100 << 6 << 64 << 12 << 9;
+        QTest::addRow("7 tok, 128/8, 7168 cols, 5 bad ids") << 7 << 8 << 128 << 7168 << 5;
     }
     void moeGroupGatherCombine() {
         QFETCH(int, n_tokens);
@@ -637,6 +640,30 @@ private slots:
             const auto err = ft::test::compare(out.ptr(), want.data(), want.size());
             // Same fma chain in the same order: expected bit-exact; the bound leaves room only for rounding.
             QVERIFY2(err.finite && err.max_abs < 1e-6, err.str().c_str());
+        }
+        // The sum with the next block's norm fused: x and xn bit-equal to moe_combine (accumulate) then rms_norm_f32
+        // (odd widths take the two calls inside it).
+        for (const bool with_where : {true, false}) {
+            const auto nw = ft::test::random_floats(std::size_t(cols), 47, 0.5f, 1.5f);
+            Dev dnw(bytes_of(nw)), d1(bytes_of(resid)), d2(bytes_of(resid)), n1(bytes_of(resid)), n2(bytes_of(resid));
+            QVERIFY(dnw.p && d1.p && d2.p && n1.p && n2.p);
+            CHECK_CUDA(cudaMemcpy(dnw.p, nw.data(), bytes_of(nw), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d1.p, resid.data(), bytes_of(resid), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(d2.p, resid.data(), bytes_of(resid), cudaMemcpyHostToDevice));
+            const std::int32_t* wh = with_where ? dwh.as<std::int32_t>() : nullptr;
+            CHECK_CUDA(kc::moe_combine(dy.as<float>(), wh, dwt.as<float>(), n_tokens, k, cols, d1.as<float>(), true, nullptr));
+            CHECK_CUDA(kc::rms_norm_f32(d1.as<float>(), dnw.as<float>(), n1.as<float>(), n_tokens, cols, 1e-6f, nullptr));
+            CHECK_CUDA(kc::moe_combine_rms_norm(dy.as<float>(), wh, dwt.as<float>(), n_tokens, k, cols, d2.as<float>(),
+                                                dnw.as<float>(), 1e-6f, n2.as<float>(), nullptr));
+            CHECK_CUDA(cudaDeviceSynchronize());
+            std::vector<float> x1(resid.size()), x2(resid.size()), xn1(resid.size()), xn2(resid.size());
+            CHECK_CUDA(cudaMemcpy(x1.data(), d1.p, bytes_of(x1), cudaMemcpyDeviceToHost));
+            CHECK_CUDA(cudaMemcpy(x2.data(), d2.p, bytes_of(x2), cudaMemcpyDeviceToHost));
+            CHECK_CUDA(cudaMemcpy(xn1.data(), n1.p, bytes_of(xn1), cudaMemcpyDeviceToHost));
+            CHECK_CUDA(cudaMemcpy(xn2.data(), n2.p, bytes_of(xn2), cudaMemcpyDeviceToHost));
+            QVERIFY2(x1 != resid, "the sum left the residual unchanged");
+            QVERIFY2(std::memcmp(x1.data(), x2.data(), bytes_of(x1)) == 0, "fused sum differs from moe_combine's");
+            QVERIFY2(std::memcmp(xn1.data(), xn2.data(), bytes_of(xn1)) == 0, "fused norm differs from rms_norm_f32's");
         }
         // where = nullptr: y rows in pair order (decode layout).
         {

@@ -59,6 +59,13 @@ struct GpuContext {
     std::span<const exec::BatchToken> batch;
     kv::KvCache* kv = nullptr;
 
+    // The next block's input norm, for a block that can end with it fused (a MoE block's weighted sum: the residual
+    // and the norm in one launch); null when it is not fused (the last block, DeepSeek-V4's hyper-connections). A
+    // block that wrote xn that way sets xn_ready, and the runner leaves out the next block's norm.
+    const float* next_norm = nullptr;
+    float next_norm_eps = 0.f;
+    bool xn_ready = false;
+
     // Profiling: a timing event at the end of a phase (set by the runner while it profiles a step).
     std::function<void(const char*)> on_mark;
     std::uint64_t launches = 0;

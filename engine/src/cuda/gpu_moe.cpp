@@ -8,6 +8,7 @@
 #include "cuda/dequant.cuh"
 #include "cuda/moe_gemm.cuh"
 #include "cuda/ops.cuh"
+#include "cuda/rms_norm.cuh"
 #include "ft/error.h"
 
 namespace ft::gpu {
@@ -135,8 +136,7 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
         dp.bias = biases_.down;
         c.launched(kc::expert_gemv(dp, c.stream), "expert down");
         c.mark("experts down");
-        c.launched(kc::moe_combine(s.ys.get(), nullptr, s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
-                   "moe combine");
+        combine(c, nullptr, T);
         c.mark("moe combine");
         return;
     }
@@ -190,8 +190,7 @@ void GpuMoe::prefill_grouped(GpuContext& c, const ExpertSet& ex, std::int64_t T,
     dn.y = s.ys.get();
     dn.bias = biases_.down;
     c.launched(kc::moe_gemm_down(dn, c.stream), "expert down (grouped)");
-    c.launched(kc::moe_combine(s.ys.get(), s.where.get(), s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
-               "moe combine");
+    combine(c, s.where.get(), T);
 }
 
 // Prefill MoE the exact way (f32 GEMMs, or shapes the grouped kernels do not take): the experts' row ranges read
@@ -250,8 +249,23 @@ void GpuMoe::prefill_per_expert(GpuContext& c, const ExpertSet& ex, std::int64_t
             c.launched(kc::add_bias_f32(s.ys.get() + r0 * E, E, biases_.down + std::size_t(e) * std::size_t(E), n, E, c.stream),
                        "expert down bias");
     }
-    c.launched(kc::moe_combine(s.ys.get(), s.where.get(), s.route_w.get(), T, int(K), E, s.x.get(), true, c.stream),
-               "moe combine");
+    combine(c, s.where.get(), T);
+}
+
+// The weighted sum of the routed experts' rows into the residual x, with the next block's input norm when the runner
+// asks for it (then xn holds that block's input).
+void GpuMoe::combine(GpuContext& c, const std::int32_t* where, std::int64_t T) const {
+    StepScratch& s = c.s;
+    const std::int64_t E = c.n_embd;
+    const int K = route_.k;
+    if (c.next_norm) {
+        c.launched(kc::moe_combine_rms_norm(s.ys.get(), where, s.route_w.get(), T, K, E, s.x.get(), c.next_norm,
+                                            c.next_norm_eps, s.xn.get(), c.stream),
+                   "moe combine + next norm");
+        c.xn_ready = true;
+    } else {
+        c.launched(kc::moe_combine(s.ys.get(), where, s.route_w.get(), T, K, E, s.x.get(), true, c.stream), "moe combine");
+    }
 }
 
 }  // namespace ft::gpu

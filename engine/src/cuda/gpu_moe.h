@@ -49,6 +49,7 @@ private:
     bool grouped_gemm_ok(const GpuContext& c, const ExpertSet& ex) const;
     void prefill_grouped(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
     void prefill_per_expert(GpuContext& c, const ExpertSet& ex, std::int64_t T, std::int64_t P) const;
+    void combine(GpuContext& c, const std::int32_t* where, std::int64_t T) const;
 
     model::MoeBlock b_;
     DeviceMatrix router_;

@@ -590,16 +590,24 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
     c.launched(kc::embed_rows(embd_.type, embd_.data, embd_.row_bytes, E, c.d_tok, T, c.s.x.get(), stream_), "embedding");
     mark("embedding");
     if (g_.hc_mult > 0) return run_step_hc(T, decode);
-    for (const auto& layer : blocks_) {
-        for (const GpuBlock& b : layer) {
-            c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
-            if (b.attn) b.attn->forward(c, T, decode);
-            else if (b.mla) b.mla->forward(c, T, decode);
-            else if (b.gdn) b.gdn->forward(c, T, decode);
-            else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
-            else b.ffn.forward(c, T);
-        }
+    std::vector<const GpuBlock*> order;
+    for (const auto& layer : blocks_)
+        for (const GpuBlock& b : layer) order.push_back(&b);
+    c.xn_ready = false;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const GpuBlock& b = *order[i];
+        if (!c.xn_ready) c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
+        c.xn_ready = false;
+        c.next_norm = i + 1 < order.size() ? order[i + 1]->norm : nullptr;
+        c.next_norm_eps = i + 1 < order.size() ? order[i + 1]->eps : 0.f;
+        if (b.attn) b.attn->forward(c, T, decode);
+        else if (b.mla) b.mla->forward(c, T, decode);
+        else if (b.gdn) b.gdn->forward(c, T, decode);
+        else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
+        else b.ffn.forward(c, T);
     }
+    c.next_norm = nullptr;
+    c.xn_ready = false;
     if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
     if (decode) {
         lm_head(nullptr, T);
