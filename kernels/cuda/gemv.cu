@@ -1015,6 +1015,9 @@ cudaError_t dispatch_fast(DType t, const KArgs& a, unsigned grid_y, cudaStream_t
             default: return cudaErrorInvalidValue;
         }
     } else {
+        // Short Q4_K rows (a MoE down projection, k ≤ 1024: one 32-unit step per warp) take 8 rows per warp: one
+        // wave of warps with twice the loads in flight each (Qwen3-30B-A3B down, H200: 0.506 → 0.465 ms per step).
+        if (kMode == kExpert && t == DType::Q4_K && a.k <= 1024) return launch<DType::Q4_K, 1, 8, kMode>(a, grid_y, s);
         switch (t) {
             case DType::F32: return launch<DType::F32, 1, 4, kMode>(a, grid_y, s);
             case DType::F16: return launch<DType::F16, 1, 4, kMode>(a, grid_y, s);
