@@ -122,6 +122,62 @@ __global__ void __launch_bounds__(kMaxThreads) combine_norm_vec_kernel(const flo
     }
 }
 
+// The vector form's norm of token blockIdx.y's row, staged in shared memory, then a warp per router row of this
+// block's rows (one per warp). Each block prefetches its router rows into L2 before the wait for the kernel before.
+__global__ void __launch_bounds__(kMaxThreads)
+    norm_router_kernel(const float4* __restrict__ x, const float4* __restrict__ w, float eps, int n4,
+                       const float* __restrict__ router, std::int64_t ld_router, int rows, float* __restrict__ logits,
+                       float4* __restrict__ xn) {
+    extern __shared__ float4 xs[];  // [n4]
+    const int warps = int(blockDim.x) >> 5, warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+    const int r0 = int(blockIdx.x) * warps, r1 = min(r0 + warps, rows);
+    prefetch_l2(router + std::int64_t(r0) * ld_router, std::size_t(r1 - r0) * std::size_t(ld_router) * sizeof(float));
+    float4 wr[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) wr[j] = w[i];
+    }
+    pdl_enter();
+    const std::int64_t t = blockIdx.y;
+    const float4* xr = x + t * n4;
+    float4 xv[kPer];
+    float ss = 0.f;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) xv[j] = xr[i];
+    }
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) ss += xv[j].x * xv[j].x + xv[j].y * xv[j].y + xv[j].z * xv[j].z + xv[j].w * xv[j].w;
+    }
+    const float scale = rsqrtf(block_sum(ss) / float(4 * n4) + eps);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int i = int(threadIdx.x) + j * int(blockDim.x);
+        if (i < n4) {
+            const float4 v = make_float4(xv[j].x * scale * wr[j].x, xv[j].y * scale * wr[j].y, xv[j].z * scale * wr[j].z,
+                                         xv[j].w * scale * wr[j].w);
+            xs[i] = v;
+            if (blockIdx.x == 0) xn[t * n4 + i] = v;
+        }
+    }
+    __syncthreads();
+    const int r = r0 + warp;
+    if (r >= r1) return;
+    const float4* wrow = reinterpret_cast<const float4*>(router + std::int64_t(r) * ld_router);
+    float acc = 0.f;
+#pragma unroll 8
+    for (int i = lane; i < n4; i += 32) {
+        const float4 a = wrow[i], b = xs[i];
+        acc = fmaf(a.x, b.x, fmaf(a.y, b.y, fmaf(a.z, b.z, fmaf(a.w, b.w, acc))));
+    }
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    if (lane == 0) logits[t * rows + r] = acc;
+}
+
 // Any row: two passes over x (in place allowed).
 __global__ void rms_norm_f32_kernel(const float* x, const float* __restrict__ w, float* y, std::int64_t n_cols, float eps) {
     pdl_enter();
@@ -170,6 +226,31 @@ cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, cons
     return launch_pdl(combine_norm_vec_kernel, dim3(static_cast<unsigned>(n_tokens)), dim3(unsigned(vec_threads(n4))), 0,
                       stream, reinterpret_cast<const float4*>(y), where, weights, k, n4, reinterpret_cast<float4*>(out),
                       reinterpret_cast<const float4*>(w), eps, reinterpret_cast<float4*>(xn));
+}
+
+bool rms_norm_router_supported(const float* x, const float* w, const float* router, std::int64_t ld_router,
+                               std::int64_t cols, const float* xn) {
+    return vec_rows(cols) && ld_router >= cols && ld_router % 4 == 0 && aligned16(x) && aligned16(w) && aligned16(router) &&
+           aligned16(xn);
+}
+
+cudaError_t rms_norm_router_f32(const float* x, const float* w, float eps, std::int64_t n_tokens, std::int64_t cols,
+                                const float* router, std::int64_t ld_router, int rows, float* logits, float* xn,
+                                cudaStream_t stream) {
+    if (n_tokens < 0 || n_tokens > 65535 || rows < 0 || !rms_norm_router_supported(x, w, router, ld_router, cols, xn))
+        return cudaErrorInvalidValue;
+    if (n_tokens == 0 || rows == 0) return cudaSuccess;
+    const int n4 = int(cols / 4);
+    const int threads = vec_threads(n4), warps = threads / 32;
+    const dim3 grid(unsigned((rows + warps - 1) / warps), unsigned(n_tokens));
+    const std::size_t smem = std::size_t(n4) * sizeof(float4);
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(norm_router_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        if (e != cudaSuccess) return e;
+    }
+    return launch_pdl(norm_router_kernel, grid, dim3(unsigned(threads)), smem, stream,
+                      reinterpret_cast<const float4*>(x), reinterpret_cast<const float4*>(w), eps, n4, router, ld_router,
+                      rows, logits, reinterpret_cast<float4*>(xn));
 }
 
 }  // namespace ft::kernels::cuda

@@ -18,4 +18,15 @@ cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, cons
                                  int k, std::int64_t cols, float* out, const float* w, float eps, float* xn,
                                  cudaStream_t stream);
 
+// A MoE block's input norm and its router in one launch, for few tokens (decode): xn = rms_norm_f32(x, w) as that
+// call computes it, and logits[t, r] = Σ_c router[r, c] · xn[t, c] for F32 router rows (stride ld_router floats).
+// Blocks over (router rows, tokens) each normalise their token's row (into shared memory); the first of each token
+// also writes xn. Requires cols a multiple of 4 up to 16,384 and 16-byte aligned x, w, xn, router rows
+// (rms_norm_router_supported); cudaErrorInvalidValue otherwise.
+bool rms_norm_router_supported(const float* x, const float* w, const float* router, std::int64_t ld_router,
+                               std::int64_t cols, const float* xn);
+cudaError_t rms_norm_router_f32(const float* x, const float* w, float eps, std::int64_t n_tokens, std::int64_t cols,
+                                const float* router, std::int64_t ld_router, int rows, float* logits, float* xn,
+                                cudaStream_t stream);
+
 }  // namespace ft::kernels::cuda

@@ -1,7 +1,10 @@
 // GPU smoke test: device query, one CUDA kernel (RMSNorm) and one cuBLAS GEMM (BF16 in, F32 accumulate) against the
 // scalar references. Labelled `gpu`: skipped (exit 77) without a GPU. With FT_TEST_PERF=1 the perf* cases time the
 // same work and print achieved GB/s and TFLOP/s.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "ft/gpu.h"
@@ -94,6 +97,59 @@ private slots:
         QVERIFY(got.all_written());
         const auto err = ft::test::compare(got.ptr(), want.data(), n);
         QVERIFY2(err.finite && err.max_rel < 2e-5 + 1e-3 * (cols > 4096), err.str().c_str());
+    }
+
+    // The MoE input norm fused with an F32 router: xn bit-equal to rms_norm_f32's, logits as a double dot of it.
+    void rmsNormRouterMatchesTwoSteps_data() {
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("rows");
+        QTest::addRow("decode, qwen3 2048 -> 128") << 1 << 2048 << 128;
+        QTest::addRow("3 tokens, 7168 -> 256") << 3 << 7168 << 256;
+        QTest::addRow("2 tokens, 16384 -> 5 (64 KiB shared)") << 2 << 16384 << 5;
+        QTest::addRow("1 token, 12 -> 33") << 1 << 12 << 33;
+    }
+    void rmsNormRouterMatchesTwoSteps() {
+        QFETCH(int, tokens);
+        QFETCH(int, cols);
+        QFETCH(int, rows);
+        const std::size_t n = std::size_t(tokens) * cols;
+        const auto x = ft::test::random_floats(n, 3 + cols, -3.f, 3.f);
+        const auto w = ft::test::random_floats(cols, 4 + cols, 0.5f, 1.5f);
+        const auto r = ft::test::random_floats(std::size_t(rows) * cols, 6 + rows, -0.1f, 0.1f);
+        DeviceBuffer<float> dx(n), dw(cols), dr(std::size_t(rows) * cols), dxn(n), dxn2(n), dl(std::size_t(tokens) * rows + 1);
+        QVERIFY(dx.p && dw.p && dr.p && dxn.p && dxn2.p && dl.p);
+        CHECK_CUDA(cudaMemcpy(dx.p, x.data(), n * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dw.p, w.data(), std::size_t(cols) * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dr.p, r.data(), r.size() * 4, cudaMemcpyHostToDevice));
+        const float guard = -12345.f;
+        std::vector<float> lg(std::size_t(tokens) * rows + 1, guard);
+        CHECK_CUDA(cudaMemcpy(dl.p, lg.data(), lg.size() * 4, cudaMemcpyHostToDevice));
+        QVERIFY(ft::kernels::cuda::rms_norm_router_supported(dx.p, dw.p, dr.p, cols, cols, dxn.p));
+        CHECK_CUDA(ft::kernels::cuda::rms_norm_router_f32(dx.p, dw.p, 1e-6f, tokens, cols, dr.p, cols, rows, dl.p, dxn.p,
+                                                          nullptr));
+        CHECK_CUDA(ft::kernels::cuda::rms_norm_f32(dx.p, dw.p, dxn2.p, tokens, cols, 1e-6f, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<float> xn(n), xn2(n);
+        CHECK_CUDA(cudaMemcpy(xn.data(), dxn.p, n * 4, cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(xn2.data(), dxn2.p, n * 4, cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(lg.data(), dl.p, lg.size() * 4, cudaMemcpyDeviceToHost));
+        QVERIFY2(std::memcmp(xn.data(), xn2.data(), n * 4) == 0, "xn differs from rms_norm_f32's");
+        QCOMPARE(lg.back(), guard);
+        double worst = 0;
+        for (int t = 0; t < tokens; ++t)
+            for (int o = 0; o < rows; ++o) {
+                double want = 0;
+                for (int c = 0; c < cols; ++c)
+                    want += double(r[std::size_t(o) * cols + c]) * double(xn[std::size_t(t) * cols + c]);
+                worst = std::max(worst, std::abs(double(lg[std::size_t(t) * rows + o]) - want));
+            }
+        QVERIFY2(worst < 1e-4, qPrintable(QString("max |logit error| %1").arg(worst)));
+        // A misaligned row is refused, not read wrong.
+        QVERIFY(!ft::kernels::cuda::rms_norm_router_supported(dx.p + 1, dw.p, dr.p, cols, cols, dxn.p));
+        QCOMPARE(ft::kernels::cuda::rms_norm_router_f32(dx.p + 1, dw.p, 1e-6f, 1, cols, dr.p, cols, rows, dl.p, dxn.p,
+                                                        nullptr),
+                 cudaErrorInvalidValue);
     }
 
     void cublasGemmBf16MatchesReference_data() {

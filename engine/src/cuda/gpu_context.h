@@ -65,6 +65,10 @@ struct GpuContext {
     const float* next_norm = nullptr;
     float next_norm_eps = 0.f;
     bool xn_ready = false;
+    // This block's input norm when the block computes it itself (a MoE block's norm fused with its router): xn is
+    // not written yet. Null: xn holds the block's input.
+    const float* own_norm = nullptr;
+    float own_norm_eps = 0.f;
 
     // Profiling: a timing event at the end of a phase (set by the runner while it profiles a step).
     std::function<void(const char*)> on_mark;

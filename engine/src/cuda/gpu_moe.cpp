@@ -67,6 +67,12 @@ std::uint64_t GpuMoe::decode_bytes() const {
     return bytes_of(router_) + experts + (shared_ ? shared_.decode_bytes() : 0);
 }
 
+bool GpuMoe::fuses_input_norm(const GpuContext& c, std::int64_t T, const float* norm) const {
+    return T <= kFusedNormMaxTokens && !shared_ && router_.type == kernels::DType::F32 && router_.row_bytes % 4 == 0 && norm &&
+           kc::rms_norm_router_supported(c.s.x.get(), norm, static_cast<const float*>(router_.data),
+                                         std::int64_t(router_.row_bytes / 4), c.n_embd, c.s.xn.get());
+}
+
 void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* offload) const {
     const std::int64_t E = c.n_embd, K = route_.k;
     StepScratch& s = c.s;
@@ -78,7 +84,13 @@ void GpuMoe::forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* 
     } else if (shared_) {
         shared_.forward(c, T);
     }
-    c.matmul(router_, s.xn.get(), T, s.router_logits.get());
+    if (c.own_norm)
+        c.launched(kc::rms_norm_router_f32(s.x.get(), c.own_norm, c.own_norm_eps, T, E, static_cast<const float*>(router_.data),
+                                           std::int64_t(router_.row_bytes / 4), int(router_.rows), s.router_logits.get(),
+                                           s.xn.get(), c.stream),
+                   "ffn norm + router");
+    else
+        c.matmul(router_, s.xn.get(), T, s.router_logits.get());
     if (router_bias_)
         c.launched(kc::add_bias_f32(s.router_logits.get(), route_.n_expert, router_bias_, T, route_.n_expert, c.stream),
                    "router bias");

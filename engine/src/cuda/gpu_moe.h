@@ -18,6 +18,8 @@ namespace ft::gpu {
 // Decode steps and short passes up to this many tokens use the grouped expert kernels (and the expert cache);
 // larger passes group tokens by expert and run a matrix product per expert.
 constexpr std::int64_t kGroupedMaxTokens = kernels::cuda::kGemvMaxM;
+// Up to this many tokens (decode batches) a MoE block's input norm runs fused with its router.
+constexpr std::int64_t kFusedNormMaxTokens = 8;
 
 class GpuFfn {
 public:
@@ -27,6 +29,9 @@ public:
     // x += ffn(xn) for T tokens (scratch g/u hold [T, width]); with gate_logits ([T], device), token t's output
     // times sigmoid(gate_logits[t]) (Qwen's gated shared expert).
     void forward(GpuContext& c, std::int64_t T, const float* gate_logits = nullptr) const;
+    // Whether forward() can compute the block's input norm (weights `norm`) fused with the router for these T tokens
+    // (decode, an F32 router, no shared experts reading xn first): then the runner leaves the norm to it.
+    bool fuses_input_norm(const GpuContext& c, std::int64_t T, const float* norm) const;
     std::uint64_t decode_bytes() const;
     std::int64_t width() const { return gate_.rows; }
 
@@ -42,6 +47,9 @@ public:
     GpuMoe(const model::MoeBlock& b, DeviceWeights& dw, bool resident);
     // x += moe(xn) for T tokens. offload: the expert cache of the offload-family backends (null: resident).
     void forward(GpuContext& c, std::int64_t T, bool decode, ExpertOffload* offload) const;
+    // Whether forward() can compute the block's input norm (weights `norm`) fused with the router for these T tokens
+    // (decode, an F32 router, no shared experts reading xn first): then the runner leaves the norm to it.
+    bool fuses_input_norm(const GpuContext& c, std::int64_t T, const float* norm) const;
     std::uint64_t decode_bytes() const;  // router + k experts + shared experts: weight bytes one decode token reads
     const model::MoeBlock& block() const { return b_; }
 

@@ -596,8 +596,13 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
     c.xn_ready = false;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const GpuBlock& b = *order[i];
-        if (!c.xn_ready) c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
+        // A MoE block that can fuse its input norm with its router (decode) takes it over.
+        const bool own = !c.xn_ready && b.moe && b.moe->fuses_input_norm(c, T, b.norm);
+        if (!c.xn_ready && !own)
+            c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
         c.xn_ready = false;
+        c.own_norm = own ? b.norm : nullptr;
+        c.own_norm_eps = b.eps;
         c.next_norm = i + 1 < order.size() ? order[i + 1]->norm : nullptr;
         c.next_norm_eps = i + 1 < order.size() ? order[i + 1]->eps : 0.f;
         if (b.attn) b.attn->forward(c, T, decode);
@@ -607,6 +612,7 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
         else b.ffn.forward(c, T);
     }
     c.next_norm = nullptr;
+    c.own_norm = nullptr;
     c.xn_ready = false;
     if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
     if (decode) {
