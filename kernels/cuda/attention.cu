@@ -476,7 +476,9 @@ __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(Prefi
 // length is chosen on device from pos[t]). Partial kernel: grid (n_tokens, n_head_kv · head batches, n_split),
 // 256 threads; a block takes one chunk of one KV head for up to 8 of its query heads, reads each K and V row once,
 // and walks the chunk's tiles with an online softmax:
-//   V rows of the tile are loaded into registers first (their latency overlaps the K pass);
+//   the tile's V rows go to shared memory by cp.async (landing during the K pass and the softmax); the first tile's
+//   K and V rows except the newest position's are requested before pdl_enter() (rows of earlier steps: their
+//   latency overlaps the kernel before), the newest row (this step's, written by the kernel before) after it;
 //   K pass: a warp takes 8 rows, 4 lanes per row (float4 columns sl, sl+4, …) → scores s[g][row] (log2 domain);
 //   softmax: warp g updates head g's running max/sum, p = exp2(s − m) in place, alpha = the rescale;
 //   V pass: thread (row group rg, float4 column c4) accumulates acc[g] = acc[g]·alpha + Σ p·v.
@@ -540,7 +542,8 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
     __shared__ float s[kDecHeads][kDecodeChunk];
     __shared__ float alpha[kDecHeads];
 
-    pdl_enter();
+    // Before the wait: the step's metadata (uploaded before its first kernel) and the first tile's K and V rows
+    // older than pos[t] (written by earlier steps); the newest row is this step's, written by the kernel before.
     const int t = int(blockIdx.x), hk = int(blockIdx.y) / a.n_hb, hbi = int(blockIdx.y) % a.n_hb, c = int(blockIdx.z);
     const DecodeRange rng = decode_range(a, t);
     if (c >= rng.active) return;
@@ -555,12 +558,59 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
     float* sv = dsm + kDecHeads * dk;
     float* red = sv;  // after the last tile
 
-    const float* qrow = a.q + std::int64_t(t) * a.ldq + std::int64_t(hk * G + g0) * dk;
-    for (int i = tid; i < gn * dk; i += kDecThreads) qs[i] = qrow[i] * a.scale_log2;
-
     const int nc4 = dv / 4, nrg = kDecThreads / nc4, rg = tid / nc4, c4 = tid % nc4;
     const bool v_thread = rg < nrg;
     const int sub = lane >> 2, sl = lane & 3, krow = warp * 8 + sub;
+
+    // A tile's K row of this thread into kr, and its V rows into the shared tile (cp.async, not committed); `skip`:
+    // leave out the row at that position.
+    float4 kr[KV4];
+    const auto load_k = [&](std::int64_t p0, int n, std::int64_t skip) {
+#pragma unroll
+        for (int i = 0; i < KV4; ++i) kr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (krow < n && p0 + krow != skip) {
+            const std::int64_t row = kv_row(pt, p0 + krow, a.kv.page_size, a.kv.n_head_kv, hk) * dk;
+#pragma unroll
+            for (int i = 0; i < KV4; ++i)
+                if (i < nv4) kr[i] = kv_load4<KV16>(a.kv.k, row + 4 * (sl + 4 * i));
+        }
+    };
+    const auto load_v = [&](std::int64_t p0, int n, std::int64_t skip) {
+        for (int i = tid; i < n * nc4; i += kDecThreads) {
+            const int r = i / nc4, cc = i % nc4;
+            if (p0 + r == skip) continue;
+            const std::int64_t row = kv_row(pt, p0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
+            if constexpr (KV16)
+                cp_async8(reinterpret_cast<__half*>(sv) + r * dv + cc * 4,
+                          static_cast<const __half*>(a.kv.v) + row * dv + cc * 4);
+            else
+                cp_async16(sv + r * dv + cc * 4, static_cast<const float*>(a.kv.v) + row * dv + cc * 4);
+        }
+    };
+    const int n0 = int(c_hi - c_lo < kDecodeChunk ? c_hi - c_lo : kDecodeChunk);
+    load_k(c_lo, n0, rng.last);
+    load_v(c_lo, n0, rng.last);
+
+    pdl_enter();
+    const float* qrow = a.q + std::int64_t(t) * a.ldq + std::int64_t(hk * G + g0) * dk;
+    for (int i = tid; i < gn * dk; i += kDecThreads) qs[i] = qrow[i] * a.scale_log2;
+    if (rng.last < c_lo + n0) {  // the newest row is in the first tile
+        const int rn = int(rng.last - c_lo);
+        const std::int64_t row = kv_row(pt, rng.last, a.kv.page_size, a.kv.n_head_kv, hk);
+        if (krow == rn) {
+#pragma unroll
+            for (int i = 0; i < KV4; ++i)
+                if (i < nv4) kr[i] = kv_load4<KV16>(a.kv.k, row * dk + 4 * (sl + 4 * i));
+        }
+        for (int cc = tid; cc < nc4; cc += kDecThreads) {
+            if constexpr (KV16)
+                cp_async8(reinterpret_cast<__half*>(sv) + rn * dv + cc * 4,
+                          static_cast<const __half*>(a.kv.v) + row * dv + cc * 4);
+            else
+                cp_async16(sv + rn * dv + cc * 4, static_cast<const float*>(a.kv.v) + row * dv + cc * 4);
+        }
+    }
+    cp_async_commit();
 
     float4 acc[kDecHeads];
 #pragma unroll
@@ -570,28 +620,14 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
     for (std::int64_t p0 = c_lo; p0 < c_hi; p0 += kDecodeChunk) {
         const int n = int(c_hi - p0 < kDecodeChunk ? c_hi - p0 : kDecodeChunk);
         const bool kok = krow < n;
-        float4 kr[KV4];
-#pragma unroll
-        for (int i = 0; i < KV4; ++i) kr[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (kok) {
-            const std::int64_t row = kv_row(pt, p0 + krow, a.kv.page_size, a.kv.n_head_kv, hk) * dk;
-#pragma unroll
-            for (int i = 0; i < KV4; ++i)
-                if (i < nv4) kr[i] = kv_load4<KV16>(a.kv.k, row + 4 * (sl + 4 * i));
+        if (p0 != c_lo) {  // (after the wait: the newest row included)
+            load_k(p0, n, -1);
+            __syncthreads();  // s, alpha and the V tile of the previous tile consumed
+            load_v(p0, n, -1);  // (cp.async: lands during the K pass and the softmax)
+            cp_async_commit();
+        } else {
+            __syncthreads();  // qs written
         }
-        __syncthreads();  // qs written (first tile); s, alpha and the V tile of the previous tile consumed
-
-        // V rows of this tile → shared memory (cp.async; lands during the K pass and the softmax).
-        for (int i = tid; i < n * nc4; i += kDecThreads) {
-            const int r = i / nc4, cc = i % nc4;
-            const std::int64_t row = kv_row(pt, p0 + r, a.kv.page_size, a.kv.n_head_kv, hk);
-            if constexpr (KV16)
-                cp_async8(reinterpret_cast<__half*>(sv) + r * dv + cc * 4,
-                          static_cast<const __half*>(a.kv.v) + row * dv + cc * 4);
-            else
-                cp_async16(sv + r * dv + cc * 4, static_cast<const float*>(a.kv.v) + row * dv + cc * 4);
-        }
-        cp_async_commit();
 
         // K pass.
         for (int g = 0; g < gn; ++g) {
@@ -689,13 +725,13 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
 __global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs a) {
     __shared__ float w[kDecMaxSplit];
     __shared__ float part[kCombThreads / 32];
-    pdl_enter();
     const int t = int(blockIdx.x), h = int(blockIdx.y), dv = a.p.v_head_dim;
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
-    const int active = decode_range(a, t).active;
+    const int active = decode_range(a, t).active;  // (the step's metadata and the sinks: read before the wait)
     const std::int64_t base = (std::int64_t(t) * a.p.n_head + h) * a.n_split;
     const float* ml = a.ws_ml + base * 2;
     const float sink = a.p.sinks ? a.p.sinks[h] * kLog2e : -INFINITY;
+    pdl_enter();
 
     float mx = -INFINITY;
     for (int c = tid; c < active; c += kCombThreads) mx = fmaxf(mx, ml[2 * c]);

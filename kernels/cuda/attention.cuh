@@ -31,6 +31,9 @@
 //   writes a partial (max, sum, unnormalized output) to the workspace; blocks past the last chunk exit. A second
 //   kernel merges the partials (+ the sink) into out. workspace: attention_decode_workspace() bytes, 16-byte
 //   aligned, no initialization.
+//   Launched as a programmatic dependent (launch.cuh), it reads pos, seq, the page tables and the K / V rows of
+//   positions before pos[t] before its wait: the kernel launched just before it may write the rows at pos[t]
+//   (the KV write of this step) and q, nothing else it reads.
 #pragma once
 
 #include <cstddef>

@@ -34,6 +34,7 @@
 #include "cuda_test.h"
 
 #include "cuda/attention.cuh"
+#include "cuda/ops.cuh"
 
 using ft::kernels::AttentionParams;
 
@@ -430,6 +431,85 @@ private slots:
         }
         cudaGraphExecDestroy(ge);
         cudaGraphDestroy(g);
+        cudaStreamDestroy(s);
+    }
+
+    // The engine's order within a step: a kernel writes each sequence's newest K/V row (pos[t]), then the decode
+    // kernel, launched as its programmatic dependent, reads the cache. attention_decode requests the older rows
+    // before its wait and the newest one after it: the newest rows start as NaN on the device and kv_write puts the
+    // real ones just before, on the same stream with no sync between; a NaN or a stale value fails. The newest row
+    // sits in a chunk's first tile (513, 64, 1) and in a later tile of a multi-tile chunk (12000 of max_ctx 16384).
+    void decodeReadsTheRowTheKernelBeforeWrote_data() {
+        QTest::addColumn<bool>("f16");
+        QTest::newRow("f32 KV") << false;
+        QTest::newRow("f16 KV") << true;
+    }
+    void decodeReadsTheRowTheKernelBeforeWrote() {
+        QFETCH(bool, f16);
+        const bool small = ft::test::sanitizer_run();
+        const int n_head = 32, n_head_kv = 4, d = 128, max_ctx = small ? 1024 : 16384, rounds = small ? 2 : 20;
+        const std::vector<int> lens = small ? std::vector<int>{1000, 513, 64, 1} : std::vector<int>{12000, 513, 64, 1};
+        const std::int64_t n = std::int64_t(lens.size()), width = std::int64_t(n_head) * d, kvw = std::int64_t(n_head_kv) * d;
+        std::vector<std::int32_t> seq(lens.size()), pos(lens.size());
+        for (std::size_t t = 0; t < lens.size(); ++t) seq[t] = std::int32_t(t), pos[t] = lens[t] - 1;
+        Cache c = make_cache(lens, n_head_kv, d, d, 77);
+        if (f16) to_f16(c);
+        const auto q = ft::test::random_floats(std::size_t(n * width), 5, -3.f, 3.f);
+        AttentionParams p = params(n_head, n_head_kv, d, d, 0, nullptr);
+        std::vector<float> want(std::size_t(n * width));
+        for (std::int64_t t = 0; t < n; ++t)
+            ft::kernels::ref::attention_f32(p, q.data() + t * width, &pos[std::size_t(t)],
+                                            {c.k.data(), c.v.data(), c.row(seq[std::size_t(t)])}, want.data() + t * width,
+                                            0, n_head);
+        // The newest rows (what kv_write gets, exact in f16 too: c holds the rounded values), then NaN in their slots.
+        std::vector<float> k_new(std::size_t(n * kvw)), v_new(k_new.size());
+        Cache poisoned = c;
+        for (std::int64_t t = 0; t < n; ++t) {
+            const int ps = pos[std::size_t(t)];
+            const std::int64_t slot = std::int64_t(c.row(seq[std::size_t(t)])[ps / kPageSize]) * kPageSize + ps % kPageSize;
+            const std::size_t at = std::size_t(slot * kvw);
+            std::copy_n(c.k.begin() + std::ptrdiff_t(at), kvw, k_new.begin() + t * kvw);
+            std::copy_n(c.v.begin() + std::ptrdiff_t(at), kvw, v_new.begin() + t * kvw);
+            std::fill_n(poisoned.k.begin() + std::ptrdiff_t(at), kvw, NAN);
+            std::fill_n(poisoned.v.begin() + std::ptrdiff_t(at), kvw, NAN);
+            if (f16) {
+                std::fill_n(poisoned.k16.begin() + std::ptrdiff_t(at), kvw, std::uint16_t(0x7e00));
+                std::fill_n(poisoned.v16.begin() + std::ptrdiff_t(at), kvw, std::uint16_t(0x7e00));
+            }
+        }
+        DevCache dc(poisoned);
+        const std::size_t ws_bytes = ft::kernels::cuda::attention_decode_workspace(p, n, max_ctx);
+        Dev dq(q.size() * 4), dout(want.size() * 4), dpos(pos.size() * 4), dseq(seq.size() * 4), dws(ws_bytes),
+            dkn(k_new.size() * 4), dvn(v_new.size() * 4);
+        QVERIFY(dc.ok() && dq.p && dout.p && dpos.p && dseq.p && dws.p && dkn.p && dvn.p);
+        CHECK_CUDA(cudaMemcpy(dq.p, q.data(), q.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dpos.p, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dseq.p, seq.data(), seq.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dkn.p, k_new.data(), k_new.size() * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dvn.p, v_new.data(), v_new.size() * 4, cudaMemcpyHostToDevice));
+        ft::kernels::cuda::KvWriteParams kw;
+        kw.n_head_kv = n_head_kv;
+        kw.head_dim = kw.v_head_dim = d;
+        kw.page_size = kPageSize;
+        kw.page_tables = dc.table.as<std::int32_t>();
+        kw.pages_stride = c.stride;
+        kw.type = f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32;
+        cudaStream_t s;
+        CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        for (int r = 0; r < rounds; ++r) {
+            QVERIFY(upload(dc, poisoned));
+            CHECK_CUDA(ft::kernels::cuda::kv_write(kw, dkn.as<float>(), 0, dvn.as<float>(), 0, dpos.as<std::int32_t>(),
+                                                   dseq.as<std::int32_t>(), n, dc.k.p, dc.v.p, s));
+            CHECK_CUDA(ft::kernels::cuda::attention_decode(p, dq.as<float>(), width, n, dpos.as<std::int32_t>(),
+                                                           dseq.as<std::int32_t>(), max_ctx, dc.view(poisoned),
+                                                           dout.as<float>(), dws.p, s));
+            std::vector<float> got(want.size());
+            CHECK_CUDA(cudaMemcpyAsync(got.data(), dout.p, got.size() * 4, cudaMemcpyDeviceToHost, s));
+            CHECK_CUDA(cudaStreamSynchronize(s));
+            const auto err = ft::test::compare(got.data(), want.data(), want.size());
+            QVERIFY2(err.finite && err.max_abs <= 1e-5 && err.nmse <= 1e-10,
+                     ("round " + std::to_string(r) + ": " + err.str()).c_str());
+        }
         cudaStreamDestroy(s);
     }
 
