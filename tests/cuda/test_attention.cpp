@@ -34,7 +34,7 @@
 #include "cuda_test.h"
 
 #include "cuda/attention.cuh"
-#include "cuda/ops.cuh"
+#include "late_row_write.h"
 
 using ft::kernels::AttentionParams;
 
@@ -435,10 +435,12 @@ private slots:
     }
 
     // The engine's order within a step: a kernel writes each sequence's newest K/V row (pos[t]), then the decode
-    // kernel, launched as its programmatic dependent, reads the cache. attention_decode requests the older rows
-    // before its wait and the newest one after it: the newest rows start as NaN on the device and kv_write puts the
-    // real ones just before, on the same stream with no sync between; a NaN or a stale value fails. The newest row
-    // sits in a chunk's first tile (513, 64, 1) and in a later tile of a multi-tile chunk (12000 of max_ctx 16384).
+    // kernel, launched as its programmatic dependent, reads the cache; attention_decode requests the older rows
+    // before its wait and the newest one after it. Here the newest rows start as NaN on the device and the kernel
+    // just before (late_row_write) lets the decode launch at once but stores the real rows only 200 µs later: a
+    // decode that read them before its wait returns NaN. The newest row sits in a chunk's first tile (513, 64, 1)
+    // and in a later tile of a multi-tile chunk (12000 of max_ctx 16384). Checked once against a decode kernel
+    // that requested the newest row before its wait too: this test failed on it (H200, 2026-12-04).
     void decodeReadsTheRowTheKernelBeforeWrote_data() {
         QTest::addColumn<bool>("f16");
         QTest::newRow("f32 KV") << false;
@@ -463,11 +465,13 @@ private slots:
                                             0, n_head);
         // The newest rows (what kv_write gets, exact in f16 too: c holds the rounded values), then NaN in their slots.
         std::vector<float> k_new(std::size_t(n * kvw)), v_new(k_new.size());
+        std::vector<long long> at_rows(lens.size());
         Cache poisoned = c;
         for (std::int64_t t = 0; t < n; ++t) {
             const int ps = pos[std::size_t(t)];
             const std::int64_t slot = std::int64_t(c.row(seq[std::size_t(t)])[ps / kPageSize]) * kPageSize + ps % kPageSize;
             const std::size_t at = std::size_t(slot * kvw);
+            at_rows[std::size_t(t)] = static_cast<long long>(at);
             std::copy_n(c.k.begin() + std::ptrdiff_t(at), kvw, k_new.begin() + t * kvw);
             std::copy_n(c.v.begin() + std::ptrdiff_t(at), kvw, v_new.begin() + t * kvw);
             std::fill_n(poisoned.k.begin() + std::ptrdiff_t(at), kvw, NAN);
@@ -480,26 +484,20 @@ private slots:
         DevCache dc(poisoned);
         const std::size_t ws_bytes = ft::kernels::cuda::attention_decode_workspace(p, n, max_ctx);
         Dev dq(q.size() * 4), dout(want.size() * 4), dpos(pos.size() * 4), dseq(seq.size() * 4), dws(ws_bytes),
-            dkn(k_new.size() * 4), dvn(v_new.size() * 4);
-        QVERIFY(dc.ok() && dq.p && dout.p && dpos.p && dseq.p && dws.p && dkn.p && dvn.p);
+            dkn(k_new.size() * 4), dvn(v_new.size() * 4), dat(at_rows.size() * sizeof(long long));
+        QVERIFY(dc.ok() && dq.p && dout.p && dpos.p && dseq.p && dws.p && dkn.p && dvn.p && dat.p);
+        CHECK_CUDA(cudaMemcpy(dat.p, at_rows.data(), at_rows.size() * sizeof(long long), cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(dq.p, q.data(), q.size() * 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(dpos.p, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(dseq.p, seq.data(), seq.size() * 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(dkn.p, k_new.data(), k_new.size() * 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(dvn.p, v_new.data(), v_new.size() * 4, cudaMemcpyHostToDevice));
-        ft::kernels::cuda::KvWriteParams kw;
-        kw.n_head_kv = n_head_kv;
-        kw.head_dim = kw.v_head_dim = d;
-        kw.page_size = kPageSize;
-        kw.page_tables = dc.table.as<std::int32_t>();
-        kw.pages_stride = c.stride;
-        kw.type = f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32;
         cudaStream_t s;
         CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         for (int r = 0; r < rounds; ++r) {
             QVERIFY(upload(dc, poisoned));
-            CHECK_CUDA(ft::kernels::cuda::kv_write(kw, dkn.as<float>(), 0, dvn.as<float>(), 0, dpos.as<std::int32_t>(),
-                                                   dseq.as<std::int32_t>(), n, dc.k.p, dc.v.p, s));
+            CHECK_CUDA(ft::test::late_row_write(dkn.as<float>(), dvn.as<float>(), int(n), int(kvw), dat.as<long long>(),
+                                                dc.k.p, dc.v.p, f16, 200'000, s));
             CHECK_CUDA(ft::kernels::cuda::attention_decode(p, dq.as<float>(), width, n, dpos.as<std::int32_t>(),
                                                            dseq.as<std::int32_t>(), max_ctx, dc.view(poisoned),
                                                            dout.as<float>(), dws.p, s));
