@@ -143,6 +143,10 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
     if (o.prompt_len < 1 || o.gen < 1 || o.batch < 1 || o.batch > 64 || o.chunk < 1)
         throw Error(ErrorCode::invalid_argument, "decode bench: prompt length, steps, batch (≤ 64) and chunk must be positive");
     const int n_ctx = o.prompt_len + o.gen + 2;
+    // The device's copy bandwidth (the ceiling decode is compared against) before the model loads: its two 1 GiB
+    // buffers are freed before the engine plans its VRAM, so a --vram-budget run's peak is the engine's own.
+    const bool gpu = o.load.device == Device::cuda || (o.load.device == Device::automatic && !gpu_devices().empty());
+    const double copy_gbs = gpu ? profile::device_copy_gbs(o.load.gpu) : 0.0;
     Setup s = setup(o, n_ctx, o.batch, o.chunk);
     ForwardBenchResult r;
     fill_common(r, o, s);
@@ -262,7 +266,7 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.phases_ms = s.runner->profile_step(batch, *s.kv);
     }
     if (s.gpu) {
-        r.copy_gbs = profile::device_copy_gbs(o.load.gpu);
+        r.copy_gbs = copy_gbs;
         if (o.batch == 1 && r.step_ms > 0 && r.copy_gbs > 0)
             r.bandwidth_fraction = r.weight_bytes_per_token / (r.step_ms / 1e3) / (r.copy_gbs * 1e9);
     }
