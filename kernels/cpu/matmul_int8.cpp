@@ -1,5 +1,6 @@
 #include "cpu/matmul_int8.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
