@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: llama.cpp's llama-bench (the prebuilt peer in ../shared/peers/llama.cpp) and our `ft bench`
 # side by side on the same GGUF in one call, and writes the comparison table to $OUT/vs-llama.md (+ the raw logs).
-# The peer's tarball (42 MB) does not fit one call beside the working tree (59 MiB of the 64 MiB a call carries, ≈ 10
-# with the fixtures docs/gpu-machine.md names moved out for the calls), so
+# The peer's tarball (42 MB) does not fit one call beside the working tree (≈ 64.5 MiB of the 64 MiB a call carries;
+# move the demo model and the fixtures out for these calls, docs/gpu-machine.md), so
 # it goes over in parts, in calls back to back while the machine stays warm (it keeps /tmp for 30 s after a call):
 #   here:  mkdir -p .peer && (cd .peer && split -b 14000000 -d ../../shared/peers/llama.cpp/llama-bench-sm90-cuda13.tar.xz part)
 #   device run: command "bash scripts/gpu/vs-llama.sh receive", carry [".peer/part00"]   (then part01, part02)
