@@ -29,9 +29,6 @@ public:
     // x += ffn(xn) for T tokens (scratch g/u hold [T, width]); with gate_logits ([T], device), token t's output
     // times sigmoid(gate_logits[t]) (Qwen's gated shared expert).
     void forward(GpuContext& c, std::int64_t T, const float* gate_logits = nullptr) const;
-    // Whether forward() can compute the block's input norm (weights `norm`) fused with the router for these T tokens
-    // (decode, an F32 router, no shared experts reading xn first): then the runner leaves the norm to it.
-    bool fuses_input_norm(const GpuContext& c, std::int64_t T, const float* norm) const;
     std::uint64_t decode_bytes() const;
     std::int64_t width() const { return gate_.rows; }
 
