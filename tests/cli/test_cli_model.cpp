@@ -61,6 +61,26 @@ private slots:
         }
     }
 
+    // ft bench decode on the GPU: a run with the device's copy bandwidth beside it; elsewhere the loader's clear error
+    // (the bandwidth probe, which runs before the load, must not answer first with a CUDA runtime message).
+    void benchDecodeOnCudaOrClearError() {
+        QTemporaryDir tmp;
+        const QString json = tmp.path() + "/d.json";
+        const auto r = run_ft({"bench", "decode", "--model", kModel, "--device", "cuda", "--gen", "8", "--prompt-len", "16",
+                               "--json", json});
+        if (ft::gpu_devices().empty()) {
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains("error:") && r.err.contains("--device cpu") && !r.err.contains("cudaSetDevice"),
+                     qPrintable(r.err));
+        } else {
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QFile f(json);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const auto o = QJsonDocument::fromJson(f.readAll()).object()["runs"].toArray().at(0).toObject();
+            QVERIFY2(o["copy_gbs"].toDouble() > 0 && o["decode_tok_s"].toDouble() > 0, qPrintable(QJsonDocument(o).toJson()));
+        }
+    }
+
     void runLogitsOutWritesEveryPosition() {
         QTemporaryDir tmp;
         const QString out = tmp.path() + "/l.bin";

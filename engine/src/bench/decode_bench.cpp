@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -145,8 +146,16 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
     const int n_ctx = o.prompt_len + o.gen + 2;
     // The device's copy bandwidth (the ceiling decode is compared against) before the model loads: its two 1 GiB
     // buffers are freed before the engine plans its VRAM, so a --vram-budget run's peak is the engine's own.
-    const bool gpu = o.load.device == Device::cuda || (o.load.device == Device::automatic && !gpu_devices().empty());
-    const double copy_gbs = gpu ? profile::device_copy_gbs(o.load.gpu) : 0.0;
+    // Only on a GPU that exists (else the load below says what is missing), and a failure here leaves the figure out.
+    double copy_gbs = 0;
+    if ((o.load.device == Device::cuda || o.load.device == Device::automatic) && o.load.gpu >= 0 &&
+        o.load.gpu < int(gpu_devices().size())) {
+        try {
+            copy_gbs = profile::device_copy_gbs(o.load.gpu);
+        } catch (const std::exception&) {
+            copy_gbs = 0;
+        }
+    }
     Setup s = setup(o, n_ctx, o.batch, o.chunk);
     ForwardBenchResult r;
     fill_common(r, o, s);
