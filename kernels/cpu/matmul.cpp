@@ -429,6 +429,21 @@ void matvec_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k,
     HWY_DYNAMIC_DISPATCH(MatvecRows)(wt, w, row_bytes, k, x, y, row_begin, row_end);
 }
 
+void matvec_prepare(DType wt, const float* x, std::int64_t k, MatvecInput& out) {
+    out.x = x;
+    out.k = k;
+    out.int8 = int8_dot_by_default(wt) && int8_quantize(int8_dot_selected(), x, k, out.q);
+}
+
+void matvec_rows_prepared(DType wt, const void* w, std::size_t row_bytes, const MatvecInput& x, float* y,
+                          std::int64_t row_begin, std::int64_t row_end) {
+    // The same path matvec_rows takes: int8 where it would quantize (and x was quantized for the path in use).
+    if (x.int8 && int8_dot_by_default(wt) && x.q.path == int8_dot_selected() &&
+        matvec_rows_int8_quantized(wt, w, row_bytes, x.q, y, row_begin, row_end))
+        return;
+    matvec_rows(wt, w, row_bytes, x.k, x.x, y, row_begin, row_end);
+}
+
 void matmul_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, std::int64_t ldx,
                  std::int64_t m, float* y, std::int64_t ldy, std::int64_t row_begin, std::int64_t row_end) {
     HWY_DYNAMIC_DISPATCH(MatmulRows)(wt, w, row_bytes, k, x, ldx, m, y, ldy, row_begin, row_end);

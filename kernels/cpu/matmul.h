@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/matmul_int8.h"
 #include "ref/dtype.h"
 
 namespace ft::kernels::cpu {
@@ -24,6 +25,21 @@ bool matmul_supported(DType wt);
 
 void matvec_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, float* y,
                  std::int64_t row_begin, std::int64_t row_end);
+
+// One x prepared for many matvec_rows_prepared calls over it (the CPU expert executor splits an expert's rows over
+// many tasks): where matvec_rows would take the int8 path for `wt`, x is quantized here once instead of in every
+// call. x must stay valid while the input is used (the types without an int8 path read it).
+struct MatvecInput {
+    const float* x = nullptr;
+    std::int64_t k = 0;
+    bool int8 = false;
+    Int8Activation q;
+};
+void matvec_prepare(DType wt, const float* x, std::int64_t k, MatvecInput& out);
+// matvec_rows(wt, w, row_bytes, x.k, x.x, y, row_begin, row_end), with the same results, for a weight type of any
+// kind: one the input was not prepared for takes matvec_rows' own path.
+void matvec_rows_prepared(DType wt, const void* w, std::size_t row_bytes, const MatvecInput& x, float* y,
+                          std::int64_t row_begin, std::int64_t row_end);
 
 void matmul_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, std::int64_t ldx,
                  std::int64_t m, float* y, std::int64_t ldy, std::int64_t row_begin, std::int64_t row_end);

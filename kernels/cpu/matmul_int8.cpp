@@ -26,31 +26,27 @@ namespace ft::kernels::cpu {
 #ifdef FT_I8_X86
 namespace {
 
-// x quantized to int8 per 32 elements, with what the kernels' offsets need.
-struct QuantizedX8 {
-    std::vector<std::int8_t> q;       // [k]: x ≈ q · scale
-    std::vector<float> scale;         // [k / 32]
-    std::vector<float> sum;           // [k / 32]: Σ q · scale, the K-quants' min term
-    std::vector<float> qsum16;        // [k / 16]: Σ q per 16 (Q6_K's −32 offset)
-    std::vector<std::int32_t> bias32; // [k / 32]: −128 · Σ q per 32 (Q8_0's +128 offset)
-    void resize(std::int64_t k) {
-        q.resize(std::size_t(k));
-        scale.resize(std::size_t(k / 32));
-        sum.resize(std::size_t(k / 32));
-        qsum16.resize(std::size_t(k / 16));
-        bias32.resize(std::size_t(k / 32));
-    }
-};
+using QuantizedX8 = Int8Activation;
+void size_for(std::int64_t k, QuantizedX8& x) {
+    x.k = k;
+    x.q.resize(std::size_t(k));
+    x.scale.resize(std::size_t(k / 32));
+    x.sum.resize(std::size_t(k / 32));
+    x.qsum16.resize(std::size_t(k / 16));
+    x.bias32.resize(std::size_t(k / 32));
+}
 
 }  // namespace
 
 #define FT_I8_NS avx512_vnni
 #define FT_I8_ATTR FT_I8_TARGET("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")
 #define FT_I8_DPBUSD _mm256_dpbusd_epi32
+#define FT_I8_512 1
 #include "cpu/matmul_int8_x86.inc"
 #undef FT_I8_NS
 #undef FT_I8_ATTR
 #undef FT_I8_DPBUSD
+#undef FT_I8_512
 
 #define FT_I8_NS avx_vnni
 #define FT_I8_ATTR FT_I8_TARGET("avx2,fma,f16c,avxvnni")
@@ -113,25 +109,48 @@ bool int8_dot_by_default(DType wt) {
 void set_int8_dot_for_test(Int8Dot path) { selected().store(int(path), std::memory_order_relaxed); }
 void reset_int8_dot_for_test() { selected().store(int(best_path()), std::memory_order_relaxed); }
 
+namespace {
+
+bool takes(Int8Dot path, DType wt, std::int64_t k) {
+    const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4;  // else 256-element super-blocks
+    return path != Int8Dot::none && int8_dot_handles(wt) && (blocks32 || k % 256 == 0) && k % 32 == 0 &&
+           int8_dot_cpu_supports(path);
+}
+
+}  // namespace
+
+bool int8_quantize(Int8Dot path, const float* x, std::int64_t k, Int8Activation& out) {
+    if (path == Int8Dot::none || k % 32 != 0 || !int8_dot_cpu_supports(path)) return false;
+#ifdef FT_I8_X86
+    size_for(k, out);
+    out.path = path;
+    if (path == Int8Dot::avx512_vnni) avx512_vnni::quantize(x, k, out);
+    else avx_vnni::quantize(x, k, out);
+    return true;
+#else
+    (void)x, (void)out;
+    return false;
+#endif
+}
+
+bool matvec_rows_int8_quantized(DType wt, const void* w, std::size_t row_bytes, const Int8Activation& x, float* y,
+                                std::int64_t row_begin, std::int64_t row_end) {
+    if (!takes(x.path, wt, x.k)) return false;
+#ifdef FT_I8_X86
+    if (x.path == Int8Dot::avx512_vnni) avx512_vnni::matvec_rows(wt, w, row_bytes, x.k, x, y, row_begin, row_end);
+    else avx_vnni::matvec_rows(wt, w, row_bytes, x.k, x, y, row_begin, row_end);
+    return true;
+#else
+    (void)row_bytes, (void)y, (void)row_begin, (void)row_end, (void)w;
+    return false;
+#endif
+}
+
 bool matvec_rows_int8(Int8Dot path, DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x,
                       float* y, std::int64_t row_begin, std::int64_t row_end) {
-    const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4;  // else 256-element super-blocks
-    if (path == Int8Dot::none || !int8_dot_handles(wt) || (!blocks32 && k % 256 != 0) || k % 32 != 0) return false;
-#ifdef FT_I8_X86
-    static const bool has512 = int8_dot_cpu_supports(Int8Dot::avx512_vnni);
-    static const bool has256 = int8_dot_cpu_supports(Int8Dot::avx_vnni);
-    if (path == Int8Dot::avx512_vnni && has512) {
-        avx512_vnni::matvec_rows(wt, w, row_bytes, k, x, y, row_begin, row_end);
-        return true;
-    }
-    if (path == Int8Dot::avx_vnni && has256) {
-        avx_vnni::matvec_rows(wt, w, row_bytes, k, x, y, row_begin, row_end);
-        return true;
-    }
-#else
-    (void)row_bytes, (void)x, (void)y, (void)row_begin, (void)row_end, (void)w;
-#endif
-    return false;
+    if (!takes(path, wt, k)) return false;
+    thread_local Int8Activation xq;
+    return int8_quantize(path, x, k, xq) && matvec_rows_int8_quantized(wt, w, row_bytes, xq, y, row_begin, row_end);
 }
 
 }  // namespace ft::kernels::cpu

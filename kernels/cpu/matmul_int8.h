@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ref/dtype.h"
 
@@ -38,5 +39,25 @@ void reset_int8_dot_for_test();
 // the path is none, the CPU lacks it or the type is not handled.
 bool matvec_rows_int8(Int8Dot path, DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x,
                       float* y, std::int64_t row_begin, std::int64_t row_end);
+
+// x quantized once for many calls over the same x (matvec_rows_int8 quantizes in every call): int8 per 32 elements
+// with what the kernels' offsets need, for one path (the AVX512-VNNI path keeps a second order of q for its 512-bit
+// loop).
+struct Int8Activation {
+    Int8Dot path = Int8Dot::none;
+    std::int64_t k = 0;
+    std::vector<std::int8_t> q;        // [k]: x ≈ q · scale
+    std::vector<float> scale;          // [k / 32]
+    std::vector<float> sum;            // [k / 32]: Σ q · scale, the K-quants' min term
+    std::vector<float> qsum16;         // [k / 16]: Σ q per 16 (Q6_K's −32 offset)
+    std::vector<std::int32_t> bias32;  // [k / 32]: −128 · Σ q per 32 (Q8_0's +128 offset)
+    std::vector<std::int8_t> q512;     // [k]: q with each 256's 32s in the order 0 2 1 3 4 6 5 7 (AVX512-VNNI only)
+};
+// Quantizes x for `path`. False (out unchanged) when the CPU lacks the path or k is not a multiple of 32.
+bool int8_quantize(Int8Dot path, const float* x, std::int64_t k, Int8Activation& out);
+// matvec_rows_int8 on an x quantized by int8_quantize (its path and k; the weights' k must equal x.k). False and
+// nothing written when the path cannot take the type or k.
+bool matvec_rows_int8_quantized(DType wt, const void* w, std::size_t row_bytes, const Int8Activation& x, float* y,
+                                std::int64_t row_begin, std::int64_t row_end);
 
 }  // namespace ft::kernels::cpu
