@@ -1,6 +1,8 @@
 // The CPU expert executor: computes routed experts (SwiGLU FFNs, with gpt-oss's biases when the expert has them) for groups of token rows on the worker pool,
 // reading each expert's weights in their stored (quantized) layout. Work is split by (expert, row block) so that
-// all cores finish together whatever the number of experts or tokens; each weight row is read once per call.
+// all cores finish together whatever the number of experts or tokens; each weight row is read once per call. One
+// pool job per call: an expert's down rows start as soon as its own gate/up rows are done (no barrier between the
+// two products), and a single token's input is quantized once per product, not once per row block.
 // Used for every expert on the CPU path and for the misses the hybrid split assigns to the CPU.
 #pragma once
 
@@ -9,6 +11,9 @@
 #include <span>
 #include <vector>
 
+#include <memory>
+
+#include "cpu/matmul.h"
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
 
@@ -32,8 +37,17 @@ public:
     std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
 
 private:
+    // Per job of a call: its input ready, gate/up blocks done, h ready for the down rows.
+    struct alignas(64) JobSync {
+        std::atomic<int> x_ready{0}, blocks_done{0}, h_ready{0};
+    };
+
     cpu::WorkerPool& pool_;
-    std::vector<float> h_;  // scratch: [sum m, n_ff] activations between the two phases
+    std::vector<float> h_;  // scratch: [sum m, n_ff] activations between the two products
+    std::vector<kernels::cpu::MatvecInput> in_x_, in_h_;  // per job with one token row: x and h prepared once
+    std::unique_ptr<JobSync[]> sync_;
+    std::size_t sync_size_ = 0;
+    std::atomic<bool> failed_{false};  // a task threw: the tasks waiting on it give up
     std::atomic<std::uint64_t> bytes_read_{0};
 };
 
