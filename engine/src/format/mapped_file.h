@@ -28,7 +28,8 @@ public:
     // Maps every page of [offset, offset + length) into this process now (reading it from disk if it is not in the
     // page cache), so later reads take no page faults. Without it, each first touch of a 4 KiB page faults: decode
     // touches fresh experts every step, and many threads faulting at once serialise on the kernel's memory lock.
-    // Uses MADV_POPULATE_READ where the kernel has it (Linux 5.14+), else reads one byte per page. Never throws.
+    // Uses MADV_POPULATE_READ where the kernel has it (Linux 5.14+), then reads one byte per page (a page's first
+    // read in the process costs more than later ones even once it is mapped). Never throws.
     void populate(std::size_t offset, std::size_t length) const noexcept;
 
 private:
