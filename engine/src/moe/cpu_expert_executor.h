@@ -8,10 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
-
-#include <memory>
 
 #include "cpu/matmul.h"
 #include "cpu/worker_pool.h"
