@@ -168,6 +168,10 @@ private slots:
         QCOMPARE(o["moe_layers"].toInt(), 4);
         QVERIFY(o["host_read_gbs"].toDouble() > 0.1);
         QVERIFY(o["expert_bytes"].toDouble() > 0);
+        // The experts' own time is part of the layer's: their rate is the layer's or more.
+        QVERIFY(o["experts_alone_gbs"].toDouble() >= o["expert_gbs"].toDouble());
+        QVERIFY(o["experts_alone_fraction_of_host_read"].toDouble() > 0);
+        QVERIFY(r.out.contains("the experts alone"));
     }
 
     // ft bench decode warms up over the positions it then times and rewinds between: a model with a recurrent state

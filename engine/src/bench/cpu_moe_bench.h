@@ -24,8 +24,11 @@ struct CpuMoeBenchResult {
     double host_read_gbs = 0;
     double seconds = 0;              // timed calls only
     std::uint64_t expert_bytes = 0;  // expert weights read by the timed calls
-    double expert_gbs = 0;
+    double expert_gbs = 0;           // over the whole MoE layer's time (router, gather and sum included)
     double fraction_of_host = 0;
+    // Over the expert FFNs' own time (the executor: quantizing the rows, the kernels, the workers' hand-offs).
+    double kernel_gbs = 0;
+    double kernel_fraction_of_host = 0;
     double us_per_layer = 0;
     double moe_tok_s = 0;            // tokens/s if a step were MoE layers only
     // Per call, microseconds: router, gathering rows, expert FFNs, weighted sum.
