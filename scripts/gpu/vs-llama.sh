@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: llama.cpp's llama-bench (the prebuilt peer in ../shared/peers/llama.cpp) and our `ft bench`
 # side by side on the same GGUF in one call, and writes the comparison table to $OUT/vs-llama.md (+ the raw logs).
-# The peer's tarball (42 MB) does not fit one call beside the working tree (≈ 64.5 MiB of the 64 MiB a call carries;
-# move the demo model and the fixtures out for these calls, docs/gpu-machine.md), so
-# it goes over in parts, in calls back to back while the machine stays warm (it keeps /tmp for 30 s after a call):
+# The machine keeps nothing between calls (it goes back 30 s after one), so the peer's tarball (42 MB) travels with
+# the call that uses it: with the demo model and the fixtures moved out of the tree (docs/gpu-machine.md) the tarball,
+# the bundle and the tree fit the 64 MiB a call carries.
 #   here:  mkdir -p .peer && (cd .peer && split -b 14000000 -d ../../shared/peers/llama.cpp/llama-bench-sm90-cuda13.tar.xz part)
-#   device run: command "bash scripts/gpu/vs-llama.sh receive", carry [".peer/part00"]   (then part01, part02)
-#   device run: command "bash scripts/gpu/vs-llama.sh run", carry [".gpu"]     (.gpu/bundle.tar.xz: scripts/gpu/bundle.sh)
+#   device run: command "bash scripts/gpu/vs-llama.sh receive && bash scripts/gpu/vs-llama.sh run", carry [".gpu", ".peer"]
+#              (.gpu/bundle.tar.xz: scripts/gpu/bundle.sh; FT_BUNDLE_ONLY=ft is enough)
+#   device run: command "bash scripts/gpu/vs-llama.sh links", carry [".gpu"]   (ours only, no peer: the emulated links)
 # `receive` keeps each part in /tmp/llama-parts and unpacks the peer into /tmp/llama once the parts make a whole.
 # Rows (the 30B-A3B-shaped Q4_K `ft synth` file, seed 1; llama.cpp `-fa 1 -t 16`):
 #   all in VRAM: llama -ncmoe 0 vs ft resident; 8 GB class: llama -ncmoe 30 (≈ 7.4 GiB peak) vs ft at --vram-budget 8G
 #   (offload, hybrid; synthetic routing, as the issue's figures); experts on the CPU: llama -ncmoe 48 vs ft cpu
 #   backend. llama-bench's tg128 decodes from an empty context, ours after a 512-token prompt (its default); prefill
 #   512 and 8192 tokens (8192 not with -ncmoe 48). Peak VRAM sampled with nvidia-smi every 500 ms.
+#   Ours only, in the same run: `ft bench cpu-moe` (the CPU expert kernel against host read) and the miss service of the
+#   8 GB rows (ms/token beyond the resident step's, against its floor: miss bytes / host read).
+# `links` (a second call: the peer has no such mode): `ft bench decode --pcie-limit L --threads N --backend
+#   offload,hybrid,cpu,auto` at the 8 GiB budget for L = 12, 25 GB/s and N = 8, 16 (hybrid against the better of offload
+#   and cpu, and what auto chose), then offload and hybrid on the real link in separate processes, twice each, in turn.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-run}
@@ -27,14 +33,80 @@ if [[ $mode == receive ]]; then
   fi
   exit 0
 fi
-exec > >(tee "$out/vs-llama.log") 2>&1
+exec > >(tee "$out/vs-llama-$mode.log") 2>&1
 source scripts/gpu/env.sh
-bench=$(find "$llama" -name llama-bench -type f | head -n 1)
-[[ -x "$bench" ]] || { echo "no llama-bench under $llama: send it first ('vs-llama.sh receive', carrying .peer/partNN)"; exit 2; }
 model=/dev/shm/qwen3-30b-a3b-q4_k.gguf
 [[ -f $model ]] || step "$ft" synth --preset qwen3-30b-a3b --weights q4_k --seed 1 --out "$model"
 json=/tmp/vs-llama-json
 mkdir -p "$json"
+
+if [[ $mode == links ]]; then
+  for limit in 12 25; do
+    for threads in 8 16; do
+      step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --threads $threads \
+        --pcie-limit $limit --backend offload,hybrid,cpu,auto --json "$json/link-$limit-$threads.json"
+    done
+  done
+  for round in 1 2; do
+    for b in offload hybrid; do
+      step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend $b \
+        --json "$json/real-$b-$round.json"
+    done
+  done
+  # Where a hybrid step's time goes on the real link at fixed fractions (the search's curve, one window each).
+  for q in 0.35 0.6 0.8; do
+    step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
+      --hybrid-fraction $q --json "$json/real-q$q.json"
+  done
+  python3 - "$json" "$out/vs-llama-links.md" <<'PY'
+import json, sys, datetime, pathlib
+d, dest = pathlib.Path(sys.argv[1]), sys.argv[2]
+def runs(name):
+    try: return json.loads((d / name).read_text()).get("runs", [])
+    except Exception: return []
+def f(x): return "—" if x is None else f"{x:,.1f}"
+def search(x):  # a hybrid run's q* after the search: the fraction, the search's decode seconds and windows
+    c = x.get("counters", {})
+    return (f"{x.get('fraction_end', 0):.3f} ({c.get('hybrid_search_seconds', 0):.1f} s, "
+            f"{int(c.get('hybrid_search_windows', 0))} windows)")
+lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs-llama.sh links (ours only; 8 GiB budget, "
+         "synthetic routing; tok/s)", "",
+         "| link | threads | offload | hybrid | cpu | auto (its choice) | hybrid / best of offload, cpu | q* after the search |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+for limit in (12, 25):
+    for threads in (8, 16):
+        r = runs(f"link-{limit}-{threads}.json")
+        if len(r) < 4: lines.append(f"| {limit} GB/s | {threads} | (failed) | | | | | |"); continue
+        t = [x.get("decode_tok_s") for x in r]
+        best = max(t[0] or 0, t[2] or 0)
+        lines.append(f"| {limit} GB/s | {threads} | {f(t[0])} | {f(t[1])} | {f(t[2])} | {f(t[3])} ({r[3].get('backend')}) | "
+                     f"{(t[1] or 0) / best:.2f}× | {search(r[1])} |" if best else "| ? |")
+lines += ["", "| real link, separate processes | tok/s | hit % | PCIe fetch ms (profiled step) | q* |", "| --- | --- | --- | --- | --- |"]
+for rnd in (1, 2):
+    for b in ("offload", "hybrid"):
+        r = runs(f"real-{b}-{rnd}.json")
+        if not r: lines.append(f"| {b} ({rnd}) | (failed) | | | |"); continue
+        x = r[0]
+        q = search(x) if b == "hybrid" else "—"
+        lines.append(f"| {b} ({rnd}) | {f(x.get('decode_tok_s'))} | {100 * x.get('hit_rate', 0):.1f} | "
+                     f"{x.get('phases_ms', {}).get('experts: PCIe fetch', 0):.3f} | {q} |")
+lines += ["", "| real link, hybrid at a fixed q* | tok/s | CPU experts / token | fetched / token | PCIe fetch ms | wait for the CPU ms | step (profiled) ms |",
+          "| --- | --- | --- | --- | --- | --- | --- |"]
+for q in ("0.35", "0.6", "0.8"):
+    r = runs(f"real-q{q}.json")
+    if not r: lines.append(f"| {q} | (failed) | | | | | |"); continue
+    x, ph = r[0], r[0].get("phases_ms", {})
+    lines.append(f"| {q} | {f(x.get('decode_tok_s'))} | {x.get('cpu_per_token', 0):.1f} | {x.get('fetched_per_token', 0):.1f} | "
+                 f"{ph.get('experts: PCIe fetch', 0):.3f} | {ph.get('experts: wait for the CPU', 0):.3f} | {ph.get('total', 0):.3f} |")
+pathlib.Path(dest).write_text("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+  tar -C "$json" -cf "$out/vs-llama-links-json.tar" .
+  echo; echo "vs-llama links: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
+  exit $status
+fi
+bench=$(find "$llama" -name llama-bench -type f | head -n 1)
+[[ -x "$bench" ]] || { echo "no llama-bench under $llama: send it first ('vs-llama.sh receive', carrying .peer/partNN)"; exit 2; }
 
 # Peak VRAM of a command (MiB).
 peak() {
@@ -74,6 +146,7 @@ echo; echo "=== ft: experts on the CPU ==="
 peak "$json/ft-cpu-dec" step "$ft" bench decode --model "$model" --device cuda --backend cpu --json "$json/ft-cpu-dec.json"
 peak "$json/ft-cpu-pre512" step "$ft" bench prefill --model "$model" --device cuda --moe-backend cpu --prompt-len 512 \
   --json "$json/ft-cpu-pre512.json"
+step "$ft" bench cpu-moe --model "$model" --threads 16 --rounds 6 --json "$json/ft-cpu-moe.json"
 
 # The table (python3 is on the machine).
 python3 - "$json" "$out/vs-llama.md" "$("$bench" --version 2>&1 | head -n 2 | tr '\n' ' ')" <<'PY'
@@ -124,6 +197,24 @@ lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs
          "| --- | --- | --- | --- | --- | --- |"]
 for name, a, b, pa, pb in rows:
     lines.append(f"| {name} | {f(a)} | {f(b)} | {ratio(b, a)} | {pa} | {pb} |")
+# Ours only: the CPU expert kernel, and the miss service of the 8 GB rows (the step beyond the resident one).
+moe = load("ft-cpu-moe.json") or {}
+if moe:
+    lines += ["", f"`ft bench cpu-moe --threads 16`: host read {f(moe.get('host_read_gbs'))} GB/s; the experts alone "
+              f"{f(moe.get('experts_alone_gbs'))} GB/s ({100 * moe.get('experts_alone_fraction_of_host_read', 0):.0f} % of it); "
+              f"the whole MoE layer (router, gather, sum) {f(moe.get('expert_gbs'))} GB/s "
+              f"({100 * moe.get('fraction_of_host_read', 0):.0f} %)."]
+res = ft_dec("ft-res-dec.json", "resident")
+for backend in ("offload", "hybrid"):
+    r = next((x for x in (load("ft-8g-dec.json") or {}).get("runs", []) if x.get("backend") == backend), None)
+    if not r or not res or not r.get("floor_ms"): continue
+    service = r["step_ms"] - 1e3 / res
+    tail = (f", q* {r.get('fraction_end', 0):.3f} (searched for {r.get('counters', {}).get('hybrid_search_seconds', 0):.1f} s)"
+            if backend == "hybrid" else "")
+    lines.append(f"8 GB class {backend}: miss service {service:.3f} ms/token (step {r['step_ms']:.3f} − resident "
+                 f"{1e3 / res:.3f}) = {service / r['floor_ms']:.2f}× its floor {r['floor_ms']:.3f} ms (miss bytes "
+                 f"{r.get('miss_bytes_per_token', 0) / 1e6:.1f} MB / host read {f(r.get('host_read_gbs'))} GB/s); "
+                 f"PCIe fetch in the profiled step {r.get('phases_ms', {}).get('experts: PCIe fetch', 0):.3f} ms{tail}.")
 pathlib.Path(dest).write_text("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
