@@ -5,13 +5,19 @@
 
 namespace ft::moe {
 
+namespace {
+// The opening scan's fractions: a quarter apart over the interior, so the compass starts within reach of the best mode.
+constexpr double kScan[] = {0.1, 0.35, 0.6, 0.85};
+constexpr double kScanSkip = 0.1;  // a scan fraction this close to the start is not measured again
+}  // namespace
+
 FractionSearch::FractionSearch(double q0, const FractionSearchOptions& o) : o_(o) {
     q_ = std::clamp(std::isfinite(q0) ? q0 : 0.5, 0.0, 1.0);
     skip_ = std::max(0, o_.warmup);
-    start_search(o_.step0);
+    start_search(o_.step0, o_.scan);
 }
 
-void FractionSearch::start_search(double delta) {
+void FractionSearch::start_search(double delta, bool scan) {
     center_ = q_;
     center_rate_ = -1;
     center_tokens_ = 0;
@@ -19,10 +25,26 @@ void FractionSearch::start_search(double delta) {
     dir_ = 1;
     tried_[0] = tried_[1] = false;
     tried_all_ = probing_all_ = false;
+    scan_.clear();
+    if (scan)
+        for (double f : kScan)
+            if (std::abs(f - center_) >= kScanSkip) scan_.push_back(f);
+    scanning_ = !scan_.empty();
     converged_ = false;
     search_s_ = 0;
     ++searches_;
     restart_window();
+}
+
+std::optional<double> FractionSearch::next_scan() {
+    while (!scan_.empty()) {
+        const double f = scan_.front();
+        scan_.erase(scan_.begin());
+        if (auto moved = go_to(f)) return moved;
+    }
+    scanning_ = false;  // the compass starts from the fastest fraction seen
+    tried_[0] = tried_[1] = false;
+    return next_probe();
 }
 
 void FractionSearch::restart_window() {
@@ -82,10 +104,17 @@ std::optional<double> FractionSearch::next_probe() {
 
 std::optional<double> FractionSearch::finish_window(double rate) {
     ++evaluations_;
+    if (scanning_ && center_rate_ >= 0) {
+        if (rate > center_rate_ * (1 + o_.gain)) {
+            center_ = q_;
+            center_rate_ = rate;
+        }
+        return next_scan();
+    }
     if (center_rate_ < 0 || std::abs(q_ - center_) < 1e-9) {
         center_rate_ = rate;
         center_tokens_ = window_tokens_;
-        return next_probe();
+        return scanning_ ? next_scan() : next_probe();
     }
     if (probing_all_) {
         probing_all_ = false;
@@ -114,7 +143,7 @@ std::optional<double> FractionSearch::step(double seconds, int tokens, double q_
         since_converged_s_ += seconds;
         const bool drifted = q_bw >= 0 && q_bw_ref_ >= 0 && std::abs(q_bw - q_bw_ref_) > o_.drift;
         if (drifted || (o_.research_seconds > 0 && since_converged_s_ >= o_.research_seconds))
-            start_search(drifted ? o_.step0 : o_.step0 / 2);
+            start_search(drifted ? o_.step0 : o_.step0 / 2, drifted && o_.scan);
         return std::nullopt;
     }
     search_s_ += seconds;

@@ -4,12 +4,18 @@
 // time to reach its peak, so the best fraction measured on the H200 and on an emulated 12 GB/s link sits above the
 // bandwidth-matched one (docs/benchmarks.md). This search starts there and moves q* while the measured tokens per
 // second improve:
+//   - an opening scan measures the start and the interior fractions 0.1, 0.35, 0.6, 0.85 (those not within 0.1 of the
+//     start), one window each, and the compass starts from the fastest: the curve has two modes where the CPU is
+//     fast — most misses on the CPU, or every miss fetched — with a plateau between (at q* ≥ ≈ 0.8 a layer's one or
+//     two misses are all fetched, yet the step still pays the handshake), where a compass started there only finds
+//     q* = 1 (the H100 machine, PCIe 5, 2026-12-05: 168 tok/s at 0.27, 128 at 0.8, 149 at 1; docs/benchmarks.md);
 //   - each candidate runs `settle` decode steps unmeasured (a graph re-capture, the cache adapting), then `window`
 //     steps measured: its rate is their tokens over their seconds;
 //   - a compass search in one dimension: probe center ± delta, move to a probe that beats the center by more than
 //     `gain`, halve delta when neither side does, stop below `min_step`;
-//   - after converging, search again (from the fraction in use) when `research_seconds` of decode passed or the
-//     bandwidth-matched q* drifted by more than `drift` from where it was (power states, other load).
+//   - after converging, search again (from the fraction in use) when `research_seconds` of decode passed (the compass
+//     alone, at half the first distance) or the bandwidth-matched q* drifted by more than `drift` from where it was
+//     (power states, other load: the whole search, scan included).
 // Only steps of one token count (batch size) are compared: others are passed over, and a batch that stays changed
 // re-measures the center at the new size.
 // q* = 1 is a real candidate: every miss fetched, the CPU handshake left out of the step (ExpertOffload). That step
@@ -18,6 +24,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 namespace ft::moe {
 
@@ -30,6 +37,7 @@ struct FractionSearchOptions {
     double gain = 0.01;              // a probe must beat the center's rate by this share to move there
     double research_seconds = 120;   // decode seconds between searches once converged (0: never)
     double drift = 0.10;             // a bandwidth-matched q* this far from the search's start searches again
+    bool scan = true;                // the opening scan of interior fractions
 };
 
 class FractionSearch {
@@ -54,7 +62,8 @@ private:
     std::optional<double> finish_window(double rate);
     std::optional<double> go_to(double q);
     std::optional<double> next_probe();
-    void start_search(double delta);
+    std::optional<double> next_scan();
+    void start_search(double delta, bool scan);
 
     FractionSearchOptions o_;
     double q_ = 0.5;             // in use
@@ -65,6 +74,8 @@ private:
     bool tried_[2] = {false, false};  // [0]: below the center, [1]: above, at this delta
     bool tried_all_ = false, probing_all_ = false;  // the closing window at q* = 1
     bool converged_ = false;
+    std::vector<double> scan_;   // opening-scan fractions still to measure
+    bool scanning_ = false;
     int skip_ = 0;               // steps still to ignore
     int seen_ = 0, window_tokens_ = 0, mismatch_run_ = 0;
     double acc_s_ = 0, acc_tokens_ = 0;
