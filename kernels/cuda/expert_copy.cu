@@ -161,6 +161,12 @@ cudaError_t link_clock_start(std::uint64_t* t0, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
+cudaError_t write_gpu_time(std::uint64_t* t, cudaStream_t stream) {
+    if (!t) return cudaErrorInvalidValue;
+    link_clock_start_kernel<<<1, 1, 0, stream>>>(t);
+    return cudaGetLastError();
+}
+
 cudaError_t link_throttle(const std::uint64_t* t0, const std::int32_t* count, double bytes_per_item, double gbps,
                           cudaStream_t stream) {
     if (!t0 || !(gbps > 0) || !(bytes_per_item >= 0)) return cudaErrorInvalidValue;

@@ -40,6 +40,9 @@ cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream);
 // it works in a captured graph) or 1 when count is null. The copies themselves run at the real link's speed: the
 // emulated time is max(real, bytes / limit). One thread each.
 cudaError_t link_clock_start(std::uint64_t* t0, cudaStream_t stream);
+// Stores the device's global timer (ns) at *t when the stream reaches it: one thread. The decode profile marks its
+// phases with it (GpuRunner::profile_step).
+cudaError_t write_gpu_time(std::uint64_t* t, cudaStream_t stream);
 cudaError_t link_throttle(const std::uint64_t* t0, const std::int32_t* count, double bytes_per_item, double gbps,
                           cudaStream_t stream);
 
