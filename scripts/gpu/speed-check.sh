@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool) with .gpu/bundle.tar.xz: the checks and figures for the prefill's grouped
-# expert GEMMs and the emulated gaming-PC link, in one call.
+# expert GEMMs, in one call (the emulated gaming-PC links: `vs-llama.sh links`).
 #  1. GPU suites: the expert-cache kernels (the link throttle included), the goldens with the fast and exact prefill,
 #     every MoE backend against resident on the three tiny fixtures, the planner on the GPU.
-#  2. Resident prefill of 512 and 8192 tokens on the Qwen3-30B-A3B-shaped Q4_K model, twice each.
-#  3. At an 8 GiB budget with synthetic routing: `ft bench decode --backend offload,hybrid,cpu,auto --pcie-limit L`
-#     for L = 12 and 25 GB/s and 8 and 16 CPU threads (JSON in $OUT/speed-json.tar).
+#  2. Resident prefill of 512 and 8192 tokens on the Qwen3-30B-A3B-shaped Q4_K model, twice each (JSON in
+#     $OUT/speed-json.tar).
 #   device run: command "bash scripts/gpu/speed-check.sh", carry [".gpu"]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,12 +23,6 @@ for round in 1 2; do
   for len in 512 8192; do
     step "$ft" bench prefill --model "$model" --device cuda --moe-backend resident --prompt-len $len \
       --json "$json/pre$len-$round.json"
-  done
-done
-for limit in 12 25; do
-  for threads in 8 16; do
-    step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --threads $threads \
-      --pcie-limit $limit --backend offload,hybrid,cpu,auto --json "$json/dec-$limit-$threads.json"
   done
 done
 tar -C "$json" -cf "$out/speed-json.tar" .

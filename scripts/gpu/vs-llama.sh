@@ -39,6 +39,12 @@ model=/dev/shm/qwen3-30b-a3b-q4_k.gguf
 [[ -f $model ]] || step "$ft" synth --preset qwen3-30b-a3b --weights q4_k --seed 1 --out "$model"
 json=/tmp/vs-llama-json
 mkdir -p "$json"
+# The raw JSON to $OUT, and whether every step passed.
+finish() {
+  tar -C "$json" -cf "$out/vs-llama-$1-json.tar" .
+  echo; echo "vs-llama $1: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
+  exit $status
+}
 
 if [[ $mode == links ]]; then
   for limit in 12 25; do
@@ -58,9 +64,9 @@ if [[ $mode == links ]]; then
     step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
       --hybrid-fraction $q --json "$json/real-q$q.json"
   done
-  python3 - "$json" "$out/vs-llama-links.md" <<'PY'
+  python3 - "$json" <<'PY' | tee "$out/vs-llama-links.md"
 import json, sys, datetime, pathlib
-d, dest = pathlib.Path(sys.argv[1]), sys.argv[2]
+d = pathlib.Path(sys.argv[1])
 def runs(name):
     try: return json.loads((d / name).read_text()).get("runs", [])
     except Exception: return []
@@ -76,11 +82,11 @@ lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs
 for limit in (12, 25):
     for threads in (8, 16):
         r = runs(f"link-{limit}-{threads}.json")
-        if len(r) < 4: lines.append(f"| {limit} GB/s | {threads} | (failed) | | | | | |"); continue
         t = [x.get("decode_tok_s") for x in r]
-        best = max(t[0] or 0, t[2] or 0)
+        best = max(t[0] or 0, t[2] or 0) if len(t) == 4 else 0
+        if not best: lines.append(f"| {limit} GB/s | {threads} | (failed) | | | | | |"); continue
         lines.append(f"| {limit} GB/s | {threads} | {f(t[0])} | {f(t[1])} | {f(t[2])} | {f(t[3])} ({r[3].get('backend')}) | "
-                     f"{(t[1] or 0) / best:.2f}× | {search(r[1])} |" if best else "| ? |")
+                     f"{(t[1] or 0) / best:.2f}× | {search(r[1])} |")
 lines += ["", "| real link, separate processes | tok/s | hit % | PCIe fetch ms (profiled step) | q* |", "| --- | --- | --- | --- | --- |"]
 for rnd in (1, 2):
     for b in ("offload", "hybrid"):
@@ -98,12 +104,9 @@ for q in ("0.35", "0.6", "0.8"):
     x, ph = r[0], r[0].get("phases_ms", {})
     lines.append(f"| {q} | {f(x.get('decode_tok_s'))} | {x.get('cpu_per_token', 0):.1f} | {x.get('fetched_per_token', 0):.1f} | "
                  f"{ph.get('experts: PCIe fetch', 0):.3f} | {ph.get('experts: wait for the CPU', 0):.3f} | {ph.get('total', 0):.3f} |")
-pathlib.Path(dest).write_text("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
-  tar -C "$json" -cf "$out/vs-llama-links-json.tar" .
-  echo; echo "vs-llama links: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
-  exit $status
+  finish links
 fi
 bench=$(find "$llama" -name llama-bench -type f | head -n 1)
 [[ -x "$bench" ]] || { echo "no llama-bench under $llama: send it first ('vs-llama.sh receive', carrying .peer/partNN)"; exit 2; }
@@ -149,9 +152,9 @@ peak "$json/ft-cpu-pre512" step "$ft" bench prefill --model "$model" --device cu
 step "$ft" bench cpu-moe --model "$model" --threads 16 --rounds 6 --json "$json/ft-cpu-moe.json"
 
 # The table (python3 is on the machine).
-python3 - "$json" "$out/vs-llama.md" "$("$bench" --version 2>&1 | head -n 2 | tr '\n' ' ')" <<'PY'
+python3 - "$json" <<'PY' | tee "$out/vs-llama.md"
 import json, sys, datetime, pathlib
-d, dest, version = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+d = pathlib.Path(sys.argv[1])
 def load(name):
     # llama-bench's JSON shares its file with the step's "=== command ===" lines: read from the first bracket.
     try:
@@ -215,9 +218,6 @@ for backend in ("offload", "hybrid"):
                  f"{1e3 / res:.3f}) = {service / r['floor_ms']:.2f}× its floor {r['floor_ms']:.3f} ms (miss bytes "
                  f"{r.get('miss_bytes_per_token', 0) / 1e6:.1f} MB / host read {f(r.get('host_read_gbs'))} GB/s); "
                  f"PCIe fetch in the profiled step {r.get('phases_ms', {}).get('experts: PCIe fetch', 0):.3f} ms{tail}.")
-pathlib.Path(dest).write_text("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
-tar -C "$json" -cf "$out/vs-llama-json.tar" .
-echo; echo "vs-llama: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
-exit $status
+finish run
