@@ -120,7 +120,7 @@ int run_bench(const Args& args) {
         std::printf("  host read bandwidth      %8.1f GB/s\n", r.host_read_gbs);
         std::printf("  expert weights read      %8.1f GB/s  (%.0f%% of host read)\n", r.expert_gbs, 100 * r.fraction_of_host);
         std::printf("  the experts alone        %8.1f GB/s  (%.0f%% of host read; router, gather and sum left out)\n",
-                    r.kernel_gbs, 100 * r.kernel_fraction_of_host);
+                    r.experts_alone_gbs, 100 * r.experts_alone_fraction_of_host);
         std::printf("  MoE layer                %8.1f us/call over %d calls (%d layers)\n", r.us_per_layer, r.calls, r.moe_layers);
         std::printf("    router %.1f, gather %.1f, experts %.1f, weighted sum %.1f us\n", r.us_router, r.us_gather,
                     r.us_experts, r.us_combine);

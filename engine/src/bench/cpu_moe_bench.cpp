@@ -75,8 +75,8 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
     r.expert_gbs = seconds > 0 ? double(r.expert_bytes) / seconds / 1e9 : 0;
     r.fraction_of_host = r.host_read_gbs > 0 ? r.expert_gbs / r.host_read_gbs : 0;
     const double experts_s = double(s1.ns_experts - s0.ns_experts) * 1e-9;
-    r.kernel_gbs = experts_s > 0 ? double(r.expert_bytes) / experts_s / 1e9 : 0;
-    r.kernel_fraction_of_host = r.host_read_gbs > 0 ? r.kernel_gbs / r.host_read_gbs : 0;
+    r.experts_alone_gbs = experts_s > 0 ? double(r.expert_bytes) / experts_s / 1e9 : 0;
+    r.experts_alone_fraction_of_host = r.host_read_gbs > 0 ? r.experts_alone_gbs / r.host_read_gbs : 0;
     r.us_per_layer = r.calls ? seconds / r.calls * 1e6 : 0;
     r.moe_tok_s = r.us_per_layer > 0 ? double(o.tokens) / (r.us_per_layer * 1e-6 * r.moe_layers) : 0;
     return r;
@@ -86,7 +86,7 @@ nlohmann::json to_json(const CpuMoeBenchResult& r) {
     return {{"bench", "cpu-moe"}, {"model", r.model}, {"isa", r.isa}, {"threads", r.threads}, {"tokens_per_call", r.tokens},
             {"moe_layers", r.moe_layers}, {"calls", r.calls}, {"host_read_gbs", r.host_read_gbs}, {"seconds", r.seconds},
             {"expert_bytes", r.expert_bytes}, {"expert_gbs", r.expert_gbs}, {"fraction_of_host_read", r.fraction_of_host},
-            {"experts_alone_gbs", r.kernel_gbs}, {"experts_alone_fraction_of_host_read", r.kernel_fraction_of_host},
+            {"experts_alone_gbs", r.experts_alone_gbs}, {"experts_alone_fraction_of_host_read", r.experts_alone_fraction_of_host},
             {"us_per_layer", r.us_per_layer}, {"moe_only_tok_s", r.moe_tok_s},
             {"us_router", r.us_router}, {"us_gather", r.us_gather}, {"us_experts", r.us_experts}, {"us_combine", r.us_combine}};
 }

@@ -27,8 +27,8 @@ struct CpuMoeBenchResult {
     double expert_gbs = 0;           // over the whole MoE layer's time (router, gather and sum included)
     double fraction_of_host = 0;
     // Over the expert FFNs' own time (the executor: quantizing the rows, the kernels, the workers' hand-offs).
-    double kernel_gbs = 0;
-    double kernel_fraction_of_host = 0;
+    double experts_alone_gbs = 0;
+    double experts_alone_fraction_of_host = 0;
     double us_per_layer = 0;
     double moe_tok_s = 0;            // tokens/s if a step were MoE layers only
     // Per call, microseconds: router, gathering rows, expert FFNs, weighted sum.
