@@ -260,6 +260,12 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.fraction_end = counter(r.counters, "hybrid_fraction");
         r.live_fetch_gbs = counter(r.counters, "live_fetch_gbps");
         r.live_cpu_gbs = counter(r.counters, "live_cpu_gbps");
+        if (const double served = delta("cpu_layers_served"); served > 0) {
+            r.cpu_layers_per_step = served / (tokens / o.batch);
+            r.cpu_busy_us = delta("cpu_busy_ns") / served / 1e3;
+            r.cpu_executor_us = delta("cpu_executor_ns") / served / 1e3;
+            if (const double gaps = delta("cpu_gaps"); gaps > 0) r.cpu_gap_us = delta("cpu_gap_ns") / gaps / 1e3;
+        }
         r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
         if (o.measure_host) {
             cpu::WorkerPool::Options po;
@@ -464,6 +470,10 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"fraction_end", r.fraction_end},
                      {"live_fetch_gbs", r.live_fetch_gbs},
                      {"live_cpu_gbs", r.live_cpu_gbs},
+                     {"cpu_layers_per_step", r.cpu_layers_per_step},
+                     {"cpu_busy_us_per_layer", r.cpu_busy_us},
+                     {"cpu_executor_us_per_layer", r.cpu_executor_us},
+                     {"cpu_gap_us_per_layer", r.cpu_gap_us},
                      {"warmup_steps", r.warmup_steps},
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
@@ -523,6 +533,10 @@ void print(const ForwardBenchResult& r, bool decode) {
                 std::printf("  q* search                %8.2f s of decode%s\n", r.search_s,
                             r.search_converged ? ", converged in the warm-up" : ", still searching after the warm-up");
         }
+        if (r.cpu_layers_per_step > 0)
+            std::printf("  CPU side, per layer      %8.1f µs busy (experts %.1f), %.1f µs waiting for the GPU; %.1f layers a "
+                        "step\n",
+                        r.cpu_busy_us, r.cpu_executor_us, r.cpu_gap_us, r.cpu_layers_per_step);
         if (r.floor_ms > 0)
             std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",
                         r.floor_ms, r.host_read_gbs);

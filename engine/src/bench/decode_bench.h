@@ -53,6 +53,9 @@ struct ForwardBenchResult {
     double admitted_per_token = 0;    // hybrid: CPU-computed experts brought into the cache in the background
     double fraction_start = 0, fraction_end = 0;  // hybrid: q* before and after the timed steps (refined online)
     double live_fetch_gbs = 0, live_cpu_gbs = 0;  // hybrid: the online refinement's B_P and B_C at the end
+    // The CPU side of the handshake over the timed steps, per layer it served (µs): busy (gather, experts, sum),
+    // of it in the expert executor, and the wait for the GPU's next layer within a step. 0: no coordinator thread.
+    double cpu_layers_per_step = 0, cpu_busy_us = 0, cpu_executor_us = 0, cpu_gap_us = 0;
     int warmup_steps = 0;                         // untimed decode steps before the timed ones
     double search_s = -1;                         // hybrid: decode seconds the q* search took (< 0: no search)
     bool search_converged = false;

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/gpu_runtime.h"
+#include "cuda/ops.cuh"
 #include "ft/error.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -130,23 +131,25 @@ const float* CpuMoeBridge::y_dev(int l) const {
 }
 
 void CpuMoeBridge::submit(int l, cudaStream_t stream) {
+    auto* h = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
     if (!memops_) {
         check(cudaLaunchHostFunc(stream, &CpuMoeBridge::host_serve, &host_args_[std::size_t(l)]), "CPU expert host node");
         return;
     }
-    auto* h = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
     const auto write = reinterpret_cast<WriteValueFn>(write_fn_);
     CUresult r = write(stream, CUdeviceptr(&h->done), 0, CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r == CUDA_SUCCESS) r = write(stream, CUdeviceptr(&h->ready), 1, CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWriteValue32 failed (" + std::to_string(int(r)) + ")");
 }
 
-void CpuMoeBridge::wait(int l, cudaStream_t stream) {
-    if (!memops_) return;  // the host node ran the work inline
+void CpuMoeBridge::wait_add(int l, float* x, std::int64_t n, cudaStream_t stream) {
     auto* h = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
-    const auto wait = reinterpret_cast<WaitValueFn>(wait_fn_);
-    const CUresult r = wait(stream, CUdeviceptr(&h->done), 1, CU_STREAM_WAIT_VALUE_GEQ);
-    if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWaitValue32 failed (" + std::to_string(int(r)) + ")");
+    if (memops_) {
+        const auto wait = reinterpret_cast<WaitValueFn>(wait_fn_);
+        const CUresult r = wait(stream, CUdeviceptr(&h->done), 1, CU_STREAM_WAIT_VALUE_GEQ);
+        if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWaitValue32 failed (" + std::to_string(int(r)) + ")");
+    }  // else the host node ran the work inline
+    check(kernels::cuda::add_f32(y_dev(l), x, n, stream), "add the CPU experts");
 }
 
 void CpuMoeBridge::check_health() {
@@ -209,7 +212,9 @@ void CpuMoeBridge::serve(int l) {
                 row += r.size();
                 jobs_.push_back(job);
             }
+            const auto e0 = now_ns();
             executor_.run(jobs_, o_.swiglu_limit);
+            exec_ns_ += std::uint64_t(now_ns() - e0);
             row = 0;
             for (int i = 0; i < n_cpu; ++i) {
                 for (std::int32_t p : rows_[std::size_t(i)]) {
@@ -235,6 +240,7 @@ void CpuMoeBridge::coordinator() {
     int next = 0;
     std::int64_t idle_since = now_ns();
     int sleep_us = 0;
+    std::int64_t answered_at = 0;
     while (!stop_.load(std::memory_order_relaxed)) {
         bool served = false;
         for (int i = 0; i < n_layer_; ++i) {
@@ -243,10 +249,16 @@ void CpuMoeBridge::coordinator() {
             if (h->ready != 1) continue;
             std::atomic_thread_fence(std::memory_order_acquire);
             h->ready = 0;
-            pending_since_ns_ = now_ns();
+            const std::int64_t taken = now_ns();
+            if (answered_at > 0 && taken - answered_at < 2'000'000) {
+                gap_ns_ += std::uint64_t(taken - answered_at);
+                ++gaps_;
+            }
+            pending_since_ns_ = taken;
             serve(l);
             std::atomic_thread_fence(std::memory_order_release);
             h->done = 1;
+            answered_at = now_ns();
             pending_since_ns_ = 0;
             ++served_;
             next = (l + 1) % n_layer_;

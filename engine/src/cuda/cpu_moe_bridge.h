@@ -64,9 +64,10 @@ public:
     std::int32_t* n_tokens_dev(int l) const;
     const float* y_dev(int l) const;      // [max_tokens, n_embd] the CPU partial sum
 
-    // Enqueue on `stream` (capturable): hand layer l to the CPU (after stage + plan), and wait for its answer.
+    // Enqueue on `stream` (capturable): hand layer l to the CPU (after stage + plan); wait for its answer and add the
+    // CPU partial sum (n floats) into x.
     void submit(int l, cudaStream_t stream);
-    void wait(int l, cudaStream_t stream);
+    void wait_add(int l, float* x, std::int64_t n, cudaStream_t stream);
     // After the step's stream has finished: throws ft::Error when the watchdog fired or the CPU failed.
     void check_health();
 
@@ -74,6 +75,13 @@ public:
     std::uint64_t experts_computed() const { return experts_.load(); }
     std::uint64_t bytes_read() const { return executor_.bytes_read(); }
     double cpu_busy_seconds() const { return double(busy_ns_.load()) / 1e9; }
+    // Where the CPU side's time goes (memory-operation handshake only): layers served, nanoseconds in the expert
+    // executor (of busy), and the coordinator's waits for the GPU between a layer's answer and the next hand-over
+    // (those under 2 ms: within a step), with their count.
+    std::uint64_t layers_served() const { return served_.load(); }
+    std::uint64_t executor_ns() const { return exec_ns_.load(); }
+    std::uint64_t gap_ns() const { return gap_ns_.load(); }
+    std::uint64_t gaps() const { return gaps_.load(); }
 
 private:
     struct Slot;
@@ -99,7 +107,7 @@ private:
     std::vector<moe::ExpertJob> jobs_;
     std::vector<std::vector<std::int32_t>> rows_;
     std::atomic<bool> stop_{false};
-    std::atomic<std::uint64_t> experts_{0}, busy_ns_{0}, served_{0};
+    std::atomic<std::uint64_t> experts_{0}, busy_ns_{0}, served_{0}, exec_ns_{0}, gap_ns_{0}, gaps_{0};
     std::atomic<std::int64_t> pending_since_ns_{0};  // when the coordinator took a layer (0: idle)
     // Set by the coordinator (a CPU expert job threw) or the watchdog (no answer), read by check_health() on the
     // engine thread.

@@ -585,9 +585,8 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         forked_ = true;
     }
     if (handshake) {
-        bridge_->wait(il, stream_);
+        bridge_->wait_add(il, x, std::int64_t(T) * n_embd_, stream_);
         phase("experts: wait for the CPU");
-        check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
     }
 }
 
@@ -665,6 +664,12 @@ std::vector<OffloadLayerStats> ExpertOffload::layer_stats() const {
 
 std::uint64_t ExpertOffload::cpu_expert_bytes() const {
     return (bridge_ ? bridge_->bytes_read() : 0) + (cpu_moe_ ? cpu_moe_->cpu_expert_bytes() : 0);
+}
+
+ExpertOffload::CpuSideTimes ExpertOffload::cpu_side_times() const {
+    if (!bridge_) return {};
+    return {bridge_->layers_served(), std::uint64_t(bridge_->cpu_busy_seconds() * 1e9), bridge_->executor_ns(),
+            bridge_->gap_ns(), bridge_->gaps()};
 }
 
 std::vector<std::uint32_t> ExpertOffload::expert_uses() const {

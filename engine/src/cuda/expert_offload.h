@@ -128,6 +128,12 @@ public:
     std::uint64_t prefill_h2d_bytes() const { return prefill_h2d_; }  // whole layers streamed for prefill
     std::uint64_t expert_bytes() const { return matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]; }  // one expert
     std::uint64_t cpu_expert_bytes() const;
+    // The CPU side of the handshake (hybrid, cpu): layers served; nanoseconds busy, in the expert executor, and
+    // waiting for the GPU between layers of a step. Zero without a coordinator thread.
+    struct CpuSideTimes {
+        std::uint64_t layers = 0, busy_ns = 0, executor_ns = 0, gap_ns = 0, gaps = 0;
+    };
+    CpuSideTimes cpu_side_times() const;
     std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }  // pinned in place (whole pages)
     std::uint64_t host_store_bytes() const { return store_bytes_; }    // every routed expert's matrices
     // Decode fetches of unpinned experts through the bounce ring: experts and bytes copied (0 when all are pinned).

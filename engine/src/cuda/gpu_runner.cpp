@@ -817,6 +817,7 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
                            {n + "cpu", double(layers[il].cpu)}});
     }
     const std::uint64_t admitted = offload_->admitted();
+    const auto cpu_side = offload_->cpu_side_times();
     const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
     const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
     c.insert(c.end(), {{"fetch_h2d_bytes", fetch_h2d},
@@ -837,6 +838,11 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
                        {"h2d_bytes", prefill_h2d + fetch_h2d},
                        {"expert_admitted", double(admitted)},
                        {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
+                       {"cpu_layers_served", double(cpu_side.layers)},
+                       {"cpu_busy_ns", double(cpu_side.busy_ns)},
+                       {"cpu_executor_ns", double(cpu_side.executor_ns)},
+                       {"cpu_gap_ns", double(cpu_side.gap_ns)},
+                       {"cpu_gaps", double(cpu_side.gaps)},
                        {"host_pinned_bytes", double(offload_->host_pinned_bytes())},
                        {"host_store_bytes", double(offload_->host_store_bytes())},
                        {"host_bounced", double(offload_->bounced())},
