@@ -77,6 +77,25 @@ __device__ __forceinline__ void scan_victims(const ExpertStamp* usage, int n_slo
     *more = count > kCand;
 }
 
+// The CPU list (n_cpu misses from s_order[from]) last: it may live in host-mapped memory that a CPU thread reads once
+// the count is there; then the hand-over flags, when the call has them. Every thread of the block calls it.
+__device__ void hand_over(const ExpertCachePlanParams& p, const std::int32_t* s_order, int from, int n_cpu) {
+    const int t = int(threadIdx.x);
+    if (t < p.n_pairs) p.cpu_ids[t] = t < n_cpu ? s_order[from + t] : -1;
+    __threadfence_system();  // also orders this thread's handoff copies before the flags
+    __syncthreads();
+    if (t == 0) {
+        *p.cpu_count = n_cpu;
+        __threadfence_system();
+        if (p.handoff.ready) {
+            *static_cast<volatile std::uint32_t*>(p.handoff.done) = 0;
+            __threadfence_system();
+            *static_cast<volatile std::uint32_t*>(p.handoff.ready) = 1;
+            __threadfence_system();
+        }
+    }
+}
+
 __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCachePlanParams p) {
     __shared__ ExpertCacheControl s_ctl;
     __shared__ unsigned char s_active[kExpertCacheMaxExperts];
@@ -100,6 +119,15 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         s_ctl = c;
     }
     if (t < n_expert) s_active[t] = 0;
+    {  // the CPU's inputs, to host-mapped memory (posted writes, fenced in hand_over)
+        const ExpertCacheHandoff& ho = p.handoff;
+        for (std::int64_t i = t; i < ho.x_count; i += kThreads) ho.x_dst[i] = ho.x[i];
+        if (t < p.n_pairs) {
+            if (ho.ids_dst) ho.ids_dst[t] = p.ids[t];
+            if (ho.weights_dst) ho.weights_dst[t] = ho.weights[t];
+        }
+        if (t == 0 && ho.n_tokens_dst) *ho.n_tokens_dst = ho.n_tokens;
+    }
     __syncthreads();
     if (t < p.n_pairs) {
         const std::int32_t e = p.ids[t];
@@ -113,6 +141,7 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
     block_prefix_count(active, s_warp_counts, &n_active);
 
     int m = 0, n_fetch = 0;
+    bool handed = false;
     if (mode == ExpertCacheMode::resident) {
         if (t < n_expert) s_slot_of_expert[t] = active ? t : -1;
     } else {
@@ -142,6 +171,10 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
         if (mode == ExpertCacheMode::offload) want = m;
         else if (mode == ExpertCacheMode::cpu) want = 0;
         else want = qstar_device(m, s_ctl.frac_q16, s_ctl.max_fetch);
+        if (p.handoff.early) {  // the list is final now (see ExpertCacheHandoff): the CPU starts during the search
+            hand_over(p, s_order, want, m - want);
+            handed = true;
+        }
 
         // Victims: the `want` smallest eligible keys in ascending order (the same as `want` successive argmins, each
         // taking its slot out of the running). Each round is one block min over the threads' smallest candidates.
@@ -207,14 +240,7 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
             c.cpu += std::uint64_t(n_cpu);
         }
     }
-    // The CPU list last: it may live in host-mapped memory that a CPU thread reads once the count is there.
-    if (t < p.n_pairs) p.cpu_ids[t] = t < n_cpu ? s_order[n_fetch + t] : -1;
-    __threadfence_system();
-    __syncthreads();
-    if (t == 0) {
-        *p.cpu_count = n_cpu;
-        __threadfence_system();
-    }
+    if (!handed) hand_over(p, s_order, n_fetch, n_cpu);
 }
 
 }  // namespace

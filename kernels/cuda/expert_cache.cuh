@@ -5,7 +5,8 @@
 // expert_cache_plan: every pointer of ExpertCachePlanParams is read or written by the device: the state, the
 //   control block (read each launch, so the host may rewrite now / frac_q16 / max_fetch / mode between graph
 //   replays; written back when advance_clock) and the outputs. cpu_ids and cpu_count may point into host-mapped
-//   pinned memory: the kernel writes them last, cpu_ids before cpu_count, each followed by __threadfence_system().
+//   pinned memory: the kernel writes them last (with handoff.early: before its victim search), cpu_ids before
+//   cpu_count, each followed by __threadfence_system(), then the hand-over flags (ExpertCacheHandoff).
 //   Cost: one pass over usage[n_slots] plus one block reduction per fetched expert.
 // qstar_fetch_counts: out[i] = q*(m[i], frac_q16[i], max_fetch[i]) by the device function the planner uses
 //   (for the bit-exactness test against ref::qstar_fetch_count).

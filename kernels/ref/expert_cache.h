@@ -80,6 +80,28 @@ struct ExpertCacheState {
     std::uint32_t* uses = nullptr;         // [n_layer * n_expert], optional
 };
 
+// The CPU expert handshake of hybrid decode, folded into the CUDA planning call (the host implementation ignores it;
+// it changes no output). First the kernel copies the layer's input rows (x_count floats), routed ids and weights
+// (n_pairs each) and the token count to their host-mapped destinations; then, once the CPU's list (cpu_ids,
+// cpu_count) is final, it stores *done = 0 and then *ready = 1 (each fenced for the system), the hand-over a CPU
+// thread waits for. With `early` the list is taken as final before the victim search, so the CPU starts while the
+// kernel still picks victims; the caller guarantees that every fetch the fraction asks for finds a slot (with
+// advance_clock only this call's hits are stamped `now`: n_slots >= n_pairs + the slots background admission may
+// hold pinned is enough). done/ready null: copies only.
+struct ExpertCacheHandoff {
+    const float* x = nullptr;
+    float* x_dst = nullptr;
+    std::int64_t x_count = 0;
+    const float* weights = nullptr;  // [n_pairs]
+    float* weights_dst = nullptr;
+    std::int32_t* ids_dst = nullptr;  // [n_pairs], from ExpertCachePlanParams::ids
+    std::int32_t* n_tokens_dst = nullptr;
+    std::int32_t n_tokens = 0;
+    std::uint32_t* done = nullptr;
+    std::uint32_t* ready = nullptr;
+    bool early = false;
+};
+
 struct ExpertCachePlanParams {
     ExpertCacheState state;
     ExpertCacheControl* control = nullptr;
@@ -92,6 +114,7 @@ struct ExpertCachePlanParams {
     std::int32_t* fetch_count = nullptr;   // [1]
     std::int32_t* cpu_ids = nullptr;       // [n_pairs]; the kernel writes cpu_ids and cpu_count last
     std::int32_t* cpu_count = nullptr;     // [1]
+    ExpertCacheHandoff handoff;            // CUDA only, optional
 };
 
 // The shapes and pointers a planning call accepts (both implementations reject anything else unchanged). With no
@@ -101,7 +124,11 @@ inline bool expert_cache_plan_valid(const ExpertCachePlanParams& p) {
     const bool shapes = s.n_layer > 0 && s.n_expert > 0 && s.n_expert <= kExpertCacheMaxExperts && s.n_slots >= 0 &&
                         std::int64_t(s.n_layer) * s.n_expert <= INT32_MAX && p.layer >= 0 && p.layer < s.n_layer &&
                         p.n_pairs >= 0 && p.n_pairs <= kExpertCacheMaxPairs;
-    return shapes && s.residency && s.recency && (s.n_slots == 0 || (s.slot_owner && s.usage)) && p.control &&
+    const ExpertCacheHandoff& h = p.handoff;
+    const bool handoff = h.x_count >= 0 && (h.x_count == 0 || (h.x && h.x_dst)) &&
+                         (!h.weights_dst || (h.weights && p.n_pairs > 0)) && (!h.ids_dst || p.n_pairs > 0) &&
+                         (h.done == nullptr) == (h.ready == nullptr);
+    return shapes && handoff && s.residency && s.recency && (s.n_slots == 0 || (s.slot_owner && s.usage)) && p.control &&
            p.fetch_count && p.cpu_count && (p.n_pairs == 0 || (p.ids && p.slot_of_pair && p.fetch && p.cpu_ids));
 }
 

@@ -60,7 +60,7 @@ if [[ $mode == links ]]; then
     done
   done
   # Where a hybrid step's time goes on the real link at fixed fractions (the search's curve, one window each).
-  for q in 0.35 0.6 0.8; do
+  for q in 0.05 0.35 0.8; do
     step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
       --hybrid-fraction $q --json "$json/real-q$q.json"
   done
@@ -96,14 +96,16 @@ for rnd in (1, 2):
         q = search(x) if b == "hybrid" else "—"
         lines.append(f"| {b} ({rnd}) | {f(x.get('decode_tok_s'))} | {100 * x.get('hit_rate', 0):.1f} | "
                      f"{x.get('phases_ms', {}).get('experts: PCIe fetch', 0):.3f} | {q} |")
-lines += ["", "| real link, hybrid at a fixed q* | tok/s | CPU experts / token | fetched / token | PCIe fetch ms | wait for the CPU ms | step (profiled) ms |",
-          "| --- | --- | --- | --- | --- | --- | --- |"]
-for q in ("0.35", "0.6", "0.8"):
+lines += ["", "| real link, hybrid at a fixed q* | tok/s | step ms | hit % | CPU experts / token | fetched / token | CPU side per layer: busy (executor) µs | CPU waits for the GPU µs |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+for q in ("0.05", "0.35", "0.8"):
     r = runs(f"real-q{q}.json")
-    if not r: lines.append(f"| {q} | (failed) | | | | | |"); continue
-    x, ph = r[0], r[0].get("phases_ms", {})
-    lines.append(f"| {q} | {f(x.get('decode_tok_s'))} | {x.get('cpu_per_token', 0):.1f} | {x.get('fetched_per_token', 0):.1f} | "
-                 f"{ph.get('experts: PCIe fetch', 0):.3f} | {ph.get('experts: wait for the CPU', 0):.3f} | {ph.get('total', 0):.3f} |")
+    if not r: lines.append(f"| {q} | (failed) | | | | | | |"); continue
+    x = r[0]
+    lines.append(f"| {q} | {f(x.get('decode_tok_s'))} | {x.get('step_ms', 0):.3f} | {100 * x.get('hit_rate', 0):.1f} | "
+                 f"{x.get('cpu_per_token', 0):.1f} | {x.get('fetched_per_token', 0):.1f} | "
+                 f"{x.get('cpu_busy_us_per_layer', 0):.1f} ({x.get('cpu_executor_us_per_layer', 0):.1f}) | "
+                 f"{x.get('cpu_gap_us_per_layer', 0):.1f} |")
 print("\n".join(lines))
 PY
   finish links

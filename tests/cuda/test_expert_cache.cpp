@@ -1,7 +1,7 @@
 // The expert cache planning kernel (cuda/expert_cache.cuh) against the scalar reference (ref/expert_cache.h): q*
 // bit-exact over a grid, and the planning step over random decode traces — every output of every call and the final
-// state identical — including a host-mapped CPU list and replays of a captured graph with the control block changed
-// between them.
+// state identical — including a host-mapped CPU list with the hybrid hand-over (copies and flags, before or after
+// the victim search), and replays of a captured graph with the control block changed between them.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -183,6 +183,8 @@ private slots:
                 QTest::addRow("48x128 top8 b%d slots %d%s", tokens, cache, advance ? " tick" : "")
                     << 48 << 128 << cache << tokens << 8 << 200 << advance << (cache == 1000) << qulonglong(0) << 0;
             }
+        QTest::addRow("48x128 top8 b4 slots 20, mapped (the hand-over after the victim search)")
+            << 48 << 128 << 20 << 4 << 8 << 60 << true << true << qulonglong(0) << 0;
         QTest::addRow("4x512 256 pairs 20000 slots")
             << 4 << 512 << 20000 << 32 << 8 << 40 << true << true << qulonglong(0) << 0;
         QTest::addRow("4x512 256 pairs 700 slots")
@@ -239,6 +241,17 @@ private slots:
         CHECK_CUDA(upload(d_cpu, sentinel));
         CHECK_CUDA(upload(d_fetch, fetch_sentinel));
         if (mapped_cpu_list) std::memcpy(m_cpu.h, sentinel.data(), rows * 4);
+        // With a mapped CPU list the calls also hand each layer over as hybrid decode does (ExpertCacheHandoff):
+        // input rows, ids, weights and the token count copied to host memory, then done = 0 and ready = 1; early
+        // (before the victim search) where every fetch is sure to find a slot.
+        constexpr int kRow = 64;
+        const std::size_t x_per_layer = std::size_t(tokens) * kRow;
+        Dev d_x(std::size_t(n_layer) * x_per_layer * 4), d_w(rows * 4);
+        Mapped m_x(std::size_t(n_layer) * x_per_layer * 4), m_w(rows * 4), m_ids(rows * 4), m_word(std::size_t(n_layer) * 4 * 3);
+        QVERIFY(d_x.p && d_w.p && m_x.d && m_w.d && m_ids.d && m_word.d);
+        const bool early = advance_clock && n_slots >= n_pairs + pinned;  // ExpertCacheHandoff's guarantee
+        std::vector<float> xs(std::size_t(n_layer) * x_per_layer), ws(rows);
+        auto* words = static_cast<std::uint32_t*>(m_word.h);  // [layer][n_tokens, done, ready]
 
         std::mt19937 rng(std::uint32_t(1 + n_layer * 7919 + n_expert * 31 + n_slots * 3 + tokens));
         std::vector<std::vector<int>> popularity(static_cast<std::size_t>(n_layer));
@@ -264,6 +277,21 @@ private slots:
                 std::copy(r.begin(), r.end(), ids.begin() + std::ptrdiff_t(l) * stride);
             }
             CHECK_CUDA(upload(d_ids, ids));
+            if (mapped_cpu_list) {
+                std::uniform_real_distribution<float> uf(-1, 1);
+                for (float& v : xs) v = uf(rng);
+                for (float& v : ws) v = uf(rng);
+                CHECK_CUDA(upload(d_x, xs));
+                CHECK_CUDA(upload(d_w, ws));
+                std::memset(m_x.h, 0, xs.size() * 4);
+                std::memset(m_w.h, 0, rows * 4);
+                std::memset(m_ids.h, 0xff, rows * 4);
+                for (int l = 0; l < n_layer; ++l) {
+                    words[3 * l] = 0;
+                    words[3 * l + 1] = 1;  // the CPU's answer to the previous step
+                    words[3 * l + 2] = 0;
+                }
+            }
             for (int l = 0; l < n_layer; ++l) {
                 const std::size_t off = std::size_t(l) * std::size_t(stride);
                 ExpertCachePlanParams p;
@@ -290,6 +318,20 @@ private slots:
                 d.cpu_ids = mapped_cpu_list ? static_cast<std::int32_t*>(m_cpu.d) + off : d_cpu.as<std::int32_t>() + off;
                 d.cpu_count = mapped_cpu_list ? static_cast<std::int32_t*>(m_cpu_count.d) + l
                                               : d_counts.as<std::int32_t>() + 2 * l + 1;
+                if (mapped_cpu_list) {
+                    ft::kernels::ExpertCacheHandoff& h = d.handoff;
+                    h.x = d_x.as<float>() + std::size_t(l) * x_per_layer;
+                    h.x_dst = static_cast<float*>(m_x.d) + std::size_t(l) * x_per_layer;
+                    h.x_count = std::int64_t(x_per_layer);
+                    h.weights = d_w.as<float>() + off;
+                    h.weights_dst = static_cast<float*>(m_w.d) + off;
+                    h.ids_dst = static_cast<std::int32_t*>(m_ids.d) + off;
+                    h.n_tokens_dst = static_cast<std::int32_t*>(m_word.d) + 3 * l;
+                    h.n_tokens = tokens;
+                    h.done = static_cast<std::uint32_t*>(m_word.d) + 3 * l + 1;
+                    h.ready = static_cast<std::uint32_t*>(m_word.d) + 3 * l + 2;
+                    h.early = early;
+                }
                 CHECK_CUDA(ft::kernels::cuda::expert_cache_plan(d, nullptr));
             }
             CHECK_CUDA(cudaDeviceSynchronize());
@@ -311,6 +353,17 @@ private slots:
                     same = same && got_slot[i] == want_slot[i] && got_cpu[i] == want_cpu[i] &&
                            got_fetch[i].flat_id == want_fetch[i].flat_id && got_fetch[i].slot == want_fetch[i].slot;
                 QVERIFY2(same, qPrintable(where + ": outputs differ"));
+                if (mapped_cpu_list) {
+                    const float* hx = static_cast<const float*>(m_x.h) + std::size_t(l) * x_per_layer;
+                    const float* hw = static_cast<const float*>(m_w.h) + off;
+                    const std::int32_t* hi = static_cast<const std::int32_t*>(m_ids.h) + off;
+                    QVERIFY2(std::equal(hx, hx + x_per_layer, xs.begin() + std::ptrdiff_t(std::size_t(l) * x_per_layer)) &&
+                                 std::equal(hw, hw + n_pairs, ws.begin() + std::ptrdiff_t(off)) &&
+                                 std::equal(hi, hi + n_pairs, ids.begin() + std::ptrdiff_t(off)),
+                             qPrintable(where + ": the hand-over's copies differ"));
+                    QVERIFY2(int(words[3 * l]) == tokens && words[3 * l + 1] == 0 && words[3 * l + 2] == 1,
+                             qPrintable(where + ": the hand-over's flags"));
+                }
             }
             if (step % 25 == 24 || step == steps - 1) {
                 HostState got(n_layer, n_expert, n_slots);

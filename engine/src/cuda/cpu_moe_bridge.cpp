@@ -130,16 +130,26 @@ const float* CpuMoeBridge::y_dev(int l) const {
     return reinterpret_cast<const float*>(dev_ + std::size_t(l) * slot_bytes_ + layout(o_.max_tokens, o_.k, o_.n_embd).y);
 }
 
-void CpuMoeBridge::submit(int l, cudaStream_t stream) {
-    auto* h = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
-    if (!memops_) {
-        check(cudaLaunchHostFunc(stream, &CpuMoeBridge::host_serve, &host_args_[std::size_t(l)]), "CPU expert host node");
-        return;
+kernels::ExpertCacheHandoff CpuMoeBridge::handoff(int l, const float* x, const float* weights, int T) const {
+    kernels::ExpertCacheHandoff h;
+    h.x = x;
+    h.x_dst = x_dev(l);
+    h.x_count = std::int64_t(T) * o_.n_embd;
+    h.ids_dst = ids_dev(l);
+    h.weights = weights;
+    h.weights_dst = w_dev(l);
+    h.n_tokens_dst = n_tokens_dev(l);
+    h.n_tokens = T;
+    if (memops_) {
+        auto* hd = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
+        h.done = const_cast<std::uint32_t*>(&hd->done);
+        h.ready = const_cast<std::uint32_t*>(&hd->ready);
     }
-    const auto write = reinterpret_cast<WriteValueFn>(write_fn_);
-    CUresult r = write(stream, CUdeviceptr(&h->done), 0, CU_STREAM_WRITE_VALUE_DEFAULT);
-    if (r == CUDA_SUCCESS) r = write(stream, CUdeviceptr(&h->ready), 1, CU_STREAM_WRITE_VALUE_DEFAULT);
-    if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWriteValue32 failed (" + std::to_string(int(r)) + ")");
+    return h;
+}
+
+void CpuMoeBridge::submit(int l, cudaStream_t stream) {
+    if (!memops_) check(cudaLaunchHostFunc(stream, &CpuMoeBridge::host_serve, &host_args_[std::size_t(l)]), "CPU expert host node");
 }
 
 void CpuMoeBridge::wait_add(int l, float* x, std::int64_t n, cudaStream_t stream) {

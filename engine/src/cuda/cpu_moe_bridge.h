@@ -1,10 +1,10 @@
 // The GPU ↔ CPU handshake of the hybrid MoE decode, inside a captured CUDA graph and without a spinning kernel.
 //
 // Per MoE layer there is one block of pinned, device-mapped host memory (a "slot"): the layer's normalized input
-// rows, routed ids and weights (staged there by the GPU), the CPU expert list the planning kernel writes, the CPU's
-// partial sum, and two flags. In the graph, for layer l:
-//   stage (GPU writes x / ids / weights / token count into the slot) → plan → write done=0, write ready=1 (stream
-//   memory operations) → … GPU work … → wait until done ≥ 1 → add the CPU partial sum.
+// rows, routed ids and weights, the CPU expert list, the CPU's partial sum, and two flags. In the graph, for layer l:
+//   plan (one kernel: copies x / ids / weights / token count into the slot, writes the CPU list, then done=0 and
+//   ready=1 — before its victim search when every fetch is sure to find a slot) → … GPU work … → wait until
+//   done ≥ 1 (a stream memory operation) → add the CPU partial sum.
 // A coordinator thread (pinned, one of the worker pool's cores) polls the ready flags, clears ready, computes the
 // listed experts for the rows routed to them on the worker pool, writes the partial sum and sets done. A watchdog
 // turns a handshake stuck for 10 s into an error (done set with err = 1) so the GPU never hangs; forward() checks.
@@ -25,6 +25,7 @@
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
 #include "moe/cpu_expert_executor.h"
+#include "ref/expert_cache.h"
 
 namespace ft::gpu {
 
@@ -34,7 +35,7 @@ struct alignas(64) CpuMoeSlotHeader {
     volatile std::uint32_t done;
     volatile std::uint32_t err;
     std::uint32_t pad0;
-    alignas(64) std::int32_t n_tokens;  // written by the stage kernel
+    alignas(64) std::int32_t n_tokens;  // written by the planning kernel (ExpertCacheHandoff)
     std::int32_t cpu_count;             // written by the planning kernel (last)
 };
 
@@ -64,8 +65,12 @@ public:
     std::int32_t* n_tokens_dev(int l) const;
     const float* y_dev(int l) const;      // [max_tokens, n_embd] the CPU partial sum
 
-    // Enqueue on `stream` (capturable): hand layer l to the CPU (after stage + plan); wait for its answer and add the
-    // CPU partial sum (n floats) into x.
+    // What the planning kernel of layer l copies to the slot (T tokens' rows x [T, n_embd], their routed weights; the
+    // ids are the call's own) and, with stream memory operations, the flags it raises to hand the layer to the CPU.
+    kernels::ExpertCacheHandoff handoff(int l, const float* x, const float* weights, int T) const;
+    // Enqueue on `stream` (capturable), after the planning call: with host-function nodes the node that serves layer l
+    // (with stream memory operations the planning kernel has handed it over: nothing to do). Then wait for the answer
+    // and add the CPU partial sum (n floats) into x.
     void submit(int l, cudaStream_t stream);
     void wait_add(int l, float* x, std::int64_t n, cudaStream_t stream);
     // After the step's stream has finished: throws ft::Error when the watchdog fired or the CPU failed.

@@ -495,16 +495,6 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     const int base = is_static ? static_base_[std::size_t(il)] : 0;
     const bool cpu_layer = is_static && base < 0;
     const bool handshake = bridge_ && !(is_static && !cpu_layer) && !fetches_all();
-    if (handshake) {
-        kc::StageParams sp;
-        sp.seg[0] = {xn, bridge_->x_dev(il), std::size_t(T) * std::size_t(n_embd_) * sizeof(float)};
-        sp.seg[1] = {ids, bridge_->ids_dev(il), std::size_t(P) * sizeof(std::int32_t)};
-        sp.seg[2] = {weights, bridge_->w_dev(il), std::size_t(P) * sizeof(float)};
-        sp.n_seg = 3;
-        sp.word = bridge_->n_tokens_dev(il);
-        sp.value = T;
-        check(kc::stage_to_host(sp, stream_), "stage the CPU experts' input");
-    }
     kernels::ExpertCachePlanParams pp;
     pp.state = state_;
     pp.control = control_of_layer_[std::size_t(il)];
@@ -517,6 +507,13 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     pp.fetch_count = fetch_count_;
     pp.cpu_ids = handshake ? bridge_->cpu_ids_dev(il) : cpu_ids_scratch_;  // offload: never used (a slot is always free)
     pp.cpu_count = handshake ? bridge_->cpu_count_dev(il) : cpu_count_scratch_;
+    if (handshake) {
+        // The planning kernel copies the CPU's inputs and hands the layer over itself; before its victim search when
+        // every fetch is sure to find a slot (with the clock ticking per call, the slots this call uses and those
+        // background admission holds leave one for each miss).
+        pp.handoff = bridge_->handoff(il, xn, weights, T);
+        pp.handoff.early = pp.advance_clock && std::int64_t(n_slots_) >= std::int64_t(P) + std::int64_t(n_layer_) * max_admit_;
+    }
     check(kc::expert_cache_plan(pp, stream_), "expert cache plan");
     if (handshake) bridge_->submit(il, stream_);
     phase("experts: stage + plan");
