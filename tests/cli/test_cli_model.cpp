@@ -78,6 +78,19 @@ private slots:
             QVERIFY(f.open(QIODevice::ReadOnly));
             const auto o = QJsonDocument::fromJson(f.readAll()).object()["runs"].toArray().at(0).toObject();
             QVERIFY2(o["copy_gbs"].toDouble() > 0 && o["decode_tok_s"].toDouble() > 0, qPrintable(QJsonDocument(o).toJson()));
+            // Hybrid with one and a half layers of expert slots: the CPU side of the handshake, per layer it served.
+            const QString hj = tmp.path() + "/h.json";
+            const auto h = run_ft({"bench", "decode", "--model", kModel, "--device", "cuda", "--backend", "hybrid",
+                                   "--hybrid-fraction", "0.5", "--expert-slots", "24", "--gen", "16", "--prompt-len", "16",
+                                   "--json", hj});
+            QVERIFY2(h.code == 0, qPrintable(h.err));
+            QVERIFY2(h.out.contains("CPU side, per layer"), qPrintable(h.out));
+            QFile hf(hj);
+            QVERIFY(hf.open(QIODevice::ReadOnly));
+            const auto x = QJsonDocument::fromJson(hf.readAll()).object()["runs"].toArray().at(0).toObject();
+            const double busy = x["cpu_busy_us_per_layer"].toDouble(), exec = x["cpu_executor_us_per_layer"].toDouble();
+            QVERIFY2(x["cpu_layers_per_step"].toDouble() == 4 && exec > 0 && busy >= exec && x["cpu_gap_us_per_layer"].toDouble() > 0,
+                     qPrintable(QJsonDocument(x).toJson()));
         }
     }
 
