@@ -125,6 +125,11 @@ int run_bench(const Args& args) {
         std::printf("    router %.1f, gather %.1f, experts %.1f, weighted sum %.1f us\n", r.us_router, r.us_gather,
                     r.us_experts, r.us_combine);
         std::printf("  MoE layers only          %8.1f tok/s\n", r.moe_tok_s);
+        if (!r.executor.empty()) {
+            std::printf("  the executor alone, one token, n random experts a call:\n");
+            for (const auto& p : r.executor)
+                std::printf("    %d expert%s %8.1f us/call  %6.1f GB/s\n", p.experts, p.experts == 1 ? " " : "s", p.us_per_call, p.gbs);
+        }
         out = bench::to_json(r);
     } else if (suite == "decode" || suite == "prefill" || suite == "warm-start") {
         const bool decode = suite != "prefill";

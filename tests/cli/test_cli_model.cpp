@@ -185,6 +185,16 @@ private slots:
         QVERIFY(o["experts_alone_gbs"].toDouble() >= o["expert_gbs"].toDouble());
         QVERIFY(o["experts_alone_fraction_of_host_read"].toDouble() > 0);
         QVERIFY(r.out.contains("the experts alone"));
+        // The executor alone by experts per call (1, 2, 4 of the fixture's 16): each call reads more, and takes longer.
+        const auto by = o["executor_by_experts"].toArray();
+        QCOMPARE(by.size(), 4);
+        for (int i = 0; i < by.size(); ++i) {
+            const auto p = by.at(i).toObject();
+            QCOMPARE(p["experts"].toInt(), 1 << i);
+            QVERIFY2(p["us_per_call"].toDouble() > 0 && p["gbs"].toDouble() > 0, qPrintable(QJsonDocument(p).toJson()));
+        }
+        QVERIFY(by.at(3).toObject()["us_per_call"].toDouble() > by.at(0).toObject()["us_per_call"].toDouble());
+        QVERIFY(r.out.contains("the executor alone"));
     }
 
     // ft bench decode warms up over the positions it then times and rewinds between: a model with a recurrent state

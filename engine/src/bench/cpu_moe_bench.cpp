@@ -13,7 +13,9 @@
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
 #include "model/graph.h"
+#include "moe/cpu_expert_executor.h"
 #include "moe/moe_layer.h"
+#include "model/arch.h"
 
 namespace ft::bench {
 
@@ -77,18 +79,56 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
     const double experts_s = double(s1.ns_experts - s0.ns_experts) * 1e-9;
     r.experts_alone_gbs = experts_s > 0 ? double(r.expert_bytes) / experts_s / 1e9 : 0;
     r.experts_alone_fraction_of_host = r.host_read_gbs > 0 ? r.experts_alone_gbs / r.host_read_gbs : 0;
+    // The executor by experts per call: fresh random experts of a random MoE layer each call, one token row.
+    {
+        moe::CpuExpertExecutor exec(pool);
+        std::vector<int> moe_layer_ids;
+        for (int il = 0; il < int(d.n_layer); ++il)
+            if (weights->layer_has_experts(il)) moe_layer_ids.push_back(il);
+        const int n_expert = int(d.moe.n_expert);
+        std::vector<float> xs(std::size_t(8 * E)), ys(xs.size());
+        for (auto& v : xs) v = nd(rng);
+        for (int n : {1, 2, 4, 8}) {
+            if (n > n_expert || moe_layer_ids.empty()) break;
+            const int calls = std::max(1, o.rounds) * int(moe_layer_ids.size());
+            double s = 0;
+            std::uint64_t bytes = 0;
+            std::vector<moe::ExpertJob> jobs(static_cast<std::size_t>(n));
+            for (int c = 0; c < calls; ++c) {
+                const int il = moe_layer_ids[std::size_t(rng() % moe_layer_ids.size())];
+                std::vector<int> chosen;
+                while (int(chosen.size()) < n) {
+                    const int e = int(rng() % std::uint32_t(n_expert));
+                    if (std::find(chosen.begin(), chosen.end(), e) == chosen.end()) chosen.push_back(e);
+                }
+                for (int j = 0; j < n; ++j) {
+                    jobs[std::size_t(j)] = {&weights->expert(il, chosen[std::size_t(j)]), xs.data() + std::size_t(j) * E, 1,
+                                            ys.data() + std::size_t(j) * E};
+                    bytes += jobs[std::size_t(j)].expert->bytes();
+                }
+                const auto t0 = std::chrono::steady_clock::now();
+                exec.run(jobs, model::swiglu_limit_arg(d));
+                s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
+            r.executor.push_back({n, s / calls * 1e6, s > 0 ? double(bytes) / s / 1e9 : 0});
+        }
+    }
     r.us_per_layer = r.calls ? seconds / r.calls * 1e6 : 0;
     r.moe_tok_s = r.us_per_layer > 0 ? double(o.tokens) / (r.us_per_layer * 1e-6 * r.moe_layers) : 0;
     return r;
 }
 
 nlohmann::json to_json(const CpuMoeBenchResult& r) {
-    return {{"bench", "cpu-moe"}, {"model", r.model}, {"isa", r.isa}, {"threads", r.threads}, {"tokens_per_call", r.tokens},
+    nlohmann::json j = {{"bench", "cpu-moe"}, {"model", r.model}, {"isa", r.isa}, {"threads", r.threads}, {"tokens_per_call", r.tokens},
             {"moe_layers", r.moe_layers}, {"calls", r.calls}, {"host_read_gbs", r.host_read_gbs}, {"seconds", r.seconds},
             {"expert_bytes", r.expert_bytes}, {"expert_gbs", r.expert_gbs}, {"fraction_of_host_read", r.fraction_of_host},
             {"experts_alone_gbs", r.experts_alone_gbs}, {"experts_alone_fraction_of_host_read", r.experts_alone_fraction_of_host},
             {"us_per_layer", r.us_per_layer}, {"moe_only_tok_s", r.moe_tok_s},
             {"us_router", r.us_router}, {"us_gather", r.us_gather}, {"us_experts", r.us_experts}, {"us_combine", r.us_combine}};
+    nlohmann::json by = nlohmann::json::array();
+    for (const auto& p : r.executor) by.push_back({{"experts", p.experts}, {"us_per_call", p.us_per_call}, {"gbs", p.gbs}});
+    j["executor_by_experts"] = by;
+    return j;
 }
 
 }  // namespace ft::bench

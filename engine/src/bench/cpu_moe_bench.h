@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -33,6 +34,13 @@ struct CpuMoeBenchResult {
     double moe_tok_s = 0;            // tokens/s if a step were MoE layers only
     // Per call, microseconds: router, gathering rows, expert FFNs, weighted sum.
     double us_router = 0, us_gather = 0, us_experts = 0, us_combine = 0;
+    // The executor alone on one token row and n random experts of a random layer per call (n = 1, 2, 4, 8: hybrid
+    // decode hands the CPU one or two a layer): microseconds per call and expert bytes per second.
+    struct ExecutorPoint {
+        int experts = 0;
+        double us_per_call = 0, gbs = 0;
+    };
+    std::vector<ExecutorPoint> executor;
 };
 
 CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o);
