@@ -94,7 +94,8 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
             double s = 0;
             std::uint64_t bytes = 0;
             std::vector<moe::ExpertJob> jobs(static_cast<std::size_t>(n));
-            for (int c = 0; c < calls; ++c) {
+            moe::CpuExpertExecutor::PhaseTimes p0;
+            for (int c = -8; c < calls; ++c) {  // 8 untimed calls first (the workers' first wake-up, cold caches)
                 const int il = moe_layer_ids[std::size_t(rng() % moe_layer_ids.size())];
                 std::vector<int> chosen;
                 while (int(chosen.size()) < n) {
@@ -104,13 +105,18 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
                 for (int j = 0; j < n; ++j) {
                     jobs[std::size_t(j)] = {&weights->expert(il, chosen[std::size_t(j)]), xs.data() + std::size_t(j) * E, 1,
                                             ys.data() + std::size_t(j) * E};
-                    bytes += jobs[std::size_t(j)].expert->bytes();
+                    if (c >= 0) bytes += jobs[std::size_t(j)].expert->bytes();
                 }
+                if (c == 0) p0 = exec.phase_times();
                 const auto t0 = std::chrono::steady_clock::now();
                 exec.run(jobs, model::swiglu_limit_arg(d));
-                s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (c >= 0) s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             }
-            r.executor.push_back({n, s / calls * 1e6, s > 0 ? double(bytes) / s / 1e9 : 0});
+            const moe::CpuExpertExecutor::PhaseTimes p1 = exec.phase_times();
+            const double pc = p1.calls > p0.calls ? 1e-3 / double(p1.calls - p0.calls) : 0;
+            r.executor.push_back({n, s / calls * 1e6, s > 0 ? double(bytes) / s / 1e9 : 0,
+                                  double(p1.to_input_ns - p0.to_input_ns) * pc, double(p1.gate_up_ns - p0.gate_up_ns) * pc,
+                                  double(p1.down_ns - p0.down_ns) * pc});
         }
     }
     r.us_per_layer = r.calls ? seconds / r.calls * 1e6 : 0;
@@ -126,7 +132,9 @@ nlohmann::json to_json(const CpuMoeBenchResult& r) {
             {"us_per_layer", r.us_per_layer}, {"moe_only_tok_s", r.moe_tok_s},
             {"us_router", r.us_router}, {"us_gather", r.us_gather}, {"us_experts", r.us_experts}, {"us_combine", r.us_combine}};
     nlohmann::json by = nlohmann::json::array();
-    for (const auto& p : r.executor) by.push_back({{"experts", p.experts}, {"us_per_call", p.us_per_call}, {"gbs", p.gbs}});
+    for (const auto& p : r.executor)
+        by.push_back({{"experts", p.experts}, {"us_per_call", p.us_per_call}, {"gbs", p.gbs}, {"us_to_input", p.us_to_input},
+                      {"us_gate_up", p.us_gate_up}, {"us_down", p.us_down}});
     j["executor_by_experts"] = by;
     return j;
 }

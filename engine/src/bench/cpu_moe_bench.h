@@ -39,6 +39,7 @@ struct CpuMoeBenchResult {
     struct ExecutorPoint {
         int experts = 0;
         double us_per_call = 0, gbs = 0;
+        double us_to_input = 0, us_gate_up = 0, us_down = 0;  // a call's phases (CpuExpertExecutor::PhaseTimes)
     };
     std::vector<ExecutorPoint> executor;
 };

@@ -1,6 +1,7 @@
 #include "moe/cpu_expert_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "cpu/swiglu.h"
@@ -16,6 +17,10 @@ namespace ft::moe {
 
 namespace {
 
+std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 void rows(const model::TensorView& w, const kernels::cpu::MatvecInput* in, const float* x, std::int64_t m, float* y,
           std::int64_t ldy, std::int64_t r0, std::int64_t r1) {
     if (m == 1) kernels::cpu::matvec_rows_prepared(w.type, w.data, w.row_bytes, *in, y, r0, r1);
@@ -26,6 +31,7 @@ void rows(const model::TensorView& w, const kernels::cpu::MatvecInput* in, const
 
 void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit) {
     if (jobs.empty()) return;
+    const std::int64_t t0 = now_ns();
     const std::int64_t n_ff = jobs[0].expert->gate.rows;
     const std::int64_t n_embd = jobs[0].expert->down.rows;
     const std::int64_t n_jobs = std::int64_t(jobs.size());
@@ -78,6 +84,7 @@ void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit)
             if (task < t_gate) {
                 const ExpertJob& job = jobs[std::size_t(task)];
                 if (job.m == 1) kernels::cpu::matvec_prepare(job.expert->gate.type, job.x, job.expert->gate.cols, in_x_[std::size_t(task)]);
+                if (task == 0) input_at_.store(now_ns(), std::memory_order_relaxed);
                 sync_[std::size_t(task)].x_ready.store(1, std::memory_order_release);
             } else if (task < t_down) {
                 const std::size_t j = std::size_t((task - t_gate) / g_blocks);
@@ -105,6 +112,7 @@ void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit)
                 // The last block of the expert sees every other block's h (acq_rel on the counter).
                 if (sync_[j].blocks_done.fetch_add(1, std::memory_order_acq_rel) + 1 == g_blocks) {
                     if (job.m == 1) kernels::cpu::matvec_prepare(job.expert->down.type, h, job.expert->down.cols, in_h_[j]);
+                    h_at_.store(now_ns(), std::memory_order_relaxed);  // the last job's to do so stays
                     sync_[j].h_ready.store(1, std::memory_order_release);
                 }
             } else {
@@ -126,6 +134,13 @@ void CpuExpertExecutor::run(std::span<const ExpertJob> jobs, float swiglu_limit)
         }
     });
     bytes_read_.fetch_add(bytes, std::memory_order_relaxed);
+    const std::int64_t t1 = now_ns(), tx = input_at_.load(std::memory_order_relaxed), th = h_at_.load(std::memory_order_relaxed);
+    if (tx >= t0 && th >= tx && t1 >= th) {  // the pool's join ordered the workers' stores before this read
+        phases_.calls += 1;
+        phases_.to_input_ns += std::uint64_t(tx - t0);
+        phases_.gate_up_ns += std::uint64_t(th - tx);
+        phases_.down_ns += std::uint64_t(t1 - th);
+    }
 }
 
 }  // namespace ft::moe

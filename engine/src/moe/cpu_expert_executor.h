@@ -35,6 +35,13 @@ public:
     // Bytes of expert weights read so far (for bandwidth figures).
     std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
 
+    // Where a call's time goes (totals over the calls so far, ns): from the call to the first job's input prepared,
+    // from there to the last job's h ready (every gate/up row done), and from there to the end (the down rows).
+    struct PhaseTimes {
+        std::uint64_t calls = 0, to_input_ns = 0, gate_up_ns = 0, down_ns = 0;
+    };
+    PhaseTimes phase_times() const { return phases_; }
+
 private:
     // Per job of a call: its input ready, gate/up blocks done, h ready for the down rows.
     struct alignas(64) JobSync {
@@ -48,6 +55,8 @@ private:
     std::size_t sync_size_ = 0;
     std::atomic<bool> failed_{false};  // a task threw: the tasks waiting on it give up
     std::atomic<std::uint64_t> bytes_read_{0};
+    std::atomic<std::int64_t> input_at_{0}, h_at_{0};  // steady-clock ns of the current call's phase ends
+    PhaseTimes phases_;
 };
 
 }  // namespace ft::moe
