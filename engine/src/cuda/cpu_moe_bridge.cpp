@@ -10,7 +10,6 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/gpu_runtime.h"
-#include "cuda/ops.cuh"
 #include "ft/error.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -152,14 +151,12 @@ void CpuMoeBridge::submit(int l, cudaStream_t stream) {
     if (!memops_) check(cudaLaunchHostFunc(stream, &CpuMoeBridge::host_serve, &host_args_[std::size_t(l)]), "CPU expert host node");
 }
 
-void CpuMoeBridge::wait_add(int l, float* x, std::int64_t n, cudaStream_t stream) {
+void CpuMoeBridge::wait(int l, cudaStream_t stream) {
+    if (!memops_) return;  // the host node ran the work inline
     auto* h = reinterpret_cast<CpuMoeSlotHeader*>(dev_ + std::size_t(l) * slot_bytes_);
-    if (memops_) {
-        const auto wait = reinterpret_cast<WaitValueFn>(wait_fn_);
-        const CUresult r = wait(stream, CUdeviceptr(&h->done), 1, CU_STREAM_WAIT_VALUE_GEQ);
-        if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWaitValue32 failed (" + std::to_string(int(r)) + ")");
-    }  // else the host node ran the work inline
-    check(kernels::cuda::add_f32(y_dev(l), x, n, stream), "add the CPU experts");
+    const auto wait = reinterpret_cast<WaitValueFn>(wait_fn_);
+    const CUresult r = wait(stream, CUdeviceptr(&h->done), 1, CU_STREAM_WAIT_VALUE_GEQ);
+    if (r != CUDA_SUCCESS) throw Error(ErrorCode::device, "cuStreamWaitValue32 failed (" + std::to_string(int(r)) + ")");
 }
 
 void CpuMoeBridge::check_health() {

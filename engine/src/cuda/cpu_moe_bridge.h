@@ -69,10 +69,10 @@ public:
     // ids are the call's own) and, with stream memory operations, the flags it raises to hand the layer to the CPU.
     kernels::ExpertCacheHandoff handoff(int l, const float* x, const float* weights, int T) const;
     // Enqueue on `stream` (capturable), after the planning call: with host-function nodes the node that serves layer l
-    // (with stream memory operations the planning kernel has handed it over: nothing to do). Then wait for the answer
-    // and add the CPU partial sum (n floats) into x.
+    // (with stream memory operations the planning kernel has handed it over: nothing to do); then the wait for its
+    // answer (y_dev(l) holds it after).
     void submit(int l, cudaStream_t stream);
-    void wait_add(int l, float* x, std::int64_t n, cudaStream_t stream);
+    void wait(int l, cudaStream_t stream);
     // After the step's stream has finished: throws ft::Error when the watchdog fired or the CPU failed.
     void check_health();
 

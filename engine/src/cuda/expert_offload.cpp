@@ -582,8 +582,9 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         forked_ = true;
     }
     if (handshake) {
-        bridge_->wait_add(il, x, std::int64_t(T) * n_embd_, stream_);
+        bridge_->wait(il, stream_);
         phase("experts: wait for the CPU");
+        check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
     }
 }
 
