@@ -15,7 +15,6 @@
 // layout with its value heads tiled), and DeepSeek from a GGUF in llama.cpp's older layout (attn_kv_b unsplit).
 // Built twice, like test_golden_qwen3_moe: on the CPU, and with FT_GOLDEN_GPU on the GPU (FT_GPU_EXACT=1: the CPU's
 // thresholds; else the fast BF16 prefill with stated looser bounds).
-#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -70,8 +69,9 @@ Fixture read_fixture(const QString& name) {
     f.model = f.dir.toStdString();
     if (name == "qwen3-next-tiny") {
         namespace fs = std::filesystem;
-        const fs::path dir = fs::temp_directory_path() / ("ft-qwen3-next-tiny-" + std::to_string(QCoreApplication::applicationPid()));
-        fs::create_directories(dir);
+        static const QTemporaryDir links_dir;  // removed (the links, not their targets) when the test exits
+        if (!links_dir.isValid()) qFatal("cannot create a temporary directory");
+        const fs::path dir = links_dir.path().toStdString();
         const fs::path src = f.dir.toStdString(), base = FT_SOURCE_DIR "/tests/data/qwen3-5-moe-tiny";
         const std::pair<fs::path, fs::path> links[] = {{src / "config.json", dir / "config.json"},
                                                        {src / "generation_config.json", dir / "generation_config.json"},
