@@ -62,6 +62,7 @@ const CommandSpec& spec_bench() {
             {"max-fetch", "N", "hybrid: fetches per layer and step at most", "no cap"},
             {"expert-slots", "N", "expert cache slots", "what --vram-budget leaves"},
             {"hybrid-admit", "N", "hybrid: CPU-computed experts per layer also fetched in the background", "0"},
+            {"no-cache-restore", "", "hybrid: keep the expert cache as the q* search's trial fractions left it", ""},
             {"tokens", "T", "cpu-moe: tokens per MoE call (1 = decode)", "1"},
             {"rounds", "R", "cpu-moe: timed passes over all MoE layers", "3"},
             {"seconds", "S", "bw: seconds per measurement", "2"},

@@ -35,6 +35,8 @@ std::vector<OptionSpec> load_option_specs(bool bundled_default) {
         {"expert-slots", "N", "expert cache slots in VRAM (offload/cpu/hybrid)", "what --vram-budget leaves"},
         {"hybrid-admit", "N", "hybrid: also fetch up to N of each layer's CPU-computed experts into the cache in the background",
          "0"},
+        {"no-cache-restore", "", "hybrid: when the q* search ends, keep the expert cache as its trial fractions left it "
+         "instead of bringing back the cache it started from", ""},
         {"pin-budget", "BYTES", "host memory the GPU expert store may pin in place, e.g. 16G; the rest goes through a small "
          "pinned bounce ring (same output, slower misses)", "as much as the OS allows"},
         {"host-function-sync", "", "GPU: wait for CPU expert work through host-function nodes instead of stream memory "
@@ -124,6 +126,7 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
     o.expert_slots = int(args.get_int("expert-slots", 0));
     o.hybrid_admit = int(args.get_int("hybrid-admit", 0));
     if (o.hybrid_admit < 0 || o.hybrid_admit > 256) throw Error(ErrorCode::invalid_argument, "--hybrid-admit must be in [0, 256]");
+    o.search_restores_cache = !args.has("no-cache-restore");
     if (o.expert_slots < 0) throw Error(ErrorCode::invalid_argument, "--expert-slots must be >= 0");
     o.pin_budget = args.get_bytes("pin-budget", 0);
     o.host_function_sync = args.has("host-function-sync");

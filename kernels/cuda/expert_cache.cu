@@ -2,6 +2,8 @@
 
 #include "cuda/slot_key.cuh"
 
+#include <algorithm>
+
 namespace ft::kernels::cuda {
 
 namespace {
@@ -77,6 +79,12 @@ __device__ __forceinline__ void scan_victims(const ExpertStamp* usage, int n_slo
     *more = count > kCand;
 }
 
+__device__ __forceinline__ std::uint64_t global_ns() {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 // The CPU list (n_cpu misses from s_order[from]) last: it may live in host-mapped memory that a CPU thread reads once
 // the count is there; then the hand-over flags, when the call has them. Every thread of the block calls it.
 __device__ void hand_over(const ExpertCachePlanParams& p, const std::int32_t* s_order, int from, int n_cpu) {
@@ -92,6 +100,16 @@ __device__ void hand_over(const ExpertCachePlanParams& p, const std::int32_t* s_
             __threadfence_system();
             *static_cast<volatile std::uint32_t*>(p.handoff.ready) = 1;
             __threadfence_system();
+            if (HandoffClock* c = p.handoff.clock; c && p.layer >= 0 && p.layer < HandoffClock::kMaxLayers) {
+                const std::uint64_t now = global_ns();
+                c->handed_at[p.layer] = now;
+                // The last sum added belongs to this step when its layer came before this one (dense layers and
+                // layers without a hand-over may lie between).
+                if (c->added_layer >= 0 && c->added_layer < p.layer && c->added_at > 0 && now > c->added_at) {
+                    c->chain_ns += now - c->added_at;
+                    c->chains += 1;
+                }
+            }
         }
     }
 }
@@ -243,11 +261,37 @@ __global__ void __launch_bounds__(kThreads, 1) expert_cache_plan_kernel(ExpertCa
     if (!handed) hand_over(p, s_order, n_fetch, n_cpu);
 }
 
+__global__ void add_cpu_sum_kernel(const float* __restrict__ y, float* __restrict__ x, std::int64_t n, HandoffClock* clock,
+                                   int layer) {
+    if (clock && blockIdx.x == 0 && threadIdx.x == 0) {
+        // handed_at[layer] is this step's: the planning call of this layer ran before this add on the same stream
+        const std::uint64_t now = global_ns(), handed = clock->handed_at[layer];
+        if (handed > 0 && now > handed) {
+            clock->answer_ns += now - handed;
+            clock->answers += 1;
+        }
+        clock->added_at = now;
+        clock->added_layer = layer;
+    }
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+        x[i] += y[i];
+}
+
 }  // namespace
 
 cudaError_t expert_cache_plan(const ExpertCachePlanParams& p, cudaStream_t stream) {
     if (!expert_cache_plan_valid(p)) return cudaErrorInvalidValue;
     expert_cache_plan_kernel<<<1, kThreads, 0, stream>>>(p);
+    return cudaGetLastError();
+}
+
+cudaError_t expert_cache_add_cpu_sum(const float* y_cpu, float* x, std::int64_t n, HandoffClock* clock, int layer,
+                                     cudaStream_t stream) {
+    if (n < 0 || (clock && (layer < 0 || layer >= HandoffClock::kMaxLayers))) return cudaErrorInvalidValue;
+    if (n == 0 && !clock) return cudaSuccess;
+    constexpr int kBlock = 256;
+    const int blocks = int(std::min<std::int64_t>(std::max<std::int64_t>((n + kBlock - 1) / kBlock, 1), 64));
+    add_cpu_sum_kernel<<<blocks, kBlock, 0, stream>>>(y_cpu, x, n, clock, layer);
     return cudaGetLastError();
 }
 

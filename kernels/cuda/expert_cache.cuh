@@ -23,6 +23,12 @@ namespace ft::kernels::cuda {
 
 cudaError_t expert_cache_plan(const ExpertCachePlanParams& p, cudaStream_t stream);
 
+// x[0, n) += y_cpu[0, n) (the CPU's partial sum of layer `layer`, host-mapped), and with a clock the start's stamp
+// against the layer's hand-over (HandoffClock). Errors: cudaErrorInvalidValue when n < 0 or the layer is out of the
+// clock's range; otherwise the launch error.
+cudaError_t expert_cache_add_cpu_sum(const float* y_cpu, float* x, std::int64_t n, HandoffClock* clock, int layer,
+                                     cudaStream_t stream);
+
 cudaError_t qstar_fetch_counts(const std::int32_t* m, const std::uint32_t* frac_q16, const std::int32_t* max_fetch,
                                std::int32_t* out, int n, cudaStream_t stream);
 

@@ -80,6 +80,19 @@ struct ExpertCacheState {
     std::uint32_t* uses = nullptr;         // [n_layer * n_expert], optional
 };
 
+// The GPU's clock of the CPU expert handshake below (device memory, %globaltimer ns; CUDA only, optional): the
+// planning kernel stamps each layer's hand-over, the kernel that adds the CPU's sum (expert_cache_add_cpu_sum)
+// stamps the moment it starts. Totals: hand-over -> the CPU's sum being added (the later of the CPU's answer, with
+// both crossings of the link, and the GPU's own experts of that layer, which run before the wait), and sum added ->
+// the next hand-over of the same step (the GPU's chain in between: the next layers' attention, norm, router, plan).
+struct HandoffClock {
+    static constexpr int kMaxLayers = 512;
+    std::uint64_t answer_ns = 0, answers = 0, chain_ns = 0, chains = 0;
+    std::uint64_t added_at = 0;   // when the last sum was added
+    std::int32_t added_layer = -1, pad = 0;
+    std::uint64_t handed_at[kMaxLayers] = {};  // 0: no hand-over yet
+};
+
 // The CPU expert handshake of hybrid decode, folded into the CUDA planning call (the host implementation ignores it;
 // it changes no output). First the kernel copies the layer's input rows (x_count floats), routed ids and weights
 // (n_pairs each) and the token count to their host-mapped destinations; then, once the CPU's list (cpu_ids,
@@ -100,6 +113,7 @@ struct ExpertCacheHandoff {
     std::uint32_t* done = nullptr;
     std::uint32_t* ready = nullptr;
     bool early = false;
+    HandoffClock* clock = nullptr;  // with ready: stamps the hand-over
 };
 
 struct ExpertCachePlanParams {

@@ -1,12 +1,15 @@
 // The expert cache planning kernel (cuda/expert_cache.cuh) against the scalar reference (ref/expert_cache.h): q*
 // bit-exact over a grid, and the planning step over random decode traces — every output of every call and the final
 // state identical — including a host-mapped CPU list with the hybrid hand-over (copies and flags, before or after
-// the victim search), and replays of a captured graph with the control block changed between them.
+// the victim search), the GPU's clock of that hand-over, and replays of a captured graph with the control block
+// changed between them.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ft_test.h"
@@ -579,6 +582,83 @@ private slots:
         QCOMPARE(kc::link_throttle(t0, count, 1e6, 0.0, nullptr), cudaErrorInvalidValue);
         QCOMPARE(kc::link_throttle(nullptr, count, 1e6, 10.0, nullptr), cudaErrorInvalidValue);
         QCOMPARE(kc::link_clock_start(nullptr, nullptr), cudaErrorInvalidValue);
+    }
+
+    // The GPU's clock of the hybrid handshake. The planning kernel stamps each hand-over; the kernel that adds the
+    // CPU's sum counts the time since its layer's hand-over and stamps itself; the next hand-over of the same step
+    // counts the time since that. A hand-over of an earlier layer (a new step) counts no chain.
+    void handoffClock() {
+        HostState h(4, 8, 2);  // the cpu mode: every miss goes to the CPU list
+        DevState dev(h);
+        QVERIFY(dev.ok());
+        CHECK_CUDA(upload(dev.residency, h.residency));
+        CHECK_CUDA(upload(dev.slot_owner, h.slot_owner));
+        CHECK_CUDA(upload(dev.usage, h.usage));
+        CHECK_CUDA(upload(dev.recency, h.recency));
+        CHECK_CUDA(upload(dev.counters, h.counters));
+        CHECK_CUDA(upload(dev.uses, h.uses));
+        Dev d_ctl(sizeof(ExpertCacheControl)), d_ids(64), d_out(256), d_clock(sizeof(ft::kernels::HandoffClock)), d_x(64 * 4);
+        Mapped m_list(256), m_words(4 * 4 * 2), m_y(64 * 4);
+        QVERIFY(d_ctl.p && d_ids.p && d_out.p && d_clock.p && d_x.p && m_list.d && m_words.d && m_y.d);
+        ExpertCacheControl ctl;
+        ctl.mode = std::int32_t(ExpertCacheMode::cpu);
+        CHECK_CUDA(cudaMemcpy(d_ctl.p, &ctl, sizeof ctl, cudaMemcpyHostToDevice));
+        CHECK_CUDA(upload(d_ids, std::vector<std::int32_t>{1, 5}));  // two misses for the CPU
+        ft::kernels::HandoffClock zero;
+        zero.added_layer = -1;
+        CHECK_CUDA(cudaMemcpy(d_clock.p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+        std::vector<float> x(64, 1.f), y(64);
+        for (int i = 0; i < 64; ++i) y[std::size_t(i)] = float(i);
+        CHECK_CUDA(upload(d_x, x));
+        std::memcpy(m_y.h, y.data(), y.size() * 4);
+        auto* words = static_cast<std::uint32_t*>(m_words.h);  // [layer][done, ready]
+        for (int l = 0; l < 4; ++l) words[2 * l] = 5, words[2 * l + 1] = 0;
+        auto* clock = d_clock.as<ft::kernels::HandoffClock>();
+        auto plan = [&](int layer) {
+            ExpertCachePlanParams p;
+            p.state = dev.view(h);
+            p.control = d_ctl.as<ExpertCacheControl>();
+            p.layer = layer;
+            p.ids = d_ids.as<std::int32_t>();
+            p.n_pairs = 2;
+            p.slot_of_pair = d_out.as<std::int32_t>();
+            p.fetch = d_out.as<ExpertFetch>() + 8;
+            p.fetch_count = d_out.as<std::int32_t>() + 40;
+            p.cpu_ids = static_cast<std::int32_t*>(m_list.d);
+            p.cpu_count = static_cast<std::int32_t*>(m_list.d) + 32;
+            p.handoff.done = static_cast<std::uint32_t*>(m_words.d) + 2 * layer;
+            p.handoff.ready = static_cast<std::uint32_t*>(m_words.d) + 2 * layer + 1;
+            p.handoff.clock = clock;
+            return ft::kernels::cuda::expert_cache_plan(p, nullptr);
+        };
+        auto add = [&](int layer) {
+            return ft::kernels::cuda::expert_cache_add_cpu_sum(static_cast<const float*>(m_y.d), d_x.as<float>(), 64, clock,
+                                                              layer, nullptr);
+        };
+        // Layers 0 and 1 handed over and answered, then layer 0 of a new step; 200 µs between operations.
+        const std::vector<std::pair<int, bool>> ops = {{0, false}, {0, true}, {1, false}, {1, true}, {0, false}, {0, true}};
+        for (const auto& [layer, is_add] : ops) {
+            CHECK_CUDA(is_add ? add(layer) : plan(layer));
+            CHECK_CUDA(cudaDeviceSynchronize());
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        ft::kernels::HandoffClock got;
+        CHECK_CUDA(cudaMemcpy(&got, d_clock.p, sizeof got, cudaMemcpyDeviceToHost));
+        QCOMPARE(got.answers, std::uint64_t(3));
+        QCOMPARE(got.chains, std::uint64_t(1));  // layer 0's sum -> layer 1's hand-over only
+        QVERIFY2(got.answer_ns >= 3 * 200'000 && got.answer_ns < 3'000'000'000ull, qPrintable(QString::number(got.answer_ns)));
+        QVERIFY2(got.chain_ns >= 200'000 && got.chain_ns < 1'000'000'000ull, qPrintable(QString::number(got.chain_ns)));
+        QCOMPARE(got.added_layer, 0);
+        QVERIFY(got.handed_at[0] > got.handed_at[1] && got.handed_at[1] > 0 && got.handed_at[2] == 0 && got.handed_at[3] == 0);
+        QVERIFY(words[0] == 0 && words[1] == 1 && words[2] == 0 && words[3] == 1);  // layers 0, 1: done = 0, ready = 1
+        QVERIFY(words[4] == 5 && words[5] == 0 && words[6] == 5 && words[7] == 0);  // layers 2, 3: untouched
+        std::vector<float> sum(64);
+        CHECK_CUDA(download(sum, d_x));
+        for (int i = 0; i < 64; ++i) QCOMPARE(sum[std::size_t(i)], 1.f + 3.f * float(i));  // three adds
+        QCOMPARE(ft::kernels::cuda::expert_cache_add_cpu_sum(nullptr, nullptr, 0, clock, ft::kernels::HandoffClock::kMaxLayers,
+                                                             nullptr),
+                 cudaErrorInvalidValue);
+        QCOMPARE(ft::kernels::cuda::expert_cache_add_cpu_sum(nullptr, nullptr, -1, nullptr, 0, nullptr), cudaErrorInvalidValue);
     }
 
     void rejectsBadParams() {

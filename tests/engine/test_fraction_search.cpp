@@ -3,7 +3,8 @@
 // interior optimum from the bandwidth-matched start, walk to q* = 1 when fetching everything is fastest (the H200's
 // PCIe 5) — also when only q* = 1 itself (no CPU handshake) beats an interior optimum — to 0 when the CPU side is,
 // find the CPU-heavy mode from a start on the plateau below q* = 1 and on the H200's measured curve when the first
-// windows run slow, keep windows of one batch size apart, and search again when the bandwidths drift.
+// windows run slow, keep windows of one batch size apart, and search again when the bandwidths drift; its history
+// holds each window.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -166,6 +167,27 @@ private slots:
                 QVERIFY2(t < 3.0, qPrintable(what));  // within a few seconds of decode
             }
         }
+    }
+
+    void recordsEachWindow() {
+        // Windows of 0.01 s steps at 100 tok/s for q* < 0.2, 50 above: the history holds every window in order, with
+        // the fraction it measured, its rate, and the search's decode seconds when it ended.
+        ft::moe::FractionSearchOptions o;
+        ft::moe::FractionSearch s(0.3, o);
+        const Run r = drive(s, [](double q, int) { return q < 0.2 ? 100.0 : 50.0; });
+        QVERIFY(r.converged);
+        const auto& h = s.history();
+        QCOMPARE(int(h.size()), s.evaluations());
+        QVERIFY(h.size() >= 4);
+        QVERIFY(std::abs(h[0].q - 0.3) < 1e-9 && std::abs(h[1].q - 0.1) < 1e-9);  // the start, then the scan
+        for (std::size_t i = 0; i < h.size(); ++i) {
+            const double want = h[i].q < 0.2 ? 100.0 : 50.0;
+            QVERIFY2(std::abs(h[i].rate - want) <= want * 0.02, qPrintable(QString("window %1: %2").arg(i).arg(h[i].rate)));
+            QCOMPARE(h[i].search, 1);
+            if (i > 0) QVERIFY(h[i].at_s > h[i - 1].at_s);
+        }
+        // The first window ends after the warm-up and one window of steps.
+        QVERIFY(std::abs(h[0].at_s - (o.warmup + o.window) / 50.0) < 0.02);
     }
 
     void batchSizesAreNotCompared() {

@@ -203,6 +203,28 @@ private slots:
                                                              .arg(counter(e.stats(), "hybrid_fraction"))
                                                              .arg(again.min_cos, 0, 'g', 10)));
         }
+        // Then on until the search ends (9-10 windows of 30 steps): below q* = 1 its end brings back the cache it
+        // started from (copies between steps); the passes after that must still give the resident model's logits.
+        for (int rep = 0; online && rep < 12 && counter(e.stats(), "hybrid_searching") > 0; ++rep) {
+            const auto again = compare(e.evaluate_logits(prompt), ref_decode, vocab);
+            QVERIFY2(again.min_cos >= 0.9999, qPrintable(QString("until the search ends, pass %1: %2").arg(rep + 1)
+                                                             .arg(again.min_cos, 0, 'g', 10)));
+        }
+        if (online) {
+            const auto after = compare(e.evaluate_logits(prompt), ref_decode, vocab);
+            QVERIFY2(after.min_cos >= 0.9999, qPrintable(QString("after the search: %1").arg(after.min_cos, 0, 'g', 10)));
+            const auto s = e.stats();
+            qInfo("search ended: %s, q* %.4f; cache restored %.0f times, %.0f experts copied back",
+                  counter(s, "hybrid_searching") > 0 ? "no" : "yes", counter(s, "hybrid_fraction"),
+                  counter(s, "expert_cache_restores"), counter(s, "expert_cache_restored"));
+            QCOMPARE(counter(s, "hybrid_searching"), 0.0);
+            if (counter(s, "hybrid_fraction") < 1) {
+                QVERIFY(counter(s, "expert_cache_restores") >= 1);
+                QVERIFY(counter(s, "expert_cache_restored") > 0);  // its q* = 1 window fetched over the snapshot
+            }
+        } else {
+            QCOMPARE(counter(e.stats(), "expert_cache_restores"), 0.0);  // no search, nothing to restore
+        }
         const auto st = e.stats();
         const double hits = counter(st, "expert_hits"), misses = counter(st, "expert_misses");
         qInfo("decode steps: min cosine %.9f, max |Δlogit| %.3g; hits %.0f misses %.0f fetched %.0f cpu %.0f, graph replays %.0f",

@@ -60,6 +60,9 @@ struct LoadOptions {
     int max_fetch = -1;            // hybrid: at most this many fetches per layer and step (< 0: no cap)
     int expert_slots = 0;          // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;          // hybrid: CPU-computed experts per layer also fetched in the background (0: off)
+    // hybrid: when the online q* search ends, bring back the expert cache it started from (its trial fractions fetch
+    // by LRU; a low q* would then keep that snapshot; docs/gpu-engine.md)
+    bool search_restores_cache = true;
     // cpu/hybrid/static and the bounce ring: the GPU waits for CPU work inside the decode graph through host-function
     // nodes instead of stream memory operations (the fallback, for drivers whose memory operations misbehave; slower).
     bool host_function_sync = false;

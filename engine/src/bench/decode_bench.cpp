@@ -221,6 +221,13 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         if (searching || counter(c, "hybrid_search_seconds") > 0) {
             r.search_s = counter(c, "hybrid_search_seconds");
             r.search_converged = counter(c, "hybrid_searching") == 0;
+            for (int i = 0;; ++i) {
+                const std::string n = "hybrid_search_w" + std::to_string(i) + "_";
+                const double rate = counter(c, (n + "tok_s").c_str());
+                if (!(rate > 0)) break;
+                r.search_windows.push_back({counter(c, (n + "q").c_str()), rate, counter(c, (n + "at_s").c_str()),
+                                            int(counter(c, (n + "search").c_str()))});
+            }
         }
     }
     rewind();
@@ -256,6 +263,9 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.fetched_per_token = delta("expert_fetched") / tokens;
         r.cpu_per_token = delta("expert_cpu") / tokens;
         r.admitted_per_token = delta("expert_admitted") / tokens;
+        r.restores = counter(r.counters, "expert_cache_restores");
+        r.restored_experts = counter(r.counters, "expert_cache_restored");
+        r.restore_ms = counter(r.counters, "expert_cache_restore_seconds") * 1e3;
         r.fraction_start = counter(c0, "hybrid_fraction");
         r.fraction_end = counter(r.counters, "hybrid_fraction");
         r.live_fetch_gbs = counter(r.counters, "live_fetch_gbps");
@@ -265,6 +275,8 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
             r.cpu_busy_us = delta("cpu_busy_ns") / served / 1e3;
             r.cpu_executor_us = delta("cpu_executor_ns") / served / 1e3;
             if (const double gaps = delta("cpu_gaps"); gaps > 0) r.cpu_gap_us = delta("cpu_gap_ns") / gaps / 1e3;
+            if (const double n = delta("gpu_handoff_answers"); n > 0) r.gpu_answer_us = delta("gpu_handoff_answer_ns") / n / 1e3;
+            if (const double n = delta("gpu_handoff_chains"); n > 0) r.gpu_chain_us = delta("gpu_handoff_chain_ns") / n / 1e3;
         }
         r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
         if (o.measure_host) {
@@ -466,6 +478,9 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"fetched_per_token", r.fetched_per_token},
                      {"cpu_per_token", r.cpu_per_token},
                      {"admitted_per_token", r.admitted_per_token},
+                     {"cache_restores", r.restores},
+                     {"cache_restored_experts", r.restored_experts},
+                     {"cache_restore_ms", r.restore_ms},
                      {"fraction_start", r.fraction_start},
                      {"fraction_end", r.fraction_end},
                      {"live_fetch_gbs", r.live_fetch_gbs},
@@ -474,6 +489,8 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"cpu_busy_us_per_layer", r.cpu_busy_us},
                      {"cpu_executor_us_per_layer", r.cpu_executor_us},
                      {"cpu_gap_us_per_layer", r.cpu_gap_us},
+                     {"gpu_handoff_answer_us_per_layer", r.gpu_answer_us},
+                     {"gpu_handoff_chain_us_per_layer", r.gpu_chain_us},
                      {"warmup_steps", r.warmup_steps},
                      {"miss_bytes_per_token", r.miss_bytes_per_token},
                      {"host_read_gbs", r.host_read_gbs},
@@ -484,7 +501,11 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"kv_tokens", r.plan.kv_tokens}, {"scratch", r.plan.scratch}, {"cublas", r.plan.cublas},
                      {"graphs", r.plan.graphs}, {"reserve", r.plan.reserve}, {"prefill_chunk", r.plan.prefill_chunk},
                      {"prefill_overlap", r.plan.prefill_overlap}};
-    if (r.search_s >= 0) j["q_search"] = {{"seconds", r.search_s}, {"converged", r.search_converged}};
+    if (r.search_s >= 0) {
+        nlohmann::json w = nlohmann::json::array();
+        for (const auto& x : r.search_windows) w.push_back({{"q", x.q}, {"tok_s", x.tok_s}, {"at_s", x.at_s}, {"search", x.search}});
+        j["q_search"] = {{"seconds", r.search_s}, {"converged", r.search_converged}, {"windows", w}};
+    }
     for (const auto& [k, v] : r.phases_ms) j["phases_ms"][k] = v;
     for (const auto& [k, v] : r.counters) j["counters"][k] = v;
     return j;
@@ -532,11 +553,24 @@ void print(const ForwardBenchResult& r, bool decode) {
             if (r.search_s >= 0)
                 std::printf("  q* search                %8.2f s of decode%s\n", r.search_s,
                             r.search_converged ? ", converged in the warm-up" : ", still searching after the warm-up");
+            if (r.restores > 0)
+                std::printf("  cache after the search   %8.0f experts copied back in %.1f ms (%.0f searches)\n",
+                            r.restored_experts, r.restore_ms, r.restores);
+            if (!r.search_windows.empty()) {
+                std::printf("  q* search windows        ");
+                for (std::size_t i = 0; i < r.search_windows.size(); ++i)
+                    std::printf("%s%.3f: %.1f", i ? ", " : "", r.search_windows[i].q, r.search_windows[i].tok_s);
+                std::printf(" tok/s\n");
+            }
         }
         if (r.cpu_layers_per_step > 0)
             std::printf("  CPU side, per layer      %8.1f µs busy (experts %.1f), %.1f µs waiting for the GPU; %.1f layers a "
                         "step\n",
                         r.cpu_busy_us, r.cpu_executor_us, r.cpu_gap_us, r.cpu_layers_per_step);
+        if (r.gpu_answer_us > 0 || r.gpu_chain_us > 0)
+            std::printf("  GPU side, per layer      %8.1f µs from the hand-over to the CPU's sum added, %.1f µs from there to "
+                        "the next hand-over\n",
+                        r.gpu_answer_us, r.gpu_chain_us);
         if (r.floor_ms > 0)
             std::printf("  miss floor               %8.3f ms/token (miss bytes / B_H, B_H = %.1f GB/s measured now)\n",
                         r.floor_ms, r.host_read_gbs);

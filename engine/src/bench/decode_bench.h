@@ -51,14 +51,25 @@ struct ForwardBenchResult {
     std::string backend, routing;
     double hit_rate = 0, misses_per_token = 0, fetched_per_token = 0, cpu_per_token = 0;
     double admitted_per_token = 0;    // hybrid: CPU-computed experts brought into the cache in the background
+    // hybrid: the caches brought back after a q* search, over the warm-up and the timed steps (times, experts
+    // copied back, milliseconds)
+    double restores = 0, restored_experts = 0, restore_ms = 0;
     double fraction_start = 0, fraction_end = 0;  // hybrid: q* before and after the timed steps (refined online)
     double live_fetch_gbs = 0, live_cpu_gbs = 0;  // hybrid: the online refinement's B_P and B_C at the end
     // The CPU side of the handshake over the timed steps, per layer it served (µs): busy (gather, experts, sum),
     // of it in the expert executor, and the wait for the GPU's next layer within a step. 0: no coordinator thread.
     double cpu_layers_per_step = 0, cpu_busy_us = 0, cpu_executor_us = 0, cpu_gap_us = 0;
+    // The GPU's clock of the same handshake (µs per layer): hand-over -> the CPU's sum added (the CPU's work and both
+    // crossings), sum added -> the next layer's hand-over (the GPU's chain). 0: not measured.
+    double gpu_answer_us = 0, gpu_chain_us = 0;
     int warmup_steps = 0;                         // untimed decode steps before the timed ones
     double search_s = -1;                         // hybrid: decode seconds the q* search took (< 0: no search)
     bool search_converged = false;
+    struct SearchWindow {
+        double q = 0, tok_s = 0, at_s = 0;
+        int search = 0;
+    };
+    std::vector<SearchWindow> search_windows;     // hybrid: each window the search measured, in order
     double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <thread>
 #include <type_traits>
 
 #include <spdlog/fmt/fmt.h>
@@ -202,6 +203,14 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         bo.swiglu_limit = model::swiglu_limit_arg(d);
         bo.host_functions = o.host_functions;
         bridge_ = std::make_unique<CpuMoeBridge>(w, *pool_, bo);
+        if (bridge_->uses_memops() && n_layer_ <= kernels::HandoffClock::kMaxLayers) {
+            d_clock_ = vram_.alloc(sizeof(kernels::HandoffClock), VramUse::scratch, "CPU handshake clock");
+            check(cudaMemset(d_clock_.get(), 0, sizeof(kernels::HandoffClock)), "init handshake clock");
+            const std::int32_t none = -1;
+            check(cudaMemcpy(&static_cast<kernels::HandoffClock*>(d_clock_.get())->added_layer, &none, sizeof none,
+                             cudaMemcpyHostToDevice),
+                  "init handshake clock");
+        }
         if (o.backend == OffloadBackend::static_layers) cpu_moe_ = std::make_unique<moe::MoeLayer>(*pool_, w);
     }
 
@@ -513,6 +522,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         // background admission holds leave one for each miss).
         pp.handoff = bridge_->handoff(il, xn, weights, T);
         pp.handoff.early = pp.advance_clock && std::int64_t(n_slots_) >= std::int64_t(P) + std::int64_t(n_layer_) * max_admit_;
+        pp.handoff.clock = static_cast<kernels::HandoffClock*>(d_clock_.get());
     }
     check(kc::expert_cache_plan(pp, stream_), "expert cache plan");
     if (handshake) bridge_->submit(il, stream_);
@@ -584,7 +594,9 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
     if (handshake) {
         bridge_->wait(il, stream_);
         phase("experts: wait for the CPU");
-        check(kc::add_f32(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_, stream_), "add the CPU experts");
+        check(kc::expert_cache_add_cpu_sum(bridge_->y_dev(il), x, std::int64_t(T) * n_embd_,
+                                           static_cast<kernels::HandoffClock*>(d_clock_.get()), il, stream_),
+              "add the CPU experts");
     }
 }
 
@@ -638,14 +650,92 @@ bool ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
 
 bool ExpertOffload::after_step(bool decode, double seconds, int tokens) {
     if (!tuner_) return false;
+    bool recapture = false;
     if (const auto f = tuner_->after_step(decode, seconds, tokens))
-        return set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
-    return false;
+        recapture = set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
+    const bool searching = tuner_->search().searching();
+    if (o_.restore_after_search && o_.backend == OffloadBackend::hybrid && max_admit_ == 0 && n_slots_ > 0) {
+        if (searching && !was_searching_) snapshot_cache();
+        if (!searching && was_searching_ && !fetches_all()) restore_cache();
+    }
+    was_searching_ = searching;
+    return recapture;
+}
+
+void ExpertOffload::snapshot_cache() {
+    snapshot_owner_.resize(std::size_t(n_slots_));
+    snapshot_usage_.resize(std::size_t(n_slots_));
+    check(cudaStreamSynchronize(stream_), "expert cache snapshot");
+    check(cudaMemcpy(snapshot_owner_.data(), state_.slot_owner, snapshot_owner_.size() * sizeof(std::int32_t),
+                     cudaMemcpyDeviceToHost),
+          "expert cache snapshot");
+    check(cudaMemcpy(snapshot_usage_.data(), state_.usage, snapshot_usage_.size() * sizeof(kernels::ExpertStamp),
+                     cudaMemcpyDeviceToHost),
+          "expert cache snapshot");
+}
+
+int ExpertOffload::restore_cache() {
+    if (snapshot_owner_.size() != std::size_t(n_slots_)) return 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_), n_slots = std::size_t(n_slots_);
+    using Stamp = kernels::ExpertStamp;
+    std::vector<std::int32_t> owner(n_slots), residency(n_flat, -1);
+    std::vector<Stamp> usage(n_slots);
+    check(cudaStreamSynchronize(stream_), "expert cache restore");
+    check(cudaMemcpy(owner.data(), state_.slot_owner, n_slots * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+          "expert cache restore");
+    check(cudaMemcpy(usage.data(), state_.usage, n_slots * sizeof(Stamp), cudaMemcpyDeviceToHost), "expert cache restore");
+    for (std::size_t i = 0; i < n_slots; ++i)
+        if (owner[i] >= 0) residency[std::size_t(owner[i])] = std::int32_t(i);
+    std::vector<Stamp> recorded(n_flat, 0);  // 0: not in the snapshot
+    std::vector<std::size_t> back;           // snapshot slots whose expert is no longer cached
+    for (std::size_t i = 0; i < n_slots; ++i) {
+        const std::int32_t f = snapshot_owner_[i];
+        if (f < 0 || std::size_t(f) >= n_flat || snapshot_usage_[i] == kernels::kExpertSlotPinned) continue;
+        recorded[std::size_t(f)] = std::max<Stamp>(snapshot_usage_[i], 1);
+        if (residency[std::size_t(f)] < 0) back.push_back(i);
+    }
+    // Victims: slots holding an expert the snapshot did not (empty ones first, then least recently used).
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < n_slots; ++i)
+        if (usage[i] != kernels::kExpertSlotPinned && (owner[i] < 0 || recorded[std::size_t(owner[i])] == 0)) out.push_back(i);
+    std::sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+        const Stamp ua = owner[a] < 0 ? 0 : usage[a], ub = owner[b] < 0 ? 0 : usage[b];
+        return ua != ub ? ua < ub : a < b;
+    });
+    const std::size_t n = std::min(back.size(), out.size());
+    for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t slot = out[j];
+        const auto flat = std::size_t(snapshot_owner_[back[j]]);
+        if (owner[slot] >= 0) residency[std::size_t(owner[slot])] = -1;
+        owner[slot] = std::int32_t(flat);
+        residency[flat] = std::int32_t(slot);
+        usage[slot] = recorded[flat];
+        for (int b = 0; b < 3; ++b)
+            copy_from_store(static_cast<std::uint8_t*>(banks_[b].get()) + slot * bank_bytes_[b], host_src_[b][flat],
+                            matrix_bytes_[b], stream_, "restore the expert cache");
+    }
+    check(cudaMemcpyAsync(state_.residency, residency.data(), n_flat * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "expert cache restore");
+    check(cudaMemcpyAsync(state_.slot_owner, owner.data(), n_slots * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
+          "expert cache restore");
+    check(cudaMemcpyAsync(state_.usage, usage.data(), n_slots * sizeof(Stamp), cudaMemcpyHostToDevice, stream_),
+          "expert cache restore");
+    check(cudaStreamSynchronize(stream_), "expert cache restore");
+    if (o_.link_gbps > 0)  // the emulated link: the copies take at least bytes / link
+        std::this_thread::sleep_until(t0 + std::chrono::duration<double>(double(n * expert_bytes()) / (o_.link_gbps * 1e9)));
+    restores_.count += 1;
+    restores_.experts += n;
+    restores_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return int(n);
 }
 
 bool ExpertOffload::fraction_searching() const { return tuner_ && tuner_->search().searching(); }
 double ExpertOffload::fraction_search_seconds() const { return tuner_ ? tuner_->search().search_seconds() : 0.0; }
 int ExpertOffload::fraction_search_windows() const { return tuner_ ? tuner_->search().evaluations() : 0; }
+std::vector<moe::FractionSearch::Window> ExpertOffload::fraction_search_history() const {
+    return tuner_ ? tuner_->search().history() : std::vector<moe::FractionSearch::Window>{};
+}
 
 double ExpertOffload::live_fetch_gbps() const { return tuner_ ? tuner_->fetch_gbps() : 0.0; }
 double ExpertOffload::live_cpu_gbps() const { return tuner_ ? tuner_->cpu_gbps() : 0.0; }
@@ -666,8 +756,15 @@ std::uint64_t ExpertOffload::cpu_expert_bytes() const {
 
 ExpertOffload::CpuSideTimes ExpertOffload::cpu_side_times() const {
     if (!bridge_) return {};
-    return {bridge_->layers_served(), std::uint64_t(bridge_->cpu_busy_seconds() * 1e9), bridge_->executor_ns(),
-            bridge_->gap_ns(), bridge_->gaps()};
+    CpuSideTimes t{bridge_->layers_served(), std::uint64_t(bridge_->cpu_busy_seconds() * 1e9), bridge_->executor_ns(),
+                   bridge_->gap_ns(), bridge_->gaps()};
+    if (d_clock_) {
+        std::uint64_t c[4] = {};  // answer_ns, answers, chain_ns, chains: HandoffClock's first members
+        check(cudaMemcpyAsync(c, d_clock_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_), "read handshake clock");
+        check(cudaStreamSynchronize(stream_), "read handshake clock");
+        t.gpu_answer_ns = c[0], t.gpu_answers = c[1], t.gpu_chain_ns = c[2], t.gpu_chains = c[3];
+    }
+    return t;
 }
 
 std::vector<std::uint32_t> ExpertOffload::expert_uses() const {

@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "cpu/worker_pool.h"
+#include "moe/fraction_search.h"
 #include "cuda/cpu_moe_bridge.h"
 #include "cuda/expert_bounce.h"
 #include "cuda/expert_copy.cuh"
@@ -56,6 +57,8 @@ struct OffloadOptions {
     // on the H200 it restored offload's hit rate but the background copies slowed the critical path more;
     // docs/benchmarks.md).
     int admit_per_layer = 0;
+    // hybrid: when the online q* search ends, bring back the cache it started from (ExpertOffload::restore_cache).
+    bool restore_after_search = true;
     // Host bytes the expert store may pin in place (0: as much as the OS allows). Experts past it stay in the mapped
     // file; offload/hybrid fetch them through a pinned bounce ring (outputs unchanged, each such miss costs a host copy).
     std::uint64_t pin_budget = 0;
@@ -121,6 +124,7 @@ public:
     bool fraction_searching() const;    // the online search is measuring candidates now
     double fraction_search_seconds() const;  // decode seconds of the last (or current) search
     int fraction_search_windows() const;     // candidates measured so far
+    std::vector<moe::FractionSearch::Window> fraction_search_history() const;  // the windows, in order
     double live_fetch_gbps() const;  // the refinement's smoothed B_P and B_C (0: not measured or not hybrid)
     double live_cpu_gbps() const;
 
@@ -132,6 +136,9 @@ public:
     // waiting for the GPU between layers of a step. Zero without a coordinator thread.
     struct CpuSideTimes {
         std::uint64_t layers = 0, busy_ns = 0, executor_ns = 0, gap_ns = 0, gaps = 0;
+        // The GPU's clock of the same handshake (HandoffClock; synchronises the stream): hand-over -> the CPU's sum
+        // added, and sum added -> the next hand-over, with their counts.
+        std::uint64_t gpu_answer_ns = 0, gpu_answers = 0, gpu_chain_ns = 0, gpu_chains = 0;
     };
     CpuSideTimes cpu_side_times() const;
     std::uint64_t host_pinned_bytes() const { return pinned_bytes_; }  // pinned in place (whole pages)
@@ -153,8 +160,24 @@ public:
     // Decode calls each (layer, expert) was active in since the cache was made (flat id order; synchronises).
     std::vector<std::uint32_t> expert_uses() const;
     void warm(const std::vector<std::int32_t>& flat_ids);
+    // hybrid: the caches brought back at the end of a q* search (see restore_cache()): times, experts copied back,
+    // seconds spent (the stream idle meanwhile).
+    struct Restores {
+        std::uint64_t count = 0, experts = 0;
+        double seconds = 0;
+    };
+    Restores restores() const { return restores_; }
 
 private:
+    // The q* search measures trial fractions up to 1, whose fetches refill the cache by LRU; at the low q* it then
+    // often keeps, hardly any miss is fetched, so the cache would stay that snapshot of the last windows' reuse (on
+    // an H100 host 120 misses a token where the cache the search started from gave 77–84). When a search starts
+    // snapshot_cache() records the slots' owners and LRU stamps; when it ends below q* = 1, restore_cache() copies
+    // back every recorded expert no longer cached (over the slots whose owners were not recorded, least recently
+    // used first) with its recorded stamp. Both between decode steps; they synchronise the stream.
+    void snapshot_cache();
+    int restore_cache();  // returns the experts copied back
+
     void register_host_store();
     kernels::cuda::ExpertCopyParams copy_params() const;
     void stream_layer(int il, int buffer);
@@ -198,6 +221,7 @@ private:
     bool all_pinned_ = false;
     // Cache state and per-call scratch on the GPU.
     std::shared_ptr<void> d_state_, d_control_, d_counters_, d_plan_;
+    std::shared_ptr<void> d_clock_;  // HandoffClock of the CPU handshake (hybrid, cpu; null otherwise)
     kernels::ExpertCacheState state_{};
     std::vector<kernels::ExpertCacheControl*> control_of_layer_;
     std::int32_t* slot_of_pair_ = nullptr;
@@ -227,6 +251,11 @@ private:
     std::array<int, 2> buffer_layer_{-1, -1};
     std::uint64_t prefill_h2d_ = 0;
     std::vector<float> host_x_, host_y_;
+    // the cache the q* search started from (hybrid)
+    bool was_searching_ = false;
+    std::vector<std::int32_t> snapshot_owner_;
+    std::vector<kernels::ExpertStamp> snapshot_usage_;
+    Restores restores_;
 };
 
 }  // namespace ft::gpu

@@ -500,6 +500,7 @@ void GpuRunner::make_offload(int slots) {
     oo.max_tokens = int(gpu::kGroupedMaxTokens);
     oo.slots = slots;
     oo.admit_per_layer = opt_.hybrid_admit;
+    oo.restore_after_search = opt_.search_restores_cache;
     oo.recalibrate = opt_.recalibrate_fraction;
     oo.pin_budget = opt_.pin_budget;
     oo.host_functions = opt_.cpu_host_functions;
@@ -818,6 +819,14 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
     }
     const std::uint64_t admitted = offload_->admitted();
     const auto cpu_side = offload_->cpu_side_times();
+    {  // the q* search's windows: fraction, tokens/s, decode seconds of its search, which search
+        const auto windows = offload_->fraction_search_history();
+        for (std::size_t i = 0; i < windows.size(); ++i) {
+            const std::string n = "hybrid_search_w" + std::to_string(i) + "_";
+            c.insert(c.end(), {{n + "q", windows[i].q}, {n + "tok_s", windows[i].rate}, {n + "at_s", windows[i].at_s},
+                               {n + "search", double(windows[i].search)}});
+        }
+    }
     const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
     const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
     c.insert(c.end(), {{"fetch_h2d_bytes", fetch_h2d},
@@ -837,12 +846,19 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
                        {"expert_cpu", double(cpu)},
                        {"h2d_bytes", prefill_h2d + fetch_h2d},
                        {"expert_admitted", double(admitted)},
+                       {"expert_cache_restores", double(offload_->restores().count)},
+                       {"expert_cache_restored", double(offload_->restores().experts)},
+                       {"expert_cache_restore_seconds", offload_->restores().seconds},
                        {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
                        {"cpu_layers_served", double(cpu_side.layers)},
                        {"cpu_busy_ns", double(cpu_side.busy_ns)},
                        {"cpu_executor_ns", double(cpu_side.executor_ns)},
                        {"cpu_gap_ns", double(cpu_side.gap_ns)},
                        {"cpu_gaps", double(cpu_side.gaps)},
+                       {"gpu_handoff_answer_ns", double(cpu_side.gpu_answer_ns)},
+                       {"gpu_handoff_answers", double(cpu_side.gpu_answers)},
+                       {"gpu_handoff_chain_ns", double(cpu_side.gpu_chain_ns)},
+                       {"gpu_handoff_chains", double(cpu_side.gpu_chains)},
                        {"host_pinned_bytes", double(offload_->host_pinned_bytes())},
                        {"host_store_bytes", double(offload_->host_store_bytes())},
                        {"host_bounced", double(offload_->bounced())},

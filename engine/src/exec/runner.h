@@ -129,6 +129,7 @@ struct GpuRunnerOptions {
     int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
     int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
+    bool search_restores_cache = true;  // hybrid: the q* search's end brings back the cache it started from
     std::uint64_t pin_budget = 0; // host bytes the expert store may pin (0: no cap; the rest goes through a bounce ring)
     bool kv_f16 = true;           // the KV cache in f16 (else f32)
     bool cpu_host_functions = false;  // the GPU waits for CPU expert work through host-function nodes (not memory ops)

@@ -175,6 +175,7 @@ std::optional<double> FractionSearch::step(double seconds, int tokens, double q_
     const int t = window_tokens_;
     restart_window();
     window_tokens_ = t;
+    if (history_.size() < kMaxHistory) history_.push_back({q_, rate, search_s_, searches_});
     auto r = finish_window(rate);
     window_tokens_ = 0;
     return r;

@@ -23,6 +23,7 @@
 // Pure logic (no clocks, no GPU): the caller times the steps. Engine-internal.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -56,6 +57,14 @@ public:
     int searches() const { return searches_; }            // searches started (the first included)
     double search_seconds() const { return search_s_; }   // decode seconds of the last (or current) search
     double best_rate() const { return center_rate_; }     // tokens/s of the center (< 0: not measured)
+    // Every window measured (the first kMaxHistory): the fraction, its tokens per second, the decode seconds of its
+    // search when it ended, and which search it belongs to (1: the first).
+    struct Window {
+        double q = 0, rate = 0, at_s = 0;
+        int search = 0;
+    };
+    static constexpr std::size_t kMaxHistory = 32;
+    const std::vector<Window>& history() const { return history_; }
 
 private:
     void restart_window();
@@ -81,6 +90,7 @@ private:
     double acc_s_ = 0, acc_tokens_ = 0;
     double since_converged_s_ = 0, q_bw_ref_ = -1, last_q_bw_ = -1, search_s_ = 0;
     int evaluations_ = 0, searches_ = 0;
+    std::vector<Window> history_;
 };
 
 }  // namespace ft::moe

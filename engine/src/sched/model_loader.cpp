@@ -194,6 +194,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             go.cpu_threads = o.threads;
             go.expert_slots = m->plan.expert_slots;
             go.hybrid_admit = o.hybrid_admit;
+            go.search_restores_cache = o.search_restores_cache;
             go.pin_budget = o.pin_budget;
             go.cpu_host_functions = o.host_function_sync;
             go.link_gbps = o.pcie_limit_gbps;
