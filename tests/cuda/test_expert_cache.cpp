@@ -92,6 +92,14 @@ cudaError_t download(std::vector<T>& v, const Dev& d) {
     return v.empty() ? cudaSuccess : cudaMemcpy(v.data(), d.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost);
 }
 
+// The whole host state onto the device (the first error, or cudaSuccess).
+cudaError_t upload_state(const DevState& d, const HostState& h) {
+    for (cudaError_t e : {upload(d.residency, h.residency), upload(d.slot_owner, h.slot_owner), upload(d.usage, h.usage),
+                          upload(d.recency, h.recency), upload(d.counters, h.counters), upload(d.uses, h.uses)})
+        if (e != cudaSuccess) return e;
+    return cudaSuccess;
+}
+
 bool same_counters(const std::vector<ExpertCacheCounters>& a, const std::vector<ExpertCacheCounters>& b) {
     for (std::size_t i = 0; i < a.size(); ++i)
         if (a[i].calls != b[i].calls || a[i].hits != b[i].hits || a[i].misses != b[i].misses ||
@@ -225,12 +233,7 @@ private slots:
             ref.usage[std::size_t(std::int64_t(i) * n_slots / pinned)] = ft::kernels::kExpertSlotPinned;
         DevState dev(ref);
         QVERIFY(dev.ok());
-        CHECK_CUDA(upload(dev.residency, ref.residency));
-        CHECK_CUDA(upload(dev.slot_owner, ref.slot_owner));
-        CHECK_CUDA(upload(dev.usage, ref.usage));
-        CHECK_CUDA(upload(dev.recency, ref.recency));
-        CHECK_CUDA(upload(dev.counters, ref.counters));
-        CHECK_CUDA(upload(dev.uses, ref.uses));
+        CHECK_CUDA(upload_state(dev, ref));
 
         const std::size_t rows = std::size_t(n_layer) * std::size_t(stride);
         Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
@@ -413,12 +416,7 @@ private slots:
         HostState ref(n_layer, n_expert, n_slots);
         DevState dev(ref);
         QVERIFY(dev.ok());
-        CHECK_CUDA(upload(dev.residency, ref.residency));
-        CHECK_CUDA(upload(dev.slot_owner, ref.slot_owner));
-        CHECK_CUDA(upload(dev.usage, ref.usage));
-        CHECK_CUDA(upload(dev.recency, ref.recency));
-        CHECK_CUDA(upload(dev.counters, ref.counters));
-        CHECK_CUDA(upload(dev.uses, ref.uses));
+        CHECK_CUDA(upload_state(dev, ref));
         const std::size_t rows = std::size_t(n_layer * n_pairs);
         Dev d_ids(rows * 4), d_slot(rows * 4), d_fetch(rows * sizeof(ExpertFetch)), d_cpu(rows * 4),
             d_counts(std::size_t(n_layer) * 2 * 4), d_ctl(sizeof(ExpertCacheControl));
@@ -591,12 +589,7 @@ private slots:
         HostState h(4, 8, 2);  // the cpu mode: every miss goes to the CPU list
         DevState dev(h);
         QVERIFY(dev.ok());
-        CHECK_CUDA(upload(dev.residency, h.residency));
-        CHECK_CUDA(upload(dev.slot_owner, h.slot_owner));
-        CHECK_CUDA(upload(dev.usage, h.usage));
-        CHECK_CUDA(upload(dev.recency, h.recency));
-        CHECK_CUDA(upload(dev.counters, h.counters));
-        CHECK_CUDA(upload(dev.uses, h.uses));
+        CHECK_CUDA(upload_state(dev, h));
         Dev d_ctl(sizeof(ExpertCacheControl)), d_ids(64), d_out(256), d_clock(sizeof(ft::kernels::HandoffClock)), d_x(64 * 4);
         Mapped m_list(256), m_words(4 * 4 * 2), m_y(64 * 4);
         QVERIFY(d_ctl.p && d_ids.p && d_out.p && d_clock.p && d_x.p && m_list.d && m_words.d && m_y.d);
