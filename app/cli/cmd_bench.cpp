@@ -127,10 +127,11 @@ int run_bench(const Args& args) {
                     r.us_experts, r.us_combine);
         std::printf("  MoE layers only          %8.1f tok/s\n", r.moe_tok_s);
         if (!r.executor.empty()) {
-            std::printf("  the executor alone, one token, n random experts a call (phases: input prepared, gate/up, down):\n");
+            std::printf("  the executor alone, one token, n random experts a call (phases: input prepared, gate/up, down;\n"
+                        "  hot: the same experts every call, their weights in the CPU's caches):\n");
             for (const auto& p : r.executor)
-                std::printf("    %d expert%s %8.1f us/call  %6.1f GB/s   %5.1f + %5.1f + %5.1f us\n", p.experts,
-                            p.experts == 1 ? " " : "s", p.us_per_call, p.gbs, p.us_to_input, p.us_gate_up, p.us_down);
+                std::printf("    %d expert%s %8.1f us/call  %6.1f GB/s   %5.1f + %5.1f + %5.1f us   hot %6.1f us\n", p.experts,
+                            p.experts == 1 ? " " : "s", p.us_per_call, p.gbs, p.us_to_input, p.us_gate_up, p.us_down, p.us_hot);
         }
         out = bench::to_json(r);
     } else if (suite == "decode" || suite == "prefill" || suite == "warm-start") {

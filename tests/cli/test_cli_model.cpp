@@ -196,8 +196,10 @@ private slots:
             const double phases = p["us_to_input"].toDouble() + p["us_gate_up"].toDouble() + p["us_down"].toDouble();
             QVERIFY2(p["us_gate_up"].toDouble() > 0 && p["us_down"].toDouble() > 0 && phases <= p["us_per_call"].toDouble() * 1.001,
                      qPrintable(QJsonDocument(p).toJson()));
+            QVERIFY2(p["us_hot"].toDouble() > 0, qPrintable(QJsonDocument(p).toJson()));  // the same experts again
         }
         QVERIFY(r.out.contains("the executor alone"));
+        QVERIFY(r.out.contains(" hot "));
     }
 
     // ft bench decode warms up over the positions it then times and rewinds between: a model with a recurrent state

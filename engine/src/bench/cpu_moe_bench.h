@@ -40,6 +40,9 @@ struct CpuMoeBenchResult {
         int experts = 0;
         double us_per_call = 0, gbs = 0;
         double us_to_input = 0, us_gate_up = 0, us_down = 0;  // a call's phases (CpuExpertExecutor::PhaseTimes)
+        // The same n experts every call, their weights in the CPU's caches after the first: what a call costs
+        // without reading memory (the kernels' arithmetic, the workers' hand-offs), against us_per_call.
+        double us_hot = 0;
     };
     std::vector<ExecutorPoint> executor;
 };
