@@ -52,6 +52,11 @@ struct Int8Activation {
     std::vector<float> qsum16;         // [k / 16]: Σ q per 16 (Q6_K's −32 offset)
     std::vector<std::int32_t> bias32;  // [k / 32]: −128 · Σ q per 32 (Q8_0's +128 offset)
     std::vector<std::int8_t> q512;     // [k]: q with each 256's 32s in the order 0 2 1 3 4 6 5 7 (AVX512-VNNI only)
+    // AVX512-VNNI only, for Q4_K: x rounded again with one scale per 256 (its 32s in q512's order), so that a
+    // super-block's eight sub-block products sum in int32 with the weights' 6-bit scales before one f32 step.
+    std::vector<std::int8_t> q256;     // [k]
+    std::vector<float> scale256;       // [k / 256]
+    std::vector<float> sum256;         // [k / 32]: Σ q256 · scale256 per 32, the min term
 };
 // Quantizes x for `path`. False (out unchanged) when the CPU lacks the path or k is not a multiple of 32.
 bool int8_quantize(Int8Dot path, const float* x, std::int64_t k, Int8Activation& out);

@@ -39,8 +39,11 @@ Weights make_weights(DType t, std::int64_t rows, std::int64_t k, std::uint32_t s
 }
 // Highway path: f32 accumulation vs a double reference; Q4_K and Q8_0 round x to int16 per 32 (~1e-9).
 double tolerance(DType t) { return t == DType::Q4_K || t == DType::Q8_0 ? 1e-8 : 1e-10; }
-// int8 path: x rounded to int8 per 32 (step amax/127): ≈ 1.5e-5 for uniform x, whatever the weight type.
+// int8 path: x rounded to int8 per 32 (step amax/127; Q4_K on AVX512-VNNI: per 256): ≈ 1.5e-5 for uniform x over
+// many rows, whatever the weight type. One row's error is one draw (its square about chi-square with one degree of
+// freedom: above 3.3× its mean in 7 % of draws), so single rows get 3× the room.
 constexpr double kInt8Tolerance = 5e-5;
+double int8_tolerance(int rows) { return rows == 1 ? 3 * kInt8Tolerance : kInt8Tolerance; }
 const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0,
                         DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
 using ft::kernels::cpu::Int8Dot;
@@ -131,7 +134,7 @@ private slots:
         QVERIFY(got.all_written());
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         const double scaled = product_scaled_error(got.ptr(), want.data(), w, x, rows, k);
-        const double tol = Int8Dot(path) == Int8Dot::none ? tolerance(t) : kInt8Tolerance;
+        const double tol = Int8Dot(path) == Int8Dot::none ? tolerance(t) : int8_tolerance(rows);
         QVERIFY2(err.finite && scaled < tol, qPrintable(QString("%1 scaled=%2").arg(err.str().c_str()).arg(scaled)));
     }
 
