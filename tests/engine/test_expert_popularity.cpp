@@ -88,6 +88,13 @@ private slots:
         QCOMPARE(fp::hottest_first(p), (std::vector<std::int32_t>{5, 2, 0, 3}));
     }
 
+    void evenSpreadGivesEveryLayerTheSameShare() {
+        // Layers 0 and 2 have experts (layer 1 is dense), 3 experts each: a round over the layers per expert id.
+        const auto ids = ft::profile::even_spread({true, false, true}, 3);
+        QCOMPARE(ids, (std::vector<std::int32_t>{0, 6, 1, 7, 2, 8}));
+        QVERIFY(ft::profile::even_spread({false, false}, 4).empty());
+    }
+
     void keyFollowsNameAndSizeNotFolder() {
         const QString a = dir_->filePath("x/model.gguf"), b = dir_->filePath("y/model.gguf"), c = dir_->filePath("y/other.gguf");
         QDir().mkpath(dir_->filePath("x"));

@@ -360,8 +360,9 @@ public:  // the body of pinBudgetMatchesFullyPinned (not a test of its own)
 
 private slots:
     void warmStartFillsTheCache() {
-        // A session with warm start on stores its expert use at unload; the next load of the model fills the cache
-        // with the most used experts, so its first pass misses fewer — with the same logits.
+        // A first load (nothing stored) fills the cache with an even share of every layer's experts; a session with
+        // warm start on stores its expert use at unload, and the next load of the model fills the cache with the most
+        // used experts, so its first pass misses no more — with the same logits. Warm start off: an empty cache.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         qputenv("FT_DATA_DIR", dir.path().toUtf8());
@@ -381,18 +382,19 @@ private slots:
             p.misses = counter(e.stats(), "expert_misses");
             return p;
         };
-        const Pass cold = first_pass(true);  // nothing stored yet: an empty cache
-        QCOMPARE(cold.warmed, 0.0);
+        const Pass cold = first_pass(true);  // nothing stored yet: the even share
+        QVERIFY(cold.warmed > 0 && cold.warmed <= n_cache);
         QVERIFY(QFile::exists(dir.filePath("experts.sqlite")));
         const Pass warm = first_pass(true);
-        qInfo("first pass: %.0f misses cold, %.0f with %.0f experts put in the cache at load", cold.misses, warm.misses,
-              warm.warmed);
-        QVERIFY(warm.warmed > 0 && warm.warmed <= n_cache);
-        QVERIFY(warm.misses < cold.misses);
-        // Warm start off: an empty cache again.
         const Pass off = first_pass(false);
+        qInfo("first pass: %.0f misses from an empty cache, %.0f from an even share of %.0f experts, %.0f with the %.0f "
+              "most used", off.misses, cold.misses, cold.warmed, warm.misses, warm.warmed);
+        QVERIFY(warm.warmed > 0 && warm.warmed <= n_cache);
+        // The most used can be no better than the even share on a small model whose routers use every expert
+        // about as often (the Qwen3-MoE fixture on the H200: 1086 misses either way, 1094 from an empty cache).
+        QVERIFY(warm.misses <= cold.misses);
         QCOMPARE(off.warmed, 0.0);
-        QCOMPARE(off.misses, cold.misses);
+        QVERIFY(cold.misses < off.misses);
         for (const Pass& p : {cold, warm, off}) QVERIFY2(p.min_cos >= 0.9999, qPrintable(QString::number(p.min_cos, 'g', 10)));
     }
 

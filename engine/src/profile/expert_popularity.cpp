@@ -108,4 +108,12 @@ std::vector<std::int32_t> hottest_first(const ExpertPopularity& p) {
     return ids;
 }
 
+std::vector<std::int32_t> even_spread(const std::vector<bool>& layer_has_experts, int n_expert) {
+    std::vector<std::int32_t> ids;
+    for (int e = 0; e < n_expert; ++e)
+        for (std::size_t l = 0; l < layer_has_experts.size(); ++l)
+            if (layer_has_experts[l]) ids.push_back(std::int32_t(l) * n_expert + e);
+    return ids;
+}
+
 }  // namespace ft::profile

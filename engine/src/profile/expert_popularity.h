@@ -37,5 +37,9 @@ bool store_popularity(const std::string& key, int n_layer, int n_expert, const s
 std::optional<ExpertPopularity> load_popularity(const std::string& key, int n_layer, int n_expert);
 // Flat ids with a count above zero, most popular first (ties: lower id first).
 std::vector<std::int32_t> hottest_first(const ExpertPopularity& p);
+// What a first load (nothing stored) fills the cache with: the routed experts of every layer that has them, a round
+// over the layers per expert id (layer 0's expert 0, layer 1's expert 0, …, layer 0's expert 1, …), so that any
+// prefix of the list gives each layer the same share of the cache, ±1.
+std::vector<std::int32_t> even_spread(const std::vector<bool>& layer_has_experts, int n_expert);
 
 }  // namespace ft::profile

@@ -55,7 +55,9 @@ double hybrid_fraction(const model::Weights& w, const LoadOptions& o, bool neede
 
 }  // namespace
 
-// Fills the new expert cache with the experts earlier sessions of this model used most (as many as fit).
+// Fills the new expert cache with the experts earlier sessions of this model used most (as many as fit); on a first
+// load, with an even share of every layer's experts: an empty cache stays empty under a hybrid split that fetches
+// no miss (q* near 0: measured on the H200, 368 misses a token of 384 with nothing stored).
 static void warm_start(LoadedModel& m, const LoadOptions& o) {
     const auto& d = m.weights->desc();
     const int n_layer = int(d.n_layer), n_expert = int(d.moe.n_expert);
@@ -64,7 +66,12 @@ static void warm_start(LoadedModel& m, const LoadOptions& o) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto p = profile::load_popularity(m.popularity_key, n_layer, n_expert);
         if (!p) {
-            spdlog::info("warm start: no expert popularity stored for this model yet (the cache starts empty)");
+            std::vector<bool> has(static_cast<std::size_t>(n_layer), false);
+            for (int il = 0; il < n_layer; ++il) has[std::size_t(il)] = m.weights->layer_has_experts(il);
+            m.warm_started = m.runner->warm_expert_cache(profile::even_spread(has, n_expert));
+            spdlog::info("warm start: no expert popularity stored for this model yet: {} experts in the cache, an even "
+                         "share of each layer's, {:.2f} s", m.warm_started,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             return;
         }
         m.warm_started = m.runner->warm_expert_cache(profile::hottest_first(*p));
