@@ -63,6 +63,8 @@ const CommandSpec& spec_bench() {
             {"expert-slots", "N", "expert cache slots", "what --vram-budget leaves"},
             {"hybrid-admit", "N", "hybrid: CPU-computed experts per layer also fetched in the background", "0"},
             {"no-cache-restore", "", "hybrid: keep the expert cache as the q* search's trial fractions left it", ""},
+            {"no-warm-start", "", "decode/prefill: the GPU expert cache starts empty (no warm start from the stored expert "
+                                  "use or an even share, and this run's use is not stored)", ""},
             {"tokens", "T", "cpu-moe: tokens per MoE call (1 = decode)", "1"},
             {"rounds", "R", "cpu-moe: timed passes over all MoE layers", "3"},
             {"seconds", "S", "bw: seconds per measurement", "2"},

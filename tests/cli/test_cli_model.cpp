@@ -91,7 +91,31 @@ private slots:
             const double busy = x["cpu_busy_us_per_layer"].toDouble(), exec = x["cpu_executor_us_per_layer"].toDouble();
             QVERIFY2(x["cpu_layers_per_step"].toDouble() == 4 && exec > 0 && busy >= exec && x["cpu_gap_us_per_layer"].toDouble() > 0,
                      qPrintable(QJsonDocument(x).toJson()));
+            // Warm start on: the load filled the cache (the stored use of earlier runs, or an even share); off: empty.
+            QVERIFY2(x["warm_started"].toDouble() > 0 && h.out.contains("warm start"), qPrintable(h.out));
+            const QString cj = tmp.path() + "/c.json";
+            const auto c = run_ft({"bench", "decode", "--model", kModel, "--device", "cuda", "--backend", "hybrid",
+                                   "--hybrid-fraction", "0.5", "--expert-slots", "24", "--gen", "8", "--prompt-len", "16",
+                                   "--no-warm-start", "--json", cj});
+            QVERIFY2(c.code == 0, qPrintable(c.err));
+            QFile cf(cj);
+            QVERIFY(cf.open(QIODevice::ReadOnly));
+            const auto y = QJsonDocument::fromJson(cf.readAll()).object()["runs"].toArray().at(0).toObject();
+            QCOMPARE(y["warm_started"].toDouble(), 0.0);
         }
+    }
+
+    // --no-warm-start is a bench option too (the GPU expert cache starts empty); on the CPU there is no such cache.
+    void benchDecodeNoWarmStartOnCpu() {
+        QTemporaryDir tmp;
+        const QString json = tmp.path() + "/d.json";
+        const auto r = run_ft({"bench", "decode", "--model", kModel, "--device", "cpu", "--gen", "4", "--prompt-len", "8",
+                               "--no-warm-start", "--json", json});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto o = QJsonDocument::fromJson(f.readAll()).object()["runs"].toArray().at(0).toObject();
+        QVERIFY2(o["decode_tok_s"].toDouble() > 0 && o["warm_started"].toDouble() == 0, qPrintable(QJsonDocument(o).toJson()));
     }
 
     void runLogitsOutWritesEveryPosition() {

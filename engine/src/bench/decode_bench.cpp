@@ -117,6 +117,7 @@ void fill_common(ForwardBenchResult& r, const ForwardBenchOptions& o, const Setu
     r.batch = o.batch;
     r.chunk = o.chunk;
     r.load_s = s.load_s;
+    r.warm_started = s.m->warm_started;
     r.routing = s.routing;
     r.backend = s.m->plan.gpu ? s.m->plan.backend : o.load.moe_backend;
     r.chunk = s.chunk;
@@ -459,6 +460,7 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
                      {"batch", r.batch},
                      {"chunk", r.chunk},
                      {"load_s", r.load_s},
+                     {"warm_started", r.warm_started},
                      {"prefill_s", r.prefill_s},
                      {"prefill_tok_s", r.prefill_tok_s},
                      {"prefill_tflops", r.prefill_tflops},
@@ -514,6 +516,7 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
 void print(const ForwardBenchResult& r, bool decode) {
     std::printf("%s  %s  on %s\n", decode ? "decode" : "prefill", r.model.c_str(), r.device.c_str());
     std::printf("  load                     %8.2f s\n", r.load_s);
+    if (r.warm_started > 0) std::printf("  warm start               %8d experts in the cache at load\n", r.warm_started);
     if (r.plan.gpu) {
         const auto g = [](std::uint64_t b) { return double(b) / double(1ull << 30); };
         std::printf("  VRAM plan (%.2f GiB)      weights %.2f, experts %.2f (%d slots), KV %.2f (%lld tokens), scratch %.2f, "

@@ -39,6 +39,7 @@ struct ForwardBenchResult {
     std::string model, device;
     int prompt_len = 0, gen = 0, batch = 0, chunk = 0;
     double load_s = 0;
+    int warm_started = 0;  // experts the load put in the GPU expert cache (warm start: stored use, or an even share)
     double prefill_s = 0, prefill_tok_s = 0, prefill_tflops = 0;
     double decode_s = 0, decode_tok_s = 0, step_ms = 0, step_ms_min = 0;
     double weight_bytes_per_token = 0;  // weights a single-token step reads
