@@ -363,7 +363,7 @@ private slots:
     void warmStartFillsTheCache() {
         // A first load (nothing stored) fills the cache with an even share of every layer's experts; a session with
         // warm start on stores its expert use at unload, and the next load of the model fills the cache with the most
-        // used experts, so its first pass misses no more — with the same logits. Warm start off: an empty cache.
+        // used experts — with the same logits. Warm start off: an empty cache, which misses more than either.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         qputenv("FT_DATA_DIR", dir.path().toUtf8());
@@ -391,11 +391,13 @@ private slots:
         qInfo("first pass: %.0f misses from an empty cache, %.0f from an even share of %.0f experts, %.0f with the %.0f "
               "most used", off.misses, cold.misses, cold.warmed, warm.misses, warm.warmed);
         QVERIFY(warm.warmed > 0 && warm.warmed <= n_cache);
-        // The most used can be no better than the even share on a small model whose routers use every expert
-        // about as often (the Qwen3-MoE fixture on the H200: 1086 misses either way, 1094 from an empty cache).
-        QVERIFY(warm.misses <= cold.misses);
+        // Which of the two warm starts misses less is not a property of the engine: the fixtures' routers use every
+        // expert about as often and the cache (a layer and a half) turns over within the pass (Qwen3-MoE fixture on
+        // the H200: 1086 misses either way, 1094 from an empty cache; on the Qwen3.5-MoE fixture on an H100 the most
+        // used missed more than the even share). Which experts a stored profile picks: test_expert_popularity.
         QCOMPARE(off.warmed, 0.0);
         QVERIFY(cold.misses < off.misses);
+        QVERIFY(warm.misses < off.misses);
         for (const Pass& p : {cold, warm, off}) QVERIFY2(p.min_cos >= 0.9999, qPrintable(QString::number(p.min_cos, 'g', 10)));
     }
 
