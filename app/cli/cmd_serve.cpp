@@ -17,7 +17,8 @@ const CommandSpec& spec_serve() {
         "serve",
         "--model PATH [--host ADDR] [--port N] [--api-key KEY]",
         "serve the OpenAI- and Anthropic-compatible HTTP API",
-        "Loads the model and serves /v1/chat/completions, /v1/completions, /v1/models (OpenAI) and /v1/messages, "
+        "Loads the model and serves /v1/chat/completions, /v1/completions, /v1/responses (kept for previous_response_id "
+        "unless store: false), /v1/models (OpenAI) and /v1/messages, "
         "/v1/messages/count_tokens (Anthropic) with SSE streaming, tool calls and reasoning split, plus /health and "
         "the control endpoints `ft ctl` uses. Prints 'listening on URL' once it accepts requests; Ctrl-C stops it.",
         concat(load_option_specs(),

@@ -1,12 +1,14 @@
 // The HTTP transport of the API server (see api_server.h).
 #include "api_server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -27,6 +29,7 @@
 #include "ft/tokenizer.h"
 #include "serve/api_request.h"
 #include "serve/api_response.h"
+#include "serve/response_store.h"
 #include "serve/stats_json.h"
 
 namespace ft::server {
@@ -106,6 +109,7 @@ struct ApiServer::Impl {
     std::atomic<int> inflight{0};
     std::atomic<std::uint64_t> served{0}, rejected{0};
     std::atomic<bool> stopping{false};
+    serve::ResponseStore responses;  // /v1/responses with store: true (previous_response_id, GET, DELETE)
 
     Impl(Engine& e, ServerOptions o) : engine(e), opt(std::move(o)) {}
 
@@ -124,8 +128,9 @@ struct ApiServer::Impl {
     // ---- generation ----
 
     // Runs one prepared request: submits it, then answers (streamed or whole). Owns the in-flight slot.
+    // `on_done` runs with the writer once the answer is complete (not after an error or a cancel).
     void run(const serve::ApiRequest& ar, serve::PreparedRequest prep, const std::string& endpoint,
-             httplib::Response& res) {
+             httplib::Response& res, std::function<void(const serve::ResponseWriter&)> on_done = {}) {
         auto job = std::make_shared<Job>();
         auto writer = std::shared_ptr<serve::ResponseWriter>(std::move(prep.writer));
         GenerationRequest g = std::move(prep.generation);
@@ -192,6 +197,7 @@ struct ApiServer::Impl {
                 release();
                 if (err) return send_error(res, proto, from_engine_error(*err));
                 if (!ended) return send_error(res, proto, ApiError(503, "api_error", "the server is shutting down"));
+                if (on_done) on_done(*writer);
                 res.set_content(writer->body(), "application/json");
                 return;
             }
@@ -201,7 +207,7 @@ struct ApiServer::Impl {
             auto released = std::make_shared<std::atomic<bool>>(false);
             res.set_chunked_content_provider(
                 "application/json",
-                [this, job, writer, proto, finished, drain](std::size_t, httplib::DataSink& sink) {
+                [this, job, writer, proto, finished, drain, on_done](std::size_t, httplib::DataSink& sink) {
                     for (;;) {
                         std::optional<Error> err;
                         bool done;
@@ -211,6 +217,7 @@ struct ApiServer::Impl {
                             done = drain(err);
                         }
                         if (!done && stopping.load()) return false;
+                        if (done && !err && on_done) on_done(*writer);
                         const std::string out = !done ? std::string(" ")
                                                 : err ? serve::error_body(proto, from_engine_error(*err))
                                                       : writer->body();
@@ -239,7 +246,7 @@ struct ApiServer::Impl {
         res.set_chunked_content_provider(
             "text/event-stream",
             [this, job, writer, id, proto, responses = ar.endpoint == serve::Endpoint::responses,
-             finished](std::size_t, httplib::DataSink& sink) {
+             finished, on_done](std::size_t, httplib::DataSink& sink) {
                 auto send = [&](const std::string& bytes) { return bytes.empty() || sink.write(bytes.data(), bytes.size()); };
                 if (!send(writer->start())) return false;
                 auto last_write = Clock::now();
@@ -259,6 +266,7 @@ struct ApiServer::Impl {
                             out += writer->token(*t);
                         } else if (auto* f = std::get_if<FinishEvent>(&ev)) {
                             out += writer->finish(*f);
+                            if (on_done) on_done(*writer);
                             end = true;
                         } else {
                             out += writer->stream_error(from_engine_error(std::get<Error>(ev)));
@@ -298,7 +306,14 @@ struct ApiServer::Impl {
             switch (endpoint) {
             case serve::Endpoint::chat: ar = serve::parse_openai_chat(req.body); break;
             case serve::Endpoint::completion: ar = serve::parse_openai_completion(req.body); break;
-            case serve::Endpoint::responses: ar = serve::parse_openai_responses(req.body); break;
+            case serve::Endpoint::responses:
+                ar = serve::parse_openai_responses(req.body, [this](const std::string& id) -> std::optional<std::string> {
+                    auto r = responses.get(id);
+                    if (!r) return std::nullopt;
+                    return std::move(r->items_json);
+                });
+                for (const auto& w : ar.warnings) log_line("POST /v1/responses: " + w);
+                break;
             case serve::Endpoint::messages: ar = serve::parse_anthropic_messages(req.body); break;
             case serve::Endpoint::count_tokens: ar = serve::parse_anthropic_messages(req.body, true); break;
             }
@@ -329,7 +344,12 @@ struct ApiServer::Impl {
                 inflight.fetch_sub(1);
                 throw;
             }
-            run(ar, std::move(prep), req.path, res);
+            std::function<void(const serve::ResponseWriter&)> on_done;
+            if (endpoint == serve::Endpoint::responses && ar.store)
+                on_done = [this, id, items = ar.input_items_json](const serve::ResponseWriter& w) {
+                    responses.put(id, w.body(), items);
+                };
+            run(ar, std::move(prep), req.path, res, std::move(on_done));
         } catch (const ApiError& e) {
             send_error(res, proto, e);
         } catch (const Error& e) {
@@ -379,12 +399,40 @@ struct ApiServer::Impl {
         http.Post("/v1/chat/completions", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::chat); });
         http.Post("/v1/completions", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::completion); });
         http.Post("/v1/responses", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::responses); });
-        http.Get(R"(/v1/responses/([^/]+)(/input_items)?)", [](const httplib::Request& req, httplib::Response& res) {
-            send_error(res, Protocol::openai,
-                       ApiError(404, "invalid_request_error",
-                                "no response '" + std::string(req.matches[1]) +
-                                    "': this server keeps no responses (requests run as with store: false)",
-                                "response_id"));
+        // Stored responses (store: true; bounded, least recently used first out).
+        auto no_response = [](const std::string& id) {
+            return ApiError(404, "invalid_request_error",
+                            "No response with id '" + id +
+                                "' found: responses are kept only when sent with store: true, and only the most "
+                                "recent ones",
+                            "response_id");
+        };
+        http.Get(R"(/v1/responses/([^/]+))", [this, no_response](const httplib::Request& req, httplib::Response& res) {
+            const auto r = responses.get(req.matches[1]);
+            if (!r) return send_error(res, Protocol::openai, no_response(req.matches[1]));
+            res.set_content(r->response_json, "application/json");
+        });
+        http.Get(R"(/v1/responses/([^/]+)/input_items)", [this, no_response](const httplib::Request& req, httplib::Response& res) {
+            const auto r = responses.get(req.matches[1]);
+            if (!r) return send_error(res, Protocol::openai, no_response(req.matches[1]));
+            json items = json::parse(r->items_json, nullptr, false);
+            json data = json::array();
+            for (std::size_t i = 0; i < r->n_input && i < items.size(); ++i) {
+                json it = items[i];
+                if (!it.contains("id")) it["id"] = std::string(req.matches[1]) + "_in_" + std::to_string(i);
+                data.push_back(it);
+            }
+            // Newest first, as the API lists them by default (order=desc).
+            std::reverse(data.begin(), data.end());
+            json list{{"object", "list"}, {"data", data}, {"has_more", false},
+                      {"first_id", data.empty() ? json() : data.front()["id"]},
+                      {"last_id", data.empty() ? json() : data.back()["id"]}};
+            res.set_content(list.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+        });
+        http.Delete(R"(/v1/responses/([^/]+))", [this, no_response](const httplib::Request& req, httplib::Response& res) {
+            const std::string id = req.matches[1];
+            if (!responses.erase(id)) return send_error(res, Protocol::openai, no_response(id));
+            res.set_content(json{{"id", id}, {"object", "response"}, {"deleted", true}}.dump(), "application/json");
         });
         http.Post("/v1/messages", [this](const httplib::Request& q, httplib::Response& r) { generate(q, r, serve::Endpoint::messages); });
         http.Post("/v1/messages/count_tokens",
@@ -494,7 +542,7 @@ struct ApiServer::Impl {
                     return httplib::Server::HandlerResponse::Handled;
                 }
                 res.status = 204;
-                res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+                res.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
                 res.set_header("Access-Control-Allow-Headers",
                                "Authorization, Content-Type, x-api-key, anthropic-version, anthropic-beta");
                 res.set_header("Access-Control-Max-Age", "600");

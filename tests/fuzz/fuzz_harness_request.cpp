@@ -18,6 +18,7 @@
 #include "fuzz_harness_util.h"
 #include "serve/api_request.h"
 #include "serve/api_response.h"
+#include "serve/response_store.h"
 
 namespace ft::fuzz {
 
@@ -46,6 +47,23 @@ struct FuzzModel {
 const FuzzModel& model() {
     static const FuzzModel m;
     return m;
+}
+
+// A stored response the seeds continue with previous_response_id "resp_seed" (a tool call, then its output).
+const serve::ResponseLookup& stored_responses() {
+    static serve::ResponseStore store;
+    static const bool seeded = store.put(
+        "resp_seed",
+        R"({"id":"resp_seed","object":"response","output":[{"id":"fc_1","type":"function_call","status":"completed",)"
+        R"("call_id":"call_1","name":"close_agent","namespace":"ns","arguments":"{}"}]})",
+        R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"Read notes.txt"}]}])");
+    (void)seeded;
+    static const serve::ResponseLookup lookup = [](const std::string& id) -> std::optional<std::string> {
+        auto r = store.get(id);
+        if (!r) return std::nullopt;
+        return r->items_json;
+    };
+    return lookup;
 }
 
 void check_api_error(const ApiError& e) {
@@ -92,7 +110,7 @@ int request_one_input(const std::uint8_t* data, std::size_t size) {
         switch (which) {
         case 0: r = serve::parse_openai_chat(body); break;
         case 1: r = serve::parse_openai_completion(body); break;
-        case 2: r = serve::parse_openai_responses(body); break;
+        case 2: r = serve::parse_openai_responses(body, stored_responses()); break;
         case 3: r = serve::parse_anthropic_messages(body); break;
         default: r = serve::parse_anthropic_messages(body, true); break;
         }

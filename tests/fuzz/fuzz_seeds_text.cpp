@@ -173,6 +173,42 @@ std::vector<Seed> request_seeds() {
     out.push_back(request_seed("seed-responses-stream", 2, 1,
         R"({"model":"tiny","input":"Hello","stream":true,"max_output_tokens":4,"store":true,)"
         R"("tool_choice":{"type":"function","name":"f"},"tools":[{"type":"function","name":"f"}]})"));
+    // The shapes the Codex CLI sends (recorded from codex 0.171 against ft serve): developer messages, a namespace
+    // tool, a custom (freeform) tool, built-in and unknown tool types, store false, include, prompt_cache_key,
+    // client_metadata; a history of a namespace call, a custom tool call, a local_shell call and their outputs, an
+    // encrypted-only reasoning item. The harness's model output calls "f": a custom tool here, a namespace's function
+    // (called by its bare name) in the next seed.
+    out.push_back(request_seed("seed-responses-codex", 2, 0,
+        R"({"model":"tiny","stream":true,"input":[{"type":"message","id":"msg_1","role":"developer","content":)"
+        R"([{"type":"input_text","text":"You are Codex."}]},{"type":"message","role":"developer","content":[{"type":)"
+        R"("input_text","text":"<skills/>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":)"
+        R"("<environment_context><cwd>/w</cwd></environment_context>"}]},{"type":"message","role":"user","content":)"
+        R"([{"type":"input_text","text":"Read notes.txt"}]},{"type":"reasoning","id":"rs_1","summary":[],)"
+        R"("encrypted_content":"gAAA"},{"type":"function_call","name":"close_agent","namespace":"multi_agent_v1",)"
+        R"("arguments":"{\"target\":\"a\"}","call_id":"call_1"},{"type":"function_call_output","id":"fco_1",)"
+        R"("call_id":"call_1","output":"closed"},{"type":"custom_tool_call","call_id":"call_2","name":"f",)"
+        R"("input":"*** Begin Patch\n*** End Patch"},{"type":"custom_tool_call_output","call_id":"call_2","output":)"
+        R"("Done"},{"type":"local_shell_call","call_id":"call_3","status":"completed","action":{"type":"exec",)"
+        R"("command":["cat","notes.txt"]}},{"type":"local_shell_call_output","call_id":"call_3","output":"pelican"},)"
+        R"({"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}],"tools":[)"
+        R"({"type":"function","name":"exec_command","description":"Runs a command","strict":false,"parameters":)"
+        R"({"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"],"additionalProperties":false}},)"
+        R"({"type":"namespace","name":"multi_agent_v1","description":"Sub-agents.","tools":[{"type":"function",)"
+        R"("name":"close_agent","strict":false,"parameters":{"type":"object","properties":{"target":{"type":)"
+        R"("string"}}}}]},{"type":"custom","name":"f","description":"Edit files.","format":{"type":"grammar",)"
+        R"("syntax":"lark","definition":"start: begin_patch hunk+ end_patch"}},{"type":"web_search",)"
+        R"("external_web_access":true},{"type":"image_generation"},{"type":"hologram"}],"tool_choice":"auto",)"
+        R"("parallel_tool_calls":true,"reasoning":{"summary":"auto"},"store":false,"include":)"
+        R"(["reasoning.encrypted_content"],"prompt_cache_key":"019a","service_tier":"default","text":)"
+        R"({"verbosity":"low"},"client_metadata":{"thread_id":"019a","x-codex-turn-metadata":"{}"}})"));
+    out.push_back(request_seed("seed-responses-previous", 2, 1,
+        R"({"model":"tiny","previous_response_id":"resp_seed","instructions":"Be brief.","input":[{"type":)"
+        R"("function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"closed"}]}],)"
+        R"("tools":[{"type":"namespace","name":"ns","tools":[{"type":"function","name":"f","parameters":)"
+        R"({"type":"object"}},{"type":"function","name":"close_agent"}]},{"type":"local_shell"}],)"
+        R"("store":true,"max_output_tokens":1,"stream":true})"));
+    out.push_back(request_seed("seed-responses-probe", 2, 1,
+        R"({"model":"tiny","instructions":"hi","input":[],"max_output_tokens":1,"stream":false,"store":false})"));
     out.push_back(request_seed("seed-messages-tools", 3, 0,
         R"({"model":"tiny","max_tokens":16,"system":[{"type":"text","text":"Be brief."}],)"
         R"("thinking":{"type":"enabled","budget_tokens":1024},"tools":[{"name":"f","description":"d",)"

@@ -118,7 +118,7 @@ async function clients() {
   check(rr.usage.input_tokens === full.usage.prompt_tokens && rr.usage.output_tokens === full.usage.completion_tokens &&
     rr.usage.total_tokens === rr.usage.input_tokens + rr.usage.output_tokens, 'responses usage equals the chat usage', { r: rr.usage, chat: full.usage });
   check(rr.output_text === (msg.content ?? ''), 'responses text equals the chat text', { responses: rr.output_text, chat: msg.content });
-  check(rr.store === false, 'responses: nothing stored', rr.store);
+  check(rr.store === true, 'responses: stored by default (store: true)', rr.store);
   const rs = openai.responses.stream(rreq);
   const rtypes = [];
   let rdelta = '', seqOk = true, rend = null;
@@ -165,12 +165,92 @@ async function clients() {
   check(rt2.tools[0].name === 'get_weather' && rt2.parallel_tool_calls === false, 'responses repeat the request settings', rt2);
   ok('responses function-call round trip (request side)');
   let e0 = await expectError(openai.responses.create({ model, input: 'hi', previous_response_id: 'resp_123' }), 400, 'responses previous_response_id');
-  check(e0.error?.type === 'invalid_request_error' && e0.param === 'previous_response_id' && /keeps no responses/.test(e0.message), 'responses 400 shape', e0.error);
+  check(e0.error?.type === 'invalid_request_error' && e0.param === 'previous_response_id' && e0.code === 'previous_response_not_found', 'responses 400 shape', e0.error);
   e0 = await expectError(openai.responses.create({ model: 'no-such-model', input: 'hi' }), 404, 'responses unknown model');
   check(e0.code === 'model_not_found', 'responses 404 shape', e0.error);
   e0 = await expectError(openai.responses.create({ model, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'http://x/y.png' }] }] }), 400, 'responses image input');
   check(e0.param === 'input[0].content[0].type', 'responses error names the field', e0.error);
   ok('responses errors');
+
+  // Responses as the Codex CLI sends them (the shapes recorded from codex 0.171 against ft serve, trimmed): developer
+  // messages, a namespace tool, a custom (freeform) tool, built-in tools, store: false, include, prompt_cache_key,
+  // client_metadata, reasoning.summary, text.verbosity, unknown fields; then a history with a namespace call, a
+  // custom tool call, a local_shell call and their outputs, an encrypted-only reasoning item. Streamed (Codex only
+  // streams) and not: the same prompt, the last event response.completed with the usage Codex reads.
+  const codexTools = [
+    { type: 'function', name: 'exec_command', description: 'Runs a command in a PTY.', strict: false,
+      parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false } },
+    { type: 'namespace', name: 'multi_agent_v1', description: 'Tools for spawning and managing sub-agents.', tools: [
+      { type: 'function', name: 'close_agent', description: 'Close an agent.', strict: false,
+        parameters: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] } }] },
+    { type: 'custom', name: 'apply_patch', description: 'Edit files with a patch.',
+      format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' } },
+    { type: 'web_search', external_web_access: true },
+    { type: 'image_generation' },
+  ];
+  const developer = (text) => ({ type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
+  const userItem = (text) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+  const codexReq = {
+    model, input: [developer('You are a coding agent.'), developer('<skills_instructions/>'),
+      userItem('<environment_context><cwd>/tmp/w</cwd></environment_context>'), userItem('Read notes.txt.')],
+    tools: codexTools, tool_choice: 'auto', parallel_tool_calls: true, reasoning: { summary: 'auto' }, store: false,
+    include: ['reasoning.encrypted_content'], prompt_cache_key: 'thread-1', service_tier: 'default',
+    text: { verbosity: 'low' }, client_metadata: { thread_id: 'thread-1' }, max_output_tokens: 16, temperature: 0,
+  };
+  const cx = await openai.responses.create({ ...codexReq, unknown_future_field: { x: 1 } });
+  check(cx.status !== 'failed' && cx.store === false && cx.tools.length === codexTools.length && cx.tools[1].type === 'namespace',
+    'codex shape: answered, repeats the tools as sent', cx);
+  for (const o of cx.output) {
+    check(['message', 'reasoning', 'function_call', 'custom_tool_call'].includes(o.type), 'codex shape: output item type', o);
+    if (o.type === 'function_call') check(!o.name.includes('.'), 'codex shape: a namespace call comes back as {name, namespace}', o);
+    if (o.type === 'custom_tool_call') check(typeof o.input === 'string', 'codex shape: custom_tool_call input', o);
+  }
+  const cxTypes = [];
+  let cxLast = null;
+  for await (const ev of await openai.responses.create({ ...codexReq, stream: true })) { cxTypes.push(ev.type); cxLast = ev; }
+  check(cxTypes[0] === 'response.created' && cxLast.type === 'response.' + cx.status, 'codex shape: stream order', cxTypes);
+  check(cxLast.response.usage.input_tokens === cx.usage.input_tokens && typeof cxLast.response.usage.input_tokens_details?.cached_tokens === 'number',
+    'codex shape: the same prompt streamed, usage with cached_tokens', { s: cxLast.response.usage, w: cx.usage });
+  check(cxLast.response.usage.input_tokens_details.cached_tokens > 0, 'codex shape: the repeated prompt came from the prefix cache', cxLast.response.usage);
+  const cxHistory = await openai.responses.create({ ...codexReq, input: [...codexReq.input,
+    { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+    { type: 'function_call', name: 'close_agent', namespace: 'multi_agent_v1', arguments: '{"target":"a1"}', call_id: 'call_1' },
+    { type: 'function_call_output', call_id: 'call_1', output: 'closed' },
+    { type: 'custom_tool_call', status: 'completed', call_id: 'call_2', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
+    { type: 'custom_tool_call_output', call_id: 'call_2', output: 'Done!' },
+    { type: 'local_shell_call', call_id: 'call_3', status: 'completed', action: { type: 'exec', command: ['cat', 'notes.txt'] } },
+    { type: 'local_shell_call_output', call_id: 'call_3', output: 'The secret word is pelican.' },
+    { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'q' } },
+    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is pelican.' }] },
+    userItem('Thanks.')] });
+  check(cxHistory.usage.input_tokens > cx.usage.input_tokens + 30, 'codex shape: the calls and their outputs render into the prompt', { first: cx.usage, history: cxHistory.usage });
+  // A probe with an empty input and one output token; a tool type nobody knows is left out (the server logs it).
+  const probe = await openai.responses.create({ model, instructions: 'hi', input: [], max_output_tokens: 1, store: false });
+  check(probe.usage.output_tokens <= 1, 'empty-input probe', probe);
+  const odd = await openai.responses.create({ model, input: 'hi', max_output_tokens: 2, tools: [{ type: 'hologram', name: 'h' }] });
+  check(odd.tools.length === 0, 'an unknown tool type is left out', odd.tools);
+  ok(`responses as Codex sends them (${cx.usage.input_tokens} and ${cxHistory.usage.input_tokens} prompt tokens, ${cxTypes.length} events)`);
+
+  // Stored responses: previous_response_id continues a stored conversation; GET, input_items, DELETE; store: false
+  // keeps nothing.
+  const s1 = await openai.responses.create({ model, input: 'Remember the word pelican.', max_output_tokens: 8, temperature: 0 });
+  const got = await openai.responses.retrieve(s1.id);
+  check(got.id === s1.id && JSON.stringify(got.output) === JSON.stringify(s1.output) && got.store === true, 'GET /v1/responses/{id}', got);
+  const items = await openai.responses.inputItems.list(s1.id);
+  check(items.data.length === 1 && items.data[0].role === 'user', 'GET /v1/responses/{id}/input_items', items.data);
+  const s2 = await openai.responses.create({ model, previous_response_id: s1.id, input: 'Which word?', max_output_tokens: 8, temperature: 0 });
+  check(s2.previous_response_id === s1.id && s2.usage.input_tokens > s1.usage.input_tokens + 3, 'previous_response_id: the stored turn is in the prompt', { s1: s1.usage, s2: s2.usage });
+  const s3 = await openai.responses.create({ model, previous_response_id: s2.id, input: 'Again?', max_output_tokens: 4, temperature: 0 });
+  check(s3.usage.input_tokens > s2.usage.input_tokens, 'previous_response_id: a chain of three', { s2: s2.usage, s3: s3.usage });
+  const del = await openai.responses.delete(s1.id).then(() => true, (e) => e);
+  check(del === true, 'DELETE /v1/responses/{id}', del);
+  await expectError(openai.responses.retrieve(s1.id), 404, 'a deleted response');
+  e0 = await expectError(openai.responses.create({ model, previous_response_id: s1.id, input: 'x', max_output_tokens: 2 }), 400, 'previous_response_id of a deleted response');
+  check(e0.param === 'previous_response_id', 'names previous_response_id', e0.error);
+  await expectError(openai.responses.retrieve(cx.id), 404, 'a store: false response is not kept');
+  const s4 = await openai.responses.create({ model, previous_response_id: s2.id, input: 'Still there?', max_output_tokens: 2 });
+  check(s4.previous_response_id === s2.id, 'a response survives the deletion of the one before it', s4);
+  ok('stored responses: previous_response_id, GET, input_items, DELETE, store: false');
 
   // Anthropic: messages, streamed equals non-streamed, event order, count_tokens.
   const amsg = { model, max_tokens: 24, temperature: 0, system: [{ type: 'text', text: 'You are brief.' }], messages: [{ role: 'user', content: 'Say hello in three words.' }] };

@@ -8,6 +8,7 @@
 #include "ft/tokenizer.h"
 #include "serve/api_request.h"
 #include "serve/api_response.h"
+#include "serve/response_store.h"
 #include "serve/tool_parser.h"
 // (keep the engine headers above)
 #include "ft_test.h"
@@ -385,23 +386,26 @@ private slots:
         QCOMPARE(r.tool_choice_name, std::string("get_weather"));
         QVERIFY(r.enable_thinking == std::optional<bool>(false));
         const json m = json::parse(r.messages_json);
-        QCOMPARE(int(m.size()), 6);
-        QCOMPARE(m[0]["content"].get<std::string>(), std::string("be brief"));  // instructions first
-        QCOMPARE(m[1]["role"].get<std::string>(), std::string("system"));      // developer
-        QCOMPARE(m[2]["content"].get<std::string>(), std::string("weather?"));
-        QCOMPARE(m[3]["role"].get<std::string>(), std::string("assistant"));
-        QCOMPARE(m[3]["reasoning_content"].get<std::string>(), std::string("use the tool"));
-        QCOMPARE(m[3]["tool_calls"][0]["id"].get<std::string>(), std::string("call_1"));
-        QCOMPARE(json::parse(m[3]["tool_calls"][0]["function"]["arguments"].get<std::string>())["city"].get<std::string>(),
+        QCOMPARE(int(m.size()), 5);
+        // The instructions, then the leading developer message: one system prompt.
+        QCOMPARE(m[0]["role"].get<std::string>(), std::string("system"));
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("be brief\n\ndev"));
+        QCOMPARE(m[1]["content"].get<std::string>(), std::string("weather?"));
+        QCOMPARE(m[2]["role"].get<std::string>(), std::string("assistant"));
+        QCOMPARE(m[2]["reasoning_content"].get<std::string>(), std::string("use the tool"));
+        QCOMPARE(m[2]["tool_calls"][0]["id"].get<std::string>(), std::string("call_1"));
+        QCOMPARE(json::parse(m[2]["tool_calls"][0]["function"]["arguments"].get<std::string>())["city"].get<std::string>(),
                  std::string("Paris"));
-        QCOMPARE(m[4]["role"].get<std::string>(), std::string("tool"));
-        QCOMPARE(m[4]["name"].get<std::string>(), std::string("get_weather"));
-        QCOMPARE(m[5]["content"].get<std::string>(), std::string("Sunny."));  // after the tool: a new message
+        QCOMPARE(m[3]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[3]["name"].get<std::string>(), std::string("get_weather"));
+        QCOMPARE(m[4]["content"].get<std::string>(), std::string("Sunny."));  // after the tool: a new message
         const json t = json::parse(r.tools_json);
         QCOMPARE(t[0]["function"]["name"].get<std::string>(), std::string("get_weather"));
         QCOMPARE(t[0]["function"]["parameters"]["type"].get<std::string>(), std::string("object"));
         const json echo = json::parse(r.echo_json);
-        QCOMPARE(echo["store"].get<bool>(), false);  // we keep nothing, whatever was asked
+        QCOMPARE(echo["store"].get<bool>(), true);  // kept: the conversation so far goes with it
+        QVERIFY(r.store);
+        QCOMPARE(int(json::parse(r.input_items_json).size()), 6);
         QCOMPARE(echo["tools"][0]["name"].get<std::string>(), std::string("get_weather"));
         QCOMPARE(echo["max_output_tokens"].get<int>(), 9);
         // The template renders the round trip.
@@ -426,14 +430,36 @@ private slots:
         };
         QCOMPARE(st(R"({"model":"m"})"), 400);
         QCOMPARE(param, std::string("input"));
-        QCOMPARE(st(R"({"model":"m","input":"x","previous_response_id":"resp_1"})"), 400);
+        QCOMPARE(st(R"({"model":"m","input":"x","previous_response_id":"resp_1"})"), 400);  // none kept
         QCOMPARE(param, std::string("previous_response_id"));
+        QCOMPARE(st(R"({"model":"m","input":7})"), 400);
+        QCOMPARE(param, std::string("input"));
         QCOMPARE(st(R"({"model":"m","input":[{"type":"item_reference","id":"msg_1"}]})"), 400);
         QCOMPARE(param, std::string("input[0].type"));
         QCOMPARE(st(R"({"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"u"}]}]})"), 400);
         QCOMPARE(param, std::string("input[0].content[0].type"));
-        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"web_search"}]})"), 400);
-        QCOMPARE(param, std::string("tools[0].type"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"namespace","name":"ns"}]})"), 400);
+        QCOMPARE(param, std::string("tools[0].tools"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"custom","name":"c","format":{"type":"regex"}}]})"), 400);
+        QCOMPARE(param, std::string("tools[0].format.type"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"web_search"}],"tool_choice":"required"})"), 400);
+        QCOMPARE(st(R"({"model":"m","input":"x","tool_choice":{"type":"web_search_preview"}})"), 400);
+        QCOMPARE(param, std::string("tool_choice.type"));
+        QCOMPARE(st(R"({"model":"m","input":"x","tools":[{"type":"function","name":"f"}],
+                       "tool_choice":{"type":"function","name":"g"}})"), 400);
+        QCOMPARE(param, std::string("tool_choice.name"));
+        QCOMPARE(st(R"({"model":"m","input":"x","include":"reasoning.encrypted_content"})"), 400);
+        QCOMPARE(param, std::string("include"));
+        QCOMPARE(st(R"({"model":"m","input":"x","reasoning":{"summary":"long"}})"), 400);
+        QCOMPARE(param, std::string("reasoning.summary"));
+        QCOMPARE(st(R"({"model":"m","input":"x","text":{"verbosity":"loud"}})"), 400);
+        QCOMPARE(param, std::string("text.verbosity"));
+        QCOMPARE(st(R"({"model":"m","input":"x","client_metadata":"x"})"), 400);
+        QCOMPARE(param, std::string("client_metadata"));
+        QCOMPARE(st(R"({"model":"m","input":[{"type":"custom_tool_call","name":"c","input":"i"}]})"), 400);
+        QCOMPARE(param, std::string("input[0].call_id"));
+        QCOMPARE(st(R"({"model":"m","input":[{"type":"mystery_item"}]})"), 400);
+        QCOMPARE(param, std::string("input[0].type"));
         QCOMPARE(st(R"({"model":"m","input":"x","tool_choice":"required"})"), 400);
         QCOMPARE(st(R"({"model":"m","input":"x","max_output_tokens":0})"), 400);
         QCOMPARE(param, std::string("max_output_tokens"));
@@ -548,6 +574,237 @@ private slots:
         QCOMPARE(e["type"].get<std::string>(), std::string("error"));
         QCOMPARE(e["message"].get<std::string>(), std::string("boom"));
         QCOMPARE(e["sequence_number"].get<int>(), int(frames.size()));
+    }
+
+    // The request shape the Codex CLI (0.171) sends, trimmed: developer messages, a namespace tool, a built-in
+    // web_search tool, a custom (freeform) tool, a tool type nobody knows, and a history with a namespace call, a
+    // custom tool call, a local_shell call, their outputs, and an encrypted-only reasoning item; store false,
+    // include, prompt_cache_key, client_metadata, reasoning.summary, text.verbosity.
+    void responsesCodexRequest() {
+        const json body = json::parse(R"({"model":"m","stream":true,"instructions":null,
+            "input":[
+              {"type":"message","id":"msg_1","role":"developer","content":[{"type":"input_text","text":"You are Codex."}]},
+              {"type":"message","id":"msg_2","role":"developer","content":[{"type":"input_text","text":"<skills/>"}]},
+              {"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context/>"}]},
+              {"type":"message","role":"user","content":[{"type":"input_text","text":"Read notes.txt"}]},
+              {"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"},
+              {"type":"function_call","name":"close_agent","namespace":"multi_agent_v1","arguments":"{}","call_id":"call_1"},
+              {"type":"function_call_output","call_id":"call_1","output":"closed"},
+              {"type":"custom_tool_call","status":"completed","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"},
+              {"type":"custom_tool_call_output","call_id":"call_2","output":"Done!"},
+              {"type":"local_shell_call","call_id":"call_3","status":"completed","action":{"type":"exec","command":["cat","notes.txt"]}},
+              {"type":"local_shell_call_output","call_id":"call_3","output":"pelican"},
+              {"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}},
+              {"type":"message","role":"assistant","content":[{"type":"output_text","text":"The word is pelican."}]}],
+            "tools":[
+              {"type":"function","name":"exec_command","description":"Runs a command","strict":false,
+               "parameters":{"type":"object","properties":{"cmd":{"type":"string"}},"required":["cmd"]}},
+              {"type":"namespace","name":"multi_agent_v1","description":"Sub-agents.","tools":[
+                {"type":"function","name":"close_agent","description":"Close an agent","strict":false,
+                 "parameters":{"type":"object","properties":{"target":{"type":"string"}}}},
+                {"type":"function","name":"spawn_agent","description":"Spawn","strict":false,"parameters":{"type":"object"}}]},
+              {"type":"custom","name":"apply_patch","description":"Edit files.",
+               "format":{"type":"grammar","syntax":"lark","definition":"start: begin_patch hunk+ end_patch"}},
+              {"type":"web_search","external_web_access":true},
+              {"type":"local_shell"},
+              {"type":"hologram","name":"h"}],
+            "tool_choice":"auto","parallel_tool_calls":true,"reasoning":{"summary":"auto"},"store":false,
+            "include":["reasoning.encrypted_content"],"prompt_cache_key":"01a2","service_tier":"default",
+            "text":{"verbosity":"low"},"client_metadata":{"thread_id":"01a2"},"unknown_future_field":{"x":1}})");
+        const auto r = parse_openai_responses(body.dump());
+        QVERIFY(!r.store);
+        QVERIFY(r.input_items_json.empty());  // nothing is kept
+        QVERIFY(!r.enable_thinking.has_value());
+        QCOMPARE(int(r.warnings.size()), 1);
+        QVERIFY2(r.warnings[0].find("tools[5]") != std::string::npos && r.warnings[0].find("hologram") != std::string::npos,
+                 r.warnings[0].c_str());
+        // The model sees functions only: the namespace's flattened, the custom tool with one string argument whose
+        // description carries the grammar; no web_search, local_shell or hologram.
+        const json t = json::parse(r.tools_json);
+        std::vector<std::string> names;
+        for (const auto& f : t) names.push_back(f["function"]["name"].get<std::string>());
+        QCOMPARE(names, (std::vector<std::string>{"exec_command", "multi_agent_v1.close_agent",
+                                                  "multi_agent_v1.spawn_agent", "apply_patch"}));
+        QVERIFY(t[1]["function"]["description"].get<std::string>().find("Sub-agents.") != std::string::npos);
+        const json& ap = t[3]["function"]["parameters"];
+        QCOMPARE(ap["required"][0].get<std::string>(), std::string("input"));
+        QVERIFY(ap["properties"]["input"]["description"].get<std::string>().find("start: begin_patch") != std::string::npos);
+        // The history: one system prompt (the two developer messages), the calls under the names the model knows.
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(m[0]["role"].get<std::string>(), std::string("system"));
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("You are Codex.\n\n<skills/>"));
+        QCOMPARE(m[1]["role"].get<std::string>(), std::string("user"));
+        QCOMPARE(m[2]["role"].get<std::string>(), std::string("user"));
+        QCOMPARE(m[3]["role"].get<std::string>(), std::string("assistant"));
+        const json& calls = m[3]["tool_calls"];
+        QCOMPARE(int(calls.size()), 1);
+        QCOMPARE(calls[0]["function"]["name"].get<std::string>(), std::string("multi_agent_v1.close_agent"));
+        QCOMPARE(m[4]["content"].get<std::string>(), std::string("closed"));
+        QCOMPARE(m[4]["name"].get<std::string>(), std::string("multi_agent_v1.close_agent"));
+        QCOMPARE(m[5]["tool_calls"][0]["function"]["name"].get<std::string>(), std::string("apply_patch"));
+        QCOMPARE(json::parse(m[5]["tool_calls"][0]["function"]["arguments"].get<std::string>())["input"].get<std::string>(),
+                 std::string("*** Begin Patch\n*** End Patch"));
+        QCOMPARE(m[6]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[7]["tool_calls"][0]["function"]["name"].get<std::string>(), std::string("local_shell"));
+        QCOMPARE(m[8]["content"].get<std::string>(), std::string("pelican"));
+        QCOMPARE(m[8]["tool_call_id"].get<std::string>(), std::string("call_3"));
+        QCOMPARE(m[9]["content"].get<std::string>(), std::string("The word is pelican."));
+        QCOMPARE(int(m.size()), 10);  // the web_search_call left no trace
+        // The response repeats the tools as the client sent them (the writer reads the names back from there).
+        const json echo = json::parse(r.echo_json);
+        QCOMPARE(echo["tools"][1]["type"].get<std::string>(), std::string("namespace"));
+        QCOMPARE(echo["store"].get<bool>(), false);
+        QCOMPARE(echo["text"]["verbosity"].get<std::string>(), std::string("low"));
+        QCOMPARE(echo["reasoning"]["summary"].get<std::string>(), std::string("auto"));
+        QCOMPARE(echo["prompt_cache_key"].get<std::string>(), std::string("01a2"));
+        // The tiny model's real template renders it all.
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        ft::ChatRenderRequest rr;
+        rr.messages_json = r.messages_json;
+        rr.tools_json = r.tools_json;
+        const std::string p = tpl.apply(rr);
+        QVERIFY2(p.find("multi_agent_v1.close_agent") != std::string::npos, p.c_str());
+        QVERIFY2(p.find("<tool_response>\npelican\n</tool_response>") != std::string::npos, p.c_str());
+        // An empty input is a probe (Codex sends one with max_output_tokens 1): accepted.
+        const auto probe = parse_openai_responses(R"({"model":"m","input":[],"max_output_tokens":1,"instructions":"hi"})");
+        QCOMPARE(probe.max_tokens, 1);
+        QCOMPARE(int(json::parse(probe.messages_json).size()), 1);
+    }
+
+    // previous_response_id: the stored conversation comes first, then the new input; the instructions are this
+    // request's; an id the lookup does not know is a 400 naming the field.
+    void responsesPreviousResponseId() {
+        ResponseStore store;
+        const json first_input = json::parse(R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"Read notes.txt"}]}])");
+        const json first_response = json::parse(R"({"id":"resp_1","object":"response","output":[
+            {"id":"fc_1","type":"function_call","status":"completed","call_id":"call_9","name":"exec_command","arguments":"{}"}]})");
+        QVERIFY(store.put("resp_1", first_response.dump(), first_input.dump()));
+        auto lookup = [&store](const std::string& id) -> std::optional<std::string> {
+            auto r = store.get(id);
+            if (!r) return std::nullopt;
+            return r->items_json;
+        };
+        const auto r = parse_openai_responses(R"({"model":"m","previous_response_id":"resp_1","instructions":"new rules",
+            "input":[{"type":"function_call_output","call_id":"call_9","output":"pelican"}],
+            "tools":[{"type":"function","name":"exec_command","parameters":{"type":"object"}}]})", lookup);
+        QCOMPARE(r.previous_response_id, std::string("resp_1"));
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(int(m.size()), 4);
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("new rules"));
+        QCOMPARE(m[1]["content"].get<std::string>(), std::string("Read notes.txt"));
+        QCOMPARE(m[2]["tool_calls"][0]["function"]["name"].get<std::string>(), std::string("exec_command"));
+        QCOMPARE(m[3]["role"].get<std::string>(), std::string("tool"));
+        QCOMPARE(m[3]["name"].get<std::string>(), std::string("exec_command"));
+        QCOMPARE(json::parse(r.echo_json)["previous_response_id"].get<std::string>(), std::string("resp_1"));
+        // This turn's conversation (to keep with its response): all three items.
+        QCOMPARE(int(json::parse(r.input_items_json).size()), 3);
+        std::string param, code;
+        try {
+            parse_openai_responses(R"({"model":"m","previous_response_id":"resp_2","input":"x"})", lookup);
+            QFAIL("an unknown previous_response_id was accepted");
+        } catch (const ApiError& e) {
+            QCOMPARE(e.status, 400);
+            param = e.param;
+            code = e.code;
+        }
+        QCOMPARE(param, std::string("previous_response_id"));
+        QCOMPARE(code, std::string("previous_response_not_found"));
+    }
+
+    // The store: bounded in count and bytes, least recently used out first; erase; the conversation is the input
+    // items followed by the response's output.
+    void responseStoreBounds() {
+        ResponseStore s(3, 100000);
+        const std::string in = R"([{"type":"message","role":"user","content":"hi"}])";
+        const std::string resp = R"({"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"yo"}]}]})";
+        for (const char* id : {"a", "b", "c"}) QVERIFY(s.put(id, resp, in));
+        QVERIFY(s.get("a"));  // a is now the most recent: b goes first
+        QVERIFY(s.put("d", resp, in));
+        QCOMPARE(int(s.size()), 3);
+        QVERIFY(!s.get("b"));
+        QVERIFY(s.get("a") && s.get("c") && s.get("d"));
+        const auto a = s.get("a");
+        QCOMPARE(int(a->n_input), 1);
+        const json items = json::parse(a->items_json);
+        QCOMPARE(int(items.size()), 2);
+        QCOMPARE(items[1]["content"][0]["text"].get<std::string>(), std::string("yo"));
+        QVERIFY(s.erase("a"));
+        QVERIFY(!s.erase("a"));
+        QVERIFY(!s.get("a"));
+        // Bytes: a store of 1,000 bytes keeps what fits, and nothing larger than itself.
+        ResponseStore small(100, 1000);
+        const std::string big(2000, 'x');
+        QVERIFY(!small.put("huge", "{\"output\":[],\"pad\":\"" + big + "\"}", "[]"));
+        QCOMPARE(int(small.size()), 0);
+        for (int i = 0; i < 20; ++i) small.put("r" + std::to_string(i), resp, in);
+        QVERIFY(small.bytes() <= 1000);
+        QVERIFY(small.size() < 20 && small.size() > 0);
+        QVERIFY(small.get("r19"));  // the newest stays
+        QVERIFY(!small.get("r0"));
+    }
+
+    // The writer returns calls under the client's names: a namespace tool's function as {name, namespace}, a
+    // custom tool's call as a custom_tool_call with the freeform input (streamed as custom_tool_call_input events,
+    // never as function-call argument deltas); streamed and non-streamed agree.
+    void responsesWriterNamespaceAndCustom() {
+        const std::string echo = R"({"store":false,"tools":[
+            {"type":"function","name":"exec_command","parameters":{"type":"object"}},
+            {"type":"namespace","name":"multi_agent_v1","tools":[{"type":"function","name":"close_agent","parameters":{"type":"object"}}]},
+            {"type":"custom","name":"apply_patch","format":{"type":"text"}},
+            {"type":"web_search"}]})";
+        const std::vector<std::string> pieces = {
+            "<tool_call>\n{\"name\": \"multi_agent_v1.close_agent\", \"arguments\": {\"target\": \"a1\"}}\n</tool_call>\n",
+            "<tool_call>\n{\"name\": \"apply_patch\", \"arguments\": {\"input\": \"*** Begin Patch\\n*** End",
+            " Patch\"}}\n</tool_call>\n",
+            "<tool_call>\n{\"name\": \"close_agent\", \"arguments\": {}}\n</tool_call>\n",
+            "<tool_call>\n{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"ls\"}}\n</tool_call>"};
+        std::string stream, body;
+        for (bool streaming : {true, false}) {
+            WriterSetup s;
+            s.id = "resp_ns";
+            s.model = "m";
+            s.stream = streaming;
+            s.echo_json = echo;
+            auto w = openai_responses_writer(s, qwen3_parser(true));
+            std::string out = w->start();
+            for (const auto& p : pieces) out += w->token(tok(p));
+            out += w->finish(fin(ft::FinishReason::stop, 5, 5));
+            if (streaming) stream = out;
+            else body = w->body();
+        }
+        const json b = json::parse(body);
+        const json& out = b["output"];
+        QCOMPARE(int(out.size()), 4);
+        QCOMPARE(out[0]["type"].get<std::string>(), std::string("function_call"));
+        QCOMPARE(out[0]["name"].get<std::string>(), std::string("close_agent"));
+        QCOMPARE(out[0]["namespace"].get<std::string>(), std::string("multi_agent_v1"));
+        QCOMPARE(json::parse(out[0]["arguments"].get<std::string>())["target"].get<std::string>(), std::string("a1"));
+        QCOMPARE(out[1]["type"].get<std::string>(), std::string("custom_tool_call"));
+        QCOMPARE(out[1]["name"].get<std::string>(), std::string("apply_patch"));
+        QCOMPARE(out[1]["input"].get<std::string>(), std::string("*** Begin Patch\n*** End Patch"));
+        QCOMPARE(out[1]["status"].get<std::string>(), std::string("completed"));
+        QVERIFY(!out[1].contains("arguments"));
+        QCOMPARE(out[2]["name"].get<std::string>(), std::string("close_agent"));  // the bare name, mapped too
+        QCOMPARE(out[2]["namespace"].get<std::string>(), std::string("multi_agent_v1"));
+        QCOMPARE(out[3]["name"].get<std::string>(), std::string("exec_command"));
+        QVERIFY(!out[3].contains("namespace"));
+        const auto frames = sse_frames(stream);
+        std::string custom_delta, custom_done;
+        json last;
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            const json j = json::parse(frames[i].second);
+            QCOMPARE(j["sequence_number"].get<int>(), int(i));
+            if (frames[i].first == "response.function_call_arguments.delta") QVERIFY(j["output_index"].get<int>() != 1);
+            if (frames[i].first == "response.custom_tool_call_input.delta") custom_delta += j["delta"].get<std::string>();
+            if (frames[i].first == "response.custom_tool_call_input.done") custom_done = j["input"].get<std::string>();
+            if (frames[i].first == "response.output_item.added" && j["output_index"].get<int>() == 1)
+                QCOMPARE(j["item"]["type"].get<std::string>(), std::string("custom_tool_call"));
+            last = j;
+        }
+        QCOMPARE(custom_delta, out[1]["input"].get<std::string>());
+        QCOMPARE(custom_done, custom_delta);
+        QCOMPARE(last["type"].get<std::string>(), std::string("response.completed"));
+        QVERIFY2(last["response"] == b, last.dump().c_str());
     }
 
     void anthropicWriterBodyAndStopSequence() {

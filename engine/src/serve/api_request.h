@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -64,16 +65,31 @@ struct ApiRequest {
     // Responses: the request's settings the response object repeats (instructions, tools, tool_choice, …), a JSON
     // object; empty for the other endpoints.
     std::string echo_json;
+    // Responses: keep the response server-side (`store`, default true), the conversation's items so far (those of
+    // `previous_response_id` first, then this request's `input`, a JSON array) for the next turn to continue from.
+    bool store = false;
+    std::string previous_response_id;
+    std::string input_items_json;
+    // Accepted but left out (a tool type this server does not know): for the transport's log.
+    std::vector<std::string> warnings;
 };
+
+// A stored response's conversation (its input items followed by its output items, a JSON array), or nullopt when
+// the id is unknown. Used to resolve `previous_response_id`.
+using ResponseLookup = std::function<std::optional<std::string>(const std::string& id)>;
 
 // Parse a request body. Throws ApiError (400) for malformed JSON and bad or unsupported fields.
 ApiRequest parse_openai_chat(const std::string& body);
 ApiRequest parse_openai_completion(const std::string& body);
-// OpenAI Responses (/v1/responses): `input` (a string or message / function_call / function_call_output / reasoning
-// items) and `instructions` become chat messages; flat function tools become the chat tool shape. We keep nothing:
-// `store` is accepted and ignored (the response says "store": false), `previous_response_id`, item references and
-// `background` are 400s.
-ApiRequest parse_openai_responses(const std::string& body);
+// OpenAI Responses (/v1/responses), as the OpenAI SDK and the Codex CLI send it: `input` (a string, or message,
+// function_call / custom_tool_call / local_shell_call items and their outputs, reasoning items) and `instructions`
+// become chat messages. Tools: function tools become the chat tool shape; a `namespace` tool's functions are
+// flattened to "NAMESPACE.NAME"; a `custom` (freeform) tool becomes a function with one string parameter `input`
+// whose description carries the tool's grammar; built-in tools the server cannot run (web_search, image_generation,
+// local_shell, file_search, mcp, …) are left out of the prompt, and a tool type we do not know is left out with a
+// warning. `previous_response_id` is resolved through `lookup` (an unknown id, or no lookup: 400
+// previous_response_not_found). Item references, `background` and `conversation` are 400s.
+ApiRequest parse_openai_responses(const std::string& body, const ResponseLookup& lookup = {});
 ApiRequest parse_anthropic_messages(const std::string& body, bool count_tokens = false);
 
 // The protocol-shaped error body: OpenAI {"error":{message,type,param,code}}, Anthropic

@@ -1,10 +1,15 @@
 // OpenAI Responses: the `response` object and its typed event stream (see api_response.h).
 //
 // The parser's events become output items in order: a `reasoning` item (reasoning_text content), a `message` item
-// (one output_text part) and one `function_call` item per call; a change of kind closes the open item. Streamed,
+// (one output_text part) and one `function_call` item per call; a change of kind closes the open item. A call is
+// returned under the names the client declared (the request's tools, repeated in the response): "NAMESPACE.NAME"
+// as a function_call {name, namespace}, a custom tool's call as a custom_tool_call whose `input` is the string the
+// model passed (its arguments' `input`), streamed whole once the call is complete. Streamed,
 // each item is announced (output_item.added, content_part.added), filled (…delta) and closed (…done,
 // content_part.done, output_item.done); the final response.completed (or response.incomplete, when the output
 // token limit cut the answer) carries the same response object the non-streamed request gets as its body.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "serve/api_response.h"
@@ -24,6 +29,7 @@ public:
         if (!s_.echo_json.empty()) echo_ = json::parse(s_.echo_json, nullptr, false);
         if (!echo_.is_object()) echo_ = json::object();
         item_prefix_ = s_.id.size() > 5 ? s_.id.substr(5) : s_.id;  // "resp_<hex>" → "<hex>"
+        if (echo_.contains("tools") && echo_["tools"].is_array()) learn_tools(echo_["tools"]);
     }
 
     std::string start() override {
@@ -53,7 +59,7 @@ public:
         input_tokens_ = ev.prompt_tokens > 0 ? ev.prompt_tokens : s_.prompt_tokens;
         cached_tokens_ = ev.cached_tokens;
         bool any_call = false;
-        for (const auto& it : items_) any_call = any_call || it.type == "function_call";
+        for (const auto& it : items_) any_call = any_call || it.call();
         incomplete_ = ev.reason == FinishReason::length && !any_call;
         if (!s_.stream) return out;
         const std::string status = incomplete_ ? "incomplete" : "completed";
@@ -75,10 +81,12 @@ public:
 
 private:
     struct Item {
-        std::string type;  // "reasoning", "message", "function_call"
+        std::string type;  // "reasoning", "message", "function_call", "custom_tool_call"
         std::string id;
         std::string text;  // reasoning / output text, or the call's arguments
-        std::string call_id, name;
+        std::string call_id, name, ns;  // ns: the namespace of a namespace tool's call
+        std::string input;              // custom_tool_call: the freeform input
+        bool call() const { return type == "function_call" || type == "custom_tool_call"; }
         int parser_index = -1;
         bool open = true;
         bool complete = false;  // function_call: ended with valid arguments
@@ -94,7 +102,7 @@ private:
         json j = json::object();
         j["id"] = it.id;
         j["type"] = it.type;
-        const bool whole = !it.truncated && (it.type != "function_call" || it.complete);
+        const bool whole = !it.truncated && (!it.call() || it.complete);
         const std::string status = it.open ? "in_progress" : whole ? "completed" : "incomplete";
         if (it.type == "reasoning") {
             j["summary"] = json::array();
@@ -104,10 +112,17 @@ private:
             j["status"] = status;
             j["role"] = "assistant";
             j["content"] = it.open ? json::array() : json::array({text_part(it.text)});
+        } else if (it.type == "custom_tool_call") {
+            j["status"] = status;
+            j["call_id"] = it.call_id;
+            j["name"] = it.name;
+            if (!it.ns.empty()) j["namespace"] = it.ns;
+            j["input"] = it.open ? std::string() : it.input;
         } else {
             j["status"] = status;
             j["call_id"] = it.call_id;
             j["name"] = it.name;
+            if (!it.ns.empty()) j["namespace"] = it.ns;
             j["arguments"] = it.open ? std::string() : it.text;
         }
         return j;
@@ -151,6 +166,7 @@ private:
         if (i < 0) return {};
         Item& it = items_[std::size_t(i)];
         it.open = false;
+        if (it.type == "custom_tool_call") it.input = custom_input(it.text);
         if (!s_.stream) return {};
         std::string out;
         if (it.type == "reasoning") {
@@ -164,6 +180,13 @@ private:
                               {"content_index", 0}, {"text", it.text}, {"logprobs", json::array()}});
             out += event(json{{"type", "response.content_part.done"}, {"item_id", it.id}, {"output_index", i},
                               {"content_index", 0}, {"part", text_part(it.text)}});
+        } else if (it.type == "custom_tool_call") {
+            it.input = custom_input(it.text);
+            if (!it.input.empty())
+                out += event(json{{"type", "response.custom_tool_call_input.delta"}, {"item_id", it.id},
+                                  {"output_index", i}, {"delta", it.input}});
+            out += event(json{{"type", "response.custom_tool_call_input.done"}, {"item_id", it.id},
+                              {"output_index", i}, {"input", it.input}});
         } else if (it.complete) {
             out += event(json{{"type", "response.function_call_arguments.done"}, {"item_id", it.id},
                               {"output_index", i}, {"name", it.name}, {"arguments", it.text}});
@@ -217,8 +240,55 @@ private:
 
     Item* call_for(int parser_index) {
         for (auto& it : items_)
-            if (it.type == "function_call" && it.parser_index == parser_index) return &it;
+            if (it.call() && it.parser_index == parser_index) return &it;
         return nullptr;
+    }
+
+    // The client's tools, as the request declared them: the names the model sees → the call's name, namespace and
+    // kind (see openai_responses_request.cpp, which shows them to the model).
+    struct ToolName {
+        std::string name, ns;
+        bool custom = false;
+    };
+    void learn_tools(const json& tools) {
+        std::map<std::string, int> inner_count;
+        auto add = [&](const json& t, const std::string& ns) {
+            if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) return;
+            const std::string type = t.value("type", std::string("function"));
+            if (type != "function" && type != "custom") return;
+            const std::string name = t["name"].get<std::string>();
+            const ToolName tn{name, ns, type == "custom"};
+            tools_[ns.empty() ? name : ns + "." + name] = tn;
+            if (!ns.empty() && inner_count[name]++ == 0) inner_[name] = tn;
+        };
+        for (const auto& t : tools) {
+            if (!t.is_object()) continue;
+            if (t.value("type", std::string()) == "namespace" && t.contains("name") && t["name"].is_string() &&
+                t.contains("tools") && t["tools"].is_array()) {
+                for (const auto& inner : t["tools"]) add(inner, t["name"].get<std::string>());
+            } else {
+                add(t, "");
+            }
+        }
+        // A namespace's function called by its bare name (the model dropped the prefix): unambiguous ones only.
+        for (const auto& [name, n] : inner_count)
+            if (n > 1 || tools_.count(name)) inner_.erase(name);
+    }
+    ToolName tool_name(const std::string& called) const {
+        if (auto it = tools_.find(called); it != tools_.end()) return it->second;
+        if (auto it = inner_.find(called); it != inner_.end()) return it->second;
+        return ToolName{called, "", false};
+    }
+
+    // A custom tool's input from the arguments the model wrote ({"input": "…"}); other shapes: the text as written.
+    static std::string custom_input(const std::string& args) {
+        const json a = json::parse(args, nullptr, false);
+        if (a.is_string()) return a.get<std::string>();
+        if (a.is_object()) {
+            if (a.contains("input") && a["input"].is_string()) return a["input"].get<std::string>();
+            if (a.size() == 1 && a.begin().value().is_string()) return a.begin().value().get<std::string>();
+        }
+        return args;
     }
 
     std::string apply(const std::vector<ToolEvent>& events) {
@@ -233,13 +303,15 @@ private:
                 break;
             case ToolEventKind::tool_begin: {
                 bool any = false;
-                for (const auto& it : items_) any = any || it.type == "function_call";
+                for (const auto& it : items_) any = any || it.call();
                 if (!s_.parallel_tool_calls && any) break;  // one call only: the later ones are left out
+                const ToolName tn = tool_name(e.name);
                 Item it;
-                it.type = "function_call";
-                it.id = new_id("fc_");
+                it.type = tn.custom ? "custom_tool_call" : "function_call";
+                it.id = new_id(tn.custom ? "ctc_" : "fc_");
                 it.call_id = e.id;
-                it.name = e.name;
+                it.name = tn.name;
+                it.ns = tn.ns;
                 it.parser_index = e.index;
                 out += open_item(std::move(it));
                 break;
@@ -248,7 +320,7 @@ private:
                 Item* it = call_for(e.index);
                 if (!it || !it->open) break;
                 it->text += e.text;
-                if (s_.stream)
+                if (s_.stream && it->type == "function_call")
                     out += event(json{{"type", "response.function_call_arguments.delta"}, {"item_id", it->id},
                                       {"output_index", int(it - items_.data())}, {"delta", e.text}});
                 break;
@@ -273,6 +345,7 @@ private:
     json echo_;
     std::string item_prefix_;
     std::vector<Item> items_;
+    std::map<std::string, ToolName> tools_, inner_;
     int seq_ = 0;
     int input_tokens_ = 0, output_tokens_ = 0, reasoning_tokens_ = 0, cached_tokens_ = 0;
     bool incomplete_ = false;
