@@ -53,11 +53,15 @@ Card {
     }
 
     Text { text: qsTr("Presets"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.topMargin: Theme.s1 }
-    GridLayout {
+    // A positioner, not a GridLayout: the tiles are recreated whenever the plan changes, and Qt 6.4's layouts crash
+    // when a child they hold is destroyed and they are resized before their next polish (QTBUG-111792).
+    Grid {
+        id: presetGrid
         Layout.fillWidth: true
         columns: card.width > 820 ? 4 : 2
         columnSpacing: Theme.s3
         rowSpacing: Theme.s3
+        readonly property real tileWidth: (width - (columns - 1) * columnSpacing) / columns
         Repeater {
             model: card.c ? card.c.presets : []
             delegate: Rectangle {
@@ -65,9 +69,8 @@ Card {
                 required property var modelData
                 objectName: "preset_" + modelData.key
                 readonly property bool current: card.c.presetKey === modelData.key
-                Layout.fillWidth: true
-                Layout.preferredWidth: 1
-                implicitHeight: tileCol.implicitHeight + 2 * Theme.s3
+                width: presetGrid.tileWidth
+                height: tileCol.implicitHeight + 2 * Theme.s3
                 radius: Theme.radiusSmall
                 color: tileMouse.containsMouse ? Theme.hover : Theme.surfaceAlt
                 border.color: current ? Theme.accent : Theme.border

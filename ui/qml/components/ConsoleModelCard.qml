@@ -93,18 +93,28 @@ Card {
             }
         }
         Pill { objectName: "consoleStatePill"; text: card.stateText(); tint: card.stateTint() }
+        // A fixed model: the figures update in place. (Rebuilt from the stats at 8 Hz and at a language switch, the
+        // delegates were destroyed inside this layout, which Qt 6.4 crashes on when resized before its next polish:
+        // QTBUG-111792.)
         Repeater {
-            model: card.hasModel ? [
-                { key: "tokS", label: qsTr("Tokens/s"), value: card.vm.decodeTokS > 0 ? card.vm.decodeTokS.toFixed(1) : "—" },
-                { key: "requests", label: qsTr("Requests"), value: String(card.vm.requestsTotal) },
-                { key: "ttft", label: qsTr("TTFT"), value: card.vm.ttftMs > 0 ? (card.vm.ttftMs >= 1000 ? (card.vm.ttftMs / 1000).toFixed(1) + " s" : card.vm.ttftMs.toFixed(0) + " ms") : "—" }
-            ] : []
+            model: ["tokS", "requests", "ttft"]
             delegate: ColumnLayout {
-                required property var modelData
+                id: figure
+                required property string modelData
+                visible: card.hasModel
                 spacing: 0
                 Layout.leftMargin: Theme.s2
-                Text { text: modelData.label.toUpperCase(); color: Theme.textFaint; font.pixelSize: Theme.fontCaption - 1; font.letterSpacing: 0.8; Layout.alignment: Qt.AlignRight }
-                Text { objectName: "consoleFigure_" + modelData.key; text: modelData.value; color: Theme.text; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle + 4; Layout.alignment: Qt.AlignRight }
+                Text {
+                    text: (figure.modelData === "tokS" ? qsTr("Tokens/s") : figure.modelData === "requests" ? qsTr("Requests") : qsTr("TTFT")).toUpperCase()
+                    color: Theme.textFaint; font.pixelSize: Theme.fontCaption - 1; font.letterSpacing: 0.8; Layout.alignment: Qt.AlignRight
+                }
+                Text {
+                    objectName: "consoleFigure_" + figure.modelData
+                    text: !card.vm ? "—" : figure.modelData === "tokS" ? (card.vm.decodeTokS > 0 ? card.vm.decodeTokS.toFixed(1) : "—")
+                          : figure.modelData === "requests" ? String(card.vm.requestsTotal)
+                          : card.vm.ttftMs > 0 ? (card.vm.ttftMs >= 1000 ? (card.vm.ttftMs / 1000).toFixed(1) + " s" : card.vm.ttftMs.toFixed(0) + " ms") : "—"
+                    color: Theme.text; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle + 4; Layout.alignment: Qt.AlignRight
+                }
             }
         }
         AppButton {

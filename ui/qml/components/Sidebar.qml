@@ -12,6 +12,16 @@ Rectangle {
     property int modelCount: 0
     property ApiServerModel apiServer: null
     signal navigate(string page)
+    function label(page) {
+        switch (page) {
+        case "models": return qsTr("Models")
+        case "console": return qsTr("Console")
+        case "chat": return qsTr("Chat")
+        case "logs": return qsTr("Logs")
+        case "settings": return qsTr("Settings")
+        }
+        return page
+    }
     implicitWidth: 236
     color: Theme.sidebar
 
@@ -42,23 +52,20 @@ Rectangle {
             }
         }
 
+        // The model holds no translated text: a language switch relabels the entries instead of recreating them
+        // (Qt 6.4's layouts crash when a child they hold is destroyed and they are resized before their next polish,
+        // QTBUG-111792).
         Repeater {
-            model: [
-                { page: "models", icon: "models", label: qsTr("Models") },
-                { page: "console", icon: "console", label: qsTr("Console") },
-                { page: "chat", icon: "chat", label: qsTr("Chat") },
-                { page: "logs", icon: "logs", label: qsTr("Logs") },
-                { page: "settings", icon: "settings", label: qsTr("Settings") }
-            ]
+            model: ["models", "console", "chat", "logs", "settings"]
             delegate: NavItem {
-                required property var modelData
-                objectName: "nav_" + modelData.page
+                required property string modelData
+                objectName: "nav_" + modelData
                 Layout.fillWidth: true
-                text: modelData.label
-                iconName: modelData.icon
-                current: side.currentPage === modelData.page
-                badge: modelData.page === "models" ? side.modelCount : -1
-                onClicked: side.navigate(modelData.page)
+                text: side.label(modelData)
+                iconName: modelData
+                current: side.currentPage === modelData
+                badge: modelData === "models" ? side.modelCount : -1
+                onClicked: side.navigate(modelData)
             }
         }
 

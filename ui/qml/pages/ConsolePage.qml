@@ -90,10 +90,14 @@ Page {
         columnSpacing: Theme.s4
         rowSpacing: Theme.s4
 
+        // Keyed by the GPU count, not by the list (new at every poll): the cards update in place instead of being
+        // recreated inside the grid each second (QTBUG-111792, see Sidebar.qml).
         Repeater {
-            model: page.monitor ? page.monitor.gpus : []
+            model: page.monitor ? page.monitor.gpuCount : 0
             delegate: MetricCard {
-                required property var modelData
+                required property int index
+                readonly property var modelData: page.monitor && index < page.monitor.gpus.length ? page.monitor.gpus[index]
+                                                 : ({ index: index, name: "", used: 0, total: 0, free: 0 })
                 objectName: "vramCard"
                 Layout.fillWidth: true
                 Layout.fillHeight: true

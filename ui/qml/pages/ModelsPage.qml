@@ -115,24 +115,32 @@ Page {
         padding: Theme.s4
         spacing: Theme.s2
         SectionTitle { text: qsTr("Downloads") }
-        Repeater {
-            model: page.downloads
-            delegate: DownloadRow {
-                required property var model
-                Layout.fillWidth: true
-                downloads: page.downloads
-                downloadId: model.downloadId
-                repo: model.repo
-                label: model.label
-                dlState: model.state
-                bytesDone: model.bytesDone
-                bytesTotal: model.bytesTotal
-                fraction: model.fraction
-                speed: model.speed
-                eta: model.eta
-                error: model.error
-                fileIndex: model.fileIndex
-                fileCount: model.fileCount
+        // Rows come and go with the model: they live in a positioner, not directly in the card's layout (Qt 6.4's
+        // layouts crash when a child they hold is destroyed and they are resized before their next polish,
+        // QTBUG-111792).
+        Column {
+            id: downloadColumn
+            Layout.fillWidth: true
+            spacing: Theme.s2
+            Repeater {
+                model: page.downloads
+                delegate: DownloadRow {
+                    required property var model
+                    width: downloadColumn.width
+                    downloads: page.downloads
+                    downloadId: model.downloadId
+                    repo: model.repo
+                    label: model.label
+                    dlState: model.state
+                    bytesDone: model.bytesDone
+                    bytesTotal: model.bytesTotal
+                    fraction: model.fraction
+                    speed: model.speed
+                    eta: model.eta
+                    error: model.error
+                    fileIndex: model.fileIndex
+                    fileCount: model.fileCount
+                }
             }
         }
     }
@@ -196,32 +204,40 @@ Page {
         }
     }
 
-    Repeater {
-        model: page.library
-        delegate: ModelRow {
-            required property var model
-            Layout.fillWidth: true
-            host: page.engineHost
-            name: model.name
-            path: model.path
-            format: model.format
-            sizeBytes: model.sizeBytes
-            addedAt: model.addedAt
-            readable: model.readable
-            readError: model.readError
-            architecture: model.architecture
-            runnable: model.runnable
-            supportNote: model.supportNote
-            quant: model.quant
-            totalParams: model.totalParams
-            activeParams: model.activeParams
-            parts: model.parts
-            fitVerdict: model.fitVerdict
-            fitReason: model.fitReason
-            origin: model.origin
-            tokSLow: model.tokSLow
-            tokSHigh: model.tokSHigh
-            onRemoveRequested: removeDialog.ask(model.modelId, model.name, model.path, model.format !== "gguf")
+    // The library's rows come and go with the model: a positioner holds them, not the page's layout (QTBUG-111792,
+    // see the downloads above).
+    Column {
+        id: libraryColumn
+        Layout.fillWidth: true
+        visible: page.library && page.library.count > 0
+        spacing: Theme.s4
+        Repeater {
+            model: page.library
+            delegate: ModelRow {
+                required property var model
+                width: libraryColumn.width
+                host: page.engineHost
+                name: model.name
+                path: model.path
+                format: model.format
+                sizeBytes: model.sizeBytes
+                addedAt: model.addedAt
+                readable: model.readable
+                readError: model.readError
+                architecture: model.architecture
+                runnable: model.runnable
+                supportNote: model.supportNote
+                quant: model.quant
+                totalParams: model.totalParams
+                activeParams: model.activeParams
+                parts: model.parts
+                fitVerdict: model.fitVerdict
+                fitReason: model.fitReason
+                origin: model.origin
+                tokSLow: model.tokSLow
+                tokSHigh: model.tokSHigh
+                onRemoveRequested: removeDialog.ask(model.modelId, model.name, model.path, model.format !== "gguf")
+            }
         }
     }
 

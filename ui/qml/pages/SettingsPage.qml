@@ -121,36 +121,40 @@ Page {
             font.pixelSize: Theme.fontCaption
             wrapMode: Text.Wrap
         }
+        // Keys only in the model: a language switch or a new URL updates the rows instead of recreating them inside
+        // the card's layout (QTBUG-111792, see Sidebar.qml).
         Repeater {
-            model: [
-                { key: "openai", label: qsTr("OpenAI clients"),
-                  text: "OPENAI_BASE_URL=" + apiServer.url + "/v1 OPENAI_API_KEY=local" },
-                { key: "claude", label: qsTr("Claude Code"),
-                  text: "ANTHROPIC_BASE_URL=" + apiServer.url + " ANTHROPIC_AUTH_TOKEN=local ANTHROPIC_MODEL=\""
-                        + (apiServer.modelId.length > 0 ? apiServer.modelId : "model") + "\" claude" }
-            ]
+            model: ["openai", "claude"]
             delegate: RowLayout {
-                required property var modelData
+                id: snippetRow
+                required property string modelData
+                readonly property string snippet: modelData === "openai"
+                    ? "OPENAI_BASE_URL=" + apiServer.url + "/v1 OPENAI_API_KEY=local"
+                    : "ANTHROPIC_BASE_URL=" + apiServer.url + " ANTHROPIC_AUTH_TOKEN=local ANTHROPIC_MODEL=\""
+                      + (apiServer.modelId.length > 0 ? apiServer.modelId : "model") + "\" claude"
                 Layout.fillWidth: true
                 spacing: Theme.s4
-                Text { text: modelData.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
                 Text {
-                    objectName: "snippet_" + modelData.key
+                    text: snippetRow.modelData === "openai" ? qsTr("OpenAI clients") : qsTr("Claude Code")
+                    color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150
+                }
+                Text {
+                    objectName: "snippet_" + snippetRow.modelData
                     Layout.fillWidth: true
-                    text: modelData.text
+                    text: snippetRow.snippet
                     color: Theme.text
                     font.pixelSize: Theme.fontCaption
                     font.family: Theme.monoFamily
                     wrapMode: Text.WrapAnywhere
                 }
                 AppButton {
-                    objectName: "copySnippet_" + modelData.key
+                    objectName: "copySnippet_" + snippetRow.modelData
                     kind: "ghost"
                     iconName: copied.running ? "check" : "copy"
                     tip: copied.running ? qsTr("Copied") : qsTr("Copy")
                     implicitHeight: 26
                     onClicked: {
-                        apiServer.copy(modelData.text)
+                        apiServer.copy(snippetRow.snippet)
                         copied.restart()
                     }
                     Timer { id: copied; interval: 1500 }
