@@ -101,6 +101,11 @@ QString LogHub::levelName(int level) {
 
 }  // namespace ft
 
+#include <QtGlobal>
+
+#include <cstdio>
+#include <cstring>
+
 #include "ft/log.h"
 
 namespace ft {
@@ -110,9 +115,61 @@ QString attach_log_hub(LogHub& hub, const std::string& app_name) {
     options.app_name = app_name;
     options.console = false;
     const QString path = QString::fromStdString(log_init(options).string());
+    // ft::log_init flushes the file on warnings only: the lines before a freeze or a kill were lost.
+    if (const auto logger = spdlog::default_logger()) logger->flush_on(spdlog::level::trace);
     hub.setLogFilePath(path);
     log_add_sink(hub.sink());
     return path;
+}
+
+namespace {
+
+std::atomic<int>* g_qml_warnings = nullptr;
+std::atomic<int> g_font_warnings{0};
+QtMessageHandler g_previous = nullptr;
+bool g_installed = false;
+
+bool is_font_warning(const QString& msg) {
+    return msg.startsWith(QLatin1String("OpenType support missing for"));
+}
+
+void qt_message_to_log(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+    if (type == QtWarningMsg && is_font_warning(msg)) {
+        // The first one says what happens; the others (one per font and script) would only flood the file.
+        if (g_font_warnings.fetch_add(1) > 0) return;
+        spdlog::info("Qt: {} (further font warnings of this kind are counted, not logged)", msg.toStdString());
+        return;
+    }
+    if (g_qml_warnings && type != QtDebugMsg && type != QtInfoMsg &&
+        (msg.contains(QLatin1String(".qml")) || (ctx.category && std::strncmp(ctx.category, "qt.qml", 6) == 0)))
+        ++*g_qml_warnings;
+    const std::string text = ctx.category && std::strcmp(ctx.category, "default") != 0
+        ? std::string(ctx.category) + ": " + msg.toStdString() : msg.toStdString();
+    switch (type) {
+    case QtDebugMsg: spdlog::debug("{}", text); break;
+    case QtInfoMsg: spdlog::info("{}", text); break;
+    case QtWarningMsg: spdlog::warn("{}", text); break;
+    default: spdlog::error("{}", text); break;
+    }
+    if (type != QtDebugMsg && type != QtInfoMsg) std::fprintf(stderr, "freetoken: %s\n", text.c_str());
+}
+
+}  // namespace
+
+void install_qt_log_handler(std::atomic<int>* qml_warnings) {
+    g_qml_warnings = qml_warnings;
+    g_font_warnings = 0;
+    g_previous = qInstallMessageHandler(qt_message_to_log);
+    g_installed = true;
+}
+
+void remove_qt_log_handler() {
+    if (!g_installed) return;
+    qInstallMessageHandler(g_previous);
+    g_installed = false;
+    g_qml_warnings = nullptr;
+    if (const int n = g_font_warnings.exchange(0); n > 1)
+        spdlog::info("Qt: {} font warnings in all (OpenType support missing for some fonts and scripts)", n);
 }
 
 }  // namespace ft

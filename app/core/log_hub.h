@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <mutex>
@@ -70,7 +71,16 @@ Q_DECLARE_METATYPE(ft::LogEntry)
 namespace ft {
 
 // Starts the product's logging for a Qt executable: ft::log_init (file only, no console) with `hub` attached, and
-// the log file's path recorded in the hub. Returns that path (empty if only the hub receives lines).
+// the log file's path recorded in the hub. Every line is flushed to the file as it is written (a desktop app logs
+// little, and a frozen or killed app must leave its last lines behind). Returns the file's path (empty if only the
+// hub receives lines).
 QString attach_log_hub(LogHub& hub, const std::string& app_name);
+
+// Routes Qt's own messages (QML errors included) into the log: debug/info/warning/error at the same spdlog level,
+// warnings and errors also on stderr. Qt's font warnings ("OpenType support missing for …, script N", one per font
+// and script: ~70 lines for one Arabic text) are logged once; the rest are counted and the count is logged by
+// remove_qt_log_handler(). `qml_warnings`, when given, counts the warnings about QML (the --smoke check).
+void install_qt_log_handler(std::atomic<int>* qml_warnings = nullptr);
+void remove_qt_log_handler();
 
 }  // namespace ft

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QIcon>
 #include <QQmlApplicationEngine>
+#include <QSocketNotifier>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QtQml/qqmlextensionplugin.h>
@@ -20,6 +21,10 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 #include <windows.h>
+#else
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 #endif
 
 #include "ft/error.h"
@@ -48,21 +53,35 @@ bool display_available() {
 
 std::atomic<int> g_qml_warnings{0};  // for --smoke: a QML warning means a missing module or a broken page
 
-// Qt's own warnings (QML errors included) go to the log like everything else.
-void qt_message_to_log(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
-    if (type != QtDebugMsg && type != QtInfoMsg &&
-        (msg.contains(QLatin1String(".qml")) || (ctx.category && std::strncmp(ctx.category, "qt.qml", 6) == 0)))
-        ++g_qml_warnings;
-    const std::string text = ctx.category && std::string(ctx.category) != "default"
-        ? std::string(ctx.category) + ": " + msg.toStdString() : msg.toStdString();
-    switch (type) {
-    case QtDebugMsg: spdlog::debug("{}", text); break;
-    case QtInfoMsg: spdlog::info("{}", text); break;
-    case QtWarningMsg: spdlog::warn("{}", text); break;
-    default: spdlog::error("{}", text); break;
-    }
-    if (type != QtDebugMsg && type != QtInfoMsg) std::fprintf(stderr, "freetoken: %s\n", text.c_str());
+#ifndef _WIN32
+// SIGTERM (a logout, `kill`, a service manager), SIGINT (Ctrl+C in a terminal) and SIGHUP end the app through its
+// normal exit: the reply streaming is saved as partial, the engine stops, the log says why and is flushed. The
+// handler only writes the signal's number to a pipe; the event loop reads it and quits.
+int g_signal_pipe[2] = {-1, -1};
+
+void on_exit_signal(int sig) {
+    const unsigned char b = static_cast<unsigned char>(sig);
+    [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe[1], &b, 1);
 }
+
+void quit_on_exit_signals(QObject* owner) {
+    if (::pipe(g_signal_pipe) != 0) return;
+    ::fcntl(g_signal_pipe[0], F_SETFD, FD_CLOEXEC);
+    ::fcntl(g_signal_pipe[1], F_SETFD, FD_CLOEXEC);
+    auto* notifier = new QSocketNotifier(g_signal_pipe[0], QSocketNotifier::Read, owner);
+    QObject::connect(notifier, &QSocketNotifier::activated, owner, [] {
+        unsigned char b = 0;
+        if (::read(g_signal_pipe[0], &b, 1) != 1) return;
+        spdlog::info("received {}: quitting", b == SIGTERM ? "SIGTERM" : b == SIGINT ? "SIGINT" : "SIGHUP");
+        QCoreApplication::quit();
+    });
+    struct sigaction sa {};
+    sa.sa_handler = on_exit_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+#endif
 
 // The demo model that comes with FreeToken (ft::find_bundled_model: share/freetoken/models beside bin/ — the .deb, the
 // portable bundle and the Windows installer all use that layout — else the source tree's resources/models). Empty
@@ -156,8 +175,11 @@ int main(int argc, char** argv) {
     try {
         ft::LogHub hub;
         ft::attach_log_hub(hub, "freetoken");
-        qInstallMessageHandler(qt_message_to_log);
+        ft::install_qt_log_handler(&g_qml_warnings);
         ft::log_system_summary();
+#ifndef _WIN32
+        quit_on_exit_signals(&app);
+#endif
 
         int rc = 1;
         {
@@ -178,7 +200,7 @@ int main(int argc, char** argv) {
                 rc = app.exec();
             }
         }
-        qInstallMessageHandler(nullptr);
+        ft::remove_qt_log_handler();
         spdlog::info("FreeToken exiting ({})", rc);
         ft::log_shutdown();
         return rc;
