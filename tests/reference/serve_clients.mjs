@@ -1,6 +1,8 @@
 // Drives a running `ft serve` with the official OpenAI and Anthropic npm clients (pinned in package.json).
 //   node serve_clients.mjs clients URL MODEL API_KEY    the protocol checks (chat, responses, streams, tools, errors, …)
 //   node serve_clients.mjs load URL MODEL API_KEY [CLIENTS] [REQUESTS]   concurrent clients vs the same requests alone
+//   node serve_clients.mjs codex-shapes URL MODEL API_KEY DIR   the recorded requests of the Codex CLI (DIR/turn*.json:
+//                                              path, headers, body), each streamed and not, through the openai SDK
 // Prints one line per check; exits 1 on the first failure (with what was expected and what came back).
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -471,8 +473,46 @@ async function queue() {
   ok('body limit 413, CORS when asked');
 }
 
+// Requests the Codex CLI really sent (tests/data/agents/codex-*/turn*.json), replayed through the official openai SDK
+// with their Codex headers, streamed (as Codex reads them) and not, with a small max_output_tokens: each is answered,
+// both modes agree on the prompt, the stream counts its sequence numbers and ends with the response object carrying
+// the usage Codex reads (input_tokens_details.cached_tokens: the repeat came from the prefix cache), and every output
+// item is of a type Codex reads, a namespace call under its own name with its namespace.
+async function codexShapes(dir) {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const files = fs.readdirSync(dir).filter((f) => /^turn\d+\.json$/.test(f)).sort();
+  check(files.length >= 2, `recorded turns in ${dir}`, files);
+  for (const f of files) {
+    const rec = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    const body = { ...rec.body, model, max_output_tokens: 8, temperature: 0 };
+    delete body.stream;
+    const opts = { headers: rec.headers };
+    const whole = await openai.responses.create(body, opts);
+    check(whole.object === 'response' && ['completed', 'incomplete'].includes(whole.status) && whole.store === false,
+      `${f}: a response`, whole);
+    for (const o of whole.output) {
+      check(['message', 'reasoning', 'function_call', 'custom_tool_call'].includes(o.type), `${f}: output item type`, o);
+      if (o.type === 'function_call') check(!o.name.includes('.'), `${f}: a namespace call as {name, namespace}`, o);
+    }
+    const types = [];
+    let last = null, seqOk = true;
+    for await (const ev of await openai.responses.create({ ...body, stream: true }, opts)) {
+      if (ev.sequence_number !== types.length) seqOk = false;
+      types.push(ev.type);
+      last = ev;
+    }
+    check(seqOk && types[0] === 'response.created' && last.type === `response.${whole.status}`, `${f}: event order`, types);
+    const u = last.response.usage;
+    check(u.input_tokens === whole.usage.input_tokens, `${f}: the same prompt streamed and not`, { s: u, w: whole.usage });
+    check(u.input_tokens_details.cached_tokens > 0, `${f}: the repeated prompt came from the prefix cache`, u);
+    ok(`${f}: ${u.input_tokens} prompt tokens (${u.input_tokens_details.cached_tokens} cached), streamed (${types.length} events) and not`);
+  }
+}
+
 try {
   if (mode === 'clients') await clients();
+  else if (mode === 'codex-shapes') await codexShapes(process.argv[6]);
   else if (mode === 'queue') await queue();
   else if (mode === 'disconnect') await disconnect();
   else if (mode === 'load') await load(Number(process.argv[6] ?? 32), Number(process.argv[7] ?? 3));
