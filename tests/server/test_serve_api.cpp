@@ -669,6 +669,18 @@ private slots:
         const auto probe = parse_openai_responses(R"({"model":"m","input":[],"max_output_tokens":1,"instructions":"hi"})");
         QCOMPARE(probe.max_tokens, 1);
         QCOMPARE(int(json::parse(probe.messages_json).size()), 1);
+        // …also without instructions: an empty user turn, which the template renders (an empty list it cannot).
+        const auto bare = parse_openai_responses(R"({"model":"m","input":[],"max_output_tokens":1})");
+        QVERIFY(json::parse(bare.messages_json) == json::parse(R"([{"role":"user","content":""}])"));
+        ft::ChatRenderRequest br;
+        br.messages_json = bare.messages_json;
+        br.add_generation_prompt = true;
+        QVERIFY(!tpl.apply(br).empty());
+        // A namespace may hold tool types this server does not know (no name needed): left out with a warning.
+        const auto odd = parse_openai_responses(
+            R"({"model":"m","input":"x","tools":[{"type":"namespace","name":"ns","tools":[{"type":"mystery"}]}]})");
+        QVERIFY(odd.tools_json.empty());
+        QCOMPARE(int(odd.warnings.size()), 1);
     }
 
     // previous_response_id: the stored conversation comes first, then the new input; the instructions are this

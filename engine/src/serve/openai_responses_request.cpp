@@ -276,9 +276,10 @@ Tools convert_tools(const json& tools, std::vector<std::string>& warnings) {
                 const std::string iw = idx(where + ".tools", k);
                 if (!inner[k].is_object()) throw bad_request(iw + " must be an object", iw);
                 const std::string it = get_string(inner[k], "type", iw, "function");
-                const std::string name = ns + "." + get_string(inner[k], "name", iw);
-                if (it == "function") add(chat_function(name, inner[k], iw, note), iw);
-                else if (it == "custom") add(custom_function(name, inner[k], iw, note), iw);
+                if (it == "function")
+                    add(chat_function(ns + "." + get_string(inner[k], "name", iw), inner[k], iw, note), iw);
+                else if (it == "custom")
+                    add(custom_function(ns + "." + get_string(inner[k], "name", iw), inner[k], iw, note), iw);
                 else if (!builtin_tool(it))
                     warnings.push_back(iw + ": tools of type '" + it + "' are not known to this server; left out");
             }
@@ -350,6 +351,9 @@ ApiRequest parse_openai_responses(const std::string& text, const ResponseLookup&
         throw bad_request("'input' must be a string or an array of items", "input");
     }
     json messages = convert_input(body, items);
+    // Nothing at all to answer (a probe: empty input, no instructions): an empty user turn, which every template
+    // renders (some cannot render an empty conversation).
+    if (messages.empty()) messages.push_back(json{{"role", "user"}, {"content", ""}});
     if (r.store) r.input_items_json = items.dump(-1, ' ', false, json::error_handler_t::replace);
 
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
