@@ -4,7 +4,8 @@
 // Transport: HTTP/1.1 (cpp-httplib), chunked Server-Sent Events for streams, one worker thread per open connection
 // (a pool of max_queue + 16). Routes:
 //   OpenAI     GET /v1/models, GET /v1/models/{id}, POST /v1/chat/completions, POST /v1/completions,
-//              POST /v1/responses (nothing is stored: GET /v1/responses/{id} answers 404)
+//              POST /v1/responses, GET/DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items (responses
+//              sent with store: true are kept, bounded, for previous_response_id: engine/src/serve/response_store.h)
 //   Anthropic  POST /v1/messages, POST /v1/messages/count_tokens (GET /v1/models answers in Anthropic's shape when
 //              the request carries an anthropic-version header)
 //   Control    GET /health, GET /v1/stats, GET /v1/cache/status, POST /v1/cache/rebuild {"moe_slots","kv_tokens"},
