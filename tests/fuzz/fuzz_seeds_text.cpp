@@ -221,6 +221,22 @@ std::vector<Seed> request_seeds() {
         R"("stop_sequences":["END"],"temperature":0.7,"top_p":0.9,"top_k":20})"));
     out.push_back(request_seed("seed-messages-stream", 3, 1,
         R"({"model":"tiny","max_tokens":4,"stream":true,"messages":[{"role":"user","content":"Hi"}]})"));
+    // The shapes Claude Code sends (tests/data/agents): a billing line heading the system prompt, a system turn
+    // inside messages, a deferred tool, adaptive thinking, fields for Anthropic's own features.
+    out.push_back(request_seed("seed-messages-agent", 3, 1,
+        R"({"model":"tiny","max_tokens":32000,"stream":true,"system":[{"type":"text","text":)"
+        R"("x-anthropic-billing-header: cc_version=2.1.332.54f; cc_entrypoint=sdk-cli;"},{"type":"text","text":"Be brief.",)"
+        R"("cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":)"
+        R"("<system-reminder>r</system-reminder>"},{"type":"document","source":{"type":"text","media_type":"text/plain",)"
+        R"("data":"doc"}},{"type":"text","text":"Read note.txt"}]},{"role":"system","content":[{"type":"text","text":)"
+        R"("# Environment"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},)"
+        R"({"type":"redacted_thinking","data":"x"},{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"n"}}]},)"
+        R"({"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"1\tpelican",)"
+        R"("cache_control":{"type":"ephemeral"}}]}],"tools":[{"name":"Read","description":"d","input_schema":{"type":"object",)"
+        R"("properties":{"file_path":{"type":"string"}}}},{"name":"Later","description":"d","input_schema":{"type":"object"},)"
+        R"("defer_loading":true}],"metadata":{"user_id":"{\"session_id\":\"s\"}"},"thinking":{"type":"adaptive",)"
+        R"("display":"omitted"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},)"
+        R"("output_config":{"effort":"high"},"service_tier":"auto"})"));
     out.push_back(request_seed("seed-count-tokens", 4, 0,
         R"({"model":"tiny","system":"s","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],)"
         R"("tools":[{"name":"f","input_schema":{"type":"object"}}]})"));

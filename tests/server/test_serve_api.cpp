@@ -13,6 +13,8 @@
 // (keep the engine headers above)
 #include "ft_test.h"
 
+#include <QFile>
+
 using namespace ft::serve;
 using json = nlohmann::ordered_json;
 
@@ -881,6 +883,124 @@ private slots:
             }
         }
         QVERIFY(parsed > 0 && rejected > 0);
+    }
+
+    // What Claude Code 2.1.332 sends (tests/data/agents/claude-code-2.1.332: its first two requests of `claude -p`,
+    // recorded): a system turn inside `messages` after the first user turn, a billing line heading the system prompt,
+    // a deferred tool, thinking "adaptive", context_management / output_config / metadata (ignored). The billing line
+    // and the deferred tool stay out of the prompt; the system turn renders where it stands (Qwen3's template allows
+    // that); turn 1's prompt is a prefix of turn 2's (the prefix cache's premise), whatever the billing line says.
+    void anthropicClaudeCodeShapes() {
+        auto body = [](const char* turn) {
+            QFile f(QStringLiteral(FT_SOURCE_DIR "/tests/data/agents/claude-code-2.1.332/%1.json").arg(turn));
+            if (!f.open(QIODevice::ReadOnly)) return json();
+            return json::parse(f.readAll().toStdString())["body"];
+        };
+        json t1 = body("turn1"), t2 = body("turn2");
+        QVERIFY(t1.is_object() && t2.is_object());
+        QCOMPARE(t1["messages"][1]["role"].get<std::string>(), std::string("system"));
+        QVERIFY(t1["system"][0]["text"].get<std::string>().rfind("x-anthropic-billing-header:", 0) == 0);
+        const auto r1 = parse_anthropic_messages(t1.dump());
+        QVERIFY(r1.stream);
+        QCOMPARE(r1.enable_thinking, std::optional<bool>(true));
+        QVERIFY(r1.messages_json.find("x-anthropic-billing-header") == std::string::npos);
+        const json m1 = json::parse(r1.messages_json);
+        QCOMPARE(m1[0]["role"].get<std::string>(), std::string("system"));
+        QCOMPARE(m1[1]["role"].get<std::string>(), std::string("user"));
+        QCOMPARE(m1[2]["role"].get<std::string>(), std::string("system"));
+        QVERIFY(m1[2]["content"].get<std::string>().rfind("# Environment", 0) == 0);
+        const json tools = json::parse(r1.tools_json);
+        QCOMPARE(int(tools.size()), int(t1["tools"].size()) - 1);  // DeferredToolPlaceholder (defer_loading) left out
+        for (const auto& t : tools) QVERIFY(t["function"]["name"] != "DeferredToolPlaceholder");
+        // Not streamed, and count_tokens: the same shapes parse.
+        t1["stream"] = false;
+        QVERIFY(!parse_anthropic_messages(t1.dump()).stream);
+        QCOMPARE(parse_anthropic_messages(t1.dump(), true).messages_json, r1.messages_json);
+
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
+        QVERIFY(template_keeps_system_turns(tpl));
+        ServedModel m;
+        m.id = "freetoken-demo";
+        m.architecture = "qwen3_moe";
+        m.n_ctx = 65536;
+        m.chat_template = &tpl;
+        m.tokenizer = &tk;
+        const auto p1 = prepare(r1, m, "id", 0);
+        const auto p2 = prepare(parse_anthropic_messages(t2.dump()), m, "id", 0);
+        QVERIFY(p2.prompt_tokens > p1.prompt_tokens);
+        std::size_t common = 0;
+        while (common < p1.generation.prompt.size() && p1.generation.prompt[common] == p2.generation.prompt[common]) ++common;
+        // Turn 1 ends in the generation prompt ("<|im_start|>assistant\n" and maybe an opened think block), which
+        // turn 2 writes with the assistant's tool call: everything before it is shared.
+        QVERIFY2(common + 8 >= p1.generation.prompt.size(),
+                 qPrintable(QString("%1 of %2 tokens shared").arg(common).arg(p1.generation.prompt.size())));
+        // A different billing line (versions carry a per-request hash) changes nothing the model sees.
+        json t1b = body("turn1");
+        t1b["system"][0]["text"] = "x-anthropic-billing-header: cc_version=2.1.332.54f; cc_entrypoint=sdk-cli; cch=9f8e7d;";
+        QCOMPARE(prepare(parse_anthropic_messages(t1b.dump()), m, "id", 0).generation.prompt, p1.generation.prompt);
+        // count_tokens counts that same prompt.
+        QCOMPARE(count_prompt_tokens(parse_anthropic_messages(t1.dump(), true), m), p1.prompt_tokens);
+    }
+
+    // A template that reads only messages[0] as the system prompt (silently dropping later system messages), and
+    // one that rejects them (Mistral's): later system turns are merged into the first system message.
+    void systemTurnsMergedWhereTemplateAllowsOne() {
+        ft::ChatTemplateSource src;
+        src.text = "{% if messages[0].role == 'system' %}SYS:{{ messages[0].content }}\n{% set rest = messages[1:] %}"
+                   "{% else %}{% set rest = messages %}{% endif %}{% for m in rest %}{% if m.role != 'system' %}"
+                   "{{ m.role }}:{{ m.content }}\n{% endif %}{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}";
+        ft::ChatTemplate first_only(src);
+        QVERIFY(!template_keeps_system_turns(first_only));
+        const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
+        ServedModel m;
+        m.id = "m";
+        m.architecture = "qwen3_moe";
+        m.n_ctx = 4096;
+        m.chat_template = &first_only;
+        m.tokenizer = &tk;
+        m.system_turns_in_place = false;
+        const auto r = parse_anthropic_messages(R"({"model":"m","max_tokens":5,"system":"Be brief.",
+            "messages":[{"role":"user","content":"hi"},{"role":"system","content":"Working folder: /tmp/x"},
+                        {"role":"assistant","content":"ok"},{"role":"user","content":"go"}]})");
+        const auto p = prepare(r, m, "id", 0);
+        QCOMPARE(QString::fromStdString(tk.decode(p.generation.prompt)),
+                 QStringLiteral("SYS:Be brief.\n\nWorking folder: /tmp/x\nuser:hi\nassistant:ok\nuser:go\nassistant:"));
+        const QString mistral = QStringLiteral(FT_TESTDATA_DIR "/chat-templates/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+        QFile f(mistral);
+        if (f.open(QIODevice::ReadOnly)) {
+            ft::ChatTemplateSource ms;
+            ms.text = f.readAll().toStdString();
+            QVERIFY(!template_keeps_system_turns(ft::ChatTemplate(ms)));
+        }
+    }
+
+    // Anthropic blocks agents send beyond text: documents (text sources) read as text, images and PDFs a 400 naming
+    // the block, server-tool history skipped, system turns anywhere.
+    void anthropicBlocks() {
+        const auto r = parse_anthropic_messages(R"({"model":"m","max_tokens":5,"metadata":{"user_id":"u"},"service_tier":"auto",
+            "messages":[{"role":"user","content":[{"type":"document","title":"notes","source":{"type":"text","media_type":"text/plain","data":"D1"},"cache_control":{"type":"ephemeral"}},{"type":"text","text":"sum up"}]},
+              {"role":"assistant","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{}},{"type":"web_search_tool_result","tool_use_id":"s","content":[]},{"type":"redacted_thinking","data":"x"},{"type":"text","text":"done"}]},
+              {"role":"system","content":[{"type":"text","text":"reminder"}]},
+              {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"},{"type":"document","source":{"type":"content","content":[{"type":"text","text":"b"}]}}]}]}]})");
+        const json m = json::parse(r.messages_json);
+        QCOMPARE(m[0]["content"].get<std::string>(), std::string("notes\n\nD1\nsum up"));
+        QCOMPARE(m[1]["content"].get<std::string>(), std::string("done"));
+        QCOMPARE(m[2]["role"].get<std::string>(), std::string("system"));
+        QCOMPARE(m[3]["content"].get<std::string>(), std::string("a\nb"));
+        std::string type;
+        for (const char* bad : {
+                 R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}]})",
+                 R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"AA=="}}]}]})",
+                 R"({"model":"m","max_tokens":5,"messages":[{"role":"tool","content":"x"}]})"}) {
+            try {
+                parse_anthropic_messages(bad);
+                QFAIL(bad);
+            } catch (const ApiError& e) {
+                QCOMPARE(e.status, 400);
+                QVERIFY2(std::string(e.what()).find("messages.0") != std::string::npos, e.what());
+            }
+        }
     }
 
     // prepare(): the real template and tokenizer of the tiny model; model names; the context check.

@@ -1,6 +1,8 @@
 // Anthropic Messages responses and their event stream (see api_response.h): message_start, then per content block
 // content_block_start / content_block_delta (text_delta, thinking_delta, input_json_delta) / content_block_stop,
 // then message_delta (stop_reason, usage) and message_stop.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "serve/api_response.h"
@@ -24,7 +26,8 @@ public:
         msg["content"] = json::array();
         msg["stop_reason"] = json();
         msg["stop_sequence"] = json();
-        msg["usage"] = json{{"input_tokens", s_.prompt_tokens}, {"output_tokens", 0}};
+        msg["usage"] = json{{"input_tokens", s_.prompt_tokens}, {"cache_creation_input_tokens", 0},
+                            {"cache_read_input_tokens", 0}, {"output_tokens", 0}};
         return sse_event("message_start", dump(json{{"type", "message_start"}, {"message", msg}}));
     }
 
@@ -41,6 +44,7 @@ public:
         out += close_block();
         output_tokens_ = ev.completion_tokens;
         input_tokens_ = ev.prompt_tokens > 0 ? ev.prompt_tokens : s_.prompt_tokens;
+        cached_tokens_ = std::min(ev.cached_tokens, input_tokens_);
         bool any_call = false;
         for (const auto& b : blocks_) any_call = any_call || (b.type == "tool_use" && b.complete);
         if (any_call) {
@@ -58,7 +62,7 @@ public:
         if (!s_.stream) return out;
         json delta = json{{"stop_reason", stop_reason_}, {"stop_sequence", stop_sequence_.empty() ? json() : json(stop_sequence_)}};
         out += sse_event("message_delta",
-                         dump(json{{"type", "message_delta"}, {"delta", delta}, {"usage", {{"output_tokens", output_tokens_}}}}));
+                         dump(json{{"type", "message_delta"}, {"delta", delta}, {"usage", usage()}}));
         out += sse_event("message_stop", dump(json{{"type", "message_stop"}}));
         return out;
     }
@@ -80,7 +84,7 @@ public:
         msg["content"] = content;
         msg["stop_reason"] = stop_reason_;
         msg["stop_sequence"] = stop_sequence_.empty() ? json() : json(stop_sequence_);
-        msg["usage"] = json{{"input_tokens", input_tokens_}, {"output_tokens", output_tokens_}};
+        msg["usage"] = usage();
         return dump(msg);
     }
 
@@ -195,7 +199,14 @@ private:
     bool open_ = false;
     int calls_ = 0;
     std::string stop_reason_ = "end_turn", stop_sequence_;
-    int input_tokens_ = 0, output_tokens_ = 0;
+    int input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;
+
+    // Anthropic's usage: input_tokens counts the prompt tokens that were computed; those whose KV came from the prefix
+    // cache are cache_read_input_tokens (the three add up to the prompt).
+    json usage() const {
+        return json{{"input_tokens", input_tokens_ - cached_tokens_}, {"cache_creation_input_tokens", 0},
+                    {"cache_read_input_tokens", cached_tokens_}, {"output_tokens", output_tokens_}};
+    }
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "ft/chat_template.h"
 #include "ft/error.h"
 #include "ft/tokenizer.h"
@@ -9,6 +11,8 @@
 #include "serve/tool_parser.h"
 
 namespace ft::serve {
+
+using json = nlohmann::ordered_json;
 
 bool ServedModel::accepts(const std::string& name) const {
     return name == id || std::find(aliases.begin(), aliases.end(), name) != aliases.end();
@@ -39,11 +43,41 @@ void check_model(const ApiRequest& r, const ServedModel& m) {
     if (!m.accepts(r.model)) throw not_found_model(r, m);
 }
 
+// Moves every system message's text into one system message at the front (templates that only read messages[0]).
+std::string merge_system_turns(const std::string& messages_json) {
+    json in = json::parse(messages_json);
+    json rest = json::array();
+    std::string system;
+    for (auto& msg : in) {
+        if (msg.value("role", "") != "system") {
+            rest.push_back(std::move(msg));
+            continue;
+        }
+        const json& c = msg["content"];
+        const std::string text = c.is_string() ? c.get<std::string>() : c.dump();
+        if (!system.empty() && !text.empty()) system += "\n\n";
+        system += text;
+    }
+    json out = json::array();
+    if (!system.empty()) out.push_back(json{{"role", "system"}, {"content", system}});
+    for (auto& msg : rest) out.push_back(std::move(msg));
+    return out.dump();
+}
+
+bool has_later_system_turn(const std::string& messages_json) {
+    const json in = json::parse(messages_json);
+    for (std::size_t i = 1; i < in.size(); ++i)
+        if (in[i].value("role", "") == "system") return true;
+    return false;
+}
+
 std::string render(const ApiRequest& r, const ServedModel& m) {
     if (!m.chat_template)
         throw bad_request("the model '" + m.id + "' has no chat template: use /v1/completions with a raw prompt");
     ChatRenderRequest rr;
-    rr.messages_json = r.messages_json;
+    rr.messages_json = !m.system_turns_in_place && has_later_system_turn(r.messages_json)
+                           ? merge_system_turns(r.messages_json)
+                           : r.messages_json;
     if (r.tool_choice != ToolChoice::none) rr.tools_json = r.tools_json;
     rr.add_generation_prompt = true;
     rr.enable_thinking = r.enable_thinking;
@@ -75,6 +109,24 @@ std::vector<std::int32_t> tokenize(const ApiRequest& r, const ServedModel& m, st
 }
 
 }  // namespace
+
+bool template_keeps_system_turns(const ChatTemplate& tpl) {
+    const std::string probe = "ft-probe-7c1e: a system turn after the first user turn";
+    ChatRenderRequest rr;
+    rr.messages_json = json::array({json{{"role", "system"}, {"content", "You are a helpful assistant."}},
+                                    json{{"role", "user"}, {"content", "Hello."}},
+                                    json{{"role", "system"}, {"content", probe}},
+                                    json{{"role", "user"}, {"content", "Hello again."}}})
+                           .dump();
+    rr.add_generation_prompt = true;
+    try {
+        const std::string out = tpl.apply(rr);
+        const auto at = out.find(probe);
+        return at != std::string::npos && at > out.find("Hello.");
+    } catch (const Error&) {
+        return false;
+    }
+}
 
 int count_prompt_tokens(const ApiRequest& request, const ServedModel& model) {
     check_model(request, model);

@@ -78,8 +78,16 @@ struct ServedModel {
     int n_ctx = 0;
     const ChatTemplate* chat_template = nullptr;  // null: the model has none (chat endpoints answer 400)
     const Tokenizer* tokenizer = nullptr;
+    // Whether the template renders a system message that is not the first one where it stands (Qwen3's does);
+    // where it does not (it drops or rejects them), later system messages are merged into the first. Set by
+    // template_keeps_system_turns() when the server starts.
+    bool system_turns_in_place = true;
     bool accepts(const std::string& name) const;
 };
+
+// Renders a probe conversation (user, system, user) and says whether the system text comes out, after the first
+// user turn, without an error.
+bool template_keeps_system_turns(const ChatTemplate& tpl);
 
 struct PreparedRequest {
     GenerationRequest generation;    // prompt, sampling, limits (callbacks left for the transport)
