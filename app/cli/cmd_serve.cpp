@@ -15,13 +15,13 @@ namespace ft::cli {
 const CommandSpec& spec_serve() {
     static const CommandSpec spec{
         "serve",
-        "--model PATH [--host ADDR] [--port N] [--api-key KEY]",
+        "[--model PATH] [--host ADDR] [--port N] [--api-key KEY]",
         "serve the OpenAI- and Anthropic-compatible HTTP API",
         "Loads the model and serves /v1/chat/completions, /v1/completions, /v1/responses (kept for previous_response_id "
         "unless store: false), /v1/models (OpenAI) and /v1/messages, "
         "/v1/messages/count_tokens (Anthropic) with SSE streaming, tool calls and reasoning split, plus /health and "
         "the control endpoints `ft ctl` uses. Prints 'listening on URL' once it accepts requests; Ctrl-C stops it.",
-        concat(load_option_specs(),
+        concat(load_option_specs(true),
                {
                    {"host", "ADDR", "address to bind (anything but loopback exposes the API to the network)", "127.0.0.1"},
                    {"port", "N", "TCP port (0: any free port)", "1919"},
@@ -32,6 +32,8 @@ const CommandSpec& spec_serve() {
                    {"max-body", "BYTES", "largest request body", "32M"},
                    {"read-timeout", "S", "seconds a client may take to send its request", "30"},
                    {"cors", "ORIGIN", "send CORS headers allowing this origin ('*' for any)", "off"},
+                   {"record", "DIR", "write every generation request (path, protocol headers, body; never the API key) "
+                    "to DIR as it arrives, for `ft bench serve --replay DIR`", "off"},
                }),
         "",
     };
@@ -48,7 +50,7 @@ bool is_loopback(const std::string& host) {
 }  // namespace
 
 int run_serve(const Args& args) {
-    const LoadOptions lo = load_options_from(args);
+    const LoadOptions lo = load_options_from(args, true);
     server::ServerOptions so;
     so.host = args.get_or("host", so.host);
     so.port = int(args.get_int("port", so.port));
@@ -63,6 +65,7 @@ int run_serve(const Args& args) {
     so.read_timeout_s = int(args.get_int("read-timeout", so.read_timeout_s));
     if (so.read_timeout_s < 1) throw Error(ErrorCode::invalid_argument, "--read-timeout must be >= 1 second");
     so.cors_origin = args.get_or("cors", "");
+    so.record_dir = args.get_or("record", "");
     so.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
     if (!is_loopback(so.host))
@@ -76,8 +79,11 @@ int run_serve(const Args& args) {
     srv.start();
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
-    std::fprintf(stderr, "%s (%s) on %s, context %d, %d requests at once\n", info.name.c_str(), info.architecture.c_str(),
-                 info.device.c_str(), info.n_ctx, info.max_sequences);
+    std::string ctx = "context " + std::to_string(info.n_ctx);
+    for (const auto& note : engine.stats().plan.notes)
+        if (note.rfind(ctx + " (", 0) == 0) ctx = note;  // the automatic choice and why
+    std::fprintf(stderr, "%s (%s) on %s, %s, %d requests at once\n", info.name.c_str(), info.architecture.c_str(),
+                 info.device.c_str(), ctx.c_str(), info.max_sequences);
     std::printf("listening on %s (model '%s')\n", srv.url().c_str(), so.served_name.empty() ? info.name.c_str() : so.served_name.c_str());
     std::fflush(stdout);
     while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

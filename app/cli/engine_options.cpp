@@ -15,7 +15,8 @@ std::vector<OptionSpec> load_option_specs(bool bundled_default) {
          bundled_default ? std::string("the bundled demo model (") + kBundledModelFile + ")" : std::string()},
         {"device", "cpu|cuda|auto", "where to run the model", "auto"},
         {"threads", "N", "CPU worker threads", "one per physical core"},
-        {"ctx", "N", "context size (positions per sequence)", "4096"},
+        {"ctx", "N|auto", "context size (positions per sequence); auto: the model's trained maximum (at least 32768, "
+         "for agents), lowered to what the memory allows", "auto"},
         {"parallel", "N", "requests decoded together", "4"},
         {"prefill-chunk", "N", "prompt tokens per forward pass", "8192"},
         {"gpu", "N", "CUDA device index", "0"},
@@ -101,7 +102,9 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
     else throw Error(ErrorCode::invalid_argument, "--device must be cpu, cuda or auto, not '" + dev + "'");
     o.threads = int(args.get_int("threads", 0));
     if (o.threads < 0 || o.threads > 1024) throw Error(ErrorCode::invalid_argument, "--threads must be in [0, 1024]");
-    o.n_ctx = int(args.get_int("ctx", o.n_ctx));
+    o.n_ctx = args.get_or("ctx", "auto") == "auto" ? 0 : int(args.get_int("ctx", 0));
+    if (args.has("ctx") && o.n_ctx == 0 && args.get_or("ctx", "") != "auto")
+        throw Error(ErrorCode::invalid_argument, "--ctx must be a number of positions (16 or more) or auto");
     o.max_sequences = int(args.get_int("parallel", o.max_sequences));
     o.prefill_chunk = int(args.get_int("prefill-chunk", o.prefill_chunk));
     o.gpu = int(args.get_int("gpu", 0));

@@ -35,7 +35,11 @@ struct LoadOptions {
     std::filesystem::path model;   // a .gguf file or a Hugging Face folder
     Device device = Device::automatic;
     int threads = 0;               // CPU worker threads (0: one per physical core)
-    int n_ctx = 4096;              // context (positions) per sequence
+    // Context (positions) per sequence. 0: automatic — the model's trained maximum (at least 32768, room for a
+    // coding agent's prompt; at most 262144), lowered to the largest that fits: on the GPU, one context's KV in at
+    // most half of the VRAM the plan leaves for the KV and expert caches; on the CPU, in an eighth of the RAM. The
+    // plan's notes (and ModelInfo::n_ctx) say what was chosen and why.
+    int n_ctx = 0;
     int max_sequences = 4;         // requests decoded together
     int prefill_chunk = 8192;      // prompt tokens per forward pass (the GPU planner may choose fewer at small budgets)
     // GPU (device cuda, or automatic with a usable GPU):

@@ -38,6 +38,7 @@ struct MemoryPlan {
     int prefill_chunk = 0;              // tokens per prefill forward pass (may be below the requested chunk)
     bool prefill_overlap = false;       // expert_slots ≥ 2 × experts per layer: layer l+1 streams while l computes
     int n_ctx = 0, max_sequences = 0;
+    bool n_ctx_auto = false;            // n_ctx was chosen at load (LoadOptions::n_ctx 0); a note says why
     // Slider limits for a live rebuild within this budget (the rest of the plan unchanged):
     int min_expert_slots = 0, max_expert_slots = 0;
     std::int64_t min_kv_tokens = 0, max_kv_tokens = 0;

@@ -1,5 +1,6 @@
 #include "sched/model_loader.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -8,6 +9,7 @@
 #include "profile/expert_popularity.h"
 #include "cpu/cpu_topology.h"
 #include "ft/gpu.h"
+#include "platform/platform.h"
 
 namespace ft::sched {
 
@@ -15,6 +17,49 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kPage = 16;
+
+// An automatic context (LoadOptions::n_ctx 0): the model's trained maximum, at least kAgentContext (a coding
+// agent's system prompt and tools alone are 18–30k tokens) and at most kAutoContextCap; then the largest that the
+// memory allows (see auto_context_gpu / the CPU branch of load_model).
+constexpr int kAgentContext = 32768;
+constexpr int kAutoContextCap = 262144;
+constexpr int kAutoContextFloor = 4096;
+
+int auto_context_target(const model::ModelDesc& d) {
+    const int trained = d.n_ctx_train > 0 ? int(std::min<std::uint32_t>(d.n_ctx_train, kAutoContextCap)) : 0;
+    return std::max(trained, kAgentContext);
+}
+
+std::string auto_context_note(int n_ctx, int target, const model::ModelDesc& d, const std::string& limit) {
+    std::string why = d.n_ctx_train >= std::uint32_t(target) ? "the model's trained maximum"
+                      : d.n_ctx_train > 0 ? "room for a coding agent's prompt (the model was trained on " +
+                                                std::to_string(d.n_ctx_train) + ")"
+                                          : "room for a coding agent's prompt (the file does not say its trained context)";
+    if (n_ctx < target) why = "the largest that " + limit + " allows (" + why + ": " + std::to_string(target) + ")";
+    return "context " + std::to_string(n_ctx) + " (auto: " + why + "; --ctx N sets it)";
+}
+
+// GPU: the largest context (whole pages, down to kAutoContextFloor) that plans within the budget with one context's
+// KV taking at most half of what the plan gives the KV and expert caches together, so the expert cache keeps the
+// other half. Planning is arithmetic only: a bisection costs microseconds.
+int auto_context_gpu(const memory::ModelGeometry& g, memory::PlanRequest pr, int target) {
+    auto fits = [&](int n) {
+        pr.n_ctx = n;
+        try {
+            const MemoryPlan p = memory::plan_memory(g, pr);
+            return p.backend == "resident" || std::uint64_t(n) * p.kv_bytes_per_token * 2 <= p.kv + p.experts;
+        } catch (const Error&) {
+            return false;
+        }
+    };
+    if (fits(target)) return target;
+    int lo = kAutoContextFloor / kPage, hi = target / kPage;  // in pages; lo assumed to fit (else the plan says why)
+    while (lo + 1 < hi) {
+        const int mid = (lo + hi) / 2;
+        (fits(mid * kPage) ? lo : hi) = mid;
+    }
+    return lo * kPage;
+}
 
 void check_cancel(const LoadHooks& h) {
     if (h.cancel && h.cancel->load()) throw Error(ErrorCode::cancelled, "the load was cancelled");
@@ -99,9 +144,11 @@ bool save_expert_popularity(LoadedModel& m) {
     }
 }
 
-std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h) {
+std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHooks& h) {
     const auto t0 = Clock::now();
-    if (o.n_ctx < 16 || o.n_ctx > (1 << 22)) throw Error(ErrorCode::invalid_argument, "context size must be in [16, 4194304]");
+    LoadOptions o = options;  // n_ctx 0 (auto) is resolved below, once the model's geometry is known
+    if (o.n_ctx != 0 && (o.n_ctx < 16 || o.n_ctx > (1 << 22)))
+        throw Error(ErrorCode::invalid_argument, "context size must be 0 (automatic) or in [16, 4194304]");
     if (o.max_sequences < 1 || o.max_sequences > 256) throw Error(ErrorCode::invalid_argument, "max sequences must be in [1, 256]");
     if (o.prefill_chunk < 1) throw Error(ErrorCode::invalid_argument, "prefill chunk must be positive");
     auto report = [&](float f, const char* stage, std::uint64_t done = 0, std::uint64_t total = 0) {
@@ -170,6 +217,12 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             pr.kv_reserve_tokens = o.kv_reserve_tokens;
             pr.kv_tokens = o.kv_tokens;
             pr.expert_slots = o.expert_slots;
+            std::string ctx_note;
+            if (o.n_ctx == 0) {
+                const int target = auto_context_target(m->weights->desc());
+                pr.n_ctx = o.n_ctx = auto_context_gpu(m->geometry, pr, target);
+                ctx_note = auto_context_note(o.n_ctx, target, m->weights->desc(), "half of the VRAM left for KV and experts");
+            }
             // Does the model need the hybrid fraction (not everything fits)? Plan once without it to know.
             const MemoryPlan first = memory::plan_memory(m->geometry, pr);
             const bool needs_fraction = first.backend == "hybrid" || (o.moe_backend == "auto" && first.backend != "resident");
@@ -177,6 +230,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
             go.recalibrate_fraction = o.hybrid_fraction < 0;  // a fraction the user gave stays fixed
             pr.cpu_pays = go.hybrid_fraction >= 0 && go.hybrid_fraction < 0.4;
             m->plan = memory::plan_memory(m->geometry, pr);
+            if (!ctx_note.empty()) m->plan.notes.insert(m->plan.notes.begin(), ctx_note);
             for (const auto& n : m->plan.notes) spdlog::info("plan: {}", n);
             if (m->plan.state) spdlog::info("plan: recurrent state {} ({} sequence slots)", memory::gib(double(m->plan.state)), o.max_sequences + 1);
             spdlog::info("VRAM plan ({} of {} free, budget {}): weights {}, experts {} ({} slots of {}), KV {} ({} tokens, {}), "
@@ -223,6 +277,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
                 warm_start(*m, o);
         } catch (const Error& e) {
             if (o.device == Device::cuda || e.code() == ErrorCode::cancelled || e.code() == ErrorCode::invalid_argument) throw;
+            o.n_ctx = options.n_ctx;  // the CPU picks its own automatic context
             gpu_failure = e.what();
             spdlog::warn("the model does not run on the GPU ({}): running on the CPU instead", e.what());
             m->kv.reset();
@@ -241,6 +296,20 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         m->runner = exec::make_cpu_runner(m->graph, *m->weights, *m->pool, *m->moe, o.max_sequences);
         report(0.95f, "kv cache");
         MemoryPlan& p = m->plan;
+        p.kv_bytes_per_token = memory::kv_bytes_per_token(m->geometry, false);
+        if (o.n_ctx == 0) {
+            // The KV cache lives in host RAM (f32): one context may take an eighth of it, the whole cache a quarter.
+            const int target = auto_context_target(m->weights->desc());
+            const std::uint64_t ram = platform::physical_memory_bytes();
+            const std::uint64_t one = ram ? ram / 8 / std::max<std::uint64_t>(1, p.kv_bytes_per_token) : std::uint64_t(target);
+            o.n_ctx = int(std::clamp<std::uint64_t>(one / kPage * kPage, kAutoContextFloor, std::uint64_t(target)));
+            if (o.kv_tokens == 0 && ram) {
+                const std::int64_t quarter = std::int64_t(ram / 4 / std::max<std::uint64_t>(1, p.kv_bytes_per_token));
+                o.kv_tokens = std::clamp<std::int64_t>(quarter, o.n_ctx, std::int64_t(o.n_ctx) * o.max_sequences);
+            }
+            p.notes.push_back(auto_context_note(o.n_ctx, target, m->weights->desc(), "an eighth of this PC's RAM"));
+            spdlog::info("plan: {}", p.notes.back());
+        }
         p.gpu = false;
         p.backend = "cpu engine";
         p.n_ctx = o.n_ctx;
@@ -248,7 +317,6 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         p.prefill_chunk = o.prefill_chunk;
         p.kv_page_size = kPage;
         p.kv_bytes_per_element = 4;
-        p.kv_bytes_per_token = memory::kv_bytes_per_token(m->geometry, false);
         const std::int64_t full = std::int64_t(o.n_ctx) * o.max_sequences;
         p.kv_tokens = o.kv_tokens > 0 ? o.kv_tokens : full;
         p.kv_tokens = (p.kv_tokens + kPage - 1) / kPage * kPage;
@@ -264,6 +332,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& o, const LoadHooks& h
         if (!gpu_failure.empty()) p.notes.push_back("the GPU could not run this model (" + gpu_failure + "): running on the CPU");
         m->kv = m->runner->make_kv_cache(kPage, kv_pages(p));
     }
+    m->options.n_ctx = o.n_ctx;
+    m->plan.n_ctx_auto = options.n_ctx == 0;
     m->options.prefill_chunk = m->plan.prefill_chunk > 0 ? m->plan.prefill_chunk : o.prefill_chunk;
     if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
     const model::ModelDesc& d = m->weights->desc();

@@ -32,6 +32,7 @@ json plan_to_json(const MemoryPlan& p) {
     j["prefill_chunk"] = p.prefill_chunk;
     j["prefill_overlap"] = p.prefill_overlap;
     j["n_ctx"] = p.n_ctx;
+    j["n_ctx_auto"] = p.n_ctx_auto;
     j["max_sequences"] = p.max_sequences;
     j["min_expert_slots"] = p.min_expert_slots;
     j["max_expert_slots"] = p.max_expert_slots;
