@@ -34,7 +34,9 @@ const CommandSpec& spec_bench() {
         "           an unload would, then a warm load decodes another prompt; steps and seconds to 95 % of the steady\n"
         "           hit rate, per --window steps.\n"
         "  serve    --clients N clients each send --requests R streamed chat requests (greedy, --max-tokens) to the\n"
-        "           API server at --url, or to one started in-process with --model: aggregate tok/s, TTFT p50/p99.",
+        "           API server at --url, or to one started in-process with --model: aggregate tok/s, TTFT p50/p99.\n"
+        "           --replay DIR plays a recorded agent session (ft serve --record DIR) back turn by turn, --sessions\n"
+        "           copies at once: each turn's prompt, reused prefix tokens and TTFT.",
         {
             {"model", "PATH", "model to benchmark (.gguf or Hugging Face folder)", ""},
             {"device", "cpu|cuda|auto", "decode/prefill: where to run", "auto"},
@@ -74,6 +76,8 @@ const CommandSpec& spec_bench() {
             {"max-tokens", "N", "serve: tokens per reply at most", "128"},
             {"url", "URL", "serve: a running server (else one is started with --model)", ""},
             {"api-key", "KEY", "serve: the server's --api-key", ""},
+            {"replay", "DIR", "serve: play back the requests recorded by ft serve --record DIR, in order", ""},
+            {"sessions", "N", "serve --replay: sessions replayed at once (each tagged in its first user turn)", "1"},
             {"json", "FILE", "also write the results as JSON", ""},
         },
         "SUITE  bw | cpu-moe | decode | prefill | warm-start | serve",
@@ -140,6 +144,9 @@ int run_bench(const Args& args) {
         const bool decode = suite != "prefill";
         bench::ForwardBenchOptions o;
         o.load = load_options_from(args);
+        // The context these figures were always measured at (the run's own prompt + tokens when longer), not the
+        // automatic one `ft serve` picks (which gives up to half of the expert cache's VRAM to one long context).
+        if (o.load.n_ctx == 0) o.load.n_ctx = 4096;
         o.load.pcie_limit_gbps = args.get_double("pcie-limit", 0);
         if (o.load.pcie_limit_gbps < 0) throw Error(ErrorCode::invalid_argument, "--pcie-limit must be positive (GB/s)");
         // The background admission copies (side stream) are not held to the limit: they would cross the emulated

@@ -1,10 +1,13 @@
 // `ft bench serve`: N concurrent clients, each sending R streamed chat requests to an API server (a running one
 // given by --url, or one started in-process on a free port with --model): aggregate decode tok/s, TTFT p50/p99,
-// end-to-end latency; JSON with --json.
+// end-to-end latency; JSON with --json. With --replay DIR: a recorded agent session (ft serve --record) played back
+// turn by turn, --sessions copies at once: each turn's prompt, reused prefix tokens and TTFT.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -21,11 +24,13 @@ namespace ft::cli {
 
 namespace {
 
+using json = nlohmann::ordered_json;  // key order kept: it is part of the rendered prompt
 using Clock = std::chrono::steady_clock;
 
 struct Sample {
     double ttft_ms = -1, total_ms = 0;
     int tokens = 0;
+    int prompt_tokens = 0, cached_tokens = 0;  // from the response's usage (0 when it has none)
     bool ok = false;
     std::string error;
 };
@@ -39,19 +44,60 @@ double percentile(std::vector<double> v, double p) {
     return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
 }
 
-// One streamed request; TTFT = the first chunk carrying content or reasoning text.
-Sample one_request(const std::string& url, const std::string& key, const std::string& body) {
+// A streamed frame's data: the first token-carrying frame sets TTFT; usage and errors are read from any of the three
+// protocols' shapes (OpenAI chat chunks, Anthropic events, Responses events).
+void read_frame(const json& j, Sample& s, Clock::time_point t0) {
+    auto first_token = [&] {
+        if (s.ttft_ms < 0) s.ttft_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    };
+    const std::string type = j.value("type", std::string());
+    if (j.contains("error") && j["error"].is_object()) s.error = j["error"].value("message", "error");
+    if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty()) {  // OpenAI chat
+        const auto& d = j["choices"][0].value("delta", json::object());
+        if ((d.contains("content") && d["content"].is_string() && !d["content"].get<std::string>().empty()) ||
+            d.contains("reasoning_content") || d.contains("tool_calls"))
+            first_token();
+    }
+    if (j.contains("usage") && j["usage"].is_object()) {  // OpenAI chat's last chunk, Anthropic's message_delta
+        const json& u = j["usage"];
+        if (u.contains("completion_tokens")) {
+            s.tokens = u.value("completion_tokens", 0);
+            s.prompt_tokens = u.value("prompt_tokens", 0);
+            if (u.contains("prompt_tokens_details") && u["prompt_tokens_details"].is_object())
+                s.cached_tokens = u["prompt_tokens_details"].value("cached_tokens", 0);
+        } else if (type == "message_delta") {
+            s.tokens = u.value("output_tokens", 0);
+            s.cached_tokens = u.value("cache_read_input_tokens", 0);
+            s.prompt_tokens = u.value("input_tokens", 0) + s.cached_tokens + u.value("cache_creation_input_tokens", 0);
+        }
+    }
+    if (type == "content_block_delta") first_token();                                    // Anthropic
+    if (type.rfind("response.", 0) == 0 && type.size() > 6 && type.ends_with(".delta")) first_token();  // Responses
+    if ((type == "response.completed" || type == "response.incomplete") && j.contains("response")) {
+        const json& u = j["response"].value("usage", json::object());
+        s.tokens = u.value("output_tokens", 0);
+        s.prompt_tokens = u.value("input_tokens", 0);
+        if (u.contains("input_tokens_details") && u["input_tokens_details"].is_object())
+            s.cached_tokens = u["input_tokens_details"].value("cached_tokens", 0);
+    }
+    if (type == "response.failed" && j.contains("response") && j["response"].contains("error") &&
+        j["response"]["error"].is_object())
+        s.error = j["response"]["error"].value("message", "response.failed");
+}
+
+// One streamed request to `path`.
+Sample one_request(const std::string& url, const std::string& key, const std::string& path, const std::string& body,
+                   const httplib::Headers& extra = {}) {
     Sample s;
     httplib::Client cli(url);
     cli.set_read_timeout(600, 0);
-    httplib::Headers h;
-    if (!key.empty()) h.emplace("Authorization", "Bearer " + key);
     const auto t0 = Clock::now();
     std::string pending;
     httplib::Request req;
     req.method = "POST";
-    req.path = "/v1/chat/completions";
-    req.headers = h;
+    req.path = path;
+    req.headers = extra;
+    if (!key.empty()) req.headers.emplace("Authorization", "Bearer " + key);
     req.headers.emplace("Content-Type", "application/json");
     req.body = body;
     req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
@@ -59,17 +105,10 @@ Sample one_request(const std::string& url, const std::string& key, const std::st
         for (std::size_t e; (e = pending.find("\n\n")) != std::string::npos;) {
             const std::string frame = pending.substr(0, e);
             pending.erase(0, e + 2);
-            if (frame.rfind("data: ", 0) != 0 || frame == "data: [DONE]") continue;
-            const auto j = nlohmann::json::parse(frame.substr(6), nullptr, false);
-            if (j.is_discarded() || !j.is_object()) continue;
-            if (j.contains("usage") && j["usage"].is_object()) s.tokens = j["usage"].value("completion_tokens", 0);
-            if (j.contains("error") && j["error"].is_object()) s.error = j["error"].value("message", "error");
-            if (s.ttft_ms < 0 && j.contains("choices") && !j["choices"].empty()) {
-                const auto& d = j["choices"][0]["delta"];
-                if ((d.contains("content") && d["content"].is_string() && !d["content"].get<std::string>().empty()) ||
-                    d.contains("reasoning_content") || d.contains("tool_calls"))
-                    s.ttft_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-            }
+            const std::size_t at = frame.find("data: ");
+            if (at == std::string::npos || frame.compare(at, std::string::npos, "data: [DONE]") == 0) continue;
+            const auto j = json::parse(frame.substr(at + 6), nullptr, false);
+            if (!j.is_discarded() && j.is_object()) read_frame(j, s, t0);
         }
         return true;
     };
@@ -79,6 +118,157 @@ Sample one_request(const std::string& url, const std::string& key, const std::st
     else if (res->status != 200) s.error = "HTTP " + std::to_string(res->status) + ": " + pending.substr(0, 200);
     s.ok = s.error.empty();
     return s;
+}
+
+// A recorded request (ft serve --record): path without the query, headers to send again, body.
+struct Recorded {
+    std::string file, path;
+    httplib::Headers headers;
+    json body;
+};
+
+std::vector<Recorded> load_recording(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    if (ec) throw Error(ErrorCode::io, "cannot read the recording " + dir.string() + ": " + ec.message());
+    std::sort(files.begin(), files.end());
+    std::vector<Recorded> out;
+    for (const auto& f : files) {
+        std::ifstream in(f, std::ios::binary);
+        const json j = json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j.contains("body") || !j["body"].is_object())
+            throw Error(ErrorCode::invalid_file, f.string() + " is not a recorded request (path, headers, body)",
+                        "record one with ft serve --record DIR");
+        Recorded r;
+        r.file = f.filename().string();
+        r.path = j["path"].get<std::string>();
+        if (const auto q = r.path.find('?'); q != std::string::npos && r.path.find("beta=true", q) == std::string::npos)
+            r.path.resize(q);
+        if (r.path.find("count_tokens") != std::string::npos) continue;  // not a generation
+        if (j.contains("headers") && j["headers"].is_object())
+            for (const auto& [k, v] : j["headers"].items())
+                if (v.is_string() && k != "content-length" && k != "host") r.headers.emplace(k, v.get<std::string>());
+        r.body = j["body"];
+        out.push_back(std::move(r));
+    }
+    if (out.empty()) throw Error(ErrorCode::invalid_argument, "no generation requests in " + dir.string());
+    return out;
+}
+
+// Sessions beyond the recorded one: a tag at the start of the first user turn, so that sessions share the system
+// prompt and tools (as an agent's subagents do) and differ from there on.
+void tag_first_user_turn(json& body, const std::string& tag) {
+    auto tag_content = [&](json& c) {
+        if (c.is_string()) c = tag + c.get<std::string>();
+        else if (c.is_array() && !c.empty() && c[0].is_object() && c[0].contains("text") && c[0]["text"].is_string())
+            c[0]["text"] = tag + c[0]["text"].get<std::string>();
+    };
+    for (const char* key : {"messages", "input"}) {
+        if (!body.contains(key)) continue;
+        json& list = body[key];
+        if (list.is_string()) {
+            list = tag + list.get<std::string>();
+            return;
+        }
+        if (!list.is_array()) return;
+        for (auto& m : list)
+            if (m.is_object() && m.value("role", std::string()) == "user" && m.contains("content")) {
+                tag_content(m["content"]);
+                return;
+            }
+    }
+}
+
+// --replay DIR: the recorded session turn by turn (each request after the previous one's end, as the agent sent
+// them), --sessions copies at once.
+json bench_replay(const Args& args, const std::string& url, const std::string& key, const std::string& model) {
+    const auto turns = load_recording(args.get_or("replay", ""));
+    const int sessions = int(args.get_int("sessions", 1));
+    if (sessions < 1 || sessions > 256) throw Error(ErrorCode::invalid_argument, "--sessions must be in [1, 256]");
+    const int max_tokens = args.has("max-tokens") ? int(args.get_int("max-tokens", 0)) : -1;
+    std::vector<std::vector<Sample>> got(std::size_t(sessions), std::vector<Sample>(turns.size()));
+    const auto t0 = Clock::now();
+    std::vector<std::thread> threads;
+    for (int si = 0; si < sessions; ++si)
+        threads.emplace_back([&, si] {
+            for (std::size_t t = 0; t < turns.size(); ++t) {
+                json body = turns[t].body;
+                body["model"] = model;
+                body["stream"] = true;
+                if (turns[t].path.find("/chat/completions") != std::string::npos)
+                    body["stream_options"] = json{{"include_usage", true}};
+                if (max_tokens > 0) {
+                    body.erase("max_completion_tokens");
+                    body[turns[t].path.find("/responses") != std::string::npos ? "max_output_tokens" : "max_tokens"] = max_tokens;
+                }
+                if (sessions > 1) tag_first_user_turn(body, "[session " + std::to_string(si) + "] ");
+                got[std::size_t(si)][t] = one_request(url, key, turns[t].path, body.dump(), turns[t].headers);
+            }
+        });
+    for (auto& th : threads) th.join();
+    const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    json out;
+    out["bench"] = "serve-replay";
+    out["url"] = url;
+    out["model"] = model;
+    out["recording"] = args.get_or("replay", "");
+    out["sessions"] = sessions;
+    out["turns_per_session"] = int(turns.size());
+    std::printf("serve replay  %s  %s  %zu turns x %d session%s (%s)\n", url.c_str(), model.c_str(), turns.size(), sessions,
+                sessions == 1 ? "" : "s", args.get_or("replay", "").c_str());
+    std::printf("  turn  %-28s %8s %8s %10s %7s %8s\n", "path", "prompt", "reused", "TTFT ms", "tokens", "tok/s");
+    json per_turn = json::array();
+    std::vector<double> ttft_all;
+    long long tokens = 0;
+    int failed = 0;
+    std::string first_error;
+    double ttft_turn1 = 0, worst_later_ratio = 0;
+    for (std::size_t t = 0; t < turns.size(); ++t) {
+        std::vector<double> ttft, prompt, reused, toks, rate;
+        for (int si = 0; si < sessions; ++si) {
+            const Sample& s = got[std::size_t(si)][t];
+            if (!s.ok) {
+                if (failed++ == 0) first_error = turns[t].file + ": " + s.error;
+                continue;
+            }
+            tokens += s.tokens;
+            if (s.ttft_ms >= 0) {
+                ttft.push_back(s.ttft_ms);
+                ttft_all.push_back(s.ttft_ms);
+            }
+            prompt.push_back(s.prompt_tokens);
+            reused.push_back(s.cached_tokens);
+            toks.push_back(s.tokens);
+            const double decode_ms = s.total_ms - std::max(0.0, s.ttft_ms);
+            if (s.tokens > 1 && decode_ms > 0) rate.push_back(double(s.tokens - 1) / decode_ms * 1000.0);
+        }
+        const double p50 = percentile(ttft, 0.5);
+        if (t == 0) ttft_turn1 = p50;
+        else if (ttft_turn1 > 0) worst_later_ratio = std::max(worst_later_ratio, p50 / ttft_turn1);
+        std::printf("  %4zu  %-28s %8.0f %8.0f %10.1f %7.0f %8.1f\n", t + 1, turns[t].path.substr(0, 28).c_str(),
+                    percentile(prompt, 0.5), percentile(reused, 0.5), p50, percentile(toks, 0.5), percentile(rate, 0.5));
+        per_turn.push_back(json{{"turn", t + 1}, {"file", turns[t].file}, {"path", turns[t].path},
+                                {"prompt_tokens_p50", percentile(prompt, 0.5)}, {"reused_tokens_p50", percentile(reused, 0.5)},
+                                {"ttft_ms_p50", p50}, {"ttft_ms_max", ttft.empty() ? 0 : *std::max_element(ttft.begin(), ttft.end())},
+                                {"tokens_p50", percentile(toks, 0.5)}, {"decode_tok_s_p50", percentile(rate, 0.5)}});
+    }
+    out["turns"] = per_turn;
+    out["requests_failed"] = failed;
+    out["completion_tokens"] = tokens;
+    out["wall_s"] = wall_s;
+    out["aggregate_tok_s"] = wall_s > 0 ? double(tokens) / wall_s : 0;
+    out["ttft_ms_p50"] = percentile(ttft_all, 0.5);
+    out["ttft_ms_p99"] = percentile(ttft_all, 0.99);
+    out["later_turn_ttft_max_ratio"] = worst_later_ratio;
+    std::printf("  %lld tokens in %.2f s = %.1f tok/s aggregate; TTFT p50 %.1f ms, p99 %.1f ms; turns 2+: TTFT at most "
+                "%.0f %% of turn 1's\n",
+                tokens, wall_s, out["aggregate_tok_s"].get<double>(), out["ttft_ms_p50"].get<double>(),
+                out["ttft_ms_p99"].get<double>(), worst_later_ratio * 100);
+    if (failed) std::fprintf(stderr, "warning: %d requests failed; the first: %s\n", failed, first_error.c_str());
+    return out;
 }
 
 }  // namespace
@@ -105,7 +295,7 @@ nlohmann::json bench_serve(const Args& args) {
         server::ServerOptions so;
         so.port = 0;
         so.api_key = key;
-        so.max_queue = clients + 4;
+        so.max_queue = std::max(clients, int(args.get_int("sessions", 1))) + 4;
         so.log = [](const std::string&) {};
         srv.emplace(*engine, so);
         srv->start();
@@ -124,6 +314,12 @@ nlohmann::json bench_serve(const Args& args) {
         model = nlohmann::json::parse(r->body)["data"][0]["id"].get<std::string>();
     }
 
+    if (args.has("replay")) {
+        json out = bench_replay(args, url, key, model);
+        if (srv) srv->stop();
+        return out;
+    }
+
     std::mutex mu;
     std::vector<Sample> samples;
     const auto t0 = Clock::now();
@@ -139,7 +335,7 @@ nlohmann::json bench_serve(const Args& args) {
                                     {"temperature", 0},
                                     {"stream", true},
                                     {"stream_options", {{"include_usage", true}}}};
-                Sample s = one_request(url, key, body.dump());
+                Sample s = one_request(url, key, "/v1/chat/completions", body.dump());
                 std::lock_guard lock(mu);
                 samples.push_back(std::move(s));
             }

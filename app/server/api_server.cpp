@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
@@ -140,7 +144,15 @@ struct ApiServer::Impl {
             job->events.emplace_back(ev);
             job->cv.notify_one();
         };
-        g.on_finish = [job](const FinishEvent& ev) {
+        g.on_finish = [this, job, endpoint](const FinishEvent& ev) {
+            // One line per generation: what an agent's turn cost and how much of its prompt the prefix cache gave.
+            char line[256];
+            std::snprintf(line, sizeof line,
+                          "%s: prompt %d tokens (%d from the prefix cache), %d generated (%s), TTFT %.0f ms, %.1f tok/s",
+                          endpoint.c_str(), ev.prompt_tokens, ev.cached_tokens, ev.completion_tokens,
+                          ev.reason == FinishReason::stop ? "stop" : ev.reason == FinishReason::length ? "length" : "cancelled",
+                          ev.ttft_ms, ev.decode_tok_s);
+            log_line(line);
             std::lock_guard lock(job->mutex);
             job->events.emplace_back(ev);
             job->ended = true;
@@ -296,8 +308,34 @@ struct ApiServer::Impl {
             });
     }
 
+    std::mutex record_mutex;
+    int recorded = 0;
+
+    // --record: the request as it came (see ServerOptions::record_dir). A failure to write is logged, not fatal.
+    void record(const httplib::Request& req) {
+        json headers = json::object();
+        for (const auto& [k, v] : req.headers) {
+            std::string lk = k;
+            for (char& c : lk) c = char(std::tolower(static_cast<unsigned char>(c)));
+            if (lk == "x-api-key" || lk == "authorization") continue;
+            if (lk.rfind("anthropic-", 0) == 0 || lk.rfind("openai-", 0) == 0 || lk.rfind("x-", 0) == 0 || lk == "user-agent")
+                headers[lk] = v;
+        }
+        json body = json::parse(req.body, nullptr, false);
+        json rec{{"path", req.target.empty() ? req.path : req.target}, {"headers", headers},
+                 {"body", body.is_discarded() ? json(req.body) : body}};
+        std::lock_guard lock(record_mutex);
+        char name[32];
+        std::snprintf(name, sizeof name, "%06d.json", ++recorded);
+        const std::filesystem::path file = std::filesystem::path(opt.record_dir) / name;
+        std::ofstream out(file, std::ios::binary);
+        out << rec.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+        if (!out) spdlog::warn("--record: cannot write {}", file.string());
+    }
+
     // Parses, admits and runs one generation request of any endpoint.
     void generate(const httplib::Request& req, httplib::Response& res, serve::Endpoint endpoint) {
+        if (!opt.record_dir.empty()) record(req);
         const Protocol proto = endpoint == serve::Endpoint::messages || endpoint == serve::Endpoint::count_tokens
                                    ? Protocol::anthropic
                                    : Protocol::openai;
@@ -598,6 +636,13 @@ int ApiServer::start() {
     if (!info) throw Error(ErrorCode::invalid_argument, "the API server needs a loaded model", "load a model first");
     if (m.opt.max_queue < 1) throw Error(ErrorCode::invalid_argument, "--max-queue must be >= 1");
     if (m.opt.port < 0 || m.opt.port > 65535) throw Error(ErrorCode::invalid_argument, "--port must be in [0, 65535]");
+    if (!m.opt.record_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(m.opt.record_dir, ec);
+        if (ec || !std::filesystem::is_directory(m.opt.record_dir))
+            throw Error(ErrorCode::io, "cannot create the recording folder " + m.opt.record_dir + ": " + ec.message(),
+                        "give --record a folder you can write to");
+    }
     m.tok.emplace(m.engine.tokenizer());
     try {
         m.tpl.emplace(load_chat_template(info->path));
@@ -609,6 +654,10 @@ int ApiServer::start() {
     m.model.architecture = info->architecture;
     m.model.n_ctx = info->n_ctx;
     m.model.chat_template = m.tpl ? &*m.tpl : nullptr;
+    m.model.system_turns_in_place = !m.tpl || serve::template_keeps_system_turns(*m.tpl);
+    if (!m.model.system_turns_in_place)
+        spdlog::info("{}: the chat template renders only a first system message: later system turns are merged into it",
+                     info->name);
     m.model.tokenizer = &*m.tok;
 #ifndef _WIN32
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server

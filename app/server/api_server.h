@@ -45,6 +45,10 @@ struct ServerOptions {
     int max_queue = 64;                     // requests generating or waiting at once; more get 429
     std::string cors_origin;                // empty: no CORS headers (the default); "*" or an origin
     std::function<void(const std::string&)> log;  // one line per request served (empty: spdlog info)
+    // Non-empty: every generation and count_tokens request is written to this folder as it arrives, as
+    // NNNNNN.json {path, headers (the protocol's own: anthropic-*, openai-*, x-*, user-agent), body} — a recording of
+    // a client's traffic that `ft bench serve --replay` plays back. API keys are never written.
+    std::string record_dir;
 };
 
 // A request in flight, for GET /v1/requests and `ft ctl requests`.

@@ -3,6 +3,8 @@
 //   node serve_clients.mjs load URL MODEL API_KEY [CLIENTS] [REQUESTS]   concurrent clients vs the same requests alone
 //   node serve_clients.mjs codex-shapes URL MODEL API_KEY DIR   the recorded requests of the Codex CLI (DIR/turn*.json:
 //                                              path, headers, body), each streamed and not, through the openai SDK
+//   node serve_clients.mjs agent-shapes URL MODEL API_KEY DIR   the recorded requests of an agent CLI (DIR/turn*.json:
+//                                              path, headers, body), each streamed and not, through the official SDK
 // Prints one line per check; exits 1 on the first failure (with what was expected and what came back).
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -267,7 +269,10 @@ async function clients() {
   const stext = fm.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
   check(stext === atext, 'anthropic streamed text equals non-streamed', { stext, atext });
   check(events[0] === 'message_start' && events.at(-1) === 'message_stop' && events.includes('message_delta'), 'anthropic event order', events);
-  check(fm.usage.output_tokens === am.usage.output_tokens && fm.usage.input_tokens === am.usage.input_tokens, 'anthropic stream usage', fm.usage);
+  // Anthropic's usage splits the prompt into computed (input_tokens) and prefix-cache (cache_read_input_tokens) tokens.
+  const promptOf = (u) => u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  check(fm.usage.output_tokens === am.usage.output_tokens && promptOf(fm.usage) === promptOf(am.usage), 'anthropic stream usage', fm.usage);
+  check(fm.usage.cache_read_input_tokens > 0, 'the repeated prompt came from the prefix cache (cache_read_input_tokens)', fm.usage);
   ok(`anthropic messages, streamed (${events.length} events) equals non-streamed`);
 
   const thinking = anthropic.messages.stream({ ...amsg, thinking: { type: 'enabled', budget_tokens: 1024 } });
@@ -279,7 +284,7 @@ async function clients() {
   ok('anthropic thinking stream');
 
   const ct = await anthropic.messages.countTokens({ model, system: amsg.system, messages: amsg.messages });
-  check(ct.input_tokens === am.usage.input_tokens, 'count_tokens equals the message input tokens', { ct, usage: am.usage });
+  check(ct.input_tokens === promptOf(am.usage), 'count_tokens equals the message input tokens', { ct, usage: am.usage });
   ok(`count_tokens (${ct.input_tokens})`);
 
   const atool = await anthropic.messages.create({
@@ -291,7 +296,7 @@ async function clients() {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
     ],
   });
-  check(atool.usage.input_tokens > am.usage.input_tokens, 'anthropic tool_use/tool_result render into the prompt', atool.usage);
+  check(promptOf(atool.usage) > promptOf(am.usage), 'anthropic tool_use/tool_result render into the prompt', atool.usage);
   for (const b of atool.content) if (b.type === 'tool_use') check(typeof b.input === 'object', 'tool_use input', b);
   ok('anthropic tool round trip (request side)');
 
@@ -473,6 +478,36 @@ async function queue() {
   ok('body limit 413, CORS when asked');
 }
 
+// Requests an agent CLI really sent (tests/data/agents/<cli>/turn*.json), replayed through the official Anthropic SDK's
+// beta surface (?beta=true and the anthropic-beta header, as Claude Code sends them), streamed and not, with a small
+// max_tokens: each is answered, and both modes and count_tokens agree on the prompt's size.
+async function agentShapes(dir) {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const files = fs.readdirSync(dir).filter((f) => /^turn\d+\.json$/.test(f)).sort();
+  check(files.length >= 2, `recorded turns in ${dir}`, files);
+  const promptOf = (u) => u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  for (const f of files) {
+    const rec = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    const betas = (rec.headers['anthropic-beta'] ?? '').split(',').filter(Boolean);
+    const body = { ...rec.body, model, max_tokens: 8, temperature: 0 };
+    delete body.stream;
+    const whole = await anthropic.beta.messages.create({ ...body, betas });
+    check(whole.type === 'message' && whole.role === 'assistant' && Array.isArray(whole.content), `${f}: a message`, whole);
+    const events = [];
+    const st = anthropic.beta.messages.stream({ ...body, betas });
+    for await (const ev of st) events.push(ev.type);
+    const streamed = await st.finalMessage();
+    check(events[0] === 'message_start' && events.at(-1) === 'message_stop', `${f}: event order`, events);
+    check(promptOf(streamed.usage) === promptOf(whole.usage), `${f}: the same prompt streamed and not`, { s: streamed.usage, w: whole.usage });
+    check(streamed.usage.cache_read_input_tokens > 0, `${f}: the repeated prompt came from the prefix cache`, streamed.usage);
+    const { max_tokens, temperature, ...countable } = body;
+    const ct = await anthropic.beta.messages.countTokens({ ...countable, betas });
+    check(ct.input_tokens === promptOf(whole.usage), `${f}: count_tokens`, { ct, usage: whole.usage });
+    ok(`${f} (${rec.path}): ${promptOf(whole.usage)} prompt tokens, streamed (${events.length} events) and not, count_tokens`);
+  }
+}
+
 // Requests the Codex CLI really sent (tests/data/agents/codex-*/turn*.json), replayed through the official openai SDK
 // with their Codex headers, streamed (as Codex reads them) and not, with a small max_output_tokens: each is answered,
 // both modes agree on the prompt, the stream counts its sequence numbers and ends with the response object carrying
@@ -513,6 +548,7 @@ async function codexShapes(dir) {
 try {
   if (mode === 'clients') await clients();
   else if (mode === 'codex-shapes') await codexShapes(process.argv[6]);
+  else if (mode === 'agent-shapes') await agentShapes(process.argv[6]);
   else if (mode === 'queue') await queue();
   else if (mode === 'disconnect') await disconnect();
   else if (mode === 'load') await load(Number(process.argv[6] ?? 32), Number(process.argv[7] ?? 3));

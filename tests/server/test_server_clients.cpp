@@ -13,6 +13,7 @@
 
 #include "ft_process.h"
 #include "ft_test.h"
+#include "serve_process.h"
 
 using ft::test::run_ft;
 namespace fs = std::filesystem;
@@ -22,39 +23,11 @@ namespace {
 const QString kModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
 const QString kKey = QStringLiteral("test-key-123");
 
-// A running `ft serve`; stopped (SIGTERM, then kill) when it goes out of scope.
-struct Server {
-    QProcess proc;
-    QString url, out, err;
-
+// `ft serve` on the tiny model, CPU engine, with the test key.
+struct Server : ft::test::ServeProcess {
     bool start(const QStringList& extra = {}) {
-        QStringList args{"serve", "--model", kModel, "--device", "cpu", "--port", "0", "--ctx", "1024", "--threads", "2",
-                         "--api-key", kKey};
-        args += extra;
-        proc.start(QStringLiteral(FT_EXE), args);
-        if (!proc.waitForStarted(10000)) return false;
-        QRegularExpression re(QStringLiteral("listening on (http://\\S+)"));
-        for (int i = 0; i < 600; ++i) {
-            proc.waitForReadyRead(100);
-            out += QString::fromUtf8(proc.readAllStandardOutput());
-            err += QString::fromUtf8(proc.readAllStandardError());
-            const auto m = re.match(out);
-            if (m.hasMatch()) {
-                url = m.captured(1);
-                return true;
-            }
-            if (proc.state() == QProcess::NotRunning) return false;
-        }
-        return false;
-    }
-    ~Server() {
-        if (proc.state() != QProcess::NotRunning) {
-            proc.terminate();
-            if (!proc.waitForFinished(10000)) {
-                proc.kill();
-                proc.waitForFinished(5000);
-            }
-        }
+        return ServeProcess::start(QStringList{"--model", kModel, "--device", "cpu", "--ctx", "1024", "--threads", "2",
+                                               "--api-key", kKey} + extra);
     }
 };
 
@@ -101,7 +74,7 @@ private slots:
     void initTestCase() {
         if (reference_missing(m_no_reference) && qEnvironmentVariableIsSet("FT_REQUIRE_REFERENCE"))
             QFAIL(qPrintable(m_no_reference));
-        QVERIFY2(m_server.start(), qPrintable(m_server.out + m_server.err));
+        QVERIFY2(m_server.start(), qPrintable(m_server.log()));
     }
 
     void officialClients() {
@@ -109,7 +82,7 @@ private slots:
         QString log;
         const int rc = run_node({"clients", m_server.url, "qwen3-moe-tiny", kKey}, log);
         qInfo().noquote() << log;
-        QVERIFY2(rc == 0, qPrintable(log + "\nserver stderr:\n" + m_server.err + QString::fromUtf8(m_server.proc.readAllStandardError())));
+        QVERIFY2(rc == 0, qPrintable(log + "\nserver log:\n" + m_server.log()));
     }
 
     // 32 clients x 20 requests at once (and the same 640 requests one by one first): all complete, none lost or
@@ -188,11 +161,11 @@ private slots:
     void nonStreamedDisconnect() {
         if (!m_no_reference.isEmpty()) QSKIP(qPrintable(m_no_reference));
         Server longCtx;
-        QVERIFY2(longCtx.start({"--ctx", "16384"}), qPrintable(longCtx.out + longCtx.err));
+        QVERIFY2(longCtx.start({"--ctx", "16384"}), qPrintable(longCtx.log()));
         QString log;
         const int rc = run_node({"disconnect", longCtx.url, "qwen3-moe-tiny", kKey}, log);
         qInfo().noquote() << log;
-        QVERIFY2(rc == 0, qPrintable(log + "\nserver stderr:\n" + longCtx.err + QString::fromUtf8(longCtx.proc.readAllStandardError())));
+        QVERIFY2(rc == 0, qPrintable(log + "\nserver log:\n" + longCtx.log()));
     }
 
     // A queue of 1: a second concurrent request is answered 429 with the protocol's error shape; the body limit (413)
@@ -201,7 +174,7 @@ private slots:
         if (!m_no_reference.isEmpty()) QSKIP(qPrintable(m_no_reference));
         Server small;
         QVERIFY2(small.start({"--max-queue", "1", "--max-body", "4K", "--cors", "http://example.test"}),
-                 qPrintable(small.out + small.err));
+                 qPrintable(small.log()));
         QString log;
         const int rc = run_node({"queue", small.url, "qwen3-moe-tiny", kKey}, log);
         qInfo().noquote() << log;
