@@ -227,7 +227,8 @@ private:
             return r;
         }
         p.closeWriteChannel();  // no prompt on stdin
-        if (!p.waitForFinished(280000)) {
+        // The first request prefills ~11k tokens on 2 CPU threads: about 75 s on an idle CI machine, more under load.
+        if (!p.waitForFinished(420000)) {
             p.kill();
             p.waitForFinished(5000);
             r.err = "(timeout)\n";
