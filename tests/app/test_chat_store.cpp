@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include "chat_store.h"
+#include "reply_blocks.h"
 #include "ft/error.h"
 #include "ft_test.h"
 #include "reply_text.h"
@@ -274,6 +275,71 @@ private slots:
         s = ft::split_markdown("````\n```\ninner\n```\n````");  // a longer fence holds shorter ones
         QCOMPARE(s.size(), 1);
         QCOMPARE(s.at(0).text, QStringLiteral("```\ninner\n```"));
+    }
+
+    // ReplyBlocks: the same blocks whether the text arrives whole or in pieces of any size; blocks never exceed the
+    // limit; the code of a fenced block comes back whole from its chunks; blocks before the open one never change.
+    void replyBlocksAreBoundedAndIncremental() {
+        using ft::ReplyBlock;
+        QString code;
+        for (int i = 0; i < 400; ++i) code += QStringLiteral("line_%1 = %1\n").arg(i);
+        code.chop(1);
+        QString word;
+        while (word.size() < 20000) word += QStringLiteral("_keyboard");
+        QString para;
+        for (int i = 0; i < 300; ++i) para += QStringLiteral("Sentence %1 of a paragraph. ").arg(i) + (i % 7 == 6 ? "\n\n" : "\n");
+        QString deep;
+        for (int d = 1; d <= 40; ++d) deep += QString(QStringLiteral("> ")).repeated(d) + QStringLiteral("level\n");
+        const QStringList texts = {
+            "Intro **bold**\n```cpp\nint main() {}\n```\nAfter",
+            "Text\n\n```python\n" + code + "\n```\n\nDone " + word + " end",
+            para + "\n~~~\n" + code,  // a code block still open at the end
+            "````\n```\ninner\n```\n````\ntail",
+            "Quotes:\n\n" + deep + "\nplain again",
+            word,
+        };
+        for (const QString& text : texts) {
+            ft::ReplyBlocks whole;
+            QCOMPARE(whole.update(text), 0);
+            for (int i = 0; i < whole.blocks().size(); ++i) {
+                QVERIFY2(whole.blocks().at(i).length <= ft::ReplyBlocks::kMaxChars, qPrintable(QString::number(i)));
+                QVERIFY(!whole.blockText(i).trimmed().isEmpty() || whole.blocks().at(i).kind == ReplyBlock::Code);
+            }
+            for (const int step : {1, 7, 64, 999, 4096}) {
+                ft::ReplyBlocks streamed;
+                QList<ReplyBlock> before;
+                for (qsizetype n = 0; n < text.size();) {
+                    n = std::min<qsizetype>(text.size(), n + step);
+                    const int from = streamed.update(text.left(n));
+                    for (int i = 0; i < from; ++i) QVERIFY(before.at(i).sameAs(streamed.blocks().at(i)));
+                    before = streamed.blocks();
+                }
+                QCOMPARE(streamed.blocks().size(), whole.blocks().size());
+                for (int i = 0; i < whole.blocks().size(); ++i) {
+                    QVERIFY2(streamed.blocks().at(i).sameAs(whole.blocks().at(i)), qPrintable(QStringLiteral("step %1 block %2").arg(step).arg(i)));
+                    QCOMPARE(streamed.blockText(i), whole.blockText(i));
+                }
+            }
+        }
+        ft::ReplyBlocks b;
+        b.update(texts.at(1));
+        QCOMPARE(b.codeText(0), code);
+        int chunks = 0;
+        for (const ReplyBlock& x : b.blocks()) chunks += x.kind == ReplyBlock::Code;
+        QVERIFY(chunks > 1);
+        QCOMPARE(b.blocks().first().kind, ReplyBlock::Prose);
+        QCOMPARE(b.blockText(0), QStringLiteral("Text\n\n"));
+        b.update(texts.at(0));  // not an extension: cut again from the start
+        QCOMPARE(b.blocks().size(), 3);
+        QCOMPARE(b.blockText(1), QStringLiteral("int main() {}"));
+        QCOMPARE(b.blocks().at(1).language, QStringLiteral("cpp"));
+        QCOMPARE(b.codeText(0), QStringLiteral("int main() {}"));
+        b.update(texts.at(3));
+        QCOMPARE(b.codeText(0), QStringLiteral("```\ninner\n```"));
+        b.update(texts.at(4));
+        bool plain = false;
+        for (const ReplyBlock& x : b.blocks()) plain = plain || x.kind == ReplyBlock::Plain;
+        QVERIFY(plain);
     }
 };
 

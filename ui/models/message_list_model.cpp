@@ -22,12 +22,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case ThinkingRole: return m_thinking.value(index.row());
     case StateRole: return m.state;
     case ErrorRole: return m.error;
-    case SegmentsRole: {
-        QVariantList out;
-        for (const MarkdownSegment& s : split_markdown(m.content))
-            out.append(QVariantMap{{"code", s.code}, {"text", s.text}, {"language", s.language}});
-        return out;
-    }
+    case BlocksRole: return QVariant::fromValue<QObject*>(blocksOf(index.row()));
     case PromptTokensRole: return m.promptTokens;
     case CompletionTokensRole: return m.completionTokens;
     case TokensPerSecondRole: return m.tokensPerSecond;
@@ -40,14 +35,34 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{IdRole, "messageId"},          {RoleRole, "role"},
             {ContentRole, "content"},       {ReasoningRole, "reasoning"},
             {ThinkingRole, "thinking"},     {StateRole, "state"},
-            {ErrorRole, "error"},           {SegmentsRole, "segments"},
+            {ErrorRole, "error"},           {BlocksRole, "blocks"},
             {PromptTokensRole, "promptTokens"}, {CompletionTokensRole, "completionTokens"},
             {TokensPerSecondRole, "tokensPerSecond"}, {TtftRole, "ttftMs"}};
+}
+
+ReplyBlockModel* MessageListModel::blocksOf(int row) const {
+    if (row < 0 || row >= m_rows.size()) return nullptr;
+    if (m_blocks.size() < m_rows.size()) m_blocks.resize(m_rows.size(), nullptr);
+    ReplyBlockModel*& b = m_blocks[row];
+    if (!b) {
+        b = new ReplyBlockModel(const_cast<MessageListModel*>(this));
+        QQmlEngine::setObjectOwnership(b, QQmlEngine::CppOwnership);
+        b->setText(m_rows.at(row).content);
+    }
+    return b;
+}
+
+// The blocks models of rows from `from` on go (later: a delegate being destroyed may still read them).
+void MessageListModel::dropBlocks(int from) {
+    for (int i = from; i < m_blocks.size(); ++i)
+        if (m_blocks[i]) m_blocks[i]->deleteLater();
+    if (from < m_blocks.size()) m_blocks.resize(from);
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
     const bool countChanges = messages.size() != m_rows.size();
     beginResetModel();
+    dropBlocks(0);
     m_rows = messages;
     m_thinking = QList<bool>(messages.size(), false);
     endResetModel();
@@ -67,12 +82,17 @@ void MessageListModel::update(const MessageRecord& m, bool thinking) {
     if (row < 0) return;
     m_rows[row] = m;
     m_thinking[row] = thinking;
-    emit dataChanged(index(row), index(row));
+    if (row < m_blocks.size() && m_blocks[row]) m_blocks[row]->setText(m.content);
+    // Every role but the blocks (updated in place above), the id and the role.
+    emit dataChanged(index(row), index(row),
+                     {ContentRole, Qt::DisplayRole, ReasoningRole, ThinkingRole, StateRole, ErrorRole, PromptTokensRole,
+                      CompletionTokensRole, TokensPerSecondRole, TtftRole});
 }
 
 void MessageListModel::truncateFrom(int row) {
     if (row < 0 || row >= m_rows.size()) return;
     beginRemoveRows({}, row, int(m_rows.size()) - 1);
+    dropBlocks(row);
     m_rows.resize(row);
     m_thinking.resize(row);
     endRemoveRows();

@@ -1,12 +1,15 @@
-// MessageListModel: the messages of the open conversation as a QML list. Each row carries the answer cut into
-// markdown/code segments and the reasoning split off (ft::split_reasoning / split_markdown), plus the reply's
-// figures. ChatSession fills and updates it; QML only reads it.
+// MessageListModel: the messages of the open conversation as a QML list. Each row carries its reasoning split off
+// (ft::split_reasoning), the reply's figures, and `blocks`: the answer cut into display blocks (ReplyBlockModel, one
+// per row, kept for the row's life). update() changes a streaming reply in place: the row's roles are announced, but
+// its blocks model is updated incrementally, so the page re-lays out only the text that changed. ChatSession fills
+// and updates it; QML only reads it.
 #pragma once
 
 #include <QAbstractListModel>
 #include <QQmlEngine>
 
 #include "chat_store.h"
+#include "reply_block_model.h"
 
 namespace ft::ui {
 
@@ -18,7 +21,7 @@ class MessageListModel : public QAbstractListModel {
 public:
     enum Role {
         IdRole = Qt::UserRole + 1, RoleRole, ContentRole, ReasoningRole, ThinkingRole, StateRole, ErrorRole,
-        SegmentsRole, PromptTokensRole, CompletionTokensRole, TokensPerSecondRole, TtftRole,
+        BlocksRole, PromptTokensRole, CompletionTokensRole, TokensPerSecondRole, TtftRole,
     };
 
     explicit MessageListModel(QObject* parent = nullptr);
@@ -40,8 +43,12 @@ signals:
     void countChanged();
 
 private:
+    ReplyBlockModel* blocksOf(int row) const;
+    void dropBlocks(int from);
+
     QList<MessageRecord> m_rows;
     QList<bool> m_thinking;
+    mutable QList<ReplyBlockModel*> m_blocks;  // per row, made when QML first asks
 };
 
 }  // namespace ft::ui

@@ -15,13 +15,16 @@ Item {
     required property bool thinking
     required property string state
     required property string error
-    required property var segments
+    required property var blocks      // ReplyBlockModel: the answer in display blocks
     required property int promptTokens
     required property int completionTokens
     required property double tokensPerSecond
     required property double ttftMs
     property bool isLast: false
     property bool busy: false
+    // The part of the list on screen, in the list's content coordinates (ChatPage): blocks far from it are unloaded.
+    property real viewTop: -Infinity
+    property real viewBottom: Infinity
     readonly property bool mine: role === "user"
     signal editRequested(int row, string text)
     signal regenerateRequested()
@@ -55,38 +58,82 @@ Item {
                 x: Theme.s4
                 y: Theme.s3
                 width: Math.min(implicitWidth, msg.width * 0.8 - 2 * Theme.s4)
-                text: msg.content
+                // The user's text only: a reply's text here, hidden, was laid out whole at every streamed batch.
+                text: msg.mine ? msg.content : ""
                 textFormat: Text.PlainText
                 wrapMode: Text.Wrap
                 color: Theme.text
                 font.pixelSize: Theme.fontBody
             }
         }
-        Repeater {
-            model: msg.mine ? [] : msg.segments
-            delegate: Loader {
-                required property var modelData
-                Layout.fillWidth: true
-                sourceComponent: modelData.code ? codeSegment : proseSegment
-                Component {
-                    id: proseSegment
-                    Text {
-                        objectName: "replyText"
-                        text: modelData.text
-                        textFormat: Text.MarkdownText
-                        wrapMode: Text.Wrap
-                        color: Theme.text
-                        linkColor: Theme.accent
-                        font.pixelSize: Theme.fontBody
-                        onLinkActivated: (link) => Qt.openUrlExternally(link)
+        // The answer in blocks of bounded size (ReplyBlockModel): while it streams only the last block changes, so
+        // each batch lays out the new text, not the whole reply. A positioner holds them (rows are removed when a
+        // reply is regenerated, and Qt 6.4's layouts crash on destroyed children: QTBUG-111792).
+        Column {
+            id: blockColumn
+            Layout.fillWidth: true
+            visible: !msg.mine
+            spacing: Theme.s2
+            Repeater {
+                id: blockRepeater
+                model: msg.mine ? null : msg.blocks
+                // Only blocks within a screen of the visible part are loaded (text items and their glyphs cost memory
+                // for every character they hold); the others keep their height. The last block, the one streaming, is
+                // always loaded.
+                delegate: Item {
+                    id: block
+                    required property int index
+                    required property string kind
+                    required property string text
+                    required property string language
+                    required property int codeBlock
+                    required property bool first
+                    required property bool last
+                    readonly property real blockTop: msg.y + column.y + blockColumn.y + y
+                    // The height last seen loaded, kept in a plain JS object: read by `shown` without a dependency
+                    // (loading changes it, and a dependency would loop back into `shown`).
+                    readonly property var kept: ({ height: 0 })
+                    readonly property bool shown: index === blockRepeater.count - 1
+                                                  || (blockTop + kept.height >= msg.viewTop && blockTop <= msg.viewBottom)
+                    // Before its first load: a guess from the text's length, so that far blocks need not load to be placed.
+                    property real keptHeight: Math.max(20, (text.length / Math.max(20, width / 8) + 1) * 20)
+                    width: blockColumn.width
+                    height: loader.item ? loader.item.implicitHeight : keptHeight
+                    onHeightChanged: {
+                        kept.height = height
+                        if (loader.item) keptHeight = height
                     }
-                }
-                Component {
-                    id: codeSegment
-                    ChatCodeBlock {
-                        code: modelData.text
-                        language: modelData.language
-                        onCopyRequested: (text) => msg.copyRequested(text)
+                    Component.onCompleted: kept.height = height
+                    Loader {
+                        id: loader
+                        width: parent.width
+                        active: block.shown
+                        sourceComponent: block.kind === "code" ? codeSegment : proseSegment
+                    }
+                    Component {
+                        id: proseSegment
+                        Text {
+                            objectName: "replyText"
+                            text: block.text
+                            // Markdown nested deeper than it can show is drawn as it is.
+                            textFormat: block.kind === "plain" ? Text.PlainText : Text.MarkdownText
+                            wrapMode: Text.Wrap
+                            color: Theme.text
+                            linkColor: Theme.accent
+                            font.pixelSize: Theme.fontBody
+                            onLinkActivated: (link) => Qt.openUrlExternally(link)
+                        }
+                    }
+                    Component {
+                        id: codeSegment
+                        ChatCodeBlock {
+                            code: block.text
+                            language: block.language
+                            first: block.first
+                            last: block.last
+                            joinGap: blockColumn.spacing
+                            onCopyRequested: msg.copyRequested(msg.blocks.codeText(block.codeBlock))
+                        }
                     }
                 }
             }

@@ -52,7 +52,8 @@ ColumnLayout {
             x: Theme.s3
             y: Theme.s3
             width: parent.width - 2 * Theme.s3
-            text: box.text
+            // Laid out only when unfolded: a long thinking streaming in costs nothing while it is folded.
+            text: box.expanded ? box.text : ""
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
             color: Theme.textMuted

@@ -110,6 +110,8 @@ Page {
                         width: messageList.width - 12
                         isLast: index === messageList.count - 1
                         busy: page.session.busy
+                        viewTop: messageList.contentY - messageList.height
+                        viewBottom: messageList.contentY + 2 * messageList.height
                         onEditRequested: (row, text) => editDialog.ask(row, text)
                         onRegenerateRequested: page.session.regenerate()
                         onCopyRequested: (text) => page.session.copyText(text)
