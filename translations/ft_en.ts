@@ -321,6 +321,14 @@
         <source>Dismiss</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit this chat&apos;s settings</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ChatReasoning</name>
@@ -1282,6 +1290,38 @@
     </message>
     <message>
         <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New chats</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What a new chat starts with. Each chat keeps its own copy: change one chat with Chat settings on the Chat page.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -321,6 +321,14 @@
         <source>Dismiss</source>
         <translation>닫기</translation>
     </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>시스템 프롬프트: %1</translation>
+    </message>
+    <message>
+        <source>Edit this chat&apos;s settings</source>
+        <translation>이 채팅의 설정 편집</translation>
+    </message>
 </context>
 <context>
     <name>ChatReasoning</name>
@@ -1288,6 +1296,38 @@
     <message>
         <source>Copy</source>
         <translation>복사</translation>
+    </message>
+    <message>
+        <source>New chats</source>
+        <translation>새 채팅</translation>
+    </message>
+    <message>
+        <source>What a new chat starts with. Each chat keeps its own copy: change one chat with Chat settings on the Chat page.</source>
+        <translation>새 채팅이 시작할 때 쓰는 설정입니다. 각 채팅은 자기 사본을 유지하므로, 한 채팅만 바꾸려면 채팅 페이지의 채팅 설정을 사용하세요.</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>시스템 프롬프트</translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation>어시스턴트의 행동 방식 (선택 사항)</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>온도 (0–2)</translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation>Top-p (0–1)</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation>답변당 최대 토큰 수</translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
+        <translation>시드 (0: 무작위)</translation>
     </message>
 </context>
 <context>

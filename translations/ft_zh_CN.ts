@@ -321,6 +321,14 @@
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>系统提示词：%1</translation>
+    </message>
+    <message>
+        <source>Edit this chat&apos;s settings</source>
+        <translation>编辑此对话的设置</translation>
+    </message>
 </context>
 <context>
     <name>ChatReasoning</name>
@@ -1288,6 +1296,38 @@
     <message>
         <source>Copy</source>
         <translation>复制</translation>
+    </message>
+    <message>
+        <source>New chats</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>What a new chat starts with. Each chat keeps its own copy: change one chat with Chat settings on the Chat page.</source>
+        <translation>新对话开始时使用的设置。每个对话保留自己的副本：要修改某个对话，请使用对话页面上的“对话设置”。</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>How the assistant should behave (optional)</source>
+        <translation>助手应如何表现（可选）</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>温度（0–2）</translation>
+    </message>
+    <message>
+        <source>Top-p (0–1)</source>
+        <translation>Top-p（0–1）</translation>
+    </message>
+    <message>
+        <source>Max tokens per reply</source>
+        <translation>每条回复的最大词元数</translation>
+    </message>
+    <message>
+        <source>Seed (0: random)</source>
+        <translation>种子（0：随机）</translation>
     </message>
 </context>
 <context>

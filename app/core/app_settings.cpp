@@ -76,6 +76,43 @@ bool AppSettings::setHubEndpoint(const QString& url) {
     return true;
 }
 
+bool ChatDefaults::valid() const {
+    return temperature >= 0 && temperature <= 2 && topP > 0 && topP <= 1 && maxTokens >= 1 && maxTokens <= (1 << 20) &&
+           seed >= 0;
+}
+
+ChatDefaults AppSettings::chatDefaults() const {
+    ChatDefaults d;
+    const ChatDefaults fallback;
+    d.systemPrompt = m_settings->value("chat/systemPrompt").toString();
+    d.temperature = m_settings->value("chat/temperature", fallback.temperature).toDouble();
+    d.topP = m_settings->value("chat/topP", fallback.topP).toDouble();
+    d.maxTokens = m_settings->value("chat/maxTokens", fallback.maxTokens).toInt();
+    d.seed = m_settings->value("chat/seed", fallback.seed).toLongLong();
+    if (!d.valid()) {  // a hand-edited file: keep the prompt, take the built-in sampling
+        const QString prompt = d.systemPrompt;
+        d = fallback;
+        d.systemPrompt = prompt;
+    }
+    return d;
+}
+
+bool AppSettings::setChatDefaults(const ChatDefaults& d) {
+    if (!d.valid()) return false;
+    const ChatDefaults old = chatDefaults();
+    if (old.systemPrompt == d.systemPrompt && old.temperature == d.temperature && old.topP == d.topP &&
+        old.maxTokens == d.maxTokens && old.seed == d.seed)
+        return true;
+    m_settings->setValue("chat/systemPrompt", d.systemPrompt);
+    m_settings->setValue("chat/temperature", d.temperature);
+    m_settings->setValue("chat/topP", d.topP);
+    m_settings->setValue("chat/maxTokens", d.maxTokens);
+    m_settings->setValue("chat/seed", d.seed);
+    m_settings->sync();
+    emit chatDefaultsChanged();
+    return true;
+}
+
 bool AppSettings::demoOffered() const { return m_settings->value("library/demoOffered", false).toBool(); }
 
 void AppSettings::setDemoOffered(bool offered) {

@@ -13,6 +13,17 @@
 
 namespace ft {
 
+// What a new chat starts with (Settings → New chats); each chat keeps its own copy once created.
+struct ChatDefaults {
+    QString systemPrompt;
+    double temperature = 0.7;
+    double topP = 0.9;
+    int maxTokens = 1024;
+    qint64 seed = 0;  // 0: a new random seed for each reply
+    // The ranges the chat settings accept (temperature 0–2, top-p (0, 1], max tokens 1–1048576, seed ≥ 0).
+    bool valid() const;
+};
+
 class AppSettings : public QObject {
     Q_OBJECT
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
@@ -42,6 +53,11 @@ public:
     QString hubEndpoint() const;
     bool setHubEndpoint(const QString& url);
 
+    // The defaults of a new chat. Read from the file each time (every AppSettings of the process sees the latest);
+    // setChatDefaults refuses values out of range (returns false, nothing saved).
+    ChatDefaults chatDefaults() const;
+    bool setChatDefaults(const ChatDefaults& d);
+
     // Whether the bundled demo model was offered on a first start (added to an empty library and loaded, with the
     // welcome screen). Offered once: a user who removes it does not get it back at the next start.
     bool demoOffered() const;
@@ -54,6 +70,7 @@ signals:
     void themeChanged();
     void languageChanged();
     void hubChanged();
+    void chatDefaultsChanged();
 
 private:
     std::unique_ptr<QSettings> m_settings;

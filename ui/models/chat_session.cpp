@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "app_settings.h"
 #include "ft/chat_template.h"
 #include "ft/error.h"
 #include "reply_text.h"
@@ -36,6 +37,7 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
     m_flush.setSingleShot(true);
     m_flush.setInterval(100);
     connect(&m_flush, &QTimer::timeout, this, [this] { applyPending(false); });
+    loadDefaults();
     ensureStore();
     refreshConversations();
 }
@@ -123,16 +125,30 @@ QString ChatSession::samplingJson() const {
 }
 
 void ChatSession::loadSettings(const ConversationRecord& c) {
+    // What the conversation stored; what it lacks (an older database) comes from the built-in defaults, never from
+    // the chat viewed before.
+    const ChatDefaults d;
     m_systemPrompt = c.systemPrompt;
     const QJsonObject o = QJsonDocument::fromJson(c.samplingJson.toUtf8()).object();
-    m_temperature = o.value("temperature").toDouble(m_temperature);
-    m_topP = o.value("topP").toDouble(m_topP);
-    m_maxTokens = o.value("maxTokens").toInt(m_maxTokens);
-    m_seed = qint64(o.value("seed").toDouble(double(m_seed)));
+    m_temperature = o.value("temperature").toDouble(d.temperature);
+    m_topP = o.value("topP").toDouble(d.topP);
+    m_maxTokens = o.value("maxTokens").toInt(d.maxTokens);
+    m_seed = qint64(o.value("seed").toDouble(double(d.seed)));
+    emit settingsChanged();
+}
+
+void ChatSession::loadDefaults() {
+    const ChatDefaults d = AppSettings().chatDefaults();
+    m_systemPrompt = d.systemPrompt;
+    m_temperature = d.temperature;
+    m_topP = d.topP;
+    m_maxTokens = d.maxTokens;
+    m_seed = d.seed;
     emit settingsChanged();
 }
 
 void ChatSession::newChat() {
+    loadDefaults();
     m_current = ConversationRecord{};
     m_messages.setMessages({});
     setContextUsed(0);

@@ -36,7 +36,7 @@ class ChatSession : public QObject {
     Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
     Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
     Q_PROPERTY(bool available READ available CONSTANT)
-    // Per-conversation settings (the next new chat starts from the last ones used).
+    // The open conversation's settings; a new chat starts from the defaults of Settings → New chats (AppSettings).
     Q_PROPERTY(QString systemPrompt READ systemPrompt NOTIFY settingsChanged)
     Q_PROPERTY(double temperature READ temperature NOTIFY settingsChanged)
     Q_PROPERTY(double topP READ topP NOTIFY settingsChanged)
@@ -71,6 +71,7 @@ public:
     int contextLength() const { return m_host ? m_host->contextLength() : 0; }
     bool contextWarning() const;
 
+    // Leaves the open conversation: the next message starts a new one, with the default settings.
     Q_INVOKABLE void newChat();
     Q_INVOKABLE bool select(qint64 id);
     Q_INVOKABLE bool rename(qint64 id, const QString& title);
@@ -82,7 +83,7 @@ public:
     Q_INVOKABLE bool regenerate();
     // Replaces the user message at `row` (and everything after it) with `text`, and replies to it.
     Q_INVOKABLE bool editAndResend(int row, const QString& text);
-    // Stores the open conversation's settings (or the defaults for the next new chat when none is open).
+    // Stores the open conversation's settings (when none is open: those of the chat the next message starts).
     Q_INVOKABLE bool saveSettings(const QString& systemPrompt, double temperature, double topP, int maxTokens, qint64 seed);
     Q_INVOKABLE void copyText(const QString& text) const;
     Q_INVOKABLE void clearError();
@@ -119,6 +120,7 @@ private:
     void onFailed(quint64 id, const QString& message);
     void refreshConversations();
     void loadSettings(const ConversationRecord& c);
+    void loadDefaults();
     QString samplingJson() const;
     void setContextUsed(int used);
     bool ensureStore();

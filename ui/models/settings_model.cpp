@@ -25,6 +25,12 @@ SettingsModel::SettingsModel(QObject* parent) : QObject(parent) {
     connect(&m_settings, &AppSettings::themeChanged, this, &SettingsModel::themeChanged);
     connect(&m_settings, &AppSettings::languageChanged, this, &SettingsModel::languageChanged);
     connect(&m_settings, &AppSettings::hubChanged, this, &SettingsModel::hubChanged);
+    connect(&m_settings, &AppSettings::chatDefaultsChanged, this, &SettingsModel::chatDefaultsChanged);
+}
+
+bool SettingsModel::setChatDefaults(const QString& systemPrompt, double temperature, double topP, int maxTokens,
+                                    qint64 seed) {
+    return m_settings.setChatDefaults(ChatDefaults{systemPrompt, temperature, topP, maxTokens, seed});
 }
 
 void SettingsModel::setTheme(const QString& theme) { m_settings.setTheme(theme); }

@@ -25,6 +25,12 @@ class SettingsModel : public QObject {
     Q_PROPERTY(QString hubToken READ hubToken WRITE setHubToken NOTIFY hubChanged)
     Q_PROPERTY(QString hubEndpoint READ hubEndpoint NOTIFY hubChanged)
     Q_PROPERTY(bool hubEndpointFromEnvironment READ hubEndpointFromEnvironment CONSTANT)
+    // What a new chat starts with (the Chat page's Ctrl+N / New chat).
+    Q_PROPERTY(QString defaultSystemPrompt READ defaultSystemPrompt NOTIFY chatDefaultsChanged)
+    Q_PROPERTY(double defaultTemperature READ defaultTemperature NOTIFY chatDefaultsChanged)
+    Q_PROPERTY(double defaultTopP READ defaultTopP NOTIFY chatDefaultsChanged)
+    Q_PROPERTY(int defaultMaxTokens READ defaultMaxTokens NOTIFY chatDefaultsChanged)
+    Q_PROPERTY(qint64 defaultSeed READ defaultSeed NOTIFY chatDefaultsChanged)
 public:
     explicit SettingsModel(QObject* parent = nullptr);
 
@@ -50,10 +56,20 @@ public:
 
     Q_INVOKABLE void openFolder(const QString& path) const;
 
+    QString defaultSystemPrompt() const { return m_settings.chatDefaults().systemPrompt; }
+    double defaultTemperature() const { return m_settings.chatDefaults().temperature; }
+    double defaultTopP() const { return m_settings.chatDefaults().topP; }
+    int defaultMaxTokens() const { return m_settings.chatDefaults().maxTokens; }
+    qint64 defaultSeed() const { return m_settings.chatDefaults().seed; }
+    // Saves the defaults of new chats; false (nothing saved) when a value is out of range.
+    Q_INVOKABLE bool setChatDefaults(const QString& systemPrompt, double temperature, double topP, int maxTokens,
+                                     qint64 seed);
+
 signals:
     void themeChanged();
     void languageChanged();
     void hubChanged();
+    void chatDefaultsChanged();
 
 private:
     AppSettings m_settings;

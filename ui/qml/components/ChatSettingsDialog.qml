@@ -4,7 +4,7 @@ import QtQuick.Layouts
 import FreeToken.Ui
 
 // This chat's system prompt and sampling (temperature, top-p, max tokens, seed). Saved with the conversation; a
-// new chat starts from the last values used.
+// new chat starts from the defaults of Settings → New chats, not from the chat viewed before.
 ChatDialog {
     id: dialog
     objectName: "chatSettingsDialog"

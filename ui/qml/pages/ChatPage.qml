@@ -66,6 +66,37 @@ Page {
             padding: 0
             spacing: 0
 
+            // The system prompt in force, on every chat that has one; a click opens the chat's settings.
+            Rectangle {
+                objectName: "systemPromptBanner"
+                Layout.fillWidth: true
+                Layout.margins: Theme.s3
+                Layout.bottomMargin: 0
+                visible: page.session !== null && page.session.systemPrompt.trim().length > 0
+                implicitHeight: promptText.implicitHeight + 2 * Theme.s2
+                color: Theme.surfaceAlt
+                radius: Theme.radius
+                Text {
+                    id: promptText
+                    objectName: "systemPromptText"
+                    x: Theme.s4
+                    y: Theme.s2
+                    width: parent.width - 2 * Theme.s4
+                    text: page.session ? qsTr("System prompt: %1").arg(page.session.systemPrompt.trim().replace(/\s+/g, " ")) : ""
+                    color: Theme.textMuted
+                    font.pixelSize: Theme.fontSmall
+                    elide: Text.ElideRight
+                    maximumLineCount: 1
+                }
+                MouseArea {
+                    anchors.fill: parent
+                    cursorShape: Qt.PointingHandCursor
+                    onClicked: settingsDialog.edit()
+                }
+                ToolTip.visible: bannerHover.hovered
+                ToolTip.text: qsTr("Edit this chat's settings")
+                HoverHandler { id: bannerHover }
+            }
             Item {
                 Layout.fillWidth: true
                 Layout.fillHeight: true

@@ -164,6 +164,77 @@ Page {
     }
 
     Card {
+        id: chatDefaults
+        objectName: "chatDefaultsCard"
+        Layout.fillWidth: true
+        // Saved when a field is left (or Enter), if every number is in range.
+        function save() {
+            if (!page.settings || !(defTemperature.acceptableInput && defTopP.acceptableInput && defMaxTokens.acceptableInput
+                                    && defSeed.acceptableInput)) return
+            page.settings.setChatDefaults(defPrompt.text, Number(defTemperature.text), Number(defTopP.text),
+                                          parseInt(defMaxTokens.text), parseInt(defSeed.text))
+        }
+        SectionTitle {
+            Layout.fillWidth: true
+            iconName: "chat"
+            text: qsTr("New chats")
+            caption: qsTr("What a new chat starts with. Each chat keeps its own copy: change one chat with Chat settings on the Chat page.")
+        }
+        Text { text: qsTr("System prompt"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall }
+        ChatTextArea {
+            id: defPrompt
+            objectName: "defaultSystemPromptField"
+            Layout.fillWidth: true
+            implicitHeight: 80
+            text: page.settings ? page.settings.defaultSystemPrompt : ""
+            placeholderText: qsTr("How the assistant should behave (optional)")
+            Connections { target: defPrompt.area; function onEditingFinished() { chatDefaults.save() } }
+        }
+        GridLayout {
+            Layout.fillWidth: true
+            columns: 4
+            columnSpacing: Theme.s4
+            rowSpacing: Theme.s1
+            Text { text: qsTr("Temperature (0–2)"); color: Theme.textMuted; font.pixelSize: Theme.fontCaption }
+            Text { text: qsTr("Top-p (0–1)"); color: Theme.textMuted; font.pixelSize: Theme.fontCaption }
+            Text { text: qsTr("Max tokens per reply"); color: Theme.textMuted; font.pixelSize: Theme.fontCaption }
+            Text { text: qsTr("Seed (0: random)"); color: Theme.textMuted; font.pixelSize: Theme.fontCaption }
+            ChatTextField {
+                id: defTemperature
+                objectName: "defaultTemperatureField"
+                Layout.fillWidth: true
+                text: page.settings ? Number(page.settings.defaultTemperature).toString() : ""
+                validator: DoubleValidator { bottom: 0; top: 2; notation: DoubleValidator.StandardNotation; locale: "C" }
+                onEditingFinished: chatDefaults.save()
+            }
+            ChatTextField {
+                id: defTopP
+                objectName: "defaultTopPField"
+                Layout.fillWidth: true
+                text: page.settings ? Number(page.settings.defaultTopP).toString() : ""
+                validator: DoubleValidator { bottom: 0; top: 1; notation: DoubleValidator.StandardNotation; locale: "C" }
+                onEditingFinished: chatDefaults.save()
+            }
+            ChatTextField {
+                id: defMaxTokens
+                objectName: "defaultMaxTokensField"
+                Layout.fillWidth: true
+                text: page.settings ? String(page.settings.defaultMaxTokens) : ""
+                validator: IntValidator { bottom: 1; top: 1048576 }
+                onEditingFinished: chatDefaults.save()
+            }
+            ChatTextField {
+                id: defSeed
+                objectName: "defaultSeedField"
+                Layout.fillWidth: true
+                text: page.settings ? String(page.settings.defaultSeed) : ""
+                validator: IntValidator { bottom: 0; top: 2147483647 }
+                onEditingFinished: chatDefaults.save()
+            }
+        }
+    }
+
+    Card {
         objectName: "hubSettingsCard"
         Layout.fillWidth: true
         SectionTitle {
