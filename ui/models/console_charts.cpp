@@ -54,14 +54,25 @@ int column_ms(const ConsoleModel* m, double width_px, int px_per_column) {
     return int(std::clamp(double(m->windowMs()) / cols, 125.0, 1000.0));
 }
 
-// Repaints now if the last paint is older than `interval_ms`, else once when it will be.
+// Repaints now if the last paint is older than `interval_ms`, else once when it will be. A chart not on screen (the
+// Console hidden, or no data) does not repaint at all: it does when it shows again (repaint_when_shown).
 void throttle(QQuickItem* item, QElapsedTimer& painted, QTimer& pending, int interval_ms) {
+    if (!item->isVisible()) {
+        pending.stop();
+        return;
+    }
     if (!painted.isValid() || painted.elapsed() >= interval_ms) {
         pending.stop();
         item->update();
         return;
     }
     if (!pending.isActive()) pending.start(int(interval_ms - painted.elapsed()));
+}
+
+void repaint_when_shown(QQuickItem* item) {
+    QObject::connect(item, &QQuickItem::visibleChanged, item, [item] {
+        if (item->isVisible()) item->update();
+    });
 }
 
 QColor mix(const QColor& a, const QColor& b, double t) {
@@ -75,6 +86,7 @@ QColor mix(const QColor& a, const QColor& b, double t) {
 // ---------------------------------------------------------------- TimeChart
 
 TimeChart::TimeChart(QQuickItem* parent) : QQuickPaintedItem(parent) {
+    repaint_when_shown(this);
     m_pending.setSingleShot(true);
     connect(&m_pending, &QTimer::timeout, this, [this] { update(); });
     setAcceptHoverEvents(true);
@@ -343,6 +355,7 @@ void TimeChart::updateHover() {
 // ---------------------------------------------------------------- HeatmapChart
 
 HeatmapChart::HeatmapChart(QQuickItem* parent) : QQuickPaintedItem(parent) {
+    repaint_when_shown(this);
     m_pending.setSingleShot(true);
     connect(&m_pending, &QTimer::timeout, this, [this] { update(); });
     setAcceptHoverEvents(true);
