@@ -7,6 +7,7 @@
 // 한국어.
 #include <QApplication>
 #include <QCoreApplication>
+#include <QFile>
 #include <QQuickItem>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +29,8 @@ class TestLanguageSwitch : public QObject {
     ft::LogHub m_hub;
     std::unique_ptr<QTemporaryDir> m_data;
     std::unique_ptr<ft::test::UiHarness> m_ui;
+    QTemporaryDir m_demoDir;
+    QString m_demo;  // the bundled demo model, copied once (every first start below loads it)
 
     // A fresh app on an empty data folder (English, nothing visited). `demo`: as a first start of the installed app,
     // which adds the bundled demo model, loads it and opens the welcome.
@@ -38,7 +41,7 @@ class TestLanguageSwitch : public QObject {
         qputenv("FT_DATA_DIR", m_data->path().toUtf8());
         qputenv("LANGUAGE", "en");
         QVariantMap startup;
-        if (demo) startup.insert("demoModelPath", QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf"));
+        if (demo) startup.insert("demoModelPath", m_demo);
         m_ui = std::make_unique<ft::test::UiHarness>(&m_hub, startup);
         QVERIFY(m_ui->load());
         QCOMPARE(language(), QStringLiteral("en"));
@@ -89,6 +92,9 @@ private slots:
         m_data = std::make_unique<QTemporaryDir>();
         qputenv("FT_DATA_DIR", m_data->path().toUtf8());
         ft::attach_log_hub(m_hub, "freetoken");
+        QVERIFY(m_demoDir.isValid());
+        m_demo = m_demoDir.filePath("freetoken-demo.gguf");
+        QVERIFY(QFile::copy(QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf"), m_demo));
     }
 
     // The reported walkthrough: first start, Settings, 한국어 (crashed 9 of 9 times in a real X window).
