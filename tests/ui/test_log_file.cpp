@@ -4,6 +4,7 @@
 // Also: Qt's font warnings ("OpenType support missing for …, script N", one per font and script) do not flood the
 // log: the first is kept, the rest are counted.
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
@@ -36,13 +37,17 @@ private slots:
         QTemporaryDir data;
         QVERIFY(data.isValid());
         const QString log = data.path() + "/logs/freetoken.log";
+        const QString model = data.filePath("qwen3-moe-tiny");  // a copy: the app may keep it open while it runs
+        QVERIFY(QDir().mkpath(model));
+        for (const QString& f : {"config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors"})
+            QVERIFY2(QFile::copy(kModel + "/" + f, model + "/" + f), qPrintable(f));
         QProcess app;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("FT_DATA_DIR", data.path());
         if (!env.contains("QT_QPA_PLATFORM")) env.insert("QT_QPA_PLATFORM", "offscreen");
         app.setProcessEnvironment(env);
         app.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        app.start(QStringLiteral(FT_DESKTOP_EXE), {kModel});
+        app.start(QStringLiteral(FT_DESKTOP_EXE), {model});
         QVERIFY2(app.waitForStarted(20000), qPrintable(app.errorString()));
 
         // The engine's "loaded …" info line is on disk while the app runs (no warning comes after it to flush it).
