@@ -140,7 +140,9 @@ void EngineHost::startLoad(const QString& path) {
     resetModel();
     m_lastLoadedPath = path;
     m_modelPath = path;
-    m_modelName = QFileInfo(path).fileName();
+    // Named as the library names it (ModelLibrary::inspect): a GGUF file by its file name, a folder by its own.
+    const QFileInfo info(path);
+    m_modelName = info.isDir() ? info.fileName() : info.completeBaseName();
     emit modelChanged();
     m_loadFraction = 0;
     m_loadStage = QStringLiteral("opening");
@@ -250,7 +252,9 @@ void EngineHost::onModelReady(quint64 epoch, std::optional<Tokenizer> tok, std::
     m_template = std::move(tmpl);
     if (const auto info = m_engine->model_info()) {
         m_contextLength = info->n_ctx;
-        if (!info->name.empty()) m_modelName = qs(info->name);
+        // A Hugging Face folder is listed under its config's name; a GGUF file keeps its file name (the name written
+        // inside it, general.name, is often another: the library, the Chat header and the Console must agree).
+        if (!info->name.empty() && QFileInfo(m_modelPath).isDir()) m_modelName = qs(info->name);
     }
     if (!templateError.isEmpty()) spdlog::info("app: chatting without the model's template: {}", templateError.toStdString());
     emit modelChanged();

@@ -105,6 +105,9 @@ private slots:
         QCOMPARE(badge->property("text").toString(), QStringLiteral("Demo"));
         QCOMPARE(ui->host()->modelPath(), QDir::cleanPath(m_demo));
         QVERIFY(waitReady(ui->host()));
+        // One name everywhere: the engine host's (the Chat header, the Console card) is the library row's, the file's
+        // name, not the name written inside the GGUF.
+        QCOMPARE(ui->host()->modelName(), text(*ui, "modelName"));
         QTRY_COMPARE(text(*ui, "welcomeLoadLine"), QStringLiteral("The demo model is loaded and ready."));
         // Without a usable GPU (CI) the welcome says the app runs on the CPU, and why, in one line.
         QQuickItem* device = ui->item("welcomeDeviceLine");
