@@ -270,6 +270,14 @@
         <source>Regenerate</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Cut off at the token limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>

@@ -270,6 +270,14 @@
         <source>Regenerate</source>
         <translation>다시 생성</translation>
     </message>
+    <message>
+        <source>Cut off at the token limit</source>
+        <translation>토큰 한도에서 잘림</translation>
+    </message>
+    <message>
+        <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
+        <translation>답변이 길이 한도에 도달했습니다: 채팅 설정의 최대 토큰 수, 또는 모델 컨텍스트에 남은 공간.</translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>

@@ -270,6 +270,14 @@
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
+    <message>
+        <source>Cut off at the token limit</source>
+        <translation>已在词元上限处截断</translation>
+    </message>
+    <message>
+        <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
+        <translation>回复已达到长度上限：对话设置中的最大词元数，或模型上下文中剩余的空间。</translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>

@@ -46,6 +46,28 @@ const QList<QStringList>& migrations() {
             "CREATE INDEX messages_by_conversation ON messages(conversation_id, id)",
             "CREATE INDEX conversations_by_update ON conversations(updated_at)",
         },
+        {
+            // 1 -> 2: a reply may end 'truncated' (at its token limit). SQLite cannot change a CHECK: rebuild.
+            "CREATE TABLE messages_v2 ("
+            " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+            " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+            " role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),"
+            " content TEXT NOT NULL DEFAULT '',"
+            " reasoning TEXT NOT NULL DEFAULT '',"
+            " state TEXT NOT NULL DEFAULT 'complete'"
+            "  CHECK (state IN ('complete', 'streaming', 'partial', 'error', 'truncated')),"
+            " error TEXT NOT NULL DEFAULT '',"
+            " prompt_tokens INTEGER NOT NULL DEFAULT 0,"
+            " completion_tokens INTEGER NOT NULL DEFAULT 0,"
+            " tokens_per_second REAL NOT NULL DEFAULT 0,"
+            " ttft_ms REAL NOT NULL DEFAULT 0,"
+            " created_at TEXT NOT NULL)",
+            "INSERT INTO messages_v2 SELECT id, conversation_id, role, content, reasoning, state, error, prompt_tokens,"
+            " completion_tokens, tokens_per_second, ttft_ms, created_at FROM messages",
+            "DROP TABLE messages",
+            "ALTER TABLE messages_v2 RENAME TO messages",
+            "CREATE INDEX messages_by_conversation ON messages(conversation_id, id)",
+        },
     };
     return steps;
 }

@@ -32,7 +32,7 @@ struct MessageRecord {
     QString role;           // "user", "assistant", "system"
     QString content;        // the answer (reasoning split off)
     QString reasoning;      // the model's thinking (<think>…</think>), if any
-    QString state = QStringLiteral("complete");  // "complete", "streaming", "partial", "error"
+    QString state = QStringLiteral("complete");  // "complete", "truncated" (at its token limit), "streaming", "partial", "error"
     QString error;          // for state "error": what went wrong
     int promptTokens = 0, completionTokens = 0;
     double tokensPerSecond = 0, ttftMs = 0;
@@ -41,7 +41,7 @@ struct MessageRecord {
 
 class ChatStore {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     explicit ChatStore(const QString& database_file = {});
     ~ChatStore();

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,6 +88,49 @@ private slots:
         QCOMPARE(msgs.at(1).completionTokens, 3);
         QCOMPARE(msgs.at(1).tokensPerSecond, 40.5);
         QCOMPARE(msgs.at(1).state, QStringLiteral("complete"));
+    }
+
+    // A version-1 history (as FreeToken wrote it before replies could end "truncated") migrates with its messages.
+    void migratesVersion1KeepingMessages() {
+        const QString path = file("v1.db");
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v1");
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            for (const char* sql : {
+                     "CREATE TABLE conversations (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL,"
+                     " model_path TEXT NOT NULL DEFAULT '', system_prompt TEXT NOT NULL DEFAULT '',"
+                     " sampling TEXT NOT NULL DEFAULT '{}', created_at TEXT NOT NULL, updated_at TEXT NOT NULL)",
+                     "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                     " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                     " role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),"
+                     " content TEXT NOT NULL DEFAULT '', reasoning TEXT NOT NULL DEFAULT '',"
+                     " state TEXT NOT NULL DEFAULT 'complete' CHECK (state IN ('complete', 'streaming', 'partial', 'error')),"
+                     " error TEXT NOT NULL DEFAULT '', prompt_tokens INTEGER NOT NULL DEFAULT 0,"
+                     " completion_tokens INTEGER NOT NULL DEFAULT 0, tokens_per_second REAL NOT NULL DEFAULT 0,"
+                     " ttft_ms REAL NOT NULL DEFAULT 0, created_at TEXT NOT NULL)",
+                     "CREATE INDEX messages_by_conversation ON messages(conversation_id, id)",
+                     "CREATE INDEX conversations_by_update ON conversations(updated_at)",
+                     "INSERT INTO conversations VALUES (1, 'Old', '', 'Be brief.', '{}', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+                     "INSERT INTO messages VALUES (1, 1, 'user', 'Hi', '', 'complete', '', 0, 0, 0, 0, '2026-01-01T00:00:00Z')",
+                     "INSERT INTO messages VALUES (2, 1, 'assistant', 'Hel', '', 'streaming', '', 5, 1, 0, 0, '2026-01-01T00:00:01Z')",
+                     "PRAGMA user_version = 1"})
+                QVERIFY2(q.exec(QString::fromUtf8(sql)), qPrintable(q.lastError().text()));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase("v1");
+        ft::ChatStore store(path);
+        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.recoveredPartials(), 1);
+        auto msgs = store.messages(1);
+        QCOMPARE(msgs.size(), 2);
+        QCOMPARE(msgs.at(0).content, QStringLiteral("Hi"));
+        QCOMPARE(msgs.at(1).state, QStringLiteral("partial"));
+        msgs[1].state = QStringLiteral("truncated");
+        store.updateMessage(msgs.at(1));
+        QCOMPARE(store.messages(1).at(1).state, QStringLiteral("truncated"));
+        QCOMPARE(store.conversations().first().systemPrompt, QStringLiteral("Be brief."));
     }
 
     void refusesANewerSchema() {

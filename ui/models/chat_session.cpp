@@ -438,7 +438,11 @@ void ChatSession::onToken(quint64 id, const QString& text) {
 
 void ChatSession::onFinished(quint64 id, const ft::GenerationSummary& s) {
     if (id == 0 || id != m_reply.requestId) return;
-    finishReply(s.reason == "cancelled" ? QStringLiteral("partial") : QStringLiteral("complete"), {}, &s);
+    // "truncated": the reply reached its token limit (the chat's max tokens, or what was left of the context).
+    finishReply(s.reason == "cancelled" ? QStringLiteral("partial")
+                : s.reason == "length"  ? QStringLiteral("truncated")
+                                        : QStringLiteral("complete"),
+                {}, &s);
 }
 
 void ChatSession::onFailed(quint64 id, const QString& message) {

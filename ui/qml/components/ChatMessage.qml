@@ -175,6 +175,15 @@ Item {
                 text: qsTr("Stopped before the end")
                 tint: Theme.warning
             }
+            Pill {
+                objectName: "truncatedPill"
+                visible: msg.state === "truncated"
+                text: qsTr("Cut off at the token limit")
+                tint: Theme.warning
+                ToolTip.visible: truncatedHover.hovered
+                ToolTip.text: qsTr("The reply reached its length limit: Max tokens in Chat settings, or the room left in the model's context.")
+                HoverHandler { id: truncatedHover }
+            }
             Item { Layout.fillWidth: true }
             AppButton {
                 objectName: "editMessageButton"
