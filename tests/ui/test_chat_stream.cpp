@@ -231,6 +231,12 @@ private slots:
         const bool tailShown = std::any_of(shown.begin(), shown.end(), [&](const QString& t) { return t.trimmed().endsWith(tail); });
         QVERIFY2(tailShown, qPrintable(tail));
 
+        // The view stays at the end of the reply when it finishes (it used to jump to the top).
+        QQuickItem* list = m_ui->item("messageList");
+        QVERIFY(list);
+        QTRY_VERIFY2(list->property("atYEnd").toBool(),
+                     qPrintable(QStringLiteral("contentY %1 of %2").arg(list->property("contentY").toDouble())
+                                    .arg(list->property("contentHeight").toDouble())));
         // Responsive: no batch held the GUI thread for long, and most ticks came on time.
         QVERIFY2(worst < 500, qPrintable(QStringLiteral("the GUI thread was blocked for %1 ms").arg(worst)));
         QVERIFY2(lateTicks * 10 < ticks, qPrintable(QStringLiteral("%1 of %2 ticks late").arg(lateTicks).arg(ticks)));
