@@ -1337,6 +1337,14 @@
         <source>Seed (0: random)</source>
         <translation>시드 (0: 무작위)</translation>
     </message>
+    <message>
+        <source>Startup</source>
+        <translation>시작</translation>
+    </message>
+    <message>
+        <source>Load the last model when FreeToken starts (if it is still in the library)</source>
+        <translation>FreeToken을 시작할 때 마지막 모델 불러오기 (라이브러리에 아직 있는 경우)</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>

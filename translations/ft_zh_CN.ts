@@ -1337,6 +1337,14 @@
         <source>Seed (0: random)</source>
         <translation>种子（0：随机）</translation>
     </message>
+    <message>
+        <source>Startup</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Load the last model when FreeToken starts (if it is still in the library)</source>
+        <translation>FreeToken 启动时加载上次的模型（如果它仍在模型库中）</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>

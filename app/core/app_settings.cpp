@@ -113,6 +113,23 @@ bool AppSettings::setChatDefaults(const ChatDefaults& d) {
     return true;
 }
 
+QString AppSettings::lastModel() const { return m_settings->value("library/lastModel").toString(); }
+
+void AppSettings::setLastModel(const QString& path) {
+    if (path == lastModel()) return;
+    m_settings->setValue("library/lastModel", path);
+    m_settings->sync();
+}
+
+bool AppSettings::reloadLastModel() const { return m_settings->value("library/reloadLastModel", true).toBool(); }
+
+void AppSettings::setReloadLastModel(bool on) {
+    if (on == reloadLastModel()) return;
+    m_settings->setValue("library/reloadLastModel", on);
+    m_settings->sync();
+    emit reloadLastModelChanged();
+}
+
 bool AppSettings::demoOffered() const { return m_settings->value("library/demoOffered", false).toBool(); }
 
 void AppSettings::setDemoOffered(bool offered) {

@@ -58,6 +58,12 @@ public:
     ChatDefaults chatDefaults() const;
     bool setChatDefaults(const ChatDefaults& d);
 
+    // The model loaded last (recorded when a load succeeds) and whether a start loads it again (default: yes).
+    QString lastModel() const;
+    void setLastModel(const QString& path);
+    bool reloadLastModel() const;
+    void setReloadLastModel(bool on);
+
     // Whether the bundled demo model was offered on a first start (added to an empty library and loaded, with the
     // welcome screen). Offered once: a user who removes it does not get it back at the next start.
     bool demoOffered() const;
@@ -71,6 +77,7 @@ signals:
     void languageChanged();
     void hubChanged();
     void chatDefaultsChanged();
+    void reloadLastModelChanged();
 
 private:
     std::unique_ptr<QSettings> m_settings;

@@ -168,13 +168,14 @@ private slots:
             QTRY_VERIFY(welcomeOpen(*ui));
             QVERIFY(waitReady(ui->host()));
         }
-        {   // The next start: the demo is in the library, no welcome, nothing loads by itself.
+        {   // The next start: the demo is in the library, no welcome; the model of the last session loads again.
             auto ui = start({{"demoModelPath", m_demo}});
             QVERIFY(ui);
             ui->settle(300);
             QVERIFY(!welcomeOpen(*ui));
             QCOMPARE(library(*ui)->property("count").toInt(), 1);
-            QCOMPARE(ui->host()->state(), QStringLiteral("idle"));
+            QCOMPARE(ui->host()->modelPath(), QDir::cleanPath(m_demo));
+            QVERIFY(waitReady(ui->host()));
             // The user removes the demo model…
             auto* model = qobject_cast<QAbstractItemModel*>(library(*ui));
             QVERIFY(model);
@@ -227,6 +228,36 @@ private slots:
         ui.reset();
         ft::AppSettings().setLanguage("en");
         ft::ui::install_language("en");
+    }
+
+    // The model of the last session loads at the next start (Settings → Startup, on by default); turned off, nothing
+    // loads by itself.
+    void reloadsTheLastModelUnlessTurnedOff() {
+        freshDataDir();
+        {
+            auto ui = start({{"openPath", m_other}});
+            QVERIFY(ui);
+            QVERIFY(waitReady(ui->host()));
+        }
+        {
+            auto ui = start({});
+            QVERIFY(ui);
+            QCOMPARE(ui->host()->modelPath(), QDir::cleanPath(m_other));
+            QVERIFY(waitReady(ui->host()));
+            QVERIFY(ui->showPage("settings"));
+            QQuickItem* box = ui->item("reloadLastModelSwitch");
+            QVERIFY(box && box->isVisible());
+            QVERIFY(box->property("checked").toBool());
+            QVERIFY(ui->click("reloadLastModelSwitch"));
+            QVERIFY(!ui->object("settingsModel")->property("reloadLastModel").toBool());
+        }
+        {
+            auto ui = start({});
+            QVERIFY(ui);
+            ui->settle(300);
+            QCOMPARE(ui->host()->state(), QStringLiteral("idle"));
+            QVERIFY(!ui->item("reloadLastModelSwitch")->property("checked").toBool());
+        }
     }
 
     void openPathFromCommandLine() {

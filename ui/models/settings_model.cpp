@@ -26,6 +26,7 @@ SettingsModel::SettingsModel(QObject* parent) : QObject(parent) {
     connect(&m_settings, &AppSettings::languageChanged, this, &SettingsModel::languageChanged);
     connect(&m_settings, &AppSettings::hubChanged, this, &SettingsModel::hubChanged);
     connect(&m_settings, &AppSettings::chatDefaultsChanged, this, &SettingsModel::chatDefaultsChanged);
+    connect(&m_settings, &AppSettings::reloadLastModelChanged, this, &SettingsModel::reloadLastModelChanged);
 }
 
 bool SettingsModel::setChatDefaults(const QString& systemPrompt, double temperature, double topP, int maxTokens,

@@ -31,6 +31,8 @@ class SettingsModel : public QObject {
     Q_PROPERTY(double defaultTopP READ defaultTopP NOTIFY chatDefaultsChanged)
     Q_PROPERTY(int defaultMaxTokens READ defaultMaxTokens NOTIFY chatDefaultsChanged)
     Q_PROPERTY(qint64 defaultSeed READ defaultSeed NOTIFY chatDefaultsChanged)
+    // Whether a start loads the model that was loaded last (if it is still in the library).
+    Q_PROPERTY(bool reloadLastModel READ reloadLastModel WRITE setReloadLastModel NOTIFY reloadLastModelChanged)
 public:
     explicit SettingsModel(QObject* parent = nullptr);
 
@@ -56,6 +58,8 @@ public:
 
     Q_INVOKABLE void openFolder(const QString& path) const;
 
+    bool reloadLastModel() const { return m_settings.reloadLastModel(); }
+    void setReloadLastModel(bool on) { m_settings.setReloadLastModel(on); }
     QString defaultSystemPrompt() const { return m_settings.chatDefaults().systemPrompt; }
     double defaultTemperature() const { return m_settings.chatDefaults().temperature; }
     double defaultTopP() const { return m_settings.chatDefaults().topP; }
@@ -70,6 +74,7 @@ signals:
     void languageChanged();
     void hubChanged();
     void chatDefaultsChanged();
+    void reloadLastModelChanged();
 
 private:
     AppSettings m_settings;

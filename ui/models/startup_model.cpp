@@ -15,7 +15,12 @@ void StartupModel::setLibrary(ModelListModel* library) {
 
 void StartupModel::setHost(ft::EngineHost* host) {
     if (host == m_host) return;
+    if (m_host) disconnect(m_host, nullptr, this, nullptr);
     m_host = host;
+    if (m_host)
+        connect(m_host, &ft::EngineHost::loadFinished, this, [this](bool ok) {
+            if (ok && m_host) AppSettings().setLastModel(m_host->modelPath());
+        });
     emit changed();
 }
 
@@ -36,9 +41,16 @@ QString StartupModel::start() {
     m_started = true;
     if (!m_openPath.isEmpty()) return openModel(m_openPath) ? QStringLiteral("open") : QString();
 
-    if (m_demoPath.isEmpty() || !QFileInfo(m_demoPath).isFile() || m_library->rowCount() > 0) return {};
     AppSettings settings;
-    if (settings.demoOffered()) return {};
+    if (m_demoPath.isEmpty() || !QFileInfo(m_demoPath).isFile() || m_library->rowCount() > 0 || settings.demoOffered()) {
+        // Not a first start: the model of the last session, if it is still in the library.
+        const QString last = settings.lastModel();
+        if (!settings.reloadLastModel() || last.isEmpty() || !m_host || m_library->rowOfPath(last) < 0 ||
+            !QFileInfo::exists(last))
+            return {};
+        m_host->load(last);
+        return QStringLiteral("reload");
+    }
     settings.setDemoOffered(true);
     if (!m_library->addPath(QDir::cleanPath(QFileInfo(m_demoPath).absoluteFilePath()), QStringLiteral("demo")))
         return {};

@@ -5,7 +5,9 @@
 //  - else, on a first start (the library is empty and the demo was never offered, AppSettings::demoOffered), the
 //    bundled demo model (`demoPath`, found by the executable; empty: none is installed) is added with origin "demo"
 //    and loaded, and `welcomeVisible` turns on for the one-screen welcome. Offered once: a user who removes the demo
-//    does not get it back.
+//    does not get it back;
+//  - else the model loaded last (AppSettings::lastModel, recorded at every successful load) is loaded again, if it
+//    is still in the library and AppSettings::reloadLastModel is on (the default).
 // Main-thread object; `library` and `host` must outlive it (Main.qml owns all three).
 #pragma once
 
@@ -40,7 +42,7 @@ public:
     void setDemoPath(const QString& path);
     bool welcomeVisible() const { return m_welcomeVisible; }
 
-    // Runs once (later calls do nothing). Returns what it did: "open", "demo" or "" (nothing).
+    // Runs once (later calls do nothing). Returns what it did: "open", "demo", "reload" or "" (nothing).
     Q_INVOKABLE QString start();
     // Adds `path` to the library unless it is there, then loads it. False (lastError of the library set) when the
     // library refused it.

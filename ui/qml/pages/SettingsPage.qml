@@ -164,6 +164,27 @@ Page {
     }
 
     Card {
+        objectName: "startupCard"
+        Layout.fillWidth: true
+        SectionTitle { Layout.fillWidth: true; iconName: "models"; text: qsTr("Startup") }
+        CheckBox {
+            id: reloadCheck
+            objectName: "reloadLastModelSwitch"
+            checked: page.settings ? page.settings.reloadLastModel : true
+            text: qsTr("Load the last model when FreeToken starts (if it is still in the library)")
+            contentItem: Text {
+                text: reloadCheck.text
+                color: Theme.text
+                font.pixelSize: Theme.fontSmall
+                leftPadding: reloadCheck.indicator.width + reloadCheck.spacing
+                verticalAlignment: Text.AlignVCenter
+                wrapMode: Text.WordWrap
+            }
+            onToggled: page.settings.reloadLastModel = checked
+        }
+    }
+
+    Card {
         id: chatDefaults
         objectName: "chatDefaultsCard"
         Layout.fillWidth: true
