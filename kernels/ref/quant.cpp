@@ -1,6 +1,7 @@
 #include "ref/quant.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -141,6 +142,254 @@ void quant_mxfp4(const float* x, BlockMxfp4* b, std::int64_t nb) {
         const float d = e8m0_to_f32_half(b[i].e);
         std::memset(b[i].qs, 0, 16);
         for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, mxfp4_code(x[j] / d));
+    }
+}
+
+// ---- legacy 32-element types with a min or a fifth bit ----
+
+int bit32(const std::uint8_t qh[4], int i) { return (qh[i / 8] >> (i % 8)) & 1; }
+
+void dequant_q4_1(const BlockQ4_1* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d), m = f16_to_f32(b[i].m);
+        for (int j = 0; j < 32; ++j) y[j] = nib(b[i].qs, j) * d + m;
+    }
+}
+void dequant_q5_0(const BlockQ5_0* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 32; ++j) y[j] = ((nib(b[i].qs, j) | bit32(b[i].qh, j) << 4) - 16) * d;
+    }
+}
+void dequant_q5_1(const BlockQ5_1* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d), m = f16_to_f32(b[i].m);
+        for (int j = 0; j < 32; ++j) y[j] = (nib(b[i].qs, j) | bit32(b[i].qh, j) << 4) * d + m;
+    }
+}
+
+// ---- non-linear 4-bit ----
+
+void dequant_iq4_nl(const BlockIq4Nl* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 32; ++j) y[j] = d * kIq4nlValues[nib(b[i].qs, j)];
+    }
+}
+void dequant_iq4_xs(const BlockIq4Xs* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        for (int s = 0; s < 8; ++s, y += 32) {
+            const int ls = ((b[i].scales_l[s / 2] >> (4 * (s % 2))) & 0xF) | (((b[i].scales_h >> (2 * s)) & 3) << 4);
+            const float dl = d * (ls - 32);
+            for (int j = 0; j < 32; ++j) y[j] = dl * kIq4nlValues[nib(b[i].qs + 16 * s, j)];
+        }
+    }
+}
+
+// ---- Q2_K / Q3_K: 2-bit codes, element i in 128-half h = i/128, w = i%128: (qs[32h + w%32] >> 2*(w/32)) & 3 ----
+
+int q2k_code(const std::uint8_t* qs, int i) {
+    const int h = i / 128, w = i % 128;
+    return (qs[32 * h + w % 32] >> (2 * (w / 32))) & 3;
+}
+// Q3_K's 16 six-bit scales: low 4 bits in scales[0..8) (low nibbles for j < 8, high nibbles for j >= 8), high 2 bits
+// in scales[8 + j%4] at bit 2*(j/4).
+int q3k_scale(const std::uint8_t s[12], int j) {
+    const int low = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
+    const int high = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
+    return (low | high << 4) - 32;
+}
+
+void dequant_q2_k(const BlockQ2_K* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d), dmin = f16_to_f32(b[i].dmin);
+        for (int j = 0; j < 16; ++j) {
+            const float dl = d * (b[i].scales[j] & 0xF), ml = dmin * (b[i].scales[j] >> 4);
+            for (int l = 0; l < 16; ++l) y[16 * j + l] = dl * q2k_code(b[i].qs, 16 * j + l) - ml;
+        }
+    }
+}
+void dequant_q3_k(const BlockQ3_K* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 16; ++j) {
+            const float dl = d * q3k_scale(b[i].scales, j);
+            for (int l = 0; l < 16; ++l) {
+                const int e = 16 * j + l, h = e / 128, w = e % 128;
+                const int high = (b[i].hmask[w % 32] >> (4 * h + w / 32)) & 1;
+                y[e] = dl * (q2k_code(b[i].qs, e) - (high ? 0 : 4));
+            }
+        }
+    }
+}
+
+// ---- ternary ----
+
+// TQ1_0 stores 5 (or 4) base-3 digits per byte as the fraction byte / 256 ≈ value / 3^5: digit n is the integer part
+// of 3 · frac(byte · 3^n / 256), computed modulo 256 in 8 bits.
+int tq1_digit(std::uint8_t byte, int n) {
+    static constexpr std::uint8_t kPow3[5] = {1, 3, 9, 27, 81};
+    const std::uint8_t q = static_cast<std::uint8_t>(byte * kPow3[n]);
+    return (q * 3) >> 8;
+}
+void dequant_tq1_0(const BlockTq1_0* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d);
+        // Elements 0..159: qs[0..32) × 5 digits; 160..239: qs[32..48) × 5 digits; 240..255: qh[0..4) × 4 digits.
+        for (int n = 0; n < 5; ++n)
+            for (int m = 0; m < 32; ++m) y[32 * n + m] = static_cast<float>(tq1_digit(b[i].qs[m], n) - 1) * d;
+        for (int n = 0; n < 5; ++n)
+            for (int m = 0; m < 16; ++m) y[160 + 16 * n + m] = static_cast<float>(tq1_digit(b[i].qs[32 + m], n) - 1) * d;
+        for (int n = 0; n < 4; ++n)
+            for (int m = 0; m < 4; ++m) y[240 + 4 * n + m] = static_cast<float>(tq1_digit(b[i].qh[m], n) - 1) * d;
+    }
+}
+void dequant_tq2_0(const BlockTq2_0* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 256) {
+        const float d = f16_to_f32(b[i].d);
+        for (int e = 0; e < 256; ++e) y[e] = static_cast<float>(q2k_code(b[i].qs, e) - 1) * d;
+    }
+}
+
+// ---- IQ lattice types ----
+
+#include "ref/iq_grids.inc"
+
+// 7 stored sign bits of 8 elements; the eighth makes the count of negatives even.
+int iq_signs8(int s7) { return s7 | ((std::popcount(static_cast<unsigned>(s7)) & 1) << 7); }
+std::uint8_t grid_byte(std::uint64_t g, int j) { return static_cast<std::uint8_t>(g >> (8 * j)); }
+float sign_of(int signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
+
+std::uint32_t load_u32(const std::uint8_t* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+void dequant_iq2_xxs(const BlockIq2Xxs* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        const auto* q8 = reinterpret_cast<const std::uint8_t*>(b[i].qs);
+        for (int s = 0; s < 8; ++s) {
+            // 8 bytes per 32: four grid indices, then 4 × 7 sign bits and a 4-bit scale.
+            const std::uint32_t aux = load_u32(q8 + 8 * s + 4);
+            const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.25f;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const std::uint64_t g = k_iq2xxs_grid[q8[8 * s + l]];
+                const int signs = iq_signs8(static_cast<int>((aux >> (7 * l)) & 127));
+                for (int j = 0; j < 8; ++j) y[j] = db * grid_byte(g, j) * sign_of(signs, j);
+            }
+        }
+    }
+}
+void dequant_iq2_xs(const BlockIq2Xs* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        for (int s = 0; s < 8; ++s) {
+            const float db[2] = {d * (0.5f + static_cast<float>(b[i].scales[s] & 0xF)) * 0.25f,
+                                 d * (0.5f + static_cast<float>(b[i].scales[s] >> 4)) * 0.25f};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const std::uint16_t q = b[i].qs[4 * s + l];  // 9-bit grid index, 7 sign bits
+                const std::uint64_t g = k_iq2xs_grid[q & 511];
+                const int signs = iq_signs8(q >> 9);
+                for (int j = 0; j < 8; ++j) y[j] = db[l / 2] * grid_byte(g, j) * sign_of(signs, j);
+            }
+        }
+    }
+}
+void dequant_iq2_s(const BlockIq2S* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        const std::uint8_t* signs = b[i].qs + 32;  // the second half of qs: one sign byte per 8 elements
+        for (int s = 0; s < 8; ++s) {
+            const float db[2] = {d * (0.5f + static_cast<float>(b[i].scales[s] & 0xF)) * 0.25f,
+                                 d * (0.5f + static_cast<float>(b[i].scales[s] >> 4)) * 0.25f};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int idx = b[i].qs[4 * s + l] | (((b[i].qh[s] >> (2 * l)) & 3) << 8);
+                const std::uint64_t g = k_iq2s_grid[idx];
+                for (int j = 0; j < 8; ++j) y[j] = db[l / 2] * grid_byte(g, j) * sign_of(signs[4 * s + l], j);
+            }
+        }
+    }
+}
+void dequant_iq3_xxs(const BlockIq3Xxs* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        const std::uint8_t* idx = b[i].qs;        // 64 grid indices, 4 elements each
+        const std::uint8_t* ss = b[i].qs + 64;    // per 32: 4 × 7 sign bits and a 4-bit scale
+        for (int s = 0; s < 8; ++s) {
+            const std::uint32_t aux = load_u32(ss + 4 * s);
+            const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int signs = iq_signs8(static_cast<int>((aux >> (7 * l)) & 127));
+                const std::uint32_t g0 = k_iq3xxs_grid[idx[8 * s + 2 * l]], g1 = k_iq3xxs_grid[idx[8 * s + 2 * l + 1]];
+                for (int j = 0; j < 4; ++j) {
+                    y[j] = db * grid_byte(g0, j) * sign_of(signs, j);
+                    y[j + 4] = db * grid_byte(g1, j) * sign_of(signs, j + 4);
+                }
+            }
+        }
+    }
+}
+void dequant_iq3_s(const BlockIq3S* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        for (int s = 0; s < 8; ++s) {
+            const int sc = s % 2 == 0 ? (b[i].scales[s / 2] & 0xF) : (b[i].scales[s / 2] >> 4);
+            const float db = d * (1 + 2 * sc);
+            for (int l = 0; l < 4; ++l, y += 8) {
+                // 9-bit grid indices: a qs byte and bit (2l) or (2l + 1) of qh[s].
+                const int i0 = b[i].qs[8 * s + 2 * l] | (((b[i].qh[s] >> (2 * l)) & 1) << 8);
+                const int i1 = b[i].qs[8 * s + 2 * l + 1] | (((b[i].qh[s] >> (2 * l + 1)) & 1) << 8);
+                const int signs = b[i].signs[4 * s + l];
+                for (int j = 0; j < 4; ++j) {
+                    y[j] = db * grid_byte(k_iq3s_grid[i0], j) * sign_of(signs, j);
+                    y[j + 4] = db * grid_byte(k_iq3s_grid[i1], j) * sign_of(signs, j + 4);
+                }
+            }
+        }
+    }
+}
+
+constexpr float kIq1Delta = 0.125f;
+float iq1_grid_value(int idx, int j) { return static_cast<float>(static_cast<std::int8_t>(grid_byte(k_iq1s_grid[idx], j))); }
+
+void dequant_iq1_s(const BlockIq1S* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        const float d = f16_to_f32(b[i].d);
+        for (int s = 0; s < 8; ++s) {
+            // qh[s]: 4 × 3 high index bits, a 3-bit scale, the sign of the shift.
+            const int qh = b[i].qh[s];
+            const float dl = d * (2 * ((qh >> 12) & 7) + 1);
+            const float delta = (qh & 0x8000) ? -kIq1Delta : kIq1Delta;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int idx = b[i].qs[4 * s + l] | (((qh >> (3 * l)) & 7) << 8);
+                for (int j = 0; j < 8; ++j) y[j] = dl * (iq1_grid_value(idx, j) + delta);
+            }
+        }
+    }
+}
+void dequant_iq1_m(const BlockIq1M* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i) {
+        std::uint16_t sc[4];
+        std::memcpy(sc, b[i].scales, 8);
+        // The f16 super-scale is spread over the top nibbles of the four 16-bit scale words.
+        const std::uint16_t d16 = static_cast<std::uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                                                             ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+        const float d = f16_to_f32(d16);
+        for (int s = 0; s < 8; ++s) {
+            // Two 3-bit scales per 32 (one per 16), 6 bits per 32 in sc[s/2].
+            const float dl[2] = {d * (2 * ((sc[s / 2] >> (6 * (s % 2))) & 7) + 1),
+                                 d * (2 * ((sc[s / 2] >> (6 * (s % 2) + 3)) & 7) + 1)};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                // qh byte per pair of 8s: 3 high index bits and a shift sign bit for each (low nibble, high nibble).
+                const int qh = b[i].qh[2 * s + l / 2] >> (4 * (l % 2));
+                const int idx = b[i].qs[4 * s + l] | ((qh & 7) << 8);
+                const float delta = (qh & 8) ? -kIq1Delta : kIq1Delta;
+                for (int j = 0; j < 8; ++j) y[j] = dl[l / 2] * (iq1_grid_value(idx, j) + delta);
+            }
+        }
     }
 }
 
@@ -438,8 +687,20 @@ bool quant_supported(DType type) {
     }
 }
 
+bool dequant_supported(DType type) {
+    switch (type) {
+        case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q2_K: case DType::Q3_K:
+        case DType::IQ4_NL: case DType::IQ4_XS: case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS:
+        case DType::IQ2_XS: case DType::IQ2_S: case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S:
+        case DType::IQ1_M:
+            return true;
+        default:
+            return quant_supported(type);
+    }
+}
+
 bool dequantize_row(DType type, const void* src, float* dst, std::int64_t n) {
-    if (!quant_supported(type) || n < 0 || n % dtype_info(type).block_elems != 0) return false;
+    if (!dequant_supported(type) || n < 0 || n % dtype_info(type).block_elems != 0) return false;
     const std::int64_t nb = n / dtype_info(type).block_elems;
     switch (type) {
         case DType::F32: std::memcpy(dst, src, static_cast<std::size_t>(n) * 4); break;
@@ -451,6 +712,22 @@ bool dequantize_row(DType type, const void* src, float* dst, std::int64_t n) {
         case DType::Q5_K: dequant_q5_k(static_cast<const BlockQ5_K*>(src), dst, nb); break;
         case DType::Q6_K: dequant_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb); break;
         case DType::MXFP4: dequant_mxfp4(static_cast<const BlockMxfp4*>(src), dst, nb); break;
+        case DType::Q4_1: dequant_q4_1(static_cast<const BlockQ4_1*>(src), dst, nb); break;
+        case DType::Q5_0: dequant_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb); break;
+        case DType::Q5_1: dequant_q5_1(static_cast<const BlockQ5_1*>(src), dst, nb); break;
+        case DType::IQ4_NL: dequant_iq4_nl(static_cast<const BlockIq4Nl*>(src), dst, nb); break;
+        case DType::IQ4_XS: dequant_iq4_xs(static_cast<const BlockIq4Xs*>(src), dst, nb); break;
+        case DType::Q2_K: dequant_q2_k(static_cast<const BlockQ2_K*>(src), dst, nb); break;
+        case DType::Q3_K: dequant_q3_k(static_cast<const BlockQ3_K*>(src), dst, nb); break;
+        case DType::TQ1_0: dequant_tq1_0(static_cast<const BlockTq1_0*>(src), dst, nb); break;
+        case DType::TQ2_0: dequant_tq2_0(static_cast<const BlockTq2_0*>(src), dst, nb); break;
+        case DType::IQ2_XXS: dequant_iq2_xxs(static_cast<const BlockIq2Xxs*>(src), dst, nb); break;
+        case DType::IQ2_XS: dequant_iq2_xs(static_cast<const BlockIq2Xs*>(src), dst, nb); break;
+        case DType::IQ2_S: dequant_iq2_s(static_cast<const BlockIq2S*>(src), dst, nb); break;
+        case DType::IQ3_XXS: dequant_iq3_xxs(static_cast<const BlockIq3Xxs*>(src), dst, nb); break;
+        case DType::IQ3_S: dequant_iq3_s(static_cast<const BlockIq3S*>(src), dst, nb); break;
+        case DType::IQ1_S: dequant_iq1_s(static_cast<const BlockIq1S*>(src), dst, nb); break;
+        case DType::IQ1_M: dequant_iq1_m(static_cast<const BlockIq1M*>(src), dst, nb); break;
         default: return false;
     }
     return true;

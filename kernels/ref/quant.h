@@ -1,7 +1,9 @@
 // Scalar reference quantize / dequantize of the GGUF block formats. These are the ground truth every CPU and CUDA
 // kernel is tested against: simple, obviously correct, not fast.
 //
-// Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, MXFP4 (dequantize and quantize).
+// Quantize and dequantize: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, MXFP4 (quant_supported).
+// Dequantize only (dequant_supported; bit-exact to ggml's and gguf-py's dequantization, tests/format/test_quant_files):
+// Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M.
 // n must be a multiple of the type's block_elems (dtype.h); src/dst hold dtype_bytes(type, n) bytes.
 // Unsupported types return false (callers turn that into an ft::Error naming the tensor).
 //
@@ -20,7 +22,8 @@ namespace ft::kernels::ref {
 
 bool dequantize_row(DType type, const void* src, float* dst, std::int64_t n);
 bool quantize_row(DType type, const float* src, void* dst, std::int64_t n);
-bool quant_supported(DType type);
+bool quant_supported(DType type);    // quantize_row and dequantize_row
+bool dequant_supported(DType type);  // dequantize_row
 
 // Half-precision conversions used by the block formats (round-to-nearest-even, NaN/Inf preserved).
 float f16_to_f32(std::uint16_t h);
@@ -52,6 +55,44 @@ struct BlockQ5_K { std::uint16_t d, dmin; std::uint8_t scales[12]; std::uint8_t 
 struct BlockQ6_K { std::uint8_t ql[128]; std::uint8_t qh[64]; std::int8_t scales[16]; std::uint16_t d; };
 static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4_0) == 18 && sizeof(BlockMxfp4) == 17);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
+
+// More GGUF block layouts (dequantized by dequantize_row only). d, m, dmin are f16. Element i of a block:
+//   Q4_1   x = d * nib(i) + m                                   (nib as Q4_0)
+//   Q5_0   x = d * ((nib(i) | bit(qh, i) << 4) - 16)            (qh: 32 bits, bit i is element i's fifth bit)
+//   Q5_1   x = d * (nib(i) | bit(qh, i) << 4) + m
+//   IQ4_NL x = d * kIq4nlValues[nib(i)]
+//   IQ4_XS 8 sub-blocks of 32: 6-bit scale ls = low nibble j of scales_l | 2 bits j of scales_h, x = d * (ls - 32) *
+//          kIq4nlValues[nib of the sub-block's 16 bytes, as Q4_0]
+//   Q2_K   16 sub-blocks of 16, scales[j] = scale (low 4) | min (high 4); element i in 128-half h, w = i % 128:
+//          q = (qs[32h + w%32] >> 2*(w/32)) & 3; x = d * sc * q - dmin * m
+//   Q3_K   as Q2_K's 2-bit codes, minus 4 where bit (4h + w/32) of hmask[w%32] is clear; 16 six-bit signed scales
+//          (minus 32) packed in scales[12]; x = d * (sc - 32) * q
+//   TQ2_0  x = d * (((qs[32*(i/128) + i%32] >> 2*((i%128)/32)) & 3) - 1)
+//   TQ1_0  ternary digits, 5 per qs byte and 4 per qh byte (the byte is a fixed-point fraction of 3^5); x = d * (t - 1)
+//   IQ2/IQ3/IQ1: 8 (or 4) elements at a time from a lattice grid (iq_grids.inc), with sign bits and sub-block scales.
+struct BlockQ4_1 { std::uint16_t d, m; std::uint8_t qs[16]; };
+struct BlockQ5_0 { std::uint16_t d; std::uint8_t qh[4]; std::uint8_t qs[16]; };
+struct BlockQ5_1 { std::uint16_t d, m; std::uint8_t qh[4]; std::uint8_t qs[16]; };
+struct BlockIq4Nl { std::uint16_t d; std::uint8_t qs[16]; };
+struct BlockIq4Xs { std::uint16_t d, scales_h; std::uint8_t scales_l[4]; std::uint8_t qs[128]; };
+struct BlockQ2_K { std::uint8_t scales[16]; std::uint8_t qs[64]; std::uint16_t d, dmin; };
+struct BlockQ3_K { std::uint8_t hmask[32]; std::uint8_t qs[64]; std::uint8_t scales[12]; std::uint16_t d; };
+struct BlockTq1_0 { std::uint8_t qs[48]; std::uint8_t qh[4]; std::uint16_t d; };
+struct BlockTq2_0 { std::uint8_t qs[64]; std::uint16_t d; };
+struct BlockIq2Xxs { std::uint16_t d; std::uint16_t qs[32]; };
+struct BlockIq2Xs { std::uint16_t d; std::uint16_t qs[32]; std::uint8_t scales[8]; };
+struct BlockIq2S { std::uint16_t d; std::uint8_t qs[64]; std::uint8_t qh[8]; std::uint8_t scales[8]; };
+struct BlockIq3Xxs { std::uint16_t d; std::uint8_t qs[96]; };
+struct BlockIq3S { std::uint16_t d; std::uint8_t qs[64]; std::uint8_t qh[8]; std::uint8_t signs[32]; std::uint8_t scales[4]; };
+struct BlockIq1S { std::uint16_t d; std::uint8_t qs[32]; std::uint16_t qh[8]; };
+struct BlockIq1M { std::uint8_t qs[32]; std::uint8_t qh[16]; std::uint8_t scales[8]; };
+static_assert(sizeof(BlockQ4_1) == 20 && sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
+static_assert(sizeof(BlockIq4Nl) == 18 && sizeof(BlockIq4Xs) == 136 && sizeof(BlockQ2_K) == 84 && sizeof(BlockQ3_K) == 110);
+static_assert(sizeof(BlockTq1_0) == 54 && sizeof(BlockTq2_0) == 66 && sizeof(BlockIq2Xxs) == 66 && sizeof(BlockIq2Xs) == 74);
+static_assert(sizeof(BlockIq2S) == 82 && sizeof(BlockIq3Xxs) == 98 && sizeof(BlockIq3S) == 110);
+static_assert(sizeof(BlockIq1S) == 50 && sizeof(BlockIq1M) == 56);
+// IQ4_NL/IQ4_XS's non-linear 4-bit code book.
+inline constexpr std::int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
 // The 6-bit (scale, min) pairs of Q4_K/Q5_K: j in [0, 8).
 void k_scale_min_get(const std::uint8_t scales[12], int j, std::uint8_t* sc, std::uint8_t* m);

@@ -348,8 +348,11 @@ private slots:
         std::vector<float> y(512);
         QVERIFY(!dequantize_row(DType::Q4_K, q.data(), y.data(), 100));  // not a whole block
         QVERIFY(!quantize_row(DType::Q8_0, y.data(), q.data(), 31));
-        QVERIFY(!dequantize_row(DType::Q2_K, q.data(), y.data(), 256));  // not supported here
-        QVERIFY(!quant_supported(DType::IQ2_XXS));
+        QVERIFY(!dequantize_row(DType::Q8_K, q.data(), y.data(), 256));  // not supported here
+        QVERIFY(!dequantize_row(DType::Q2_K, q.data(), y.data(), 100));  // not a whole super-block
+        QVERIFY(!dequant_supported(DType::Q8_1) && !dequant_supported(DType::I32));
+        QVERIFY(!quant_supported(DType::IQ2_XXS) && dequant_supported(DType::IQ2_XXS));  // dequantize only
+        QVERIFY(!quantize_row(DType::Q2_K, y.data(), q.data(), 256));
         QVERIFY(quant_supported(DType::MXFP4));
     }
 };
