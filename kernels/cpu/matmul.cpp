@@ -59,15 +59,16 @@ HWY_INLINE void decode_q4_0(const ref::BlockQ4_0* b, Sink&& sink) {
     const DI di;
     const DU8 du8;
     const size_t N = hn::Lanes(df);
+    // (q - 8) * d in the reference's order: q * d - 8d would give +0 where the reference gives -0 (d < 0).
     const auto d = hn::Set(df, h2f(b->d));
-    const auto d8 = hn::Set(df, 8.f * h2f(b->d));
+    const auto eight = hn::Set(di, 8);
     for (size_t g = 0; g < 16; g += N) {
         const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
-        sink(g, hn::MulSub(hn::ConvertTo(df, hn::And(q, hn::Set(di, 15))), d, d8));
+        sink(g, hn::Mul(hn::ConvertTo(df, hn::Sub(hn::And(q, hn::Set(di, 15)), eight)), d));
     }
     for (size_t g = 0; g < 16; g += N) {
         const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
-        sink(16 + g, hn::MulSub(hn::ConvertTo(df, hn::ShiftRight<4>(q)), d, d8));
+        sink(16 + g, hn::Mul(hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(q), eight)), d));
     }
 }
 
@@ -190,9 +191,21 @@ HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sin
         case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q45_k)
         case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q45_k)
         case DType::Q6_K: FT_BLOCKS(BlockQ6_K, 256, decode_q6_k)
-        default: return;
+        default: break;
     }
 #undef FT_BLOCKS
+    // The other block types (Q4_1, Q5_0/1, Q2_K, Q3_K, IQ*, TQ*): one block at a time through the scalar reference
+    // into a stack buffer, then N at a time to the sink. Correct and bit-identical to ref::dequantize_row; slower than
+    // the decoders above (no integer dot path yet).
+    if (!ref::dequant_supported(wt)) return;
+    const DTypeInfo& info = dtype_info(wt);
+    const std::int64_t elems = info.block_elems;
+    const auto* bytes = static_cast<const std::uint8_t*>(src);
+    HWY_ALIGN float tmp[256];
+    for (std::int64_t bi = 0; bi < k / elems; ++bi) {
+        ref::dequantize_row(wt, bytes + bi * info.block_bytes, tmp, elems);
+        for (std::int64_t g = 0; g < elems; g += std::int64_t(N)) sink(bi * elems + g, hn::Load(df, tmp + g));
+    }
 }
 
 #undef FT_INT16_DOT  // this file is compiled once per SIMD target: decide afresh each time
@@ -415,11 +428,8 @@ HWY_EXPORT(MatmulRows);
 HWY_EXPORT(DequantizeRow);
 
 bool matmul_supported(DType wt) {
-    switch (wt) {
-        case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
-        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: return true;
-        default: return false;
-    }
+    // Every type the reference dequantizes (decode_row falls back to it for those without a SIMD decoder).
+    return ref::dequant_supported(wt);
 }
 
 void matvec_rows(DType wt, const void* w, std::size_t row_bytes, std::int64_t k, const float* x, float* y,

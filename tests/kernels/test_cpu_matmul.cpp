@@ -5,7 +5,10 @@
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <random>
 
 #include "cpu/isa.h"
 #include "cpu/matmul.h"
@@ -287,8 +290,78 @@ private slots:
     }
 
     void unsupportedTypesAreReported() {
-        QVERIFY(!ft::kernels::cpu::matmul_supported(DType::IQ2_XXS));
+        QVERIFY(!ft::kernels::cpu::matmul_supported(DType::Q8_K));
+        QVERIFY(!ft::kernels::cpu::matmul_supported(DType::I32));
         QVERIFY(ft::kernels::cpu::matmul_supported(DType::Q4_K));
+        QVERIFY(ft::kernels::cpu::matmul_supported(DType::IQ2_XXS));
+    }
+
+    // The types read through the reference decoder (no quantizer here: the reference only dequantizes them): random
+    // blocks, redrawn until every value is finite and of moderate size (random f16 scales can be inf/NaN), then
+    // matvec_rows / matmul_rows / dequantize_row against the reference in double.
+    void dequantOnlyTypes_data() {
+        QTest::addColumn<int>("type");
+        for (DType t : {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::IQ4_XS,
+                        DType::TQ1_0, DType::TQ2_0, DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS,
+                        DType::IQ3_S, DType::IQ1_S, DType::IQ1_M})
+            QTest::newRow(ft::kernels::dtype_info(t).name.data()) << int(t);
+    }
+    void dequantOnlyTypes() {
+        QFETCH(int, type);
+        const auto t = DType(type);
+        const auto& info = ft::kernels::dtype_info(t);
+        const std::int64_t rows = 37, k = 512;
+        Weights w;
+        w.row_bytes = *ft::kernels::dtype_bytes(t, std::uint64_t(k));
+        w.bytes.resize(w.row_bytes * std::size_t(rows));
+        w.deq.resize(std::size_t(rows * k));
+        std::mt19937 rng(1234 + std::uint32_t(type));
+        const std::int64_t n_blocks = rows * k / info.block_elems;
+        for (std::int64_t b = 0; b < n_blocks; ++b) {
+            std::uint8_t* blk = w.bytes.data() + std::size_t(b) * info.block_bytes;
+            float* out = w.deq.data() + b * info.block_elems;
+            for (int attempt = 0;; ++attempt) {
+                QVERIFY(attempt < 1000);
+                for (std::uint32_t i = 0; i < info.block_bytes; ++i) blk[i] = std::uint8_t(rng());
+                QVERIFY(ft::kernels::ref::dequantize_row(t, blk, out, info.block_elems));
+                bool ok = true;
+                for (std::uint32_t i = 0; i < info.block_elems && ok; ++i) ok = std::isfinite(out[i]) && std::fabs(out[i]) < 1e3f;
+                if (ok) break;
+            }
+        }
+        const auto x = ft::test::random_floats(std::size_t(3 * k), 99, -1.f, 1.f);
+        std::vector<double> want(std::size_t(3 * rows));
+        for (std::int64_t i = 0; i < 3; ++i)
+            for (std::int64_t r = 0; r < rows; ++r) {
+                double acc = 0;
+                for (std::int64_t c = 0; c < k; ++c) acc += double(w.deq[std::size_t(r * k + c)]) * x[std::size_t(i * k + c)];
+                want[std::size_t(i * rows + r)] = acc;
+            }
+        auto check = [&](const std::vector<float>& got, std::int64_t m, const char* what) {
+            double num = 0, den = 0;
+            for (std::int64_t j = 0; j < m * rows; ++j) {
+                const double d = got[std::size_t(j)] - want[std::size_t(j)];
+                num += d * d, den += want[std::size_t(j)] * want[std::size_t(j)];
+            }
+            QVERIFY2(got[std::size_t(m * rows)] == -7.f, what);  // guard after the output
+            QVERIFY2(num <= 1e-10 * den, qPrintable(QString("%1: nmse %2").arg(what).arg(num / den)));
+        };
+        std::vector<float> y(std::size_t(rows + 1), -7.f);
+        ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), y.data(), 0, rows);
+        check(y, 1, "matvec_rows");
+        ft::kernels::cpu::MatvecInput in;
+        ft::kernels::cpu::matvec_prepare(t, x.data(), k, in);
+        std::fill(y.begin(), y.end(), -7.f);
+        ft::kernels::cpu::matvec_rows_prepared(t, w.bytes.data(), w.row_bytes, in, y.data(), 0, rows);
+        check(y, 1, "matvec_rows_prepared");
+        std::vector<float> y3(std::size_t(3 * rows + 1), -7.f);
+        ft::kernels::cpu::matmul_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), k, 3, y3.data(), rows, 0, rows);
+        check(y3, 3, "matmul_rows");
+        std::vector<float> row(static_cast<std::size_t>(k));
+        for (std::int64_t r = 0; r < rows; ++r) {
+            ft::kernels::cpu::dequantize_row(t, w.bytes.data() + std::size_t(r) * w.row_bytes, row.data(), k);
+            QVERIFY(std::memcmp(row.data(), w.deq.data() + r * k, std::size_t(k) * 4) == 0);
+        }
     }
 };
 
