@@ -601,6 +601,13 @@ private slots:
         row("unknown tensor type", one_tensor({32}, 77, 0, 128), "unknown tensor type id 77 (tensor 'w'.type)");
         row("removed type Q4_2", one_tensor({32}, 4, 0, 128), "unknown tensor type id 4");
         row("row not whole blocks", one_tensor({33}, 8, 0, 128), "row length 33 is not a multiple of the q8_0 block size 32");
+        // The K-quant and IQ super-blocks (256 elements): a row of 128 is not a whole block; a block cut short.
+        row("q2_K row not whole blocks", one_tensor({128}, 10, 0, 256), "row length 128 is not a multiple of the q2_K block size 256 (tensor 'w'.dims)");
+        row("iq2_xxs row not whole blocks", one_tensor({300, 2}, 16, 0, 256), "row length 300 is not a multiple of the iq2_xxs block size 256");
+        row("iq4_nl row not whole blocks", one_tensor({48}, 20, 0, 64), "row length 48 is not a multiple of the iq4_nl block size 32");
+        row("iq1_m block truncated", one_tensor({256}, 29, 0, 32), "tensor data [0, +56) runs past the end of the file (data section is 32 bytes) (tensor 'w'.offset)");
+        row("q3_K block truncated", one_tensor({256, 2}, 11, 0, 192), "tensor data [0, +220) runs past the end of the file");
+        row("unknown type between TQ2_0 and MXFP4", one_tensor({256}, 36, 0, 256), "unknown tensor type id 36 (tensor 'w'.type)");
         row("offset past end", one_tensor({32}, 0, 1024, 128), "runs past the end of the file (data section is 128 bytes) (tensor 'w'.offset)");
         row("data truncated", one_tensor({32}, 0, 0, 100), "runs past the end of the file");
         row("offset overflow", one_tensor({32}, 0, ~0ull << 5, 128), "runs past the end");
