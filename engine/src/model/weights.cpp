@@ -447,7 +447,8 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
     if (!kernels::cpu::matmul_supported(v.type)) {
         throw Error(ErrorCode::unsupported, file + ": tensor " + name + " has type " +
                                                 std::string(kernels::dtype_info(v.type).name) + ", which the engine cannot read yet",
-                    "supported: f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K, mxfp4");
+                    "supported: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, "
+                    "iq4_xs, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s, tq1_0, tq2_0, mxfp4");
     }
     v.cols = std::int64_t(want[0]);
     v.row_bytes = *kernels::dtype_bytes(v.type, want[0]);
