@@ -63,6 +63,11 @@ std::optional<DType> dtype_from_name(std::string_view name) {
     return std::nullopt;
 }
 
+double dtype_bits_per_weight(DType t) {
+    const DTypeInfo& info = dtype_info(t);
+    return 8.0 * info.block_bytes / info.block_elems;
+}
+
 std::optional<std::uint64_t> dtype_bytes(DType t, std::uint64_t n_elems) {
     const DTypeInfo& info = dtype_info(t);
     if (n_elems % info.block_elems != 0) return std::nullopt;

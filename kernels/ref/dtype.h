@@ -30,6 +30,9 @@ const DTypeInfo& dtype_info(DType t);
 // Case-insensitive: "q4_k", "Q4_K", "bf16" …
 std::optional<DType> dtype_from_name(std::string_view name);
 
+// Bits per weight of the block layout (block bytes × 8 / block elements): 2.0625 for iq2_xxs, 4.5 for q4_K.
+double dtype_bits_per_weight(DType t);
+
 // Bytes of `n_elems` elements; nullopt when n_elems is not a whole number of blocks or the size overflows.
 std::optional<std::uint64_t> dtype_bytes(DType t, std::uint64_t n_elems);
 

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "cpu/matmul.h"
 #include "format/gguf.h"
+#include "model/model_inspect.h"
 #include "ft_test.h"
 #include "ref/quant.h"
 
@@ -97,6 +99,37 @@ private slots:
         QString summary;
         for (const auto& [t, n] : rows_per_type) summary += QString("%1: %2 rows  ").arg(QString::fromStdString(t)).arg(n);
         qInfo().noquote() << recipe << summary;
+    }
+
+    // ft inspect's "types" summary: every block type of every file with its layout's bits per weight (the published
+    // figures of each format) and the bytes of its tensors.
+    void inspectReportsBitsPerWeight() {
+        if (!std::filesystem::is_directory(quants_dir())) QSKIP("shared/testdata/quants is absent");
+        const std::map<std::string, double> bpw = {
+            {"f32", 32},      {"q8_0", 8.5},     {"q6_K", 6.5625},  {"q5_K", 5.5},    {"q4_K", 4.5},     {"q4_0", 4.5},
+            {"q4_1", 5},      {"q5_0", 5.5},     {"q5_1", 6},       {"q3_K", 3.4375}, {"q2_K", 2.625},   {"iq4_nl", 4.5},
+            {"iq4_xs", 4.25}, {"iq3_s", 3.4375}, {"iq3_xxs", 3.0625}, {"iq2_s", 2.5625}, {"iq2_xs", 2.3125},
+            {"iq2_xxs", 2.0625}, {"iq1_m", 1.75}, {"iq1_s", 1.5625}, {"tq1_0", 1.6875}, {"tq2_0", 2.0625}, {"mxfp4", 4.25},
+            {"bf16", 16}};
+        std::set<std::string> seen;
+        for (const auto& e : std::filesystem::directory_iterator(quants_dir())) {
+            if (e.path().extension() != ".gguf") continue;
+            const auto j = ft::model::inspect_path(e.path());
+            QVERIFY2(j.contains("types"), e.path().filename().string().c_str());
+            std::uint64_t tensor_bytes = 0, type_bytes = 0;
+            for (const auto& t : j["tensors"]) tensor_bytes += t["bytes"].get<std::uint64_t>();
+            for (const auto& [name, t] : j["types"].items()) {
+                QVERIFY2(bpw.count(name), name.c_str());
+                QCOMPARE(t["bits_per_weight"].get<double>(), bpw.at(name));
+                QCOMPARE(double(t["bytes"].get<std::uint64_t>()) * 8, bpw.at(name) * double(t["elements"].get<std::uint64_t>()));
+                type_bytes += t["bytes"].get<std::uint64_t>();
+                seen.insert(name);
+            }
+            QCOMPARE(type_bytes, tensor_bytes);
+            const auto text = ft::model::inspect_text(j);
+            QVERIFY(text.find("bits/weight") != std::string::npos);
+        }
+        QCOMPARE(seen.size(), bpw.size());  // every type above occurs in some file
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 
 #include "format/gguf.h"
 #include "format/safetensors.h"
@@ -85,6 +86,17 @@ json inspect_gguf(const std::filesystem::path& path) {
         add_support(j, desc->arch);
     }
     j["tensors"] = tensors;
+    // Per block type: how many tensors, their bytes and elements, and the layout's bits per weight.
+    std::map<std::string, json> types;
+    for (const auto& s : stats) {
+        json& t = types[std::string(kernels::dtype_info(s.type).name)];
+        if (t.is_null()) t = {{"tensors", 0}, {"bytes", std::uint64_t(0)}, {"elements", std::uint64_t(0)},
+                              {"bits_per_weight", kernels::dtype_bits_per_weight(s.type)}};
+        t["tensors"] = t["tensors"].get<int>() + 1;
+        t["bytes"] = t["bytes"].get<std::uint64_t>() + s.n_bytes;
+        t["elements"] = t["elements"].get<std::uint64_t>() + s.n_elements;
+    }
+    if (!types.empty()) j["types"] = types;
     if (!stats.empty()) j["sizes"] = sizes_json(measure(desc ? &*desc : nullptr, stats));
     j["tokenizer"] = tokenizer_summary_json(tokenizer_summary(md));
     return j;
@@ -124,6 +136,17 @@ json inspect_hf(const std::filesystem::path& dir) {
     }
     j["tensor_count"] = tensors.size();
     j["tensors"] = tensors;
+    // Per block type: how many tensors, their bytes and elements, and the layout's bits per weight.
+    std::map<std::string, json> types;
+    for (const auto& s : stats) {
+        json& t = types[std::string(kernels::dtype_info(s.type).name)];
+        if (t.is_null()) t = {{"tensors", 0}, {"bytes", std::uint64_t(0)}, {"elements", std::uint64_t(0)},
+                              {"bits_per_weight", kernels::dtype_bits_per_weight(s.type)}};
+        t["tensors"] = t["tensors"].get<int>() + 1;
+        t["bytes"] = t["bytes"].get<std::uint64_t>() + s.n_bytes;
+        t["elements"] = t["elements"].get<std::uint64_t>() + s.n_elements;
+    }
+    if (!types.empty()) j["types"] = types;
     if (!stats.empty()) j["sizes"] = sizes_json(measure(desc ? &*desc : nullptr, stats));
     j["tokenizer"] = tokenizer_summary_json(tokenizer_summary_hf(dir));
     return j;
@@ -231,6 +254,15 @@ std::string inspect_text(const json& j) {
         line("bos", tok("bos_token_id", "bos_token"));
         line("eos", tok("eos_token_id", "eos_token"));
         line("chat template", t.value("chat_template", false) ? "yes (" + scalar(t["chat_template_chars"]) + " chars)" : "no");
+    }
+    if (j.contains("types")) {
+        o += "\nBlock types\n";
+        for (const auto& [name, t] : j["types"].items()) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "  %-8s %3d tensors  %7.4f bits/weight  %s\n", name.c_str(), t["tensors"].get<int>(),
+                          t["bits_per_weight"].get<double>(), human_bytes(t["bytes"].get<std::uint64_t>()).c_str());
+            o += buf;
+        }
     }
     if (!j["tensors"].empty()) {
         o += "\nTensors\n";
