@@ -38,6 +38,7 @@ const char* offload_backend_name(OffloadBackend b) {
 namespace {
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / double(1ull << 30)); }
 const model::TensorView& mat(const model::ExpertView& v, int b) { return b == 0 ? v.gate : b == 1 ? v.up : v.down; }
+constexpr const char* kNames[3] = {"gate", "up", "down"};
 }  // namespace
 
 ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStream_t stream, const OffloadOptions& o)
@@ -68,9 +69,24 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         bank_bytes_[b] = (t.bytes() + 255) / 256 * 256;
         slot_bytes_ += bank_bytes_[b];
         if (!kc::gemv_supported(t.type))
-            throw Error(ErrorCode::unsupported, fmt::format("experts stored as {} are not read by the GPU kernels yet",
-                                                            kernels::dtype_info(t.type).name),
+            throw Error(ErrorCode::unsupported, fmt::format("layer {}'s expert {} matrices are {}, which the GPU kernels do not "
+                                                            "read yet", first_moe, kNames[b], kernels::dtype_info(t.type).name),
                         "use --device cpu");
+    }
+    // The slots are laid out once, from the first MoE layer: a layer whose experts have another type or size (llama.cpp's
+    // _M recipes keep some layers' down projections in Q6_K) would be copied and read with the wrong layout.
+    for (int il = first_moe + 1; il < n_layer_; ++il) {
+        if (!w.layer_has_experts(il)) continue;
+        for (int b = 0; b < 3; ++b) {
+            const model::TensorView& t = mat(w.expert(il, 0), b);
+            const model::TensorView& p = mat(w.expert(first_moe, 0), b);
+            if (t.type != p.type || t.row_bytes != p.row_bytes || t.rows != p.rows)
+                throw Error(ErrorCode::unsupported,
+                            fmt::format("layer {}'s expert {} matrices are {} while layer {}'s are {}: the GPU expert cache "
+                                        "does not take experts whose type differs between layers yet", il, kNames[b],
+                                        kernels::dtype_info(t.type).name, first_moe, kernels::dtype_info(p.type).name),
+                            "use --device cpu, or --moe-backend resident");
+        }
     }
 
     // Slots.
