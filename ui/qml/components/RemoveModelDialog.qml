@@ -57,17 +57,10 @@ Dialog {
             font.family: Theme.monoFamily
             elide: Text.ElideMiddle
         }
-        CheckBox {
+        AppCheckBox {
             id: deleteCheck
             objectName: "deleteFilesCheck"
             text: dialog.isFolder ? qsTr("Also delete the folder from the disk") : qsTr("Also delete the file from the disk")
-            contentItem: Text {
-                text: deleteCheck.text
-                color: Theme.text
-                font.pixelSize: Theme.fontSmall
-                leftPadding: deleteCheck.indicator.width + deleteCheck.spacing
-                verticalAlignment: Text.AlignVCenter
-            }
         }
     }
 

@@ -63,18 +63,11 @@ Page {
             Layout.fillWidth: true
             spacing: Theme.s4
             Text { text: qsTr("Serve the loaded model"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.preferredWidth: 150 }
-            CheckBox {
+            AppCheckBox {
                 id: serverCheck
                 objectName: "serverSwitch"
                 checked: apiServer.enabled
                 text: checked ? qsTr("On") : qsTr("Off")
-                contentItem: Text {
-                    text: serverCheck.text
-                    color: Theme.text
-                    font.pixelSize: Theme.fontSmall
-                    leftPadding: serverCheck.indicator.width + serverCheck.spacing
-                    verticalAlignment: Text.AlignVCenter
-                }
                 onToggled: apiServer.enabled = checked
             }
             Pill {
@@ -167,19 +160,12 @@ Page {
         objectName: "startupCard"
         Layout.fillWidth: true
         SectionTitle { Layout.fillWidth: true; iconName: "models"; text: qsTr("Startup") }
-        CheckBox {
+        AppCheckBox {
             id: reloadCheck
             objectName: "reloadLastModelSwitch"
+            Layout.fillWidth: true
             checked: page.settings ? page.settings.reloadLastModel : true
             text: qsTr("Load the last model when FreeToken starts (if it is still in the library)")
-            contentItem: Text {
-                text: reloadCheck.text
-                color: Theme.text
-                font.pixelSize: Theme.fontSmall
-                leftPadding: reloadCheck.indicator.width + reloadCheck.spacing
-                verticalAlignment: Text.AlignVCenter
-                wrapMode: Text.WordWrap
-            }
             onToggled: page.settings.reloadLastModel = checked
         }
     }
