@@ -108,4 +108,12 @@ void UiHarness::resize(int w, int h) {
 
 QImage UiHarness::grab() { return m_window ? m_window->grabWindow() : QImage(); }
 
+void UiHarness::saveScreenshot(const QString& name) {
+    const QString dir = qEnvironmentVariable("FT_SCREENSHOT_DIR");
+    if (dir.isEmpty() || !m_window) return;
+    settle(300);
+    const QImage image = grab();
+    if (image.isNull() || !image.save(dir + "/" + name + ".png")) qWarning("cannot save the screenshot %s", qPrintable(name));
+}
+
 }  // namespace ft::test

@@ -44,6 +44,9 @@ public:
     void settle(int ms = 150);                     // lets bindings, layouts, animations and painting finish
     void resize(int w, int h);
     QImage grab();
+    // With FT_SCREENSHOT_DIR set (docs/screenshots: scripts/screenshots-states.sh), saves the window there as
+    // <name>.png: the states the window tests reach, as pictures. Does nothing otherwise.
+    void saveScreenshot(const QString& name);
 
 private:
     ft::LogHub* m_hub;

@@ -349,6 +349,7 @@ private slots:
         QCOMPARE(lastState(), QStringLiteral("truncated"));
         QCOMPARE(messages()->messages().last().completionTokens, 3);
         QVERIFY(visible("truncatedPill"));
+        m_ui->saveScreenshot("chat-truncated-reply");
         // Saved so: the mark survives a restart (the store keeps the state).
         ft::ChatStore store;
         QCOMPARE(store.messages(session()->currentId()).last().state, QStringLiteral("truncated"));

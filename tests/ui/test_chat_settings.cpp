@@ -70,6 +70,7 @@ private slots:
         QCOMPARE(session()->temperature(), 1.7);
         QVERIFY(visible("systemPromptBanner"));
         QVERIFY(m_ui->item("systemPromptText")->property("text").toString().contains("Talk like a pirate."));
+        m_ui->saveScreenshot("chat-system-prompt-banner");
         // Clicking it opens the chat's settings with the prompt in them.
         QVERIFY(m_ui->click("systemPromptBanner"));
         QTRY_VERIFY(m_ui->object("chatSettingsDialog")->property("opened").toBool());
@@ -131,6 +132,7 @@ private slots:
         QCOMPARE(session()->maxTokens(), 300);
         QVERIFY(m_ui->showPage("settings"));
         QCOMPARE(field("defaultSystemPromptField"), QStringLiteral("Answer in one sentence."));
+        m_ui->saveScreenshot("settings-new-chats");
         // Warnings about this test's pages (a second app in one process also warns that the style is set twice).
         QStringList w;
         for (const QString& x : ft::test::take_warnings())

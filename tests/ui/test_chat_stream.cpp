@@ -231,6 +231,7 @@ private slots:
         const bool tailShown = std::any_of(shown.begin(), shown.end(), [&](const QString& t) { return t.trimmed().endsWith(tail); });
         QVERIFY2(tailShown, qPrintable(tail));
 
+        m_ui->saveScreenshot(QStringLiteral("chat-stream-%1").arg(QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
         // The view stays at the end of the reply when it finishes (it used to jump to the top).
         QQuickItem* list = m_ui->item("messageList");
         QVERIFY(list);

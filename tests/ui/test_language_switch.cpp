@@ -121,7 +121,9 @@ private slots:
         m_ui->settle(1000);
         QCOMPARE(language(), QStringLiteral("ko"));
         checkTranslated("ko");
+        m_ui->saveScreenshot("settings-ko-after-switch");
         QVERIFY(m_ui->showPage("console"));
+        m_ui->saveScreenshot("console-ko-after-switch");
         QVERIFY(m_ui->showPage("settings"));
         QVERIFY(m_ui->click("languageChoice_zh_CN"));
         m_ui->settle(1000);
