@@ -85,6 +85,122 @@ HWY_INLINE void decode_mxfp4(const ref::BlockMxfp4* b, Sink&& sink) {
     for (size_t g = 0; g < 32; g += N) sink(g, hn::Load(df, tmp + g));
 }
 
+// Q4_1: (q * d) + m; q * d is exact (4-bit code, f16 scale), so the fused form rounds as the reference does.
+template <class Sink>
+HWY_INLINE void decode_q4_1(const ref::BlockQ4_1* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const auto d = hn::Set(df, h2f(b->d)), m = hn::Set(df, h2f(b->m));
+    for (size_t g = 0; g < 16; g += N) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
+        sink(g, hn::MulAdd(hn::ConvertTo(df, hn::And(q, hn::Set(di, 15))), d, m));
+    }
+    for (size_t g = 0; g < 16; g += N) {
+        const auto q = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
+        sink(16 + g, hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(q)), d, m));
+    }
+}
+
+// Q5_0 / Q5_1: the fifth bit of element i is bit i of the 32-bit qh.
+template <class Block, class Sink>
+HWY_INLINE void decode_q5_01(const Block* b, Sink&& sink) {
+    constexpr bool kMin = std::is_same_v<Block, ref::BlockQ5_1>;
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    std::uint32_t qh32;
+    std::memcpy(&qh32, b->qh, 4);
+    const hn::Rebind<std::uint32_t, DF> du32;
+    const auto qh = hn::Set(du32, qh32);
+    const auto one = hn::Set(du32, 1u);
+    const auto d = hn::Set(df, h2f(b->d));
+    for (int half = 0; half < 2; ++half) {
+        for (size_t g = 0; g < 16; g += N) {
+            const auto q8 = hn::PromoteTo(di, hn::LoadU(du8, b->qs + g));
+            auto q = half == 0 ? hn::And(q8, hn::Set(di, 15)) : hn::ShiftRight<4>(q8);
+            const auto hi = hn::BitCast(di, hn::And(hn::Shr(qh, hn::Iota(du32, std::uint32_t(16 * half + g))), one));
+            q = hn::Or(q, hn::ShiftLeft<4>(hi));
+            const size_t e = 16 * half + g;
+            if constexpr (kMin) sink(e, hn::MulAdd(hn::ConvertTo(df, q), d, hn::Set(df, h2f(b->m))));
+            else sink(e, hn::Mul(hn::ConvertTo(df, hn::Sub(q, hn::Set(di, 16))), d));
+        }
+    }
+}
+
+// Q2_K / Q3_K: 2-bit codes (qs[32h + l] >> 2j) & 3 for element 128h + 32j + l; sub-block scales per 16.
+template <class Sink>
+HWY_INLINE void decode_q2_k(const ref::BlockQ2_K* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const float d = h2f(b->d), dmin = h2f(b->dmin);
+    const auto three = hn::Set(di, 3);
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j)
+            for (size_t g = 0; g < 32; g += N) {
+                const size_t e = 128 * h + 32 * j + g;
+                const std::uint8_t sc = b->scales[e / 16];
+                const auto q = hn::And(hn::ShiftRightSame(hn::PromoteTo(di, hn::LoadU(du8, b->qs + 32 * h + g)), 2 * j), three);
+                // dl * q is exact (f16 × 4-bit × 2-bit): the fused form rounds as the reference's dl * q - ml.
+                sink(e, hn::MulSub(hn::ConvertTo(df, q), hn::Set(df, d * float(sc & 0xF)), hn::Set(df, dmin * float(sc >> 4))));
+            }
+}
+
+template <class Sink>
+HWY_INLINE void decode_q3_k(const ref::BlockQ3_K* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const size_t N = hn::Lanes(df);
+    const float d = h2f(b->d);
+    float dl[16];
+    for (int j = 0; j < 16; ++j) {
+        const int low = j < 8 ? (b->scales[j] & 0xF) : (b->scales[j - 8] >> 4);
+        const int high = (b->scales[8 + j % 4] >> (2 * (j / 4))) & 3;
+        dl[j] = d * float((low | high << 4) - 32);
+    }
+    const auto three = hn::Set(di, 3), one = hn::Set(di, 1), four = hn::Set(di, 4);
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j)
+            for (size_t g = 0; g < 32; g += N) {
+                const size_t e = 128 * h + 32 * j + g;
+                const auto lo = hn::And(hn::ShiftRightSame(hn::PromoteTo(di, hn::LoadU(du8, b->qs + 32 * h + g)), 2 * j), three);
+                const auto hb = hn::And(hn::ShiftRightSame(hn::PromoteTo(di, hn::LoadU(du8, b->hmask + g)), 4 * h + j), one);
+                const auto q = hn::Sub(hn::Or(lo, hn::ShiftLeft<2>(hb)), four);  // high bit clear: minus 4
+                sink(e, hn::Mul(hn::ConvertTo(df, q), hn::Set(df, dl[e / 16])));
+            }
+}
+
+// IQ4_NL / IQ4_XS: the code book looked up per element, then one product with the (sub-)block scale.
+template <class Sink>
+HWY_INLINE void decode_iq4_32(const std::uint8_t* qs, float dl, size_t base, Sink&& sink) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    HWY_ALIGN float tmp[32];
+    for (int i = 0; i < 16; ++i) {
+        tmp[i] = float(ref::kIq4nlValues[qs[i] & 0xF]);
+        tmp[16 + i] = float(ref::kIq4nlValues[qs[i] >> 4]);
+    }
+    const auto vd = hn::Set(df, dl);
+    for (size_t g = 0; g < 32; g += N) sink(base + g, hn::Mul(vd, hn::Load(df, tmp + g)));
+}
+template <class Sink>
+HWY_INLINE void decode_iq4_nl(const ref::BlockIq4Nl* b, Sink&& sink) {
+    decode_iq4_32(b->qs, h2f(b->d), 0, sink);
+}
+template <class Sink>
+HWY_INLINE void decode_iq4_xs(const ref::BlockIq4Xs* b, Sink&& sink) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        const int ls = ((b->scales_l[s / 2] >> (4 * (s % 2))) & 0xF) | (((b->scales_h >> (2 * s)) & 3) << 4);
+        decode_iq4_32(b->qs + 16 * s, d * float(ls - 32), size_t(32 * s), sink);
+    }
+}
+
 // Q4_K and Q5_K share the layout but for Q5_K's fifth bit (qh).
 template <class Block, class Sink>
 HWY_INLINE void decode_q45_k(const Block* b, Sink&& sink) {
@@ -191,10 +307,17 @@ HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sin
         case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q45_k)
         case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q45_k)
         case DType::Q6_K: FT_BLOCKS(BlockQ6_K, 256, decode_q6_k)
+        case DType::Q4_1: FT_BLOCKS(BlockQ4_1, 32, decode_q4_1)
+        case DType::Q5_0: FT_BLOCKS(BlockQ5_0, 32, decode_q5_01)
+        case DType::Q5_1: FT_BLOCKS(BlockQ5_1, 32, decode_q5_01)
+        case DType::Q2_K: FT_BLOCKS(BlockQ2_K, 256, decode_q2_k)
+        case DType::Q3_K: FT_BLOCKS(BlockQ3_K, 256, decode_q3_k)
+        case DType::IQ4_NL: FT_BLOCKS(BlockIq4Nl, 32, decode_iq4_nl)
+        case DType::IQ4_XS: FT_BLOCKS(BlockIq4Xs, 256, decode_iq4_xs)
         default: break;
     }
 #undef FT_BLOCKS
-    // The other block types (Q4_1, Q5_0/1, Q2_K, Q3_K, IQ*, TQ*): one block at a time through the scalar reference
+    // The other block types (TQ*, the IQ lattice types): one block at a time through the scalar reference
     // into a stack buffer, then N at a time to the sink. Correct and bit-identical to ref::dequantize_row; slower than
     // the decoders above (no integer dot path yet).
     if (!ref::dequant_supported(wt)) return;
