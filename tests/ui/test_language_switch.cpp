@@ -7,7 +7,9 @@
 // 한국어.
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDate>
 #include <QFile>
+#include <QLocale>
 #include <QQuickItem>
 #include <QTemporaryDir>
 #include <QTest>
@@ -121,6 +123,10 @@ private slots:
         m_ui->settle(1000);
         QCOMPARE(language(), QStringLiteral("ko"));
         checkTranslated("ko");
+        // Dates follow the language: the demo's row says when it was added in Korean date format.
+        const QString addedKo = QLocale(QLocale::Korean, QLocale::SouthKorea).toString(QDate::currentDate(), QLocale::ShortFormat);
+        QVERIFY2(m_ui->item("modelAddedText")->property("text").toString().contains(addedKo),
+                 qPrintable(m_ui->item("modelAddedText")->property("text").toString() + " / " + addedKo));
         m_ui->saveScreenshot("settings-ko-after-switch");
         QVERIFY(m_ui->showPage("console"));
         m_ui->saveScreenshot("console-ko-after-switch");
@@ -128,6 +134,9 @@ private slots:
         QVERIFY(m_ui->click("languageChoice_zh_CN"));
         m_ui->settle(1000);
         checkTranslated("zh_CN");
+        const QString addedZh = QLocale(QLocale::Chinese, QLocale::China).toString(QDate::currentDate(), QLocale::ShortFormat);
+        QVERIFY2(m_ui->item("modelAddedText")->property("text").toString().contains(addedZh),
+                 qPrintable(m_ui->item("modelAddedText")->property("text").toString() + " / " + addedZh));
     }
 
     void everyLanguageFromEveryPage_data() {

@@ -15,7 +15,7 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case IdRole: return c.id;
     case Qt::DisplayRole:
     case TitleRole: return c.title;
-    case UpdatedRole: return QLocale().toString(c.updatedAt.toLocalTime(), QLocale::ShortFormat);
+    case UpdatedRole: return c.updatedAt.toLocalTime();  // QML formats it in the app's language
     case ModelRole: return c.modelPath;
     default: return {};
     }

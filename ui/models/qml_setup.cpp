@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFontDatabase>
 #include <QGuiApplication>
+#include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QTranslator>
@@ -25,9 +26,19 @@ QString first_available(const QStringList& wanted, const QString& fallback) {
 
 }  // namespace
 
+static QLocale locale_for(const QString& language) {
+    if (language == "ko") return QLocale(QLocale::Korean, QLocale::SouthKorea);
+    if (language == "zh_CN") return QLocale(QLocale::Chinese, QLocale::China);
+    // English: the system's own formats when it is an English locale (en_GB dates stay British), else US English.
+    const QLocale system = QLocale::system();
+    return system.language() == QLocale::English ? system : QLocale(QLocale::English, QLocale::UnitedStates);
+}
+
 bool install_language(const QString& language) {
     static QTranslator* translator = nullptr;
     if (!AppSettings::languages().contains(language)) return false;
+    // Dates and numbers follow the chosen language (QLocale() in C++, Qt.locale() in QML).
+    QLocale::setDefault(locale_for(language));
     if (translator) {
         QCoreApplication::removeTranslator(translator);
         delete translator;
@@ -57,6 +68,7 @@ void prepare_engine(QQmlApplicationEngine& engine, ft::LogHub* hub, QObject* eng
     {
         AppSettings settings;
         install_language(settings.language());
+        engine.setUiLanguage(settings.language());  // Qt.uiLanguage: QML that formats dates re-evaluates on a switch
     }
     QVariantMap properties{{"logHub", QVariant::fromValue<QObject*>(hub)},
                            {"engineHost", QVariant::fromValue<QObject*>(engineHost)},

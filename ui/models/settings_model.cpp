@@ -46,7 +46,10 @@ bool SettingsModel::dark() const {
 void SettingsModel::setLanguage(const QString& language) {
     if (!m_settings.setLanguage(language)) return;
     install_language(language);
-    if (QQmlEngine* engine = qmlEngine(this)) engine->retranslate();
+    if (QQmlEngine* engine = qmlEngine(this)) {
+        engine->setUiLanguage(language);
+        engine->retranslate();
+    }
 }
 
 QString SettingsModel::version() const { return QString::fromLatin1(ft::version()); }

@@ -40,7 +40,7 @@ ColumnLayout {
             id: row
             required property var conversationId
             required property string title
-            required property string updated
+            required property date updated
             readonly property bool current: pane.session.currentId === conversationId
             objectName: "conversationRow"
             width: list.width
@@ -68,7 +68,12 @@ ColumnLayout {
                     }
                     Text {
                         Layout.fillWidth: true
-                        text: row.updated
+                        objectName: "conversationUpdated"
+                        // In the app's language (Qt.uiLanguage changes with it; Qt.locale() follows it).
+                        text: {
+                            Qt.uiLanguage  // a dependency: re-evaluated when the language changes
+                            return row.updated.toLocaleString(Qt.locale(), Locale.ShortFormat)
+                        }
                         color: Theme.textFaint
                         font.pixelSize: Theme.fontCaption
                         elide: Text.ElideRight

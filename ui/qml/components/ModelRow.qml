@@ -171,7 +171,17 @@ Card {
         ColumnLayout {
             spacing: 3
             Text { Layout.alignment: Qt.AlignRight; text: Theme.bytes(row.sizeBytes); color: Theme.text; font.pixelSize: Theme.fontSmall; font.family: Theme.monoFamily }
-            Text { Layout.alignment: Qt.AlignRight; text: qsTr("Added %1").arg(row.addedAt.toLocaleDateString(Qt.locale(), Locale.ShortFormat)); color: Theme.textFaint; font.pixelSize: Theme.fontCaption }
+            Text {
+                objectName: "modelAddedText"
+                Layout.alignment: Qt.AlignRight
+                // In the app's language (Qt.uiLanguage changes with it; Qt.locale() follows it).
+                text: {
+                    Qt.uiLanguage  // a dependency: re-evaluated when the language changes
+                    return qsTr("Added %1").arg(row.addedAt.toLocaleDateString(Qt.locale(), Locale.ShortFormat))
+                }
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontCaption
+            }
         }
         AppButton {
             objectName: "loadModelButton"
