@@ -133,6 +133,23 @@ std::vector<Seed> gguf_seeds(const std::filesystem::path& scratch) {
                        write_gguf(scratch, m, {{"a", DType::MXFP4, {32, 2}}, {"b", DType::Q6_K, {256}},
                                                {"z", DType::F32, {0}}}, 64)});
     }
+    {
+        // One tensor of each block type llama.cpp's quantize recipes write beyond the K-quants (the harness
+        // dequantizes each tensor's first row).
+        gguf::Metadata m;
+        m.set("general.architecture", Value::string("llama"));
+        out.push_back({"seed-quant-types.gguf",
+                       write_gguf(scratch, m,
+                                  {{"q4_1", DType::Q4_1, {32, 2}}, {"q5_0", DType::Q5_0, {64}}, {"q5_1", DType::Q5_1, {32}},
+                                   {"q2_k", DType::Q2_K, {256, 2}}, {"q3_k", DType::Q3_K, {256}},
+                                   {"iq4_nl", DType::IQ4_NL, {32}}, {"iq4_xs", DType::IQ4_XS, {256}},
+                                   {"tq1_0", DType::TQ1_0, {256}}, {"tq2_0", DType::TQ2_0, {256}},
+                                   {"iq2_xxs", DType::IQ2_XXS, {256}}, {"iq2_xs", DType::IQ2_XS, {256}},
+                                   {"iq2_s", DType::IQ2_S, {256}}, {"iq3_xxs", DType::IQ3_XXS, {256}},
+                                   {"iq3_s", DType::IQ3_S, {256}}, {"iq1_s", DType::IQ1_S, {256}},
+                                   {"iq1_m", DType::IQ1_M, {256, 2}}},
+                                  32)});
+    }
     return out;
 }
 
