@@ -15,6 +15,7 @@
 
 #include "cpu/matmul.h"
 #include "cpu/matmul_int8.h"
+#include "ref/iq_grids.h"
 #include "ref/quant.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -201,6 +202,155 @@ HWY_INLINE void decode_iq4_xs(const ref::BlockIq4Xs* b, Sink&& sink) {
     }
 }
 
+// The lattice and ternary types (IQ2_*, IQ3_*, IQ1_*, TQ*_0): a block's 256 elements as signed 8-bit codes with a
+// scale per 16 (x = scale * code), then converted and scaled N at a time. Grid values times ±1 are the codes; IQ1's
+// shifted grid (g ± 1/8) is 8g ± 1 with scale/8, the same real product, so every value rounds as the reference's.
+struct CodeBlock {
+    HWY_ALIGN std::int8_t q[256];
+    float s[16];
+};
+
+inline std::uint32_t load_u32(const std::uint8_t* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+template <class Grid>
+inline void put_signed(std::int8_t* dst, Grid g, int n, int signs) {
+    for (int j = 0; j < n; ++j) {
+        const auto v = static_cast<std::int8_t>((g >> (8 * j)) & 0xFF);
+        dst[j] = (signs >> j) & 1 ? static_cast<std::int8_t>(-v) : v;
+    }
+}
+
+inline void codes_iq2_xxs(const ref::BlockIq2Xxs* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    const auto* q8 = reinterpret_cast<const std::uint8_t*>(b->qs);
+    for (int s = 0; s < 8; ++s) {
+        const std::uint32_t idx = load_u32(q8 + 8 * s), aux = load_u32(q8 + 8 * s + 4);
+        c.s[2 * s] = c.s[2 * s + 1] = d * (0.5f + static_cast<float>(aux >> 28)) * 0.25f;
+        for (int l = 0; l < 4; ++l)
+            put_signed(c.q + 32 * s + 8 * l, ref::k_iq2xxs_grid[(idx >> (8 * l)) & 0xFF], 8, ref::kIqSigns[(aux >> (7 * l)) & 127]);
+    }
+}
+inline void codes_iq2_xs(const ref::BlockIq2Xs* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        c.s[2 * s] = d * (0.5f + static_cast<float>(b->scales[s] & 0xF)) * 0.25f;
+        c.s[2 * s + 1] = d * (0.5f + static_cast<float>(b->scales[s] >> 4)) * 0.25f;
+        for (int l = 0; l < 4; ++l) {
+            const std::uint16_t q = b->qs[4 * s + l];
+            put_signed(c.q + 32 * s + 8 * l, ref::k_iq2xs_grid[q & 511], 8, ref::kIqSigns[q >> 9]);
+        }
+    }
+}
+inline void codes_iq2_s(const ref::BlockIq2S* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        c.s[2 * s] = d * (0.5f + static_cast<float>(b->scales[s] & 0xF)) * 0.25f;
+        c.s[2 * s + 1] = d * (0.5f + static_cast<float>(b->scales[s] >> 4)) * 0.25f;
+        for (int l = 0; l < 4; ++l) {
+            const int idx = b->qs[4 * s + l] | (((b->qh[s] >> (2 * l)) & 3) << 8);
+            put_signed(c.q + 32 * s + 8 * l, ref::k_iq2s_grid[idx], 8, b->qs[32 + 4 * s + l]);
+        }
+    }
+}
+inline void codes_iq3_xxs(const ref::BlockIq3Xxs* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        const std::uint32_t aux = load_u32(b->qs + 64 + 4 * s);
+        c.s[2 * s] = c.s[2 * s + 1] = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
+        for (int l = 0; l < 4; ++l) {
+            const int signs = ref::kIqSigns[(aux >> (7 * l)) & 127];
+            std::int8_t* dst = c.q + 32 * s + 8 * l;
+            put_signed(dst, ref::k_iq3xxs_grid[b->qs[8 * s + 2 * l]], 4, signs);
+            put_signed(dst + 4, ref::k_iq3xxs_grid[b->qs[8 * s + 2 * l + 1]], 4, signs >> 4);
+        }
+    }
+}
+inline void codes_iq3_s(const ref::BlockIq3S* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        const int sc = s % 2 == 0 ? (b->scales[s / 2] & 0xF) : (b->scales[s / 2] >> 4);
+        c.s[2 * s] = c.s[2 * s + 1] = d * (1 + 2 * sc);
+        for (int l = 0; l < 4; ++l) {
+            const int i0 = b->qs[8 * s + 2 * l] | (((b->qh[s] >> (2 * l)) & 1) << 8);
+            const int i1 = b->qs[8 * s + 2 * l + 1] | (((b->qh[s] >> (2 * l + 1)) & 1) << 8);
+            const int signs = b->signs[4 * s + l];
+            std::int8_t* dst = c.q + 32 * s + 8 * l;
+            put_signed(dst, ref::k_iq3s_grid[i0], 4, signs);
+            put_signed(dst + 4, ref::k_iq3s_grid[i1], 4, signs >> 4);
+        }
+    }
+}
+inline void iq1_codes8(std::int8_t* dst, int idx, bool minus) {
+    const std::uint64_t g = ref::k_iq1s_grid[idx];
+    for (int j = 0; j < 8; ++j) dst[j] = static_cast<std::int8_t>(8 * static_cast<std::int8_t>((g >> (8 * j)) & 0xFF) + (minus ? -1 : 1));
+}
+inline void codes_iq1_s(const ref::BlockIq1S* b, CodeBlock& c) {
+    const float d = h2f(b->d);
+    for (int s = 0; s < 8; ++s) {
+        const int qh = b->qh[s];
+        c.s[2 * s] = c.s[2 * s + 1] = d * (2 * ((qh >> 12) & 7) + 1) * 0.125f;
+        for (int l = 0; l < 4; ++l) iq1_codes8(c.q + 32 * s + 8 * l, b->qs[4 * s + l] | (((qh >> (3 * l)) & 7) << 8), qh & 0x8000);
+    }
+}
+inline void codes_iq1_m(const ref::BlockIq1M* b, CodeBlock& c) {
+    std::uint16_t sc[4];
+    std::memcpy(sc, b->scales, 8);
+    const float d = ref::f16_to_f32(static_cast<std::uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
+                                                               ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000)));
+    for (int s = 0; s < 8; ++s) {
+        c.s[2 * s] = d * (2 * ((sc[s / 2] >> (6 * (s % 2))) & 7) + 1) * 0.125f;
+        c.s[2 * s + 1] = d * (2 * ((sc[s / 2] >> (6 * (s % 2) + 3)) & 7) + 1) * 0.125f;
+        for (int l = 0; l < 4; ++l) {
+            const int qh = b->qh[2 * s + l / 2] >> (4 * (l % 2));
+            iq1_codes8(c.q + 32 * s + 8 * l, b->qs[4 * s + l] | ((qh & 7) << 8), qh & 8);
+        }
+    }
+}
+inline void codes_tq1_0(const ref::BlockTq1_0* b, CodeBlock& c) {
+    static constexpr std::uint8_t kPow3[5] = {1, 3, 9, 27, 81};
+    auto digit = [](std::uint8_t byte, int n) {
+        return static_cast<std::int8_t>(((static_cast<std::uint8_t>(byte * kPow3[n]) * 3) >> 8) - 1);
+    };
+    for (int n = 0; n < 5; ++n)
+        for (int m = 0; m < 32; ++m) c.q[32 * n + m] = digit(b->qs[m], n);
+    for (int n = 0; n < 5; ++n)
+        for (int m = 0; m < 16; ++m) c.q[160 + 16 * n + m] = digit(b->qs[32 + m], n);
+    for (int n = 0; n < 4; ++n)
+        for (int m = 0; m < 4; ++m) c.q[240 + 4 * n + m] = digit(b->qh[m], n);
+    std::fill(c.s, c.s + 16, h2f(b->d));
+}
+inline void codes_tq2_0(const ref::BlockTq2_0* b, CodeBlock& c) {
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < 32; ++l)
+                c.q[128 * h + 32 * j + l] = static_cast<std::int8_t>(((b->qs[32 * h + l] >> (2 * j)) & 3) - 1);
+    std::fill(c.s, c.s + 16, h2f(b->d));
+}
+
+template <class Block, void (*Fill)(const Block*, CodeBlock&), class Sink>
+HWY_INLINE void decode_codes(const Block* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DI8 di8;
+    const size_t N = hn::Lanes(df);
+    CodeBlock c;
+    Fill(b, c);
+    for (size_t g = 0; g < 256; g += N)
+        sink(g, hn::Mul(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(di8, c.q + g))), hn::Set(df, c.s[g / 16])));
+}
+template <class Sink> HWY_INLINE void decode_iq2_xxs(const ref::BlockIq2Xxs* b, Sink&& s) { decode_codes<ref::BlockIq2Xxs, codes_iq2_xxs>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq2_xs(const ref::BlockIq2Xs* b, Sink&& s) { decode_codes<ref::BlockIq2Xs, codes_iq2_xs>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq2_s(const ref::BlockIq2S* b, Sink&& s) { decode_codes<ref::BlockIq2S, codes_iq2_s>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq3_xxs(const ref::BlockIq3Xxs* b, Sink&& s) { decode_codes<ref::BlockIq3Xxs, codes_iq3_xxs>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq3_s(const ref::BlockIq3S* b, Sink&& s) { decode_codes<ref::BlockIq3S, codes_iq3_s>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq1_s(const ref::BlockIq1S* b, Sink&& s) { decode_codes<ref::BlockIq1S, codes_iq1_s>(b, s); }
+template <class Sink> HWY_INLINE void decode_iq1_m(const ref::BlockIq1M* b, Sink&& s) { decode_codes<ref::BlockIq1M, codes_iq1_m>(b, s); }
+template <class Sink> HWY_INLINE void decode_tq1_0(const ref::BlockTq1_0* b, Sink&& s) { decode_codes<ref::BlockTq1_0, codes_tq1_0>(b, s); }
+template <class Sink> HWY_INLINE void decode_tq2_0(const ref::BlockTq2_0* b, Sink&& s) { decode_codes<ref::BlockTq2_0, codes_tq2_0>(b, s); }
+
 // Q4_K and Q5_K share the layout but for Q5_K's fifth bit (qh).
 template <class Block, class Sink>
 HWY_INLINE void decode_q45_k(const Block* b, Sink&& sink) {
@@ -314,12 +464,20 @@ HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sin
         case DType::Q3_K: FT_BLOCKS(BlockQ3_K, 256, decode_q3_k)
         case DType::IQ4_NL: FT_BLOCKS(BlockIq4Nl, 32, decode_iq4_nl)
         case DType::IQ4_XS: FT_BLOCKS(BlockIq4Xs, 256, decode_iq4_xs)
+        case DType::IQ2_XXS: FT_BLOCKS(BlockIq2Xxs, 256, decode_iq2_xxs)
+        case DType::IQ2_XS: FT_BLOCKS(BlockIq2Xs, 256, decode_iq2_xs)
+        case DType::IQ2_S: FT_BLOCKS(BlockIq2S, 256, decode_iq2_s)
+        case DType::IQ3_XXS: FT_BLOCKS(BlockIq3Xxs, 256, decode_iq3_xxs)
+        case DType::IQ3_S: FT_BLOCKS(BlockIq3S, 256, decode_iq3_s)
+        case DType::IQ1_S: FT_BLOCKS(BlockIq1S, 256, decode_iq1_s)
+        case DType::IQ1_M: FT_BLOCKS(BlockIq1M, 256, decode_iq1_m)
+        case DType::TQ1_0: FT_BLOCKS(BlockTq1_0, 256, decode_tq1_0)
+        case DType::TQ2_0: FT_BLOCKS(BlockTq2_0, 256, decode_tq2_0)
         default: break;
     }
 #undef FT_BLOCKS
-    // The other block types (TQ*, the IQ lattice types): one block at a time through the scalar reference
-    // into a stack buffer, then N at a time to the sink. Correct and bit-identical to ref::dequantize_row; slower than
-    // the decoders above (no integer dot path yet).
+    // A type the reference dequantizes and no decoder above handles (none today; a safety net for types added to the
+    // reference first): one block at a time through ref::dequantize_row into a stack buffer, then N at a time.
     if (!ref::dequant_supported(wt)) return;
     const DTypeInfo& info = dtype_info(wt);
     const std::int64_t elems = info.block_elems;

@@ -1,7 +1,7 @@
 #include "ref/quant.h"
+#include "ref/iq_grids.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -254,10 +254,8 @@ void dequant_tq2_0(const BlockTq2_0* b, float* y, std::int64_t nb) {
 
 // ---- IQ lattice types ----
 
-#include "ref/iq_grids.inc"
-
-// 7 stored sign bits of 8 elements; the eighth makes the count of negatives even.
-int iq_signs8(int s7) { return s7 | ((std::popcount(static_cast<unsigned>(s7)) & 1) << 7); }
+// 7 stored sign bits of 8 elements; the eighth makes the count of negatives even (kIqSigns, iq_grids.h).
+int iq_signs8(int s7) { return kIqSigns[s7]; }
 std::uint8_t grid_byte(std::uint64_t g, int j) { return static_cast<std::uint8_t>(g >> (8 * j)); }
 float sign_of(int signs, int j) { return (signs >> j) & 1 ? -1.f : 1.f; }
 
