@@ -296,9 +296,9 @@ private slots:
         QVERIFY(ft::kernels::cpu::matmul_supported(DType::IQ2_XXS));
     }
 
-    // The types read through the reference decoder (no quantizer here: the reference only dequantizes them): random
-    // blocks, redrawn until every value is finite and of moderate size (random f16 scales can be inf/NaN), then
-    // matvec_rows / matmul_rows / dequantize_row against the reference in double.
+    // The types the reference only dequantizes (no quantizer to make weights from): random blocks, redrawn until every
+    // value is finite and of moderate size (random f16 scales can be inf/NaN), then matvec_rows / matmul_rows against
+    // the reference in double and dequantize_row bit for bit, on every SIMD target.
     void dequantOnlyTypes_data() {
         QTest::addColumn<int>("type");
         for (DType t : {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::IQ4_XS,
@@ -337,31 +337,47 @@ private slots:
                 for (std::int64_t c = 0; c < k; ++c) acc += double(w.deq[std::size_t(r * k + c)]) * x[std::size_t(i * k + c)];
                 want[std::size_t(i * rows + r)] = acc;
             }
+        QString where;
         auto check = [&](const std::vector<float>& got, std::int64_t m, const char* what) {
             double num = 0, den = 0;
             for (std::int64_t j = 0; j < m * rows; ++j) {
                 const double d = got[std::size_t(j)] - want[std::size_t(j)];
                 num += d * d, den += want[std::size_t(j)] * want[std::size_t(j)];
             }
-            QVERIFY2(got[std::size_t(m * rows)] == -7.f, what);  // guard after the output
-            QVERIFY2(num <= 1e-10 * den, qPrintable(QString("%1: nmse %2").arg(what).arg(num / den)));
+            QVERIFY2(got[std::size_t(m * rows)] == -7.f, qPrintable(where + what));  // guard after the output
+            QVERIFY2(num <= 1e-10 * den, qPrintable(QString("%1%2: nmse %3").arg(where, what).arg(num / den)));
         };
-        std::vector<float> y(std::size_t(rows + 1), -7.f);
-        ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), y.data(), 0, rows);
-        check(y, 1, "matvec_rows");
-        ft::kernels::cpu::MatvecInput in;
-        ft::kernels::cpu::matvec_prepare(t, x.data(), k, in);
-        std::fill(y.begin(), y.end(), -7.f);
-        ft::kernels::cpu::matvec_rows_prepared(t, w.bytes.data(), w.row_bytes, in, y.data(), 0, rows);
-        check(y, 1, "matvec_rows_prepared");
-        std::vector<float> y3(std::size_t(3 * rows + 1), -7.f);
-        ft::kernels::cpu::matmul_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), k, 3, y3.data(), rows, 0, rows);
-        check(y3, 3, "matmul_rows");
-        std::vector<float> row(static_cast<std::size_t>(k));
-        for (std::int64_t r = 0; r < rows; ++r) {
-            ft::kernels::cpu::dequantize_row(t, w.bytes.data() + std::size_t(r) * w.row_bytes, row.data(), k);
-            QVERIFY(std::memcmp(row.data(), w.deq.data() + r * k, std::size_t(k) * 4) == 0);
+        // Every SIMD target this build has (their vector widths differ: each decoder's stepping is exercised).
+        struct TargetReset {
+            ~TargetReset() {
+                hwy::SetSupportedTargetsForTest(0);
+                hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+            }
+        } reset;
+        int targets = 0;
+        for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+            ++targets;
+            where = QString(hwy::TargetName(target)) + ": ";
+            std::vector<float> y(std::size_t(rows + 1), -7.f);
+            ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), y.data(), 0, rows);
+            check(y, 1, "matvec_rows");
+            ft::kernels::cpu::MatvecInput in;
+            ft::kernels::cpu::matvec_prepare(t, x.data(), k, in);
+            std::fill(y.begin(), y.end(), -7.f);
+            ft::kernels::cpu::matvec_rows_prepared(t, w.bytes.data(), w.row_bytes, in, y.data(), 0, rows);
+            check(y, 1, "matvec_rows_prepared");
+            std::vector<float> y3(std::size_t(3 * rows + 1), -7.f);
+            ft::kernels::cpu::matmul_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), k, 3, y3.data(), rows, 0, rows);
+            check(y3, 3, "matmul_rows");
+            std::vector<float> row(static_cast<std::size_t>(k));
+            for (std::int64_t r = 0; r < rows; ++r) {
+                ft::kernels::cpu::dequantize_row(t, w.bytes.data() + std::size_t(r) * w.row_bytes, row.data(), k);
+                QVERIFY2(std::memcmp(row.data(), w.deq.data() + r * k, std::size_t(k) * 4) == 0, qPrintable(where + "dequantize_row"));
+            }
         }
+        QVERIFY(targets >= 2);
     }
 };
 
