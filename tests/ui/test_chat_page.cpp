@@ -5,6 +5,7 @@
 // find the conversation, and unfold a saved reply's thinking and copy its code block.
 #include <QApplication>
 #include <QClipboard>
+#include <QColor>
 #include <QDir>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -245,6 +246,15 @@ private slots:
         QCOMPARE(session()->conversations()->rowCount(), 2);
         QVERIFY(m_ui->click("deleteChatButton"));  // the open (current) chat's row shows its buttons
         QTRY_VERIFY(visible("deleteChatDialog"));
+        // A confirmation that destroys something is red (Theme.danger), not the accent blue of the others.
+        QQuickItem* confirm = m_ui->item("confirmDeleteChatButton");
+        QVERIFY(confirm);
+        QCOMPARE(confirm->property("kind").toString(), QStringLiteral("danger"));
+        QQuickItem* background = qvariant_cast<QQuickItem*>(confirm->property("background"));
+        QVERIFY(background);
+        QCOMPARE(background->property("color").value<QColor>(),
+                 m_ui->object("settingsModel") ? QColor(m_ui->root()->property("color").value<QColor>().lightness() < 128
+                                                            ? "#f26b6d" : "#d43f42") : QColor());
         QVERIFY(m_ui->click("confirmDeleteChatButton"));
         QTRY_VERIFY(!visible("deleteChatDialog"));
         QCOMPARE(session()->conversations()->rowCount(), 1);

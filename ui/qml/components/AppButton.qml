@@ -2,7 +2,8 @@ import QtQuick
 import QtQuick.Controls.Basic
 import FreeToken.Ui
 
-// Buttons of the app: kind "primary", "secondary" or "ghost"; optional icon; text may be empty (icon button).
+// Buttons of the app: kind "primary", "danger" (a confirmation that destroys something), "secondary" or "ghost";
+// optional icon; text may be empty (icon button).
 AbstractButton {
     id: control
     property string kind: "secondary"
@@ -10,7 +11,7 @@ AbstractButton {
     property string tip                    // tooltip and accessible name; icon-only buttons need one
     readonly property bool iconOnly: text.length === 0
     readonly property color fg: !enabled ? Theme.textFaint
-                              : kind === "primary" ? Theme.accentText
+                              : kind === "primary" || kind === "danger" ? Theme.accentText
                               : kind === "ghost" ? (hovered ? Theme.text : Theme.textMuted) : Theme.text
     implicitHeight: 34
     implicitWidth: iconOnly ? implicitHeight : row.implicitWidth + 2 * Theme.s4
@@ -27,6 +28,9 @@ AbstractButton {
             if (control.kind === "primary")
                 return !control.enabled ? Theme.track : control.down ? Qt.darker(Theme.accent, 1.15)
                      : control.hovered ? Theme.accentHover : Theme.accent
+            if (control.kind === "danger")
+                return !control.enabled ? Theme.track : control.down ? Qt.darker(Theme.danger, 1.2)
+                     : control.hovered ? Qt.lighter(Theme.danger, 1.08) : Theme.danger
             if (control.kind === "ghost")
                 return control.down ? Theme.selected : control.hovered ? Theme.hover : "transparent"
             return control.down ? Theme.selected : control.hovered ? Theme.hover : Theme.surfaceAlt

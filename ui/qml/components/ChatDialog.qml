@@ -8,6 +8,7 @@ import FreeToken.Ui
 Dialog {
     id: dialog
     property string confirmText: qsTr("OK")
+    property string confirmKind: "primary"  // "danger" for a confirmation that deletes
     property string confirmName: "confirmButton"
     property bool danger: false
     property bool confirmEnabled: true
@@ -44,7 +45,7 @@ Dialog {
         }
         AppButton {
             objectName: dialog.confirmName
-            kind: "primary"
+            kind: dialog.confirmKind
             text: dialog.confirmText
             enabled: dialog.confirmEnabled
             Layout.rightMargin: Theme.s5

@@ -19,6 +19,7 @@ ChatDialog {
     title: qsTr("Delete “%1”?").arg(chatTitle)
     confirmText: qsTr("Delete")
     confirmName: "confirmDeleteChatButton"
+    confirmKind: "danger"
     onConfirmed: deleteConfirmed(conversationId)
 
     Text {

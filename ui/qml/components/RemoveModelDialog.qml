@@ -70,7 +70,7 @@ Dialog {
         AppButton { objectName: "cancelRemoveButton"; text: qsTr("Cancel"); onClicked: dialog.reject() }
         AppButton {
             objectName: "confirmRemoveButton"
-            kind: "primary"
+            kind: deleteCheck.checked ? "danger" : "primary"
             text: deleteCheck.checked ? qsTr("Remove and delete") : qsTr("Remove")
             Layout.rightMargin: Theme.s5
             Layout.bottomMargin: Theme.s5
