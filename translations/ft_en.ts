@@ -990,6 +990,14 @@
         <source>Remove from the library</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The small demo model that comes with FreeToken, for trying the app. Download a real model for real work.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -1408,6 +1416,53 @@
     </message>
     <message>
         <source>%1 threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeDialog</name>
+    <message>
+        <source>Welcome to FreeToken</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the demo model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The demo model is loaded and ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The demo model could not be loaded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU-only mode: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>For real work, download a model on the Models page: a Qwen3-30B-A3B GGUF runs on an 8 GB GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go to Models and download a real model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try it in Chat</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
