@@ -32,6 +32,20 @@ json sizes_json(const SizeReport& s) {
             {"bytes_per_expert", s.expert_bytes_per_expert}};
 }
 
+// Per block type: how many tensors, their bytes and elements, and the layout's bits per weight.
+json types_json(const std::vector<TensorStat>& stats) {
+    std::map<std::string, json> types;
+    for (const auto& s : stats) {
+        json& t = types[std::string(kernels::dtype_info(s.type).name)];
+        if (t.is_null()) t = {{"tensors", 0}, {"bytes", std::uint64_t(0)}, {"elements", std::uint64_t(0)},
+                              {"bits_per_weight", kernels::dtype_bits_per_weight(s.type)}};
+        t["tensors"] = t["tensors"].get<int>() + 1;
+        t["bytes"] = t["bytes"].get<std::uint64_t>() + s.n_bytes;
+        t["elements"] = t["elements"].get<std::uint64_t>() + s.n_elements;
+    }
+    return types;
+}
+
 json inspect_gguf(const std::filesystem::path& path) {
     // A split model's first part opens them all: its tensors and sizes are the whole model's.
     const gguf::Reader r = gguf::Reader::open_model(path);
@@ -86,17 +100,7 @@ json inspect_gguf(const std::filesystem::path& path) {
         add_support(j, desc->arch);
     }
     j["tensors"] = tensors;
-    // Per block type: how many tensors, their bytes and elements, and the layout's bits per weight.
-    std::map<std::string, json> types;
-    for (const auto& s : stats) {
-        json& t = types[std::string(kernels::dtype_info(s.type).name)];
-        if (t.is_null()) t = {{"tensors", 0}, {"bytes", std::uint64_t(0)}, {"elements", std::uint64_t(0)},
-                              {"bits_per_weight", kernels::dtype_bits_per_weight(s.type)}};
-        t["tensors"] = t["tensors"].get<int>() + 1;
-        t["bytes"] = t["bytes"].get<std::uint64_t>() + s.n_bytes;
-        t["elements"] = t["elements"].get<std::uint64_t>() + s.n_elements;
-    }
-    if (!types.empty()) j["types"] = types;
+    if (!stats.empty()) j["types"] = types_json(stats);
     if (!stats.empty()) j["sizes"] = sizes_json(measure(desc ? &*desc : nullptr, stats));
     j["tokenizer"] = tokenizer_summary_json(tokenizer_summary(md));
     return j;
@@ -136,17 +140,7 @@ json inspect_hf(const std::filesystem::path& dir) {
     }
     j["tensor_count"] = tensors.size();
     j["tensors"] = tensors;
-    // Per block type: how many tensors, their bytes and elements, and the layout's bits per weight.
-    std::map<std::string, json> types;
-    for (const auto& s : stats) {
-        json& t = types[std::string(kernels::dtype_info(s.type).name)];
-        if (t.is_null()) t = {{"tensors", 0}, {"bytes", std::uint64_t(0)}, {"elements", std::uint64_t(0)},
-                              {"bits_per_weight", kernels::dtype_bits_per_weight(s.type)}};
-        t["tensors"] = t["tensors"].get<int>() + 1;
-        t["bytes"] = t["bytes"].get<std::uint64_t>() + s.n_bytes;
-        t["elements"] = t["elements"].get<std::uint64_t>() + s.n_elements;
-    }
-    if (!types.empty()) j["types"] = types;
+    if (!stats.empty()) j["types"] = types_json(stats);
     if (!stats.empty()) j["sizes"] = sizes_json(measure(desc ? &*desc : nullptr, stats));
     j["tokenizer"] = tokenizer_summary_json(tokenizer_summary_hf(dir));
     return j;
