@@ -138,14 +138,12 @@ std::vector<Recorded> load_recording(const std::filesystem::path& dir) {
     for (const auto& f : files) {
         std::ifstream in(f, std::ios::binary);
         const json j = json::parse(in, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j.contains("body") || !j["body"].is_object())
+        if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j["path"].is_string() || !j.contains("body") || !j["body"].is_object())
             throw Error(ErrorCode::invalid_file, f.string() + " is not a recorded request (path, headers, body)",
                         "record one with ft serve --record DIR");
         Recorded r;
         r.file = f.filename().string();
-        r.path = j["path"].get<std::string>();
-        if (const auto q = r.path.find('?'); q != std::string::npos && r.path.find("beta=true", q) == std::string::npos)
-            r.path.resize(q);
+        r.path = j["path"].get<std::string>();  // with its query, as the client sent it (Claude Code: ?beta=true)
         if (r.path.find("count_tokens") != std::string::npos) continue;  // not a generation
         if (j.contains("headers") && j["headers"].is_object())
             for (const auto& [k, v] : j["headers"].items())
