@@ -3,8 +3,9 @@
 // interior optimum from the bandwidth-matched start, walk to q* = 1 when fetching everything is fastest (the H200's
 // PCIe 5) — also when only q* = 1 itself (no CPU handshake) beats an interior optimum — to 0 when the CPU side is,
 // find the CPU-heavy mode from a start on the plateau below q* = 1 and on the H200's measured curve when the first
-// windows run slow, keep windows of one batch size apart, and search again when the bandwidths drift; its history
-// holds each window.
+// windows run slow, end at q* = 1 unless its fraction wins the closing duel against it (a window that ran fast for a
+// reason that did not last, a tie), keep windows of one batch size apart, and search again when the bandwidths drift;
+// its history holds each window.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -164,9 +165,92 @@ private slots:
                 }
                 const QString what = QString("slow by %1 at first, over %2 s: at %3 after %4 s").arg(a).arg(tau).arg(s.fraction()).arg(t);
                 QVERIFY2(!s.searching() && s.fraction() <= 0.12, qPrintable(what));
-                QVERIFY2(t < 3.0, qPrintable(what));  // within a few seconds of decode
+                QVERIFY2(t < 4.5, qPrintable(what));  // within a few seconds of decode (the duel: about 1.4 of them)
             }
         }
+    }
+
+    void aLuckyWindowDoesNotOutlastTheDuel() {
+        // An H100 host, 8 GiB, defaults (2026-12-06): one fresh process in four ended its search at q* 0.1 and ran
+        // 131 tok/s where offload ran 153 — its window at 0.1 had measured fast for a reason that did not last. Here
+        // the first window ever measured below 0.2 runs 25 % above what that fraction then sustains (14 % below
+        // q* = 1): the search must end at q* = 1, and the duel must say why.
+        auto sustained = [](double q) { return q >= 1 ? 153.0 : q >= 0.75 ? 128.0 : 131.0 + 10 * q; };
+        ft::moe::FractionSearch s(0.33);
+        Noise n;
+        bool lucky_used = false;
+        int lucky_left = 0;
+        double last_q = -1;
+        for (int i = 0; i < 6000 && s.searching(); ++i) {
+            const double q = s.fraction();
+            if (q != last_q && q < 0.2 && !lucky_used) {
+                lucky_used = true;
+                lucky_left = 6 + 24;  // its settle steps and one window
+            }
+            last_q = q;
+            const double rate = sustained(q) * (lucky_left-- > 0 ? 1.25 : 1.0);
+            s.step(1 / rate * (1 + 0.015 * n.next()), 1, 0.33);
+        }
+        QVERIFY(lucky_used);
+        QVERIFY(!s.searching());
+        QCOMPARE(s.fraction(), 1.0);
+        const auto& d = s.duel();
+        QCOMPARE(int(d.center_rate.size()), 2);
+        QCOMPARE(int(d.all_rate.size()), 2);
+        QVERIFY2(d.center < 0.2, qPrintable(QString("the duel's center %1").arg(d.center)));
+        QVERIFY(!d.center_won);
+        for (int r = 0; r < 2; ++r) QVERIFY(d.center_rate[std::size_t(r)] < d.all_rate[std::size_t(r)]);
+        // Without the duel (the single window at q* = 1 the search had before) it keeps the lucky fraction.
+        ft::moe::FractionSearchOptions o;
+        o.duel_rounds = 0;
+        ft::moe::FractionSearch t(0.33, o);
+        lucky_used = false;
+        lucky_left = 0;
+        last_q = -1;
+        for (int i = 0; i < 6000 && t.searching(); ++i) {
+            const double q = t.fraction();
+            if (q != last_q && q < 0.2 && !lucky_used) {
+                lucky_used = true;
+                lucky_left = 6 + 24;
+            }
+            last_q = q;
+            t.step(1 / (sustained(q) * (lucky_left-- > 0 ? 1.25 : 1.0)) * (1 + 0.015 * n.next()), 1, 0.33);
+        }
+        QVERIFY2(t.fraction() < 0.2, qPrintable(QString("without the duel: %1").arg(t.fraction())));
+    }
+
+    void aTieKeepsTheSaferStep() {
+        // A CPU mode 1 % faster than q* = 1 is within the noise of a real machine: the search keeps q* = 1 (the
+        // offload step, no CPU handshake); 5 % faster is kept. Twenty noise seeds each.
+        for (const double gain : {1.01, 1.05}) {
+            int at_one = 0;
+            for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+                ft::moe::FractionSearch s(0.33);
+                Noise n{seed * 0x9E3779B97F4A7C15ull};
+                for (int i = 0; i < 6000 && s.searching(); ++i) {
+                    const double q = s.fraction();
+                    const double rate = q >= 1 ? 150.0 : 150.0 * gain * (1 - 0.4 * std::max(0.0, q - 0.1));
+                    s.step(1 / rate * (1 + 0.015 * n.next()), 1, 0.33);
+                }
+                QVERIFY(!s.searching());
+                at_one += s.fraction() == 1.0;
+            }
+            if (gain < 1.02)
+                QVERIFY2(at_one == 20, qPrintable(QString("1 %: %1 of 20 at q* = 1").arg(at_one)));
+            else
+                QVERIFY2(at_one == 0, qPrintable(QString("5 %: %1 of 20 at q* = 1").arg(at_one)));
+        }
+    }
+
+    void movesCountEachCandidate() {
+        // The caller restores the search's starting cache on each move: one per candidate after the first window.
+        ft::moe::FractionSearch s(0.3);
+        int moved = 0;
+        for (int i = 0; i < 6000 && s.searching(); ++i)
+            if (s.step(1 / peaked(s.fraction(), 0.3), 1, -1)) ++moved;
+        QVERIFY(!s.searching());
+        QCOMPARE(s.moves(), moved);
+        QVERIFY(moved >= s.evaluations() - 1);
     }
 
     void recordsEachWindow() {

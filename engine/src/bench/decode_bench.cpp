@@ -229,6 +229,12 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
                 r.search_windows.push_back({counter(c, (n + "q").c_str()), rate, counter(c, (n + "at_s").c_str()),
                                             int(counter(c, (n + "search").c_str()))});
             }
+            if (counter(c, "hybrid_duel_all_tok_s") > 0) {
+                r.duel_center = counter(c, "hybrid_duel_center");
+                r.duel_center_won = counter(c, "hybrid_duel_center_won") > 0;
+                r.duel_all_tok_s = counter(c, "hybrid_duel_all_tok_s");
+                r.duel_center_tok_s = counter(c, "hybrid_duel_center_tok_s");
+            }
         }
     }
     rewind();
@@ -507,6 +513,9 @@ nlohmann::json to_json(const ForwardBenchResult& r) {
         nlohmann::json w = nlohmann::json::array();
         for (const auto& x : r.search_windows) w.push_back({{"q", x.q}, {"tok_s", x.tok_s}, {"at_s", x.at_s}, {"search", x.search}});
         j["q_search"] = {{"seconds", r.search_s}, {"converged", r.search_converged}, {"windows", w}};
+        if (r.duel_center >= 0)
+            j["q_search"]["duel"] = {{"center", r.duel_center}, {"center_won", r.duel_center_won},
+                                     {"all_tok_s", r.duel_all_tok_s}, {"center_tok_s", r.duel_center_tok_s}};
     }
     for (const auto& [k, v] : r.phases_ms) j["phases_ms"][k] = v;
     for (const auto& [k, v] : r.counters) j["counters"][k] = v;
@@ -565,6 +574,10 @@ void print(const ForwardBenchResult& r, bool decode) {
                     std::printf("%s%.3f: %.1f", i ? ", " : "", r.search_windows[i].q, r.search_windows[i].tok_s);
                 std::printf(" tok/s\n");
             }
+            if (r.duel_center >= 0)
+                std::printf("  q* duel                  %8.3f: %.1f tok/s against q* = 1: %.1f (%s)\n", r.duel_center,
+                            r.duel_center_tok_s, r.duel_all_tok_s,
+                            r.duel_center_won ? "kept" : "not 2 % faster in both rounds: ends at 1");
         }
         if (r.cpu_layers_per_step > 0)
             std::printf("  CPU side, per layer      %8.1f µs busy (experts %.1f), %.1f µs waiting for the GPU; %.1f layers a "

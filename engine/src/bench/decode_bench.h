@@ -71,6 +71,9 @@ struct ForwardBenchResult {
         int search = 0;
     };
     std::vector<SearchWindow> search_windows;     // hybrid: each window the search measured, in order
+    // hybrid: the search's closing duel between q* = 1 and its fraction (duel_center < 0: none was run)
+    double duel_center = -1, duel_all_tok_s = 0, duel_center_tok_s = 0;
+    bool duel_center_won = false;
     double miss_bytes_per_token = 0;  // (fetched + CPU-computed) × expert bytes
     double host_read_gbs = 0;         // B_H, measured in this run (measure_host)
     double floor_ms = 0;              // miss bytes per token / B_H

@@ -667,11 +667,15 @@ bool ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
 bool ExpertOffload::after_step(bool decode, double seconds, int tokens) {
     if (!tuner_) return false;
     bool recapture = false;
+    const int moves = tuner_->search().moves();
     if (const auto f = tuner_->after_step(decode, seconds, tokens))
         recapture = set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
     const bool searching = tuner_->search().searching();
     if (o_.restore_after_search && o_.backend == OffloadBackend::hybrid && max_admit_ == 0 && n_slots_ > 0) {
         if (searching && !was_searching_) snapshot_cache();
+        // Each candidate of the search starts from the cache the search started from: a window then measures its
+        // fraction, not the cache that the windows before it left.
+        else if (searching && tuner_->search().moves() != moves) restore_cache();
         if (!searching && was_searching_ && !fetches_all()) restore_cache();
     }
     was_searching_ = searching;
@@ -749,6 +753,9 @@ int ExpertOffload::restore_cache() {
 bool ExpertOffload::fraction_searching() const { return tuner_ && tuner_->search().searching(); }
 double ExpertOffload::fraction_search_seconds() const { return tuner_ ? tuner_->search().search_seconds() : 0.0; }
 int ExpertOffload::fraction_search_windows() const { return tuner_ ? tuner_->search().evaluations() : 0; }
+moe::FractionSearch::Duel ExpertOffload::fraction_search_duel() const {
+    return tuner_ ? tuner_->search().duel() : moe::FractionSearch::Duel{};
+}
 std::vector<moe::FractionSearch::Window> ExpertOffload::fraction_search_history() const {
     return tuner_ ? tuner_->search().history() : std::vector<moe::FractionSearch::Window>{};
 }

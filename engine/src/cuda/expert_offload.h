@@ -124,6 +124,7 @@ public:
     bool fraction_searching() const;    // the online search is measuring candidates now
     double fraction_search_seconds() const;  // decode seconds of the last (or current) search
     int fraction_search_windows() const;     // candidates measured so far
+    moe::FractionSearch::Duel fraction_search_duel() const;  // the last search's closing duel (empty: none)
     std::vector<moe::FractionSearch::Window> fraction_search_history() const;  // the windows, in order
     double live_fetch_gbps() const;  // the refinement's smoothed B_P and B_C (0: not measured or not hybrid)
     double live_cpu_gbps() const;
@@ -160,8 +161,8 @@ public:
     // Decode calls each (layer, expert) was active in since the cache was made (flat id order; synchronises).
     std::vector<std::uint32_t> expert_uses() const;
     void warm(const std::vector<std::int32_t>& flat_ids);
-    // hybrid: the caches brought back at the end of a q* search (see restore_cache()): times, experts copied back,
-    // seconds spent (the stream idle meanwhile).
+    // hybrid: the caches brought back before each candidate and at the end of a q* search (see restore_cache()): times,
+    // experts copied back, seconds spent (the stream idle meanwhile).
     struct Restores {
         std::uint64_t count = 0, experts = 0;
         double seconds = 0;
@@ -172,9 +173,10 @@ private:
     // The q* search measures trial fractions up to 1, whose fetches refill the cache by LRU; at the low q* it then
     // often keeps, hardly any miss is fetched, so the cache would stay that snapshot of the last windows' reuse (on
     // an H100 host 120 misses a token where the cache the search started from gave 77–84). When a search starts
-    // snapshot_cache() records the slots' owners and LRU stamps; when it ends below q* = 1, restore_cache() copies
-    // back every recorded expert no longer cached (over the slots whose owners were not recorded, least recently
-    // used first) with its recorded stamp. Both between decode steps; they synchronise the stream.
+    // snapshot_cache() records the slots' owners and LRU stamps; before each candidate fraction of the search, and when
+    // it ends below q* = 1, restore_cache() copies back every recorded expert no longer cached (over the slots whose
+    // owners were not recorded, least recently used first) with its recorded stamp. Both between decode steps; they
+    // synchronise the stream.
     void snapshot_cache();
     int restore_cache();  // returns the experts copied back
 

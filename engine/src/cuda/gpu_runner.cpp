@@ -826,6 +826,19 @@ std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
             c.insert(c.end(), {{n + "q", windows[i].q}, {n + "tok_s", windows[i].rate}, {n + "at_s", windows[i].at_s},
                                {n + "search", double(windows[i].search)}});
         }
+        const auto duel = offload_->fraction_search_duel();
+        if (!duel.center_rate.empty()) {
+            double all = 0, center = 0;
+            for (std::size_t i = 0; i < duel.center_rate.size(); ++i) {
+                all += duel.all_rate[i];
+                center += duel.center_rate[i];
+            }
+            const double n = double(duel.center_rate.size());
+            c.insert(c.end(), {{"hybrid_duel_center", duel.center},
+                               {"hybrid_duel_center_won", duel.center_won ? 1.0 : 0.0},
+                               {"hybrid_duel_all_tok_s", all / n},
+                               {"hybrid_duel_center_tok_s", center / n}});
+        }
     }
     const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
     const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;

@@ -24,7 +24,9 @@ void FractionSearch::start_search(double delta, bool scan) {
     delta_ = delta;
     dir_ = 1;
     tried_[0] = tried_[1] = false;
-    tried_all_ = probing_all_ = false;
+    dueling_ = false;
+    duel_seen_ = 0;
+    duel_ = {};
     scan_.clear();
     if (scan)
         for (double f : kScan)
@@ -64,23 +66,35 @@ std::optional<double> FractionSearch::go_to(double q) {
     if (std::abs(q - q_) < 1e-9) return std::nullopt;
     q_ = q;
     skip_ = std::max(0, o_.settle);
+    ++moves_;
     return q_;
+}
+
+std::optional<double> FractionSearch::converge_at(double q) {
+    converged_ = true;
+    since_converged_s_ = 0;
+    q_bw_ref_ = last_q_bw_;
+    center_ = q;
+    return go_to(q);
+}
+
+std::optional<double> FractionSearch::next_duel() {
+    // Even windows at q* = 1, odd ones at the center: q* = 1 first, so the center's last window is the state it keeps.
+    return go_to(duel_seen_ % 2 == 0 ? 1.0 : duel_.center);
 }
 
 std::optional<double> FractionSearch::next_probe() {
     for (;;) {
         if (delta_ < o_.min_step) {
-            // q* = 1 is not on the smooth curve the compass climbs (the step drops the CPU handshake there): one
-            // window of it before settling.
-            if (!tried_all_ && center_ < 1 - 1e-9) {
-                tried_all_ = probing_all_ = true;
-                if (auto moved = go_to(1.0)) return moved;
-                probing_all_ = false;
+            // Converged on the curve. Below q* = 1 the center must win the closing duel against it (header).
+            if (center_ < 1 - 1e-9 && o_.duel_rounds > 0) {
+                dueling_ = true;
+                duel_seen_ = 0;
+                duel_ = {};
+                duel_.center = center_;
+                return next_duel();
             }
-            converged_ = true;
-            since_converged_s_ = 0;
-            q_bw_ref_ = last_q_bw_;
-            return go_to(center_);
+            return converge_at(center_);
         }
         int side = dir_ > 0 ? 1 : 0;
         if (tried_[side]) {
@@ -104,6 +118,22 @@ std::optional<double> FractionSearch::next_probe() {
 
 std::optional<double> FractionSearch::finish_window(double rate) {
     ++evaluations_;
+    if (dueling_) {
+        (duel_seen_ % 2 == 0 ? duel_.all_rate : duel_.center_rate).push_back(rate);
+        if (++duel_seen_ < 2 * o_.duel_rounds) return next_duel();
+        dueling_ = false;
+        bool every = true;
+        double all = 0, center = 0;
+        for (std::size_t i = 0; i < duel_.center_rate.size(); ++i) {
+            every = every && duel_.center_rate[i] > duel_.all_rate[i];
+            all += duel_.all_rate[i];
+            center += duel_.center_rate[i];
+        }
+        const double n = double(duel_.center_rate.size());
+        duel_.center_won = every && center > all * (1 + o_.duel_margin);
+        center_rate_ = (duel_.center_won ? center : all) / n;
+        return converge_at(duel_.center_won ? duel_.center : 1.0);
+    }
     if (scanning_ && center_rate_ >= 0) {
         if (rate > center_rate_ * (1 + o_.gain)) {
             center_ = q_;
@@ -115,14 +145,6 @@ std::optional<double> FractionSearch::finish_window(double rate) {
         center_rate_ = rate;
         center_tokens_ = window_tokens_;
         return scanning_ ? next_scan() : next_probe();
-    }
-    if (probing_all_) {
-        probing_all_ = false;
-        if (rate > center_rate_ * (1 + o_.gain)) {
-            center_ = 1.0;
-            center_rate_ = rate;
-        }
-        return next_probe();  // delta is below min_step: converges at the center
     }
     const int side = dir_ > 0 ? 1 : 0;
     if (rate > center_rate_ * (1 + o_.gain)) {
@@ -162,7 +184,7 @@ std::optional<double> FractionSearch::step(double seconds, int tokens, double q_
         if (center_rate_ >= 0) {
             center_rate_ = -1;
             tried_[0] = tried_[1] = false;
-            tried_all_ = probing_all_ = false;
+            dueling_ = false;
             if (auto moved = go_to(center_)) return moved;
         }
     }
@@ -170,7 +192,7 @@ std::optional<double> FractionSearch::step(double seconds, int tokens, double q_
     if (seen_ == 0) window_tokens_ = tokens;
     acc_s_ += seconds;
     acc_tokens_ += tokens;
-    if (++seen_ < std::max(1, o_.window)) return std::nullopt;
+    if (++seen_ < std::max(1, dueling_ ? o_.duel_window : o_.window)) return std::nullopt;
     const double rate = acc_tokens_ / acc_s_;
     const int t = window_tokens_;
     restart_window();

@@ -18,8 +18,13 @@
 //     (power states, other load: the whole search, scan included).
 // Only steps of one token count (batch size) are compared: others are passed over, and a batch that stays changed
 // re-measures the center at the new size.
-// q* = 1 is a real candidate: every miss fetched, the CPU handshake left out of the step (ExpertOffload). That step
-// is not on the curve the compass climbs, so a search that settles below 1 measures one window at 1 before it ends.
+// q* = 1 is a real candidate: every miss fetched, the CPU handshake left out of the step (ExpertOffload) — the
+// offload backend's step, the safer choice. It is not on the curve the compass climbs, and one window of a fraction
+// can run fast for reasons that do not last (the cache the earlier windows left; on an H100 host a search kept 0.1 and
+// then ran 14 % below offload, docs/benchmarks.md). So a compass that converges below 1 ends with a duel: `duel_rounds`
+// rounds of q* = 1 then the center, each over `duel_window` steps; the center is kept only when it beat q* = 1 in every
+// round and by `duel_margin` on the rounds' mean, else the search ends at 1. Which fraction a window measures is told
+// to the caller by moved() so that it can put back the state the search started from before each candidate.
 // Pure logic (no clocks, no GPU): the caller times the steps. Engine-internal.
 #pragma once
 
@@ -39,6 +44,9 @@ struct FractionSearchOptions {
     double research_seconds = 120;   // decode seconds between searches once converged (0: never)
     double drift = 0.10;             // a bandwidth-matched q* this far from the search's start searches again
     bool scan = true;                // the opening scan of interior fractions
+    int duel_rounds = 2;             // rounds of the closing duel between q* = 1 and the compass's center (0: none)
+    int duel_window = 48;            // steps measured per side and round
+    double duel_margin = 0.02;       // the center must beat q* = 1 by this share on the duel's mean
 };
 
 class FractionSearch {
@@ -54,6 +62,16 @@ public:
     double fraction() const { return q_; }
     bool searching() const { return !converged_; }
     int evaluations() const { return evaluations_; }      // windows measured so far
+    // Candidates started so far (each move of the fraction during a search; a move back to the same fraction counts):
+    // a caller that compares the count with its own starts each candidate from the same state.
+    int moves() const { return moves_; }
+    // The closing duel of the last search: its rounds' rates at q* = 1 and at the center (empty: none was run).
+    struct Duel {
+        double center = 0;
+        std::vector<double> all_rate, center_rate;
+        bool center_won = false;
+    };
+    const Duel& duel() const { return duel_; }
     int searches() const { return searches_; }            // searches started (the first included)
     double search_seconds() const { return search_s_; }   // decode seconds of the last (or current) search
     double best_rate() const { return center_rate_; }     // tokens/s of the center (< 0: not measured)
@@ -72,6 +90,8 @@ private:
     std::optional<double> go_to(double q);
     std::optional<double> next_probe();
     std::optional<double> next_scan();
+    std::optional<double> next_duel();
+    std::optional<double> converge_at(double q);
     void start_search(double delta, bool scan);
 
     FractionSearchOptions o_;
@@ -81,7 +101,9 @@ private:
     double delta_ = 0.15;
     int dir_ = 1;                // direction of the next probe
     bool tried_[2] = {false, false};  // [0]: below the center, [1]: above, at this delta
-    bool tried_all_ = false, probing_all_ = false;  // the closing window at q* = 1
+    bool dueling_ = false;       // the closing duel runs
+    int duel_seen_ = 0;          // duel windows measured (even: at q* = 1, odd: at the center)
+    Duel duel_;
     bool converged_ = false;
     std::vector<double> scan_;   // opening-scan fractions still to measure
     bool scanning_ = false;
@@ -89,7 +111,7 @@ private:
     int seen_ = 0, window_tokens_ = 0, mismatch_run_ = 0;
     double acc_s_ = 0, acc_tokens_ = 0;
     double since_converged_s_ = 0, q_bw_ref_ = -1, last_q_bw_ = -1, search_s_ = 0;
-    int evaluations_ = 0, searches_ = 0;
+    int evaluations_ = 0, searches_ = 0, moves_ = 0;
     std::vector<Window> history_;
 };
 
