@@ -68,6 +68,11 @@ const QList<QStringList>& migrations() {
             "ALTER TABLE messages_v2 RENAME TO messages",
             "CREATE INDEX messages_by_conversation ON messages(conversation_id, id)",
         },
+        {
+            // 2 -> 3: which model answered, and on which server (empty: this PC's engine).
+            "ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE messages ADD COLUMN server TEXT NOT NULL DEFAULT ''",
+        },
     };
     return steps;
 }
@@ -277,7 +282,7 @@ bool ChatStore::removeConversation(qint64 id) {
 QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare("SELECT id, conversation_id, role, content, reasoning, state, error, prompt_tokens, completion_tokens,"
-              " tokens_per_second, ttft_ms, created_at FROM messages WHERE conversation_id = ? ORDER BY id");
+              " tokens_per_second, ttft_ms, created_at, model, server FROM messages WHERE conversation_id = ? ORDER BY id");
     q.addBindValue(conversationId);
     if (!q.exec()) throw_sql("cannot read messages", q.lastError(), m_path);
     QList<MessageRecord> out;
@@ -295,6 +300,8 @@ QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
         m.tokensPerSecond = q.value(9).toDouble();
         m.ttftMs = q.value(10).toDouble();
         m.createdAt = parse_time(q.value(11));
+        m.model = q.value(12).toString();
+        m.server = q.value(13).toString();
         out.append(m);
     }
     return out;
@@ -305,7 +312,8 @@ MessageRecord ChatStore::addMessage(const MessageRecord& in) {
     const QString now = now_utc();
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare("INSERT INTO messages (conversation_id, role, content, reasoning, state, error, prompt_tokens,"
-              " completion_tokens, tokens_per_second, ttft_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              " completion_tokens, tokens_per_second, ttft_ms, created_at, model, server)"
+              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q.addBindValue(m.conversationId);
     q.addBindValue(text(m.role));
     q.addBindValue(text(m.content));
@@ -317,6 +325,8 @@ MessageRecord ChatStore::addMessage(const MessageRecord& in) {
     q.addBindValue(m.tokensPerSecond);
     q.addBindValue(m.ttftMs);
     q.addBindValue(now);
+    q.addBindValue(text(m.model));
+    q.addBindValue(text(m.server));
     if (!q.exec()) {
         if (!conversation(m.conversationId))
             throw Error(ErrorCode::not_found, "conversation " + std::to_string(m.conversationId) + " does not exist",
@@ -332,7 +342,7 @@ MessageRecord ChatStore::addMessage(const MessageRecord& in) {
 void ChatStore::updateMessage(const MessageRecord& m) {
     QSqlQuery q(QSqlDatabase::database(m_connection));
     q.prepare("UPDATE messages SET content = ?, reasoning = ?, state = ?, error = ?, prompt_tokens = ?,"
-              " completion_tokens = ?, tokens_per_second = ?, ttft_ms = ? WHERE id = ?");
+              " completion_tokens = ?, tokens_per_second = ?, ttft_ms = ?, model = ?, server = ? WHERE id = ?");
     q.addBindValue(text(m.content));
     q.addBindValue(text(m.reasoning));
     q.addBindValue(text(m.state));
@@ -341,6 +351,8 @@ void ChatStore::updateMessage(const MessageRecord& m) {
     q.addBindValue(m.completionTokens);
     q.addBindValue(m.tokensPerSecond);
     q.addBindValue(m.ttftMs);
+    q.addBindValue(text(m.model));
+    q.addBindValue(text(m.server));
     q.addBindValue(m.id);
     if (!q.exec()) throw_sql("cannot save a message", q.lastError(), m_path);
     touch(m.conversationId);

@@ -36,12 +36,14 @@ struct MessageRecord {
     QString error;          // for state "error": what went wrong
     int promptTokens = 0, completionTokens = 0;
     double tokensPerSecond = 0, ttftMs = 0;
+    QString model;          // for a reply: the model that wrote it (its name, or a server's model id)
+    QString server;         // for a reply from a remote server: its base URL (empty: this PC's engine)
     QDateTime createdAt;    // UTC
 };
 
 class ChatStore {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     explicit ChatStore(const QString& database_file = {});
     ~ChatStore();

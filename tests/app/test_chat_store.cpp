@@ -121,7 +121,7 @@ private slots:
         }
         QSqlDatabase::removeDatabase("v1");
         ft::ChatStore store(path);
-        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.schemaVersion(), ft::ChatStore::kSchemaVersion);
         QCOMPARE(store.recoveredPartials(), 1);
         auto msgs = store.messages(1);
         QCOMPARE(msgs.size(), 2);
@@ -131,6 +131,19 @@ private slots:
         store.updateMessage(msgs.at(1));
         QCOMPARE(store.messages(1).at(1).state, QStringLiteral("truncated"));
         QCOMPARE(store.conversations().first().systemPrompt, QStringLiteral("Be brief."));
+        // Version 3: the model and server of each reply (old replies: empty), stored on add and on update.
+        QCOMPARE(store.messages(1).at(1).server, QString());
+        ft::MessageRecord r;
+        r.conversationId = 1;
+        r.role = QStringLiteral("assistant");
+        r.model = QStringLiteral("qwen3-moe");
+        r.server = QStringLiteral("http://10.0.0.2:8000");
+        r = store.addMessage(r);
+        QCOMPARE(store.messages(1).at(2).model, QStringLiteral("qwen3-moe"));
+        r.model = QStringLiteral("other");
+        store.updateMessage(r);
+        QCOMPARE(store.messages(1).at(2).model, QStringLiteral("other"));
+        QCOMPARE(store.messages(1).at(2).server, QStringLiteral("http://10.0.0.2:8000"));
     }
 
     void refusesANewerSchema() {

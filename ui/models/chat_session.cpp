@@ -13,6 +13,7 @@
 #include "app_settings.h"
 #include "ft/chat_template.h"
 #include "ft/error.h"
+#include "remote_servers.h"
 #include "reply_text.h"
 
 namespace ft::ui {
@@ -37,6 +38,9 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
     m_flush.setSingleShot(true);
     m_flush.setInterval(100);
     connect(&m_flush, &QTimer::timeout, this, [this] { applyPending(false); });
+    connect(&m_remote, &RemoteClient::token, this, &ChatSession::onToken);
+    connect(&m_remote, &RemoteClient::generationFinished, this, &ChatSession::onFinished);
+    connect(&m_remote, &RemoteClient::generationFailed, this, &ChatSession::onFailed);
     loadDefaults();
     ensureStore();
     refreshConversations();
@@ -45,7 +49,8 @@ ChatSession::ChatSession(QObject* parent) : QObject(parent) {
 ChatSession::~ChatSession() {
     // A reply still running is saved as it stands; the next start shows it as partial.
     if (busy()) {
-        if (m_host && m_reply.requestId) m_host->stop(m_reply.requestId);
+        m_remote.disconnect(this);
+        stopRequest(m_reply.requestId);
         finishReply(QStringLiteral("partial"), {}, nullptr);
     }
 }
@@ -73,6 +78,12 @@ void ChatSession::setHost(ft::EngineHost* host) {
         connect(m_host, &EngineHost::generationFailed, this, &ChatSession::onFailed);
         connect(m_host, &EngineHost::stateChanged, this, &ChatSession::modelReadyChanged);
         connect(m_host, &EngineHost::modelChanged, this, &ChatSession::contextChanged);
+        connect(m_host, &EngineHost::modelChanged, this, &ChatSession::sourceChanged);
+        connect(m_host, &EngineHost::stateChanged, this, &ChatSession::sourceChanged);
+        // A local model loaded on purpose is what the user wants to chat with now.
+        connect(m_host, &EngineHost::loadFinished, this, [this](bool ok) {
+            if (ok && !busy()) useLocalModel();
+        });
     }
     emit hostChanged();
     emit modelReadyChanged();
@@ -208,7 +219,7 @@ bool ChatSession::rename(qint64 id, const QString& title) {
 bool ChatSession::remove(qint64 id) {
     if (!m_store) return false;
     if (m_reply.conversationId == id) {
-        if (m_host && m_reply.requestId) m_host->stop(m_reply.requestId);
+        stopRequest(m_reply.requestId);
         m_reply = Reply{};
         m_flush.stop();
         emit busyChanged();
@@ -274,7 +285,8 @@ bool ChatSession::send(const QString& text) {
     if (!ensureStore()) return false;
     try {
         if (!m_current.id) {
-            m_current = m_store->createConversation(title_from(body), m_host->modelPath(), m_systemPrompt, samplingJson());
+            m_current = m_store->createConversation(title_from(body), isRemote() ? m_remoteUrl : m_host->modelPath(),
+                                                    m_systemPrompt, samplingJson());
             m_messages.setMessages({});
             emit currentChanged();
         }
@@ -295,6 +307,16 @@ bool ChatSession::startReply() {
     if (!modelReady()) {
         setError(tr("No model is loaded. Load one on the Models page, then send your message again."));
         return false;
+    }
+    if (isRemote()) {
+        QJsonArray turns;
+        if (!m_systemPrompt.trimmed().isEmpty())
+            turns.append(QJsonObject{{"role", "system"}, {"content", m_systemPrompt}});
+        for (const MessageRecord& m : m_messages.messages()) {
+            if (m.state == "error" && m.content.isEmpty()) continue;
+            turns.append(QJsonObject{{"role", m.role}, {"content", m.content}});
+        }
+        return startRemoteReply(turns);
     }
     const auto tokenizer = m_host->tokenizer();
     if (!tokenizer) {
@@ -361,6 +383,7 @@ bool ChatSession::startReply() {
     r.record.role = QStringLiteral("assistant");
     r.record.state = QStringLiteral("streaming");
     r.record.promptTokens = promptTokens;
+    r.record.model = m_host->modelName();
     try {
         r.record = m_store->addMessage(r.record);
     } catch (const ft::Error& e) {
@@ -424,6 +447,13 @@ void ChatSession::finishReply(const QString& state, const QString& error, const 
         if (summary) setContextUsed(summary->promptTokens + summary->completionTokens);
     }
     if (state == "error") setError(error);
+    m_lastFigures = QVariantMap{{"ttftMs", m_reply.record.ttftMs},
+                                {"tokensPerSecond", m_reply.record.tokensPerSecond},
+                                {"completionTokens", m_reply.record.completionTokens},
+                                {"promptTokens", m_reply.record.promptTokens},
+                                {"model", m_reply.record.model},
+                                {"server", m_reply.record.server}};
+    emit lastFiguresChanged();
     m_reply = Reply{};
     emit busyChanged();
     emit replyFinished(state);
@@ -450,8 +480,78 @@ void ChatSession::onFailed(quint64 id, const QString& message) {
     finishReply(QStringLiteral("error"), message, nullptr);
 }
 
-void ChatSession::stop() {
-    if (m_host && m_reply.requestId) m_host->stop(m_reply.requestId);
+void ChatSession::stopRequest(quint64 id) {
+    if (!id) return;
+    if (m_remote.running(id))
+        m_remote.stop(id);
+    else if (m_host)
+        m_host->stop(id);
+}
+
+void ChatSession::stop() { stopRequest(m_reply.requestId); }
+
+QString ChatSession::sourceName() const {
+    if (isRemote()) return m_remoteModel;
+    return m_host && m_host->isReady() ? m_host->modelName() : QString();
+}
+
+bool ChatSession::chatWithServer(const QString& url, const QString& model, int contextLength) {
+    if (busy()) {
+        setError(tr("Wait for the reply to finish, or press Stop (Esc)."));
+        return false;
+    }
+    if (url.isEmpty() || model.isEmpty()) return false;
+    m_remoteUrl = url;
+    m_remoteModel = model;
+    m_remoteContext = std::max(0, contextLength);
+    emit sourceChanged();
+    emit modelReadyChanged();
+    emit contextChanged();
+    return true;
+}
+
+void ChatSession::useLocalModel() {
+    if (!isRemote()) return;
+    m_remoteUrl.clear();
+    m_remoteModel.clear();
+    m_remoteContext = 0;
+    emit sourceChanged();
+    emit modelReadyChanged();
+    emit contextChanged();
+}
+
+bool ChatSession::startRemoteReply(const QJsonArray& turns) {
+    QString key;
+    try {
+        if (const auto srv = RemoteServerFile().find(m_remoteUrl.toStdString())) key = QString::fromStdString(srv->api_key);
+    } catch (const ft::Error& e) {
+        setError(tr("The server list cannot be read: %1").arg(describe(e)));
+        return false;
+    }
+    Reply r;
+    r.conversationId = m_current.id;
+    r.record.conversationId = m_current.id;
+    r.record.role = QStringLiteral("assistant");
+    r.record.state = QStringLiteral("streaming");
+    r.record.model = m_remoteModel;
+    r.record.server = m_remoteUrl;
+    try {
+        r.record = m_store->addMessage(r.record);
+    } catch (const ft::Error& e) {
+        setError(tr("The reply cannot be saved: %1").arg(describe(e)));
+        return false;
+    }
+    r.messageId = r.record.id;
+    m_messages.append(r.record);
+    m_reply = r;
+    clearError();
+    // max_tokens: the chat's limit; the server refuses (a clear error) what does not fit its context.
+    const QJsonObject sampling{{"temperature", m_temperature}, {"top_p", m_topP}, {"max_tokens", m_maxTokens},
+                               {"seed", double(m_seed)}};
+    m_reply.requestId = m_remote.chat(m_remoteUrl, key, m_remoteModel, turns, sampling);
+    emit busyChanged();
+    emit replyStarted();
+    return true;
 }
 
 bool ChatSession::regenerate() {

@@ -6,6 +6,11 @@
 // to SQLite (state "streaming") and only then shows it, so killing the app loses nothing already on screen (the
 // next start marks the reply "partial"). Failures (disk full, no model, prompt too long) set lastError with a
 // message naming the problem and what to do; nothing throws into QML.
+//
+// The model source is this PC's engine (host) or, after chatWithServer(), a model on a remote OpenAI-compatible
+// server (RemoteClient: streamed over HTTP; nothing of the local engine is needed). Each reply records its model and
+// server. A server that goes away mid-reply leaves the text that arrived saved, with the error. Loading a local
+// model switches back to it.
 #pragma once
 
 #include <QElapsedTimer>
@@ -13,10 +18,12 @@
 #include <QPointer>
 #include <QQmlEngine>
 #include <QTimer>
+#include <QVariantMap>
 
 #include <memory>
 
 #include "chat_store.h"
+#include "remote_client.h"
 #include "conversation_list_model.h"
 #include "engine_host.h"
 #include "message_list_model.h"
@@ -46,6 +53,13 @@ class ChatSession : public QObject {
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
     Q_PROPERTY(bool contextWarning READ contextWarning NOTIFY contextChanged)
+    // The remote model chatted with (empty: the local engine's), its server's base URL, and the name to show.
+    Q_PROPERTY(QString remoteUrl READ remoteUrl NOTIFY sourceChanged)
+    Q_PROPERTY(QString remoteModel READ remoteModel NOTIFY sourceChanged)
+    Q_PROPERTY(QString sourceName READ sourceName NOTIFY sourceChanged)
+    // The figures of the last reply as this app measured them ({ttftMs, tokensPerSecond, completionTokens,
+    // promptTokens, model, server}; empty before the first): the Console shows them for a remote model.
+    Q_PROPERTY(QVariantMap lastFigures READ lastFigures NOTIFY lastFiguresChanged)
 public:
     explicit ChatSession(QObject* parent = nullptr);
     ~ChatSession() override;
@@ -58,7 +72,12 @@ public:
     QString currentTitle() const { return m_current.title; }
     QString search() const { return m_search; }
     void setSearch(const QString& s);
-    bool modelReady() const { return m_host && m_host->isReady(); }
+    bool modelReady() const { return isRemote() || (m_host && m_host->isReady()); }
+    bool isRemote() const { return !m_remoteModel.isEmpty(); }
+    QString remoteUrl() const { return m_remoteUrl; }
+    QString remoteModel() const { return m_remoteModel; }
+    QString sourceName() const;
+    QVariantMap lastFigures() const { return m_lastFigures; }
     bool busy() const { return m_reply.requestId != 0 || m_reply.messageId != 0; }
     QString lastError() const { return m_lastError; }
     bool available() const { return m_store != nullptr; }
@@ -68,9 +87,14 @@ public:
     int maxTokens() const { return m_maxTokens; }
     qint64 seed() const { return m_seed; }
     int contextUsed() const { return m_contextUsed; }
-    int contextLength() const { return m_host ? m_host->contextLength() : 0; }
+    int contextLength() const { return isRemote() ? m_remoteContext : m_host ? m_host->contextLength() : 0; }
     bool contextWarning() const;
 
+    // Chats with `model` on the server at `url` (a base URL from the server list; its key is read from there at
+    // each send). `contextLength` 0: not known. False (lastError set) while a reply runs.
+    Q_INVOKABLE bool chatWithServer(const QString& url, const QString& model, int contextLength = 0);
+    // Back to the model loaded in this PC's engine.
+    Q_INVOKABLE void useLocalModel();
     // Leaves the open conversation: the next message starts a new one, with the default settings.
     Q_INVOKABLE void newChat();
     Q_INVOKABLE bool select(qint64 id);
@@ -100,6 +124,8 @@ signals:
     void contextChanged();
     void replyStarted();
     void replyFinished(const QString& state);
+    void sourceChanged();
+    void lastFiguresChanged();
 
 private:
     struct Reply {
@@ -124,6 +150,8 @@ private:
     QString samplingJson() const;
     void setContextUsed(int used);
     bool ensureStore();
+    bool startRemoteReply(const QJsonArray& turns);
+    void stopRequest(quint64 id);
 
     QPointer<ft::EngineHost> m_host;
     std::unique_ptr<ChatStore> m_store;
@@ -140,6 +168,10 @@ private:
     int m_contextUsed = 0;
     Reply m_reply;
     QTimer m_flush;
+    ft::RemoteClient m_remote;
+    QString m_remoteUrl, m_remoteModel;
+    int m_remoteContext = 0;
+    QVariantMap m_lastFigures;
 };
 
 }  // namespace ft::ui

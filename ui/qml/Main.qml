@@ -33,6 +33,7 @@ ApplicationWindow {
     DownloadListModel { id: downloadModel; objectName: "downloadModel"; library: libraryModel }
     LogListModel { id: logListModel; objectName: "logListModel"; hub: root.logHub }
     ChatSession { id: chatSession; objectName: "chatSession"; host: root.engineHost }
+    RemoteServerListModel { id: serverModel; objectName: "serverModel" }
     ApiServerModel { id: apiServer; objectName: "apiServerModel"; host: root.engineHost }
     StartupModel {
         id: startup
@@ -82,7 +83,16 @@ ApplicationWindow {
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: root.pages.indexOf(root.currentPage)
-            ModelsPage { id: modelsPage; objectName: "page_models"; library: libraryModel; downloads: downloadModel; engineHost: root.engineHost }
+            ModelsPage {
+                id: modelsPage
+                objectName: "page_models"
+                library: libraryModel
+                downloads: downloadModel
+                engineHost: root.engineHost
+                servers: serverModel
+                session: chatSession
+                onGoToChat: root.showPage("chat")
+            }
             ConsolePage {
                 objectName: "page_console"
                 monitor: systemMonitor

@@ -14,6 +14,7 @@ Page {
     signal goToModels()
     title: qsTr("Chat")
     subtitle: engineHost && engineHost.state === "loading" ? qsTr("Loading %1…").arg(engineHost.modelName)
+            : ready && session.remoteModel.length > 0 ? qsTr("Model: %1 on %2").arg(session.remoteModel).arg(session.remoteUrl)
             : ready ? qsTr("Model: %1").arg(engineHost.modelName) : qsTr("No model loaded")
     scrollable: false
 

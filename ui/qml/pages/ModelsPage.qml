@@ -12,6 +12,9 @@ Page {
     property ModelListModel library
     property DownloadListModel downloads
     property var engineHost: null
+    property RemoteServerListModel servers: null   // remote OpenAI-compatible servers (Add a server…)
+    property ChatSession session: null
+    signal goToChat()
     title: qsTr("Models")
     subtitle: library && library.count > 0 ? qsTr("%n model(s) in your library", "", library.count)
                                            : qsTr("Your library is empty")
@@ -22,6 +25,13 @@ Page {
     function openDownloadDialog() { downloadDialog.open() }
 
     actions: [
+        AppButton {
+            objectName: "addServerButton"
+            visible: page.servers !== null
+            text: qsTr("Add a server…")
+            iconName: "server"
+            onClicked: addServerDialog.start()
+        },
         AppButton {
             objectName: "downloadModelButton"
             text: qsTr("Download…")
@@ -67,6 +77,11 @@ Page {
         id: removeDialog
         parent: T.Overlay.overlay
         onRemoveConfirmed: (id, deleteFiles) => page.library.removeModel(id, deleteFiles)
+    }
+    AddServerDialog {
+        id: addServerDialog
+        parent: T.Overlay.overlay
+        servers: page.servers
     }
     DownloadDialog {
         id: downloadDialog
@@ -239,6 +254,15 @@ Page {
                 onRemoveRequested: removeDialog.ask(model.modelId, model.name, model.path, model.format !== "gguf")
             }
         }
+    }
+
+    RemoteServersCard {
+        objectName: "remoteServersCard"
+        visible: page.servers !== null && page.servers.count > 0
+        Layout.fillWidth: true
+        servers: page.servers
+        session: page.session
+        onChatRequested: page.goToChat()
     }
 
     // Drop a .gguf file or a model folder anywhere on the page.

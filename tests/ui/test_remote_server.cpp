@@ -1,0 +1,361 @@
+// Remote servers as model sources, in the real window: Models → "Add a server…" against a second process, `ft serve`
+// on loopback (the bundled demo model, with an API key): a wrong key, a wrong address, a server answering HTML and a
+// plain-http address of another host each get a clear message and nothing is saved; then the right key adds it, its
+// model is listed and chatted with (nothing loaded in this app's engine); Stop closes the stream (the server's
+// /v1/stats shows nothing running); a server killed mid-reply leaves the text that arrived saved, with a clear
+// error; a restart of the app finds the history with each reply's model and server, and the server list. The key
+// is in no log line and only in the 0600 servers.json.
+//
+// Stop and the kill need a reply that is still streaming when they happen: the demo model answers in about 30
+// tokens within 0.1 s on CPU, so those two use a second `ft serve` on a random-weight `ft synth --preset tiny`
+// model on 1 thread, which writes to its token limit at about 20 tokens/s.
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app_harness.h"
+#include "chat_session.h"
+#include "chat_store.h"
+#include "engine_host.h"
+#include "ft/log.h"
+#include "ft_process.h"
+#include "log_hub.h"
+#include "remote_server_list_model.h"
+#include "serve_process.h"
+
+namespace {
+
+const QString kDemo = QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf");
+const QString kKey = QStringLiteral("k-test-9f3e27c1");
+
+// A server that is not OpenAI-compatible: every request gets a small HTML page.
+class HtmlServer : public QTcpServer {
+public:
+    HtmlServer() {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* s = nextPendingConnection()) {
+                connect(s, &QTcpSocket::readyRead, s, [s] {
+                    s->readAll();
+                    s->write("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 38\r\nConnection: close\r\n\r\n"
+                             "<html><body>Router login</body></html>");
+                    s->disconnectFromHost();
+                });
+                connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+            }
+        });
+    }
+};
+
+}  // namespace
+
+class TestRemoteServer : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_data;
+    ft::LogHub m_hub;
+    std::unique_ptr<ft::test::UiHarness> m_ui;
+    ft::test::ServeProcess m_demo;                   // the demo model, with kKey
+    std::unique_ptr<ft::test::ServeProcess> m_slow;  // the random-weight tiny model (killed mid-reply)
+    QString m_slowUrl;
+    HtmlServer m_html;
+
+    ft::ui::ChatSession* session() const { return qobject_cast<ft::ui::ChatSession*>(m_ui->object("chatSession")); }
+    ft::ui::RemoteServerListModel* servers() const {
+        return qobject_cast<ft::ui::RemoteServerListModel*>(m_ui->object("serverModel"));
+    }
+    const QList<ft::MessageRecord>& messages() const { return session()->messages()->messages(); }
+    bool dialogOpen() const { return m_ui->object("addServerDialog")->property("opened").toBool(); }
+
+    void startApp() {
+        m_ui = std::make_unique<ft::test::UiHarness>(&m_hub);
+        QVERIFY(m_ui->load());
+        QVERIFY(session() && servers());
+    }
+
+    bool startServe(ft::test::ServeProcess& s, const QStringList& args) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FT_DATA_DIR", s.dir.path());  // the server's own data folder, not the app's
+        s.proc.setProcessEnvironment(env);
+        return s.start(args);
+    }
+
+    // Fills the Add a server dialog and presses Add server; returns the error it shows ("" once it closed).
+    QString addByDialog(const QString& url, const QString& key, bool acceptPlainHttp = false) {
+        if (!dialogOpen()) {
+            m_ui->showPage("models");
+            if (!m_ui->click("addServerButton")) return "no Add a server button";
+            if (!QTest::qWaitFor([&] { return dialogOpen(); }, 5000)) return "the dialog did not open";
+        }
+        m_ui->item("serverUrlField")->setProperty("text", url);
+        m_ui->item("serverKeyField")->setProperty("text", key);
+        if (acceptPlainHttp) m_ui->item("plainHttpCheckBox")->setProperty("checked", true);
+        m_ui->settle(50);
+        if (!m_ui->click("addServerConfirm")) return "Add server could not be clicked";
+        if (!QTest::qWaitFor([&] { return !servers()->adding(); }, 15000)) return "the check did not end";
+        m_ui->settle(50);
+        return dialogOpen() ? m_ui->item("addServerError")->property("text").toString() : QString();
+    }
+
+    void type(const QString& text) {
+        QQuickItem* input = m_ui->item("chatInput");
+        QVERIFY(input && input->isEnabled());
+        input->forceActiveFocus();
+        for (const QChar c : text) QTest::keyClick(m_ui->window(), c.toLatin1());
+        QTest::keyClick(m_ui->window(), Qt::Key_Return);
+    }
+
+    void chatWith(const QString& url, const QString& model) {
+        QVERIFY(m_ui->showPage("models"));
+        bool clicked = false;
+        for (QQuickItem* b : m_ui->items("remoteChatButton")) {
+            QQuickItem* row = b->parentItem()->parentItem();
+            if (row->property("modelData").toMap().value("id").toString() == model && b->isVisible()) {
+                QMetaObject::invokeMethod(b, "clicked");
+                clicked = true;
+            }
+        }
+        QVERIFY2(clicked, qPrintable("no Chat button for " + model));
+        QTRY_COMPARE(m_ui->root()->property("currentPage").toString(), QStringLiteral("chat"));
+        QCOMPARE(session()->remoteUrl(), url);
+        QCOMPARE(session()->remoteModel(), model);
+        session()->newChat();
+        m_ui->settle();
+    }
+
+    QJsonObject stats(const QString& url, const QString& key = {}) {
+        QNetworkAccessManager net;
+        QNetworkRequest req(QUrl(url + "/v1/stats"));
+        if (!key.isEmpty()) req.setRawHeader("Authorization", "Bearer " + key.toUtf8());
+        QNetworkReply* r = net.get(req);
+        QSignalSpy done(r, &QNetworkReply::finished);
+        done.wait(5000);
+        r->deleteLater();
+        return QJsonDocument::fromJson(r->readAll()).object();
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_data.isValid());
+        qputenv("FT_DATA_DIR", m_data.path().toUtf8());
+        ft::attach_log_hub(m_hub, "freetoken");
+        QVERIFY2(startServe(m_demo, {"--model", kDemo, "--api-key", kKey, "--threads", "1", "--ctx", "4096"}),
+                 qPrintable(m_demo.out));
+        QVERIFY(m_html.listen(QHostAddress::LocalHost));
+        startApp();
+        QVERIFY(m_ui->showPage("models"));
+        QCOMPARE(servers()->rowCount(), 0);
+    }
+
+    void aWrongKeyIsRefusedClearly() {
+        const QString e = addByDialog(m_demo.url, "wrong-key");
+        QVERIFY2(e.contains("refused the API key") && e.contains("HTTP 401") && e.contains(m_demo.url), qPrintable(e));
+        QVERIFY(!e.contains("wrong-key"));
+        QCOMPARE(servers()->rowCount(), 0);
+        const QString none = addByDialog(m_demo.url, "");
+        QVERIFY2(none.contains("refused the API key"), qPrintable(none));
+    }
+
+    void aWrongAddressIsRefusedClearly() {
+        // A port nothing listens on (taken and released).
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost));
+        const QString closed = QStringLiteral("http://127.0.0.1:%1").arg(probe.serverPort());
+        probe.close();
+        QString e = addByDialog(closed, kKey);
+        QVERIFY2(e.startsWith("Cannot reach the server at " + closed) && e.contains("running"), qPrintable(e));
+        e = addByDialog("ftp://127.0.0.1:21", kKey);
+        QVERIFY2(e.contains("cannot be used") && e.contains("ftp://"), qPrintable(e));
+        e = addByDialog("127.0.0.1:8000", kKey);
+        QVERIFY2(e.contains("http:// or https://"), qPrintable(e));
+        // A path that is not the API: the demo server has no /x/v1/models.
+        e = addByDialog(m_demo.url + "/x", kKey);
+        QVERIFY2(e.contains("has no /x/v1/models (HTTP 404)") && e.contains("base URL"), qPrintable(e));
+        QCOMPARE(servers()->rowCount(), 0);
+    }
+
+    void aServerAnsweringHtmlIsRefusedClearly() {
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(m_html.serverPort());
+        const QString e = addByDialog(url, {});
+        QVERIFY2(e.contains("not with the JSON an OpenAI-compatible server sends") && e.contains("text/html") &&
+                     e.contains("Router login"),
+                 qPrintable(e));
+        QCOMPARE(servers()->rowCount(), 0);
+    }
+
+    void plainHttpToAnotherHostAsks() {
+        // 192.0.2.1 (TEST-NET-1) is never this PC: the warning shows and Add stays off until the box is ticked.
+        m_ui->item("serverUrlField")->setProperty("text", "http://192.0.2.1:8000");
+        m_ui->settle(50);
+        QVERIFY(m_ui->item("plainHttpWarning")->isVisible());
+        QVERIFY(!m_ui->item("addServerConfirm")->isEnabled());
+        m_ui->item("plainHttpCheckBox")->setProperty("checked", true);
+        m_ui->settle(50);
+        QVERIFY(m_ui->item("addServerConfirm")->isEnabled());
+        QVERIFY(!servers()->add("http://192.0.2.1:8000", {}, false));  // and the model refuses it without the yes
+        QVERIFY(servers()->addError().contains("unencrypted"));
+        for (const QString& safe : {m_demo.url, QStringLiteral("https://192.0.2.1"), QStringLiteral("http://localhost:1")})
+            QVERIFY2(servers()->plainHttpWarning(safe).isEmpty(), qPrintable(safe));
+        m_ui->item("plainHttpCheckBox")->setProperty("checked", false);
+        // The key field hides what is typed (screenshots never show a key).
+        QCOMPARE(m_ui->item("serverKeyField")->property("echoMode").toInt(), 2 /* TextInput.Password */);
+    }
+
+    void theRightKeyAddsTheServerAndItsModels() {
+        QCOMPARE(addByDialog(m_demo.url + "/v1/", kKey), QString());  // normalized: no /v1, no trailing slash
+        QTRY_COMPARE(servers()->rowCount(), 1);
+        const QModelIndex i = servers()->index(0);
+        QCOMPARE(i.data(ft::ui::RemoteServerListModel::UrlRole).toString(), m_demo.url);
+        QCOMPARE(i.data(ft::ui::RemoteServerListModel::StatusRole).toString(), QStringLiteral("ok"));
+        QCOMPARE(i.data(ft::ui::RemoteServerListModel::KindRole).toString(), QStringLiteral("freetoken"));
+        QVERIFY(i.data(ft::ui::RemoteServerListModel::HasKeyRole).toBool());
+        const QVariantList models = i.data(ft::ui::RemoteServerListModel::ModelsRole).toList();
+        QCOMPARE(models.size(), 1);
+        QCOMPARE(models.first().toMap().value("id").toString(), QStringLiteral("freetoken-demo"));
+        m_ui->settle();
+        QVERIFY(m_ui->item("remoteServersCard")->isVisible());
+        QVERIFY(m_ui->item("remoteModelRow") != nullptr);
+        m_ui->saveScreenshot("models-remote-server");
+        // The key is in servers.json, readable by this user only.
+        QFile f(m_data.filePath("servers.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains(kKey.toUtf8()));
+        QCOMPARE(f.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+                 QFile::Permissions());
+    }
+
+    void chatsWithTheServersModel() {
+        chatWith(m_demo.url, "freetoken-demo");
+        QVERIFY(session()->modelReady());
+        QVERIFY(m_ui->root()->findChild<QObject*>("page_chat")->property("subtitle").toString().contains(m_demo.url));
+        type("Hello");
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 60000);
+        m_ui->settle();
+        const ft::MessageRecord r = messages().last();
+        QCOMPARE(r.role, QStringLiteral("assistant"));
+        QCOMPARE(r.state, QStringLiteral("complete"));
+        QVERIFY(!r.content.trimmed().isEmpty());
+        QCOMPARE(r.model, QStringLiteral("freetoken-demo"));
+        QCOMPARE(r.server, m_demo.url);
+        QVERIFY(r.completionTokens > 0 && r.promptTokens > 0);  // the server's usage
+        QVERIFY(r.ttftMs > 0);                                   // measured here
+        QCOMPARE(session()->lastFigures().value("server").toString(), m_demo.url);
+        // Nothing of the local engine was loaded.
+        QCOMPARE(m_ui->host()->state(), QStringLiteral("idle"));
+        // The server did the work.
+        QCOMPARE(stats(m_demo.url, kKey).value("requests_total").toInt(), 1);
+        m_ui->saveScreenshot("chat-remote-server");
+    }
+
+    void stopClosesTheStream() {
+        QTemporaryDir dir;
+        const QString model = dir.filePath("tiny.gguf");
+        const auto synth = ft::test::run_ft({"synth", "--preset", "tiny", "--out", model, "--quiet"});
+        QVERIFY2(synth.code == 0, qPrintable(synth.err));
+        m_slow = std::make_unique<ft::test::ServeProcess>();
+        QVERIFY2(startServe(*m_slow, {"--model", model, "--threads", "1", "--ctx", "4096", "--name", "tiny-random"}),
+                 qPrintable(m_slow->out));
+        m_slowUrl = m_slow->url;
+        QCOMPARE(addByDialog(m_slowUrl, {}), QString());
+        QTRY_COMPARE(servers()->rowCount(), 2);
+        QTRY_COMPARE(servers()->index(1).data(ft::ui::RemoteServerListModel::StatusRole).toString(), QStringLiteral("ok"));
+        chatWith(m_slowUrl, "tiny-random");
+        QVERIFY(session()->saveSettings({}, 0.7, 0.9, 4000, 0));
+        type("Write a long story");
+        QTRY_VERIFY_WITH_TIMEOUT(!messages().last().content.isEmpty() && messages().last().role == "assistant", 30000);
+        QCOMPARE(stats(m_slowUrl).value("running").toInt(), 1);
+        QVERIFY(m_ui->click("stopButton"));
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 10000);
+        QCOMPARE(messages().last().state, QStringLiteral("partial"));
+        QVERIFY(!messages().last().content.isEmpty());
+        // The server saw the stream close and stopped generating.
+        QTRY_COMPARE_WITH_TIMEOUT(stats(m_slowUrl).value("running").toInt(), 0, 5000);
+    }
+
+    void aServerKilledMidReplyLeavesThePartialReplyAndAClearError() {
+        type("Another long story");
+        QTRY_VERIFY_WITH_TIMEOUT(messages().last().role == "assistant" && messages().last().content.size() > 20, 30000);
+        QVERIFY(session()->busy());
+        m_slow->proc.kill();  // SIGKILL: no goodbye on the socket
+        QVERIFY(m_slow->proc.waitForFinished(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 15000);
+        m_ui->settle();
+        const ft::MessageRecord r = messages().last();
+        QCOMPARE(r.state, QStringLiteral("error"));
+        QVERIFY(r.content.size() > 20);
+        QVERIFY2(r.error.contains("closed the connection before the reply finished") && r.error.contains(m_slowUrl) &&
+                     r.error.contains("text that arrived is kept"),
+                 qPrintable(r.error));
+        QCOMPARE(session()->lastError(), r.error);
+        // On disk as shown.
+        ft::ChatStore store;
+        const auto saved = store.messages(session()->currentId());
+        QCOMPARE(saved.last().content, r.content);
+        QCOMPARE(saved.last().state, QStringLiteral("error"));
+        QCOMPARE(saved.last().server, m_slowUrl);
+        m_ui->saveScreenshot("chat-remote-server-died");
+        // The Models page says the server no longer answers.
+        servers()->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(servers()->index(1).data(ft::ui::RemoteServerListModel::StatusRole).toString(),
+                                  QStringLiteral("error"), 15000);
+        QVERIFY(servers()->index(1).data(ft::ui::RemoteServerListModel::ErrorRole).toString().startsWith("Cannot reach"));
+    }
+
+    void aRestartFindsTheHistoryAndTheServers() {
+        const qint64 killedChat = session()->currentId();
+        m_ui.reset();
+        startApp();
+        QCOMPARE(servers()->rowCount(), 2);
+        QCOMPARE(servers()->index(0).data(ft::ui::RemoteServerListModel::UrlRole).toString(), m_demo.url);
+        QVERIFY(servers()->index(0).data(ft::ui::RemoteServerListModel::HasKeyRole).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(servers()->index(0).data(ft::ui::RemoteServerListModel::StatusRole).toString(),
+                                  QStringLiteral("ok"), 15000);  // the saved key still works
+        QVERIFY(session()->select(killedChat));
+        QCOMPARE(messages().size(), 4);
+        QCOMPARE(messages().at(1).state, QStringLiteral("partial"));
+        QCOMPARE(messages().at(3).state, QStringLiteral("error"));
+        QVERIFY(messages().at(3).content.size() > 20);
+        QCOMPARE(messages().at(3).model, QStringLiteral("tiny-random"));
+        bool demoChat = false;
+        for (int i = 0; i < session()->conversations()->rowCount(); ++i) {
+            const qint64 id = session()->conversations()->index(i).data(Qt::UserRole + 1).toLongLong();
+            if (!session()->select(id)) continue;
+            for (const ft::MessageRecord& m : messages())
+                if (m.server == m_demo.url && m.model == "freetoken-demo" && m.state == "complete") demoChat = true;
+        }
+        QVERIFY(demoChat);
+        // Chatting with the demo server again after the restart: the saved key is used.
+        chatWith(m_demo.url, "freetoken-demo");
+        type("Hi");
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 60000);
+        QCOMPARE(messages().last().state, QStringLiteral("complete"));
+    }
+
+    void theKeyIsInNoLogLine() {
+        bool sawServerLine = false;
+        for (const ft::LogEntry& e : m_hub.snapshot()) {
+            QVERIFY2(!e.text.contains(kKey), qPrintable(e.text));
+            sawServerLine = sawServerLine || e.text.contains("servers: added " + m_demo.url);
+        }
+        QVERIFY(sawServerLine);  // the log does name the server
+        QVERIFY(!m_demo.log().contains(kKey));
+    }
+
+    void cleanupTestCase() { m_ui.reset(); }
+};
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    TestRemoteServer t;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "test_remote_server.moc"

@@ -1,0 +1,89 @@
+// RemoteServerListModel: the Models page's remote servers (servers.json, app/server RemoteServerFile) as a QML list,
+// one row per server with the models its /v1/models lists. add() checks a server before keeping it: the address is
+// normalized, a plain-http address of another host needs the user's explicit yes (plainHttpWarning() says why), and
+// /v1/models must answer; a wrong key, a wrong address or a server that is not OpenAI-compatible sets addError with a
+// message naming the problem (RemoteClient) and nothing is saved. The API key is written to the list file, never
+// exposed to QML (rows say only whether there is one).
+#pragma once
+
+#include <QAbstractListModel>
+#include <QQmlEngine>
+#include <QVariantList>
+
+#include "remote_client.h"
+
+namespace ft::ui {
+
+class RemoteServerListModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(bool adding READ adding NOTIFY addingChanged)
+    Q_PROPERTY(QString addError READ addError NOTIFY addErrorChanged)
+    Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
+    Q_PROPERTY(QString keyStorageNote READ keyStorageNote CONSTANT)
+public:
+    enum Role { UrlRole = Qt::UserRole + 1, HasKeyRole, PlainHttpRole, StatusRole, ErrorRole, ModelsRole, KindRole };
+
+    explicit RemoteServerListModel(QObject* parent = nullptr);
+    ~RemoteServerListModel() override;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    bool adding() const { return !m_pending.url.isEmpty(); }
+    QString addError() const { return m_addError; }
+    QString lastError() const { return m_lastError; }
+    // Where the keys are kept and who can read them (said in the Add dialog).
+    QString keyStorageNote() const;
+
+    // A message for an address that is plain http to another host ("" when it is https or this PC, or invalid).
+    Q_INVOKABLE QString plainHttpWarning(const QString& url) const;
+    // Checks and adds the server (replacing one of the same address): added(url) or addFailed(message) follows.
+    // `plainHttpAccepted`: the user said yes to plainHttpWarning(). False at once (addError set) for a bad address.
+    Q_INVOKABLE bool add(const QString& url, const QString& apiKey, bool plainHttpAccepted = false);
+    Q_INVOKABLE bool remove(const QString& url);
+    Q_INVOKABLE void refresh();  // lists every server's models again
+    Q_INVOKABLE int rowOfUrl(const QString& url) const;
+    // "freetoken" (a FreeToken server: /v1/stats), "other", or "" (not listed yet).
+    Q_INVOKABLE QString kindOf(const QString& url) const;
+    Q_INVOKABLE QString apiKeyFor(const QString& url) const;  // for the Console's /v1/stats reads, never shown
+    Q_INVOKABLE void clearAddError();
+    Q_INVOKABLE void clearError();
+
+signals:
+    void countChanged();
+    void addingChanged();
+    void addErrorChanged();
+    void lastErrorChanged();
+    void added(const QString& url);
+    void addFailed(const QString& message);
+
+private:
+    struct Row {
+        QString url;
+        bool hasKey = false;
+        bool plainHttp = false;
+        QString status = QStringLiteral("checking");  // "checking", "ok", "error"
+        QString error;
+        QVariantList models;
+        QString kind;
+    };
+    struct Pending {
+        QString url, key;
+        bool plainHttpOk = false;
+    };
+    void load();
+    void onListed(const QString& url, const QVariantList& models);
+    void onListFailed(const QString& url, const QString& message);
+    void setAddError(const QString& e);
+    void setError(const QString& e);
+
+    RemoteClient m_client;
+    QList<Row> m_rows;
+    Pending m_pending;
+    QString m_addError, m_lastError;
+};
+
+}  // namespace ft::ui
