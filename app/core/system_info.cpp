@@ -43,6 +43,29 @@ RamStatus read_ram_status() {
     return r;
 }
 
+quint64 read_model_mapped_bytes() {
+#ifdef _WIN32
+    return 0;
+#else
+    // smaps: a header line per mapping ("addr perms offset dev inode path"), then its fields ("Rss: N kB").
+    QFile f("/proc/self/smaps");
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return 0;
+    quint64 total = 0;
+    bool model = false;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        if (line.isEmpty()) continue;
+        const char c = line[0];
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {  // a mapping's header
+            const QByteArray path = line.trimmed();
+            model = path.endsWith(".gguf") || path.endsWith(".safetensors");
+        } else if (model && line.startsWith("Rss:")) {
+            total += line.mid(4).trimmed().split(' ').value(0).toULongLong() * 1024ull;
+        }
+    }
+    return total;
+#endif
+}
+
 QString read_cpu_name() {
 #ifdef _WIN32
     HKEY key;
@@ -75,6 +98,7 @@ SystemStatus read_system_status() {
         s.gpus.append({g.index, QString::fromStdString(g.name), g.total_bytes, g.free_bytes});
     if (s.gpus.isEmpty()) s.gpuUnavailableReason = QString::fromStdString(gpu_unavailable_reason());
     s.ram = read_ram_status();
+    s.ram.modelMappedBytes = read_model_mapped_bytes();
     static const QString cpu = read_cpu_name();
     s.cpuName = cpu;
     s.logicalCores = static_cast<int>(std::thread::hardware_concurrency());

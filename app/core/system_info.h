@@ -18,6 +18,10 @@ struct GpuStatus {
 struct RamStatus {
     quint64 totalBytes = 0;
     quint64 availableBytes = 0;
+    // Pages of model files (.gguf, .safetensors) this process has mapped and that are in RAM now. The OS counts
+    // them as file cache (inside availableBytes), though the engine reads them at every token. Linux
+    // (/proc/self/smaps); 0 elsewhere.
+    quint64 modelMappedBytes = 0;
 };
 
 struct SystemStatus {
@@ -30,6 +34,7 @@ struct SystemStatus {
 };
 
 RamStatus read_ram_status();
+quint64 read_model_mapped_bytes();
 QString read_cpu_name();
 SystemStatus read_system_status();
 

@@ -92,9 +92,20 @@ std::vector<CachePreset> cache_presets(const CacheGeometry& g) {
     if (g.expert_resizable) agent_kv = kv_for_slots(g, std::clamp(g.overlap_slots, g.slots_min, g.slots_max), g.kv_max);
     out.push_back({"agent", agent_kv, fill_slots(agent_kv)});
     // Max speed: every slot that fits beside the KV floor.
-    const int speed_slots = g.expert_resizable ? slots_for_kv(g, g.kv_min, g.slots_max) : g.slots_now;
-    out.push_back({"speed", g.expert_resizable ? kv_for_slots(g, speed_slots, g.kv_min) : g.kv_min, speed_slots});
-    return out;
+    // Without an expert cache to size (the CPU engine, every expert resident) speed does not depend on the
+    // caches: no Max speed.
+    if (g.expert_resizable) {
+        const int speed_slots = slots_for_kv(g, g.kv_min, g.slots_max);
+        out.push_back({"speed", kv_for_slots(g, speed_slots, g.kv_min), speed_slots});
+    }
+    // One tile per distinct setting: Chat stays where it equals Minimum (one context is the least KV there is).
+    std::vector<CachePreset> distinct;
+    for (const CachePreset& p : out) {
+        const auto same = [&](const CachePreset& q) { return q.kv_tokens == p.kv_tokens && q.n_slots == p.n_slots; };
+        if (p.key == "minimum" && same(out[1])) continue;
+        if (std::none_of(distinct.begin(), distinct.end(), same)) distinct.push_back(p);
+    }
+    return distinct;
 }
 
 double predict_decode_tok_s(const CacheGeometry& g, const ft::EngineStats& st, int n_slots) {

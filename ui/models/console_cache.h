@@ -50,7 +50,8 @@ struct CachePreset {
     int n_slots = 0;
 };
 // Minimum: the smallest of both. Chat: one full context of KV, the rest to experts. Agent/long context: as much
-// KV as leaves 2 × experts-per-layer slots (prefill overlap). Max speed: as many slots as leave the KV floor.
+// KV as leaves 2 × experts-per-layer slots (prefill overlap). Max speed: as many slots as leave the KV floor (only
+// with an expert cache to size). Settings that repeat an earlier one are left out (Minimum where it equals Chat).
 std::vector<CachePreset> cache_presets(const CacheGeometry& g);
 
 // Predicted decode tok/s of a setting, from what is measured now (the model, stated in the Console's caption):

@@ -51,8 +51,11 @@ double SystemMonitor::vramUsed() const {
 }
 
 double SystemMonitor::ramUsed() const {
+    // The OS counts a mapped model as file cache (available); the engine reads it at every token, so it is shown
+    // as used.
     const auto& r = m_status.ram;
-    return static_cast<double>(r.totalBytes - std::min(r.availableBytes, r.totalBytes));
+    const quint64 used = r.totalBytes - std::min(r.availableBytes, r.totalBytes);
+    return static_cast<double>(std::min(r.totalBytes, used + r.modelMappedBytes));
 }
 
 void SystemMonitor::refresh() {

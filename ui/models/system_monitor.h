@@ -22,7 +22,8 @@ class SystemMonitor : public QObject {
     Q_PROPERTY(double vramTotal READ vramTotal NOTIFY updated)
     Q_PROPERTY(double vramUsed READ vramUsed NOTIFY updated)
     Q_PROPERTY(double ramTotal READ ramTotal NOTIFY updated)
-    Q_PROPERTY(double ramUsed READ ramUsed NOTIFY updated)
+    Q_PROPERTY(double ramUsed READ ramUsed NOTIFY updated)  // in use, the mapped model's resident pages included
+    Q_PROPERTY(double modelMapped READ modelMapped NOTIFY updated)  // of which the mapped model files
     Q_PROPERTY(QString cpuName READ cpuName NOTIFY updated)
     Q_PROPERTY(int logicalCores READ logicalCores NOTIFY updated)
     Q_PROPERTY(QString simdTarget READ simdTarget NOTIFY updated)
@@ -45,6 +46,7 @@ public:
     double vramUsed() const;
     double ramTotal() const { return static_cast<double>(m_status.ram.totalBytes); }
     double ramUsed() const;
+    double modelMapped() const { return static_cast<double>(m_status.ram.modelMappedBytes); }
     QString cpuName() const { return m_status.cpuName; }
     int logicalCores() const { return m_status.logicalCores; }
     QString simdTarget() const { return m_status.simdTarget; }

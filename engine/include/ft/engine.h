@@ -157,7 +157,7 @@ struct ExpertCacheStats {
     double fetched_per_token = 0, cpu_per_token = 0;  // misses per decoded token, recent window
     double fraction = 0;             // q*'s fetched share in use (hybrid)
     std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;  // totals
-    double cpu_expert_gbps = 0;      // CPU expert kernel read rate, last second
+    double cpu_expert_gbps = 0;      // CPU expert kernel read rate, last second (the CPU engine's too)
     double bp_gbps = 0, bc_gbps = 0; // the bandwidth estimates q* uses (profile, refined online)
 };
 
@@ -169,6 +169,7 @@ struct EngineStats {
     double decode_tok_s = 0;        // over the last few seconds, all sequences together
     double prefill_tok_s = 0;       // of the last prefill
     double last_ttft_ms = 0;
+    // Since the model loaded (a load starts them, last_ttft_ms and prefill_tok_s again from 0).
     std::uint64_t prompt_tokens_total = 0, generated_tokens_total = 0, requests_total = 0;
     std::int64_t kv_pages_used = 0, kv_pages_total = 0;
     int kv_page_size = 0;
@@ -179,7 +180,7 @@ struct EngineStats {
     std::int64_t kv_pages_cached = 0;
     std::uint64_t expert_calls_total = 0;     // (token, expert) pairs computed
     std::uint64_t cpu_expert_bytes_total = 0;  // expert weight bytes read by the CPU executor
-    double uptime_s = 0;                      // since the model finished loading
+    double uptime_s = 0;                      // since the model finished loading (counted while idle too)
     std::string state;                        // "idle" (no model), "loading", "running", "ready"
     VramStats vram;
     PcieStats pcie;

@@ -85,6 +85,11 @@ struct Engine::Impl {
     std::optional<Tokenizer> tokenizer_;
     double decode_rate = 0;  // EWMA tokens/s
     Clock::time_point backend_published{}, loaded_at{};
+    // The last publish with nothing running (stats() zeroes the last-second rates once a second has passed since:
+    // an idle engine publishes nothing). Guarded by `mutex`, like stats_.
+    Clock::time_point idle_since{}, published_loaded_at{};
+    // The CPU engine's expert bytes read, sampled at each publish, for its read rate over the last second.
+    std::deque<std::pair<Clock::time_point, std::uint64_t>> cpu_bytes_samples;
     std::atomic<bool> cancel_load{false};
     // Loads are numbered when queued; cancel_load() cancels every load queued so far (one still waiting included).
     std::atomic<std::uint64_t> loads_queued{0}, loads_cancelled{0};
@@ -138,6 +143,12 @@ struct Engine::Impl {
         model.reset();
         cancel_load = loads_cancelled.load() >= seq;
         loading = true;
+        {
+            // The per-model figures start again with the new model (a load replaces the one before).
+            std::lock_guard lock(mutex);
+            stats_.requests_total = stats_.prompt_tokens_total = stats_.generated_tokens_total = 0;
+            stats_.last_ttft_ms = stats_.prefill_tok_s = 0;
+        }
         publish();
         try {
             sched::LoadHooks hooks;
@@ -557,11 +568,22 @@ struct Engine::Impl {
             if (counters) {
                 stats_.backend = std::move(*counters);
                 tracker.update(stats_.backend, decode_tokens, int(model->info.n_layer), stats_);
-                if (!model->gpu) {
-                    stats_.cache.cpu_expert_gbps = 0;
-                    stats_.vram = VramStats{};
-                }
+                if (!model->gpu) stats_.vram = VramStats{};
             }
+            if (!model->gpu) {
+                // The CPU engine computes every expert from host RAM: its read rate over the last second (the GPU
+                // runners report theirs through their counters).
+                const auto now = Clock::now();
+                cpu_bytes_samples.emplace_back(now, stats_.cpu_expert_bytes_total);
+                while (cpu_bytes_samples.size() > 2 && now - cpu_bytes_samples[1].first >= std::chrono::seconds(1))
+                    cpu_bytes_samples.pop_front();
+                const auto& [t0, b0] = cpu_bytes_samples.front();
+                const double dt = std::chrono::duration<double>(now - t0).count();
+                stats_.cache.cpu_expert_gbps =
+                    dt > 0 && stats_.cpu_expert_bytes_total >= b0 ? double(stats_.cpu_expert_bytes_total - b0) / dt / 1e9 : 0;
+            }
+            if (running.empty() && queued.empty()) idle_since = Clock::now();
+            published_loaded_at = loaded_at;
         } else {
             stats_.backend.clear();
             stats_.kv_pages_used = stats_.kv_pages_total = stats_.kv_pages_cached = 0;
@@ -570,6 +592,7 @@ struct Engine::Impl {
             stats_.vram = VramStats{};
             stats_.pcie = PcieStats{};
             stats_.cache = ExpertCacheStats{};
+            cpu_bytes_samples.clear();
         }
         info_ = model ? std::optional<ModelInfo>(model->info) : std::nullopt;
         tokenizer_ = model ? model->tokenizer : std::nullopt;
@@ -641,7 +664,18 @@ void Engine::cancel(std::uint64_t request) {
 
 EngineStats Engine::stats() const {
     std::lock_guard lock(impl_->mutex);
-    return impl_->stats_;
+    EngineStats s = impl_->stats_;
+    // An idle engine publishes nothing: its uptime is counted here, and once nothing has run for a second the
+    // last-second rates are 0 (the snapshot still holds those of the last work).
+    if (s.loaded && s.state != "loading") {
+        const auto now = Clock::now();
+        s.uptime_s = std::chrono::duration<double>(now - impl_->published_loaded_at).count();
+        if (s.state == "ready" && now - impl_->idle_since >= std::chrono::seconds(1)) {
+            s.pcie.h2d_gbps = s.pcie.d2h_gbps = s.pcie.fetch_gbps = s.pcie.prefill_gbps = 0;
+            s.cache.cpu_expert_gbps = 0;
+        }
+    }
+    return s;
 }
 
 std::optional<ModelInfo> Engine::model_info() const {

@@ -23,6 +23,16 @@ Card {
         }
         return key
     }
+    function presetDescription(key) {
+        switch (key) {
+        case "minimum": return qsTr("The least memory: the smallest KV cache.")
+        case "chat": return qsTr("One conversation's full context (%1 tokens).").arg(c.contextLength.toLocaleString(Qt.locale(), "f", 0))
+        case "agent": return c.expertResizable ? qsTr("The most KV that keeps prefill overlapped: long contexts, several at once.")
+                                               : qsTr("The most KV the budget allows: long contexts, several conversations at once.")
+        case "speed": return qsTr("The most experts in VRAM, the least KV: the fastest decode.")
+        }
+        return ""
+    }
     function presetDetail(p) {
         const parts = [qsTr("KV %1").arg(tokens(p.kvTokens))]
         if (c.expertResizable) parts.push(qsTr("%1 expert slots").arg(p.expertSlots))
@@ -52,7 +62,17 @@ Card {
         wrapMode: Text.WordWrap
     }
 
-    Text { text: qsTr("Presets"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall; Layout.topMargin: Theme.s1 }
+    Text {
+        objectName: "presetsTitle"
+        Layout.fillWidth: true
+        Layout.topMargin: Theme.s1
+        text: card.c && !card.c.expertResizable
+              ? qsTr("Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same")
+              : qsTr("Presets")
+        color: Theme.textMuted
+        font.pixelSize: Theme.fontSmall
+        wrapMode: Text.WordWrap
+    }
     // A positioner, not a GridLayout: the tiles are recreated whenever the plan changes, and Qt 6.4's layouts crash
     // when a child they hold is destroyed and they are resized before their next polish (QTBUG-111792).
     Grid {
@@ -81,6 +101,7 @@ Card {
                     width: parent.width - 2 * Theme.s3
                     spacing: 2
                     Text { text: card.presetName(tile.modelData.key); color: Theme.text; font.pixelSize: Theme.fontBody; font.weight: Font.DemiBold }
+                    Text { objectName: "presetDescription_" + tile.modelData.key; Layout.fillWidth: true; text: card.presetDescription(tile.modelData.key); color: Theme.textMuted; font.pixelSize: Theme.fontCaption; wrapMode: Text.WordWrap }
                     Text { Layout.fillWidth: true; text: card.presetDetail(tile.modelData); color: Theme.textFaint; font.pixelSize: Theme.fontCaption; wrapMode: Text.WordWrap }
                 }
                 MouseArea {
@@ -101,7 +122,9 @@ Card {
         title: qsTr("KV cache size")
         hint: card.c && card.c.kvTokens > card.c.kvMax
               ? qsTr("Past the budget: the engine will refuse this size.")
-              : qsTr("Token positions the attention KV cache holds, all conversations together")
+              : card.c && card.c.contextLength > 0
+                ? qsTr("Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.").arg(card.c.contextLength.toLocaleString(Qt.locale(), "f", 0))
+                : qsTr("Token positions the attention KV cache holds, all conversations together")
         figure: card.c ? card.tokens(card.c.kvTokens) : ""
         badge: card.c ? card.kvBytes(card.c.kvTokens) : ""
         from: card.c ? card.c.kvMin : 0
@@ -109,6 +132,9 @@ Card {
         stepSize: card.c ? card.c.kvPage : 1
         value: card.c ? card.c.kvTokens : 0
         limit: card.c ? card.c.kvMax : -1
+        markValue: card.c && card.c.contextLength > 0 ? card.c.contextLength : -1
+        markText: card.c && card.c.contextLength >= card.c.kvMin && card.c.contextLength < card.c.kvSliderMax
+                  ? qsTr("one conversation ≤ %1").arg(card.tokens(card.c.contextLength)) : ""
         fromText: card.c ? card.tokens(card.c.kvMin) : ""
         toText: card.c ? qsTr("budget %1").arg(card.tokens(card.c.kvMax)) : ""
         onEdited: (v) => card.c.kvTokens = v

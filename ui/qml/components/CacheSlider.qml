@@ -25,8 +25,12 @@ ColumnLayout {
     signal edited(real value)
     spacing: Theme.s1
 
+    // Also when the range changes: a value set before its range (a Console opened before a load) was clamped to
+    // the old range and must be set again.
     function push() { if (!control.pressed) control.value = root.value }
     onValueChanged: push()
+    onFromChanged: push()
+    onToChanged: push()
     Component.onCompleted: push()
 
     RowLayout {
@@ -35,7 +39,7 @@ ColumnLayout {
         ColumnLayout {
             Layout.fillWidth: true
             spacing: 2
-            Text { text: root.title; color: root.enabled ? Theme.text : Theme.textFaint; font.pixelSize: Theme.fontBody; font.weight: Font.Medium }
+            Text { Layout.fillWidth: true; text: root.title; color: root.enabled ? Theme.text : Theme.textFaint; font.pixelSize: Theme.fontBody; font.weight: Font.Medium; elide: Text.ElideRight }
             Text { Layout.fillWidth: true; text: root.hint; color: Theme.textFaint; font.pixelSize: Theme.fontCaption; wrapMode: Text.WordWrap }
         }
         Text { text: root.figure; color: root.enabled ? Theme.text : Theme.textFaint; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle }

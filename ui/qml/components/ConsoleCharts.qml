@@ -177,6 +177,9 @@ ColumnLayout {
             title: qsTr("CPU expert GB/s")
             value: root.num(root.last.cpuExpertGbps, 1)
             emptyText: qsTr("Waiting for the first sample.")
+            caption: root.vm && root.vm.loaded && !root.vm.gpu
+                     ? qsTr("Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.")
+                     : qsTr("Expert weights the CPU reads per second for the misses it computes; 0 while idle.")
             chart: cpuChart
             TimeChart {
                 id: cpuChart

@@ -42,9 +42,10 @@ Card {
     RowLayout {
         Layout.fillWidth: true
         spacing: Theme.s4
-        Rectangle {
-            width: 44
-            height: 44
+        Rectangle {  // sized for the layout (a plain width/height is 0 to a RowLayout: the icon sat on the name)
+            objectName: "consoleModelIcon"
+            Layout.preferredWidth: 44
+            Layout.preferredHeight: 44
             radius: 12
             color: Theme.surfaceAlt
             border.color: Theme.border
@@ -110,7 +111,8 @@ Card {
                 }
                 Text {
                     objectName: "consoleFigure_" + figure.modelData
-                    text: !card.vm ? "—" : figure.modelData === "tokS" ? (card.vm.decodeTokS > 0 ? card.vm.decodeTokS.toFixed(1) : "—")
+                    // While a model loads, nothing of it is measured yet (not the previous model's figures).
+                    text: !card.vm || card.vm.engineState === "loading" ? "—" : figure.modelData === "tokS" ? (card.vm.decodeTokS > 0 ? card.vm.decodeTokS.toFixed(1) : "—")
                           : figure.modelData === "requests" ? String(card.vm.requestsTotal)
                           : card.vm.ttftMs > 0 ? (card.vm.ttftMs >= 1000 ? (card.vm.ttftMs / 1000).toFixed(1) + " s" : card.vm.ttftMs.toFixed(0) + " ms") : "—"
                     color: Theme.text; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle + 4; Layout.alignment: Qt.AlignRight

@@ -8,6 +8,7 @@ Page {
     id: page
     property SystemMonitor monitor
     property QtObject host: null            // the app's EngineHost
+    property ChatSession session: null      // when it chats with a remote server's model, that server's figures show
     signal goToModels()
     signal goToChat()
     title: qsTr("Console")
@@ -39,6 +40,13 @@ Page {
         message: cm.fault
         onRestart: cm.restartEngine()
         onDismiss: cm.dismissFault()
+    }
+
+    RemoteConsoleCard {
+        objectName: "remoteConsoleCard"
+        Layout.fillWidth: true
+        visible: page.session !== null && page.session.remoteModel.length > 0
+        session: page.session
     }
 
     ConsoleModelCard {
@@ -132,7 +140,9 @@ Page {
             value: page.monitor ? Theme.gib(page.monitor.ramUsed) : "—"
             unit: page.monitor ? "/ " + Theme.gib(page.monitor.ramTotal) + " GiB" : ""
             fraction: page.monitor && page.monitor.ramTotal > 0 ? page.monitor.ramUsed / page.monitor.ramTotal : 0
-            caption: qsTr("Experts live here; the GPU caches the busy ones.")
+            caption: page.monitor && page.monitor.modelMapped > 0
+                     ? qsTr("%1 of it is the model file, mapped into memory: the experts live here and are read from it.").arg(Theme.bytes(page.monitor.modelMapped))
+                     : qsTr("Experts live here; the GPU caches the busy ones.")
             Sparkline { Layout.fillWidth: true; Layout.topMargin: Theme.s2; values: page.monitor ? page.monitor.ramHistory : []; capacity: page.monitor ? page.monitor.historyLength : 60 }
         }
         MetricCard {
