@@ -119,15 +119,17 @@ if ! done_mark hwloc; then
   mark_done hwloc
 fi
 
-if ! done_mark fmt-spdlog-json-httplib; then
+# spdlog with wide file names (_wfsopen): the log file lives under %LOCALAPPDATA%, whose path holds the user's name
+# in any script; spdlog's narrow names would go through the ANSI code page.
+if ! done_mark fmt-spdlog-wchar-json-httplib; then
   step "fmt, spdlog, nlohmann-json, cpp-httplib (header-only, no OpenSSL/zlib/brotli)"
   cm_dep fmt "$(srcdir fmtlib)" -DFMT_DOC=OFF -DFMT_TEST=OFF -DFMT_INSTALL=ON
   cm_dep spdlog "$(srcdir spdlog)" -DSPDLOG_FMT_EXTERNAL=ON -DSPDLOG_BUILD_SHARED=OFF -DSPDLOG_BUILD_EXAMPLE=OFF \
-    -DSPDLOG_BUILD_TESTS=OFF -DSPDLOG_BUILD_BENCH=OFF -DSPDLOG_INSTALL=ON
+    -DSPDLOG_BUILD_TESTS=OFF -DSPDLOG_BUILD_BENCH=OFF -DSPDLOG_INSTALL=ON -DSPDLOG_WCHAR_FILENAMES=ON
   cm_dep nlohmann-json "$(srcdir nlohmann-json3)" -DJSON_BuildTests=OFF -DJSON_Install=ON
   cm_dep httplib "$(srcdir cpp-httplib)" -DHTTPLIB_COMPILE=OFF -DHTTPLIB_USE_OPENSSL_IF_AVAILABLE=OFF \
     -DHTTPLIB_USE_ZLIB_IF_AVAILABLE=OFF -DHTTPLIB_USE_BROTLI_IF_AVAILABLE=OFF
-  mark_done fmt-spdlog-json-httplib
+  mark_done fmt-spdlog-wchar-json-httplib
 fi
 
 # --- FreeToken: engine + kernels + ft, CPU only, no Qt ---------------------------------------------------------------
@@ -166,7 +168,7 @@ rm -f "$out"/ft/freetoken-*-win64.exe
 (cd "$out/ft" && cpack -G NSIS >"$out/nsis.log" 2>&1) || { tail -40 "$out/nsis.log"; die "cpack -G NSIS failed"; }
 installer=$(ls "$out"/ft/freetoken-*-win64.exe 2>/dev/null | head -1)
 [[ -f "$installer" ]] || { tail -20 "$out/nsis.log"; die "cpack -G NSIS wrote no installer"; }
-$triple-objdump -f "$installer" | grep -q 'file format pei-' || die "$installer is not a Windows executable"
+$triple-objdump -f "$installer" | grep -q 'file format pei-x86-64' || die "$installer is not a 64-bit Windows executable (installer/windows/nsis.cmake: makensis without amd64 stubs?)"
 nsi=$out/ft/_CPack_Packages/win64/NSIS/project.nsi
 for want in "Software\\Classes\\FreeToken.GGUF\\shell\\open\\command" "WriteUninstaller" "CreateShortCut"; do
   grep -qF "$want" "$nsi" || die "the NSIS script lacks $want"

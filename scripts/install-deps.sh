@@ -13,6 +13,8 @@ pkgs=(
   # The Windows cross build of engine + kernels + ft (scripts/cross-mingw.sh) and its NSIS installer check:
   # MinGW-w64 GCC with POSIX threads, dpkg-source and tclsh for the libraries built from Debian's sources.
   g++-mingw-w64-x86-64-posix gcc-mingw-w64-x86-64-posix dpkg-dev tcl nsis
+  # Wine runs that ft.exe and installer in the tests labelled windows (tests/windows).
+  wine64
 )
 # Node.js + npm run the differential tests (reference tokenizers/templates from npm). Any node >= 18 will do,
 # so a node from elsewhere (nodesource) is kept rather than replaced by Debian's.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -76,6 +77,12 @@ std::optional<std::string> Args::get(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end() || it->second.empty()) return std::nullopt;
     return it->second.back();
+}
+
+std::optional<std::filesystem::path> Args::get_path(const std::string& name) const {
+    const auto v = get(name);
+    if (!v) return std::nullopt;
+    return path_from_utf8(*v);
 }
 
 std::string Args::get_or(const std::string& name, const std::string& fallback) const {

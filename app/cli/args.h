@@ -2,6 +2,7 @@
 // same table that parsing checks, and an unknown flag or a missing value is a clear ft::Error.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ public:
     std::optional<std::string> get(const std::string& name) const;
     std::string get_or(const std::string& name, const std::string& fallback) const;
     std::vector<std::string> get_all(const std::string& name) const;
+    // A file or folder option: the UTF-8 value as a path (ft/utf8.h; on Windows a plain std::string → path
+    // conversion would not read it as UTF-8).
+    std::optional<std::filesystem::path> get_path(const std::string& name) const;
     // Numeric getters throw ft::Error naming the option when the value is not a number in range.
     long long get_int(const std::string& name, long long fallback) const;
     double get_double(const std::string& name, double fallback) const;

@@ -3,13 +3,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/bw_profile.h"
 #include "bench/cpu_moe_bench.h"
 #include "bench/decode_bench.h"
 #include "bench_serve.h"
 #include "commands.h"
 #include "engine_options.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
+#include "profile/bw_profile.h"
 
 namespace ft::cli {
 
@@ -93,7 +94,7 @@ int run_bench(const Args& args) {
     nlohmann::json out;
     if (suite == "bw") {
         profile::BwBenchOptions o;
-        const auto model = args.get("model");
+        const auto model = args.get_path("model");
         if (!model) throw Error(ErrorCode::invalid_argument, "--model is required");
         o.model = *model;
         o.threads = int(args.get_int("threads", 0));
@@ -113,7 +114,7 @@ int run_bench(const Args& args) {
         out["bench"] = "bw";
     } else if (suite == "cpu-moe") {
         bench::CpuMoeBenchOptions o;
-        const auto model = args.get("model");
+        const auto model = args.get_path("model");
         if (!model) throw Error(ErrorCode::invalid_argument, "--model is required");
         o.model = *model;
         o.threads = int(args.get_int("threads", 0));
@@ -247,10 +248,10 @@ int run_bench(const Args& args) {
         throw Error(ErrorCode::invalid_argument, "ft bench: unknown benchmark '" + suite + "'",
                     "available: bw, cpu-moe, decode, prefill, serve");
     }
-    if (auto path = args.get("json")) {
+    if (auto path = args.get_path("json")) {
         std::ofstream f(*path);
         f << out.dump(2) << "\n";
-        if (!f) throw Error(ErrorCode::io, "cannot write " + *path);
+        if (!f) throw Error(ErrorCode::io, "cannot write " + path_to_utf8(*path));
     }
     return 0;
 }

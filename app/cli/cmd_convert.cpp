@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 #include "model/convert_hf.h"
 
 namespace ft::cli {
@@ -35,7 +36,7 @@ int run_convert(const Args& args) {
     const auto type = kernels::dtype_from_name(type_name);
     if (!type) throw Error(ErrorCode::invalid_argument, "convert: unknown type \"" + type_name + "\" (--type)");
     model::ConvertOptions opt;
-    opt.out = *out;
+    opt.out = path_from_utf8(*out);
     opt.type = *type;
     const long long max_tensors = args.get_int("split-max-tensors", 0);
     if (max_tensors < 0) throw Error(ErrorCode::invalid_argument, "convert: --split-max-tensors must be positive");
@@ -47,7 +48,7 @@ int run_convert(const Args& args) {
             if (pct / 5 != last / 5) std::fprintf(stderr, "\rconverting: %3d%%", pct), std::fflush(stderr);
             last = pct;
         };
-    const auto r = model::convert_hf_to_gguf(args.positionals()[0], opt);
+    const auto r = model::convert_hf_to_gguf(path_from_utf8(args.positionals()[0]), opt);
     if (!args.has("quiet")) std::fprintf(stderr, "\n");
     if (r.files.size() > 1 || opt.split_max_tensors || opt.split_max_bytes) {
         for (const auto& f : r.files) std::printf("%s\n", f.string().c_str());

@@ -4,6 +4,7 @@
 #include "cpu/isa.h"
 #include "ft/gpu.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 #include "ft/version.h"
 
 namespace ft::cli {
@@ -23,7 +24,7 @@ const CommandSpec& spec_info() {
 
 int run_info(const Args&) {
     std::printf("ft %s\n", build_description().c_str());
-    std::printf("data folder: %s\nlog folder:  %s\n", data_dir().string().c_str(), log_dir().string().c_str());
+    std::printf("data folder: %s\nlog folder:  %s\n", path_to_utf8(data_dir()).c_str(), path_to_utf8(log_dir()).c_str());
     std::printf("CPU SIMD:    %s (compiled:", kernels::cpu::isa_selected().c_str());
     for (const auto& t : kernels::cpu::isa_compiled()) std::printf(" %s", t.c_str());
     std::printf(")\n");

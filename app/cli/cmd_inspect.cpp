@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "ft/error.h"
 #include "ft/plan.h"
+#include "ft/utf8.h"
 #include "model/model_inspect.h"
 
 namespace ft::cli {
@@ -136,7 +137,7 @@ int run_inspect(const Args& args) {
     if (args.positionals().size() != 1)
         throw Error(ErrorCode::invalid_argument, "inspect: expected one PATH", "usage: ft inspect PATH [--json] [--plan]");
     if (args.has("plan")) return run_plan(args, args.positionals()[0]);
-    const auto report = model::inspect_path(args.positionals()[0]);
+    const auto report = model::inspect_path(path_from_utf8(args.positionals()[0]));
     const std::string text = args.has("json") ? report.dump(2) + "\n" : model::inspect_text(report);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;

@@ -7,6 +7,7 @@
 #include "ft/engine.h"
 #include "ft/error.h"
 #include "ft/tokenizer.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -64,7 +65,7 @@ int run_run(const Args& args) {
     std::vector<std::int32_t> ids;
     if (has_ids) ids = parse_ids(*args.get("ids"));
 
-    if (auto out = args.get("logits-out")) {
+    if (auto out = args.get_path("logits-out")) {
         if (ids.empty()) {
             EncodeOptions eo;
             eo.add_special = true;
@@ -74,8 +75,8 @@ int run_run(const Args& args) {
         const auto logits = engine.evaluate_logits(ids);
         std::ofstream f(*out, std::ios::binary);
         f.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
-        if (!f) throw Error(ErrorCode::io, "cannot write " + *out);
-        std::fprintf(stderr, "wrote %zu x %u float32 logits to %s\n", ids.size(), info.n_vocab, out->c_str());
+        if (!f) throw Error(ErrorCode::io, "cannot write " + path_to_utf8(*out));
+        std::fprintf(stderr, "wrote %zu x %u float32 logits to %s\n", ids.size(), info.n_vocab, path_to_utf8(*out).c_str());
         return 0;
     }
 

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 #include "synth/synth_model.h"
 
 namespace ft::cli {
@@ -127,7 +128,7 @@ int run_synth(const Args& args) {
     const auto plan = synth::synth_plan(desc, *weights, static_cast<std::uint64_t>(seed), expert_weights);
 
     synth::SynthOptions opt;
-    opt.out = *out;
+    opt.out = path_from_utf8(*out);
     if (auto v = args.get("vocab")) {
         const std::filesystem::path p(*v);
         opt.tokenizer_dir = std::filesystem::is_directory(p) ? p : p.parent_path();

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "ft/chat_template.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -36,7 +37,7 @@ const CommandSpec& spec_template() {
 namespace {
 
 std::string read_text(const std::string& path, const char* what) {
-    std::ifstream f(path, std::ios::binary);
+    std::ifstream f(path_from_utf8(path), std::ios::binary);
     if (!f) throw Error(ErrorCode::not_found, std::string("cannot open ") + what + " file " + path);
     std::ostringstream ss;
     ss << f.rdbuf();
@@ -61,7 +62,7 @@ int run_template(const Args& args) {
 
     ChatTemplateSource src;
     // With --template, MODEL only supplies bos_token/eos_token, so it need not have a template of its own.
-    if (!pos.empty()) src = load_chat_template(pos[0], args.get_or("name", ""), !args.has("template"));
+    if (!pos.empty()) src = load_chat_template(path_from_utf8(pos[0]), args.get_or("name", ""), !args.has("template"));
     if (auto t = args.get("template")) {
         src.text = read_text(*t, "template");
         src.origin = *t;

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "ft/error.h"
 #include "ft/tokenizer.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -44,12 +45,12 @@ int run_tokenize(const Args& args) {
         text = *t;
     } else {
         const std::string path = *args.get("file");
-        std::ifstream f(path, std::ios::binary);
+        std::ifstream f(path_from_utf8(path), std::ios::binary);
         if (!f) throw Error(ErrorCode::not_found, path + ": cannot open the file");
         text.assign(std::istreambuf_iterator<char>(f), {});
     }
     const auto load_start = std::chrono::steady_clock::now();
-    const Tokenizer tok = Tokenizer::load(args.positionals()[0]);
+    const Tokenizer tok = Tokenizer::load(path_from_utf8(args.positionals()[0]));
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
     EncodeOptions opt;
     opt.parse_special = args.has("parse-special");

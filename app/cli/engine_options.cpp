@@ -6,6 +6,7 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -78,7 +79,7 @@ std::filesystem::path source_resources() {
 
 LoadOptions load_options_from(const Args& args, bool bundled_default) {
     LoadOptions o;
-    if (const auto model = args.get("model")) {
+    if (const auto model = args.get_path("model")) {
         o.model = *model;
     } else if (!bundled_default) {
         throw Error(ErrorCode::invalid_argument, "--model is required", "give a .gguf file or a Hugging Face folder");
@@ -93,7 +94,7 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
                             " is not installed (looked in " + (where.empty() ? "no folder" : where) + ")",
                         "give a .gguf file or a Hugging Face folder");
         }
-        std::fprintf(stderr, "no --model: using the bundled demo model %s\n", o.model.string().c_str());
+        std::fprintf(stderr, "no --model: using the bundled demo model %s\n", path_to_utf8(o.model).c_str());
     }
     const std::string dev = args.get_or("device", "auto");
     if (dev == "cpu") o.device = Device::cpu;
@@ -134,7 +135,7 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
     o.pin_budget = args.get_bytes("pin-budget", 0);
     o.host_function_sync = args.has("host-function-sync");
     o.warm_start = !args.has("no-warm-start");
-    if (const auto f = args.get("record-routing")) o.record_routing = *f;
+    if (const auto f = args.get_path("record-routing")) o.record_routing = *f;
     return o;
 }
 

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "ft/error.h"
 #include "ft/log.h"
+#include "ft/utf8.h"
 #include "ft/version.h"
 
 namespace ft::cli {
@@ -43,7 +44,8 @@ static void print_main_help() {
         "\nLogs are written to the per-user data folder (see 'ft info').\n");
 }
 
-static int main_impl(int argc, char** argv) {
+static int main_impl(const std::vector<std::string>& argv) {
+    const int argc = int(argv.size());
     std::vector<std::string> rest;
     std::string log_level = "warn";
     int i = 1;
@@ -108,8 +110,9 @@ static int main_impl(int argc, char** argv) {
 }  // namespace ft::cli
 
 int main(int argc, char** argv) {
+    ft::stdio_binary_utf8();  // the model's bytes, as on Linux: no "\r\n" for "\n" on Windows
     try {
-        return ft::cli::main_impl(argc, argv);
+        return ft::cli::main_impl(ft::command_line_utf8(argc, argv));
     } catch (const ft::Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return e.code() == ft::ErrorCode::invalid_argument ? 2 : 1;

@@ -17,6 +17,19 @@ set(CPACK_NSIS_INSTALLED_ICON_NAME "bin\\\\freetoken.exe")
 set(CPACK_NSIS_EXECUTABLES_DIRECTORY "bin")  # CPACK_PACKAGE_EXECUTABLES: the Start-menu entry
 set(CPACK_NSIS_MUI_FINISHPAGE_RUN "freetoken.exe")
 set(CPACK_NSIS_MANIFEST_DPI_AWARE ON)
+# A 64-bit installer where this NSIS has the amd64 stubs (Debian's makensis has; the nsis.sf.io build for Windows
+# has only x86): it writes the 64-bit registry view and runs where no 32-bit Windows layer is (Debian's wine64
+# alone starts a 32-bit installer, fails, and still exits 0 — which is how `/S` "installed nothing" under Wine).
+# A 32-bit NSIS installer of this script installs the same files on a real Windows (WoW64).
+find_program(FT_MAKENSIS makensis)
+if(FT_MAKENSIS)
+  get_filename_component(ft_nsis_bin "${FT_MAKENSIS}" DIRECTORY)
+  find_path(FT_NSIS_AMD64_STUBS lzma-amd64-unicode NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH
+            PATHS "${ft_nsis_bin}/../share/nsis/Stubs" "${ft_nsis_bin}/Stubs" "${ft_nsis_bin}/../Stubs")
+  if(FT_NSIS_AMD64_STUBS)
+    set(CPACK_NSIS_DEFINES "Target amd64-unicode")
+  endif()
+endif()
 
 # .gguf → FreeToken.GGUF (HKLM\Software\Classes: every user of the PC); undone by the uninstaller, which removes
 # .gguf's default only while it still points at FreeToken.

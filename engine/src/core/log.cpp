@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -29,7 +30,12 @@ std::filesystem::path log_init(const LogOptions& options) {
         const auto dir = options.dir.empty() ? log_dir() : options.dir;
         std::filesystem::create_directories(dir);
         file = dir / (options.app_name + ".log");
-        auto rotating = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(file.string(), 5u << 20, 5);
+#ifdef SPDLOG_WCHAR_FILENAMES  // Windows (scripts/cross-mingw.sh builds spdlog so): _wfsopen, any user name
+        const spdlog::filename_t name = file.wstring();
+#else  // POSIX: bytes; a Windows spdlog without wide names would read this in the ANSI code page
+        const spdlog::filename_t name = path_to_utf8(file);
+#endif
+        auto rotating = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(name, 5u << 20, 5);
         rotating->set_level(spdlog::level::debug);
         rotating->set_pattern("%Y-%m-%d %H:%M:%S.%e [%l] [%t] %v");
         sinks.push_back(rotating);

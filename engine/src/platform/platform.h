@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace ft::platform {
 
@@ -15,5 +17,13 @@ std::filesystem::path executable_path();
 
 // Installed physical memory in bytes (0 if unknown).
 std::uint64_t physical_memory_bytes();
+
+// An environment variable naming a folder or file; empty when unset or empty. Windows reads the UTF-16 environment
+// (getenv would give the ANSI code page's version, with '?' for what it lacks).
+std::filesystem::path env_path(const char* name);
+
+// ft/utf8.h: the command line as UTF-8, and standard output/error as raw bytes shown as UTF-8.
+std::vector<std::string> command_line_utf8(int argc, char** argv);
+void stdio_binary_utf8();
 
 }  // namespace ft::platform

@@ -27,4 +27,13 @@ std::uint64_t physical_memory_bytes() {
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
+std::filesystem::path env_path(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::filesystem::path(v) : std::filesystem::path();
+}
+
+std::vector<std::string> command_line_utf8(int argc, char** argv) { return {argv, argv + argc}; }
+
+void stdio_binary_utf8() {}  // POSIX streams carry bytes as written
+
 }  // namespace ft::platform

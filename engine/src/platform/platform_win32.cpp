@@ -1,6 +1,12 @@
 // Win32 implementation of platform.h. Not compiled on Linux CI: keep it small and reviewed.
 #include <windows.h>
+#include <fcntl.h>
+#include <io.h>
+#include <shellapi.h>
 #include <shlobj.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "platform/platform.h"
 
@@ -27,6 +33,56 @@ std::uint64_t physical_memory_bytes() {
     MEMORYSTATUSEX st{};
     st.dwLength = sizeof(st);
     return GlobalMemoryStatusEx(&st) ? std::uint64_t(st.ullTotalPhys) : 0;
+}
+
+std::filesystem::path env_path(const char* name) {
+    std::wstring wname;
+    for (const char* c = name; *c; ++c) wname += wchar_t(static_cast<unsigned char>(*c));  // names are ASCII
+    const wchar_t* v = _wgetenv(wname.c_str());
+    return v && *v ? std::filesystem::path(v) : std::filesystem::path();
+}
+
+std::vector<std::string> command_line_utf8(int argc, char** argv) {
+    std::vector<std::string> fallback(argv, argv + argc);
+    int n = 0;
+    LPWSTR* wargv = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (!wargv) return fallback;
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) {
+        const int bytes = WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, nullptr, 0, nullptr, nullptr);
+        std::string s(bytes > 0 ? size_t(bytes) : 1u, '\0');
+        if (bytes > 0) WideCharToMultiByte(CP_UTF8, 0, wargv[i], -1, s.data(), bytes, nullptr, nullptr);
+        s.resize(s.size() - 1);  // the terminating NUL
+        out.push_back(std::move(s));
+    }
+    LocalFree(wargv);
+    // The C runtime split argv by its own rules; should CommandLineToArgvW split differently (odd quoting), argv wins.
+    return n == argc ? out : fallback;
+}
+
+namespace {
+UINT g_console_cp = 0, g_console_input_cp = 0;
+void restore_console_cp() {
+    if (g_console_cp) SetConsoleOutputCP(g_console_cp);
+    if (g_console_input_cp) SetConsoleCP(g_console_input_cp);
+}
+}  // namespace
+
+void stdio_binary_utf8() {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+    // A console decodes what it is given in its output code page: UTF-8 for as long as this process runs (the
+    // console is shared with the shell that started it, so the old pages come back at exit).
+    DWORD mode = 0;
+    if (GetConsoleMode(GetStdHandle(STD_OUTPUT_HANDLE), &mode) || GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode)) {
+        g_console_cp = GetConsoleOutputCP();
+        g_console_input_cp = GetConsoleCP();
+        SetConsoleOutputCP(CP_UTF8);
+        SetConsoleCP(CP_UTF8);
+        std::atexit(restore_console_cp);
+    }
 }
 
 }  // namespace ft::platform

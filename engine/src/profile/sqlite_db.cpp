@@ -6,12 +6,13 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft::profile {
 
 SqliteDb::SqliteDb(const std::string& file, std::string what, const char* schema) : what_(std::move(what)) {
     const auto path = data_dir() / file;
-    if (sqlite3_open(path.string().c_str(), &db_) != SQLITE_OK) {
+    if (sqlite3_open(path_to_utf8(path).c_str(), &db_) != SQLITE_OK) {  // sqlite3_open takes UTF-8
         const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
