@@ -153,7 +153,9 @@ void RemoteClient::readStats(const QString& url, const QString& apiKey) {
         const QByteArray body = r->readAll();
         const QJsonDocument d = QJsonDocument::fromJson(body);
         if (r->error() != QNetworkReply::NoError || !d.isObject()) {
-            emit statsFailed(url, describeFailure(url, r, body, nullptr));
+            QString kind;
+            const QString message = describeFailure(url, r, body, &kind);
+            emit statsFailed(url, message, kind);
             return;
         }
         emit statsRead(url, d.object());

@@ -36,7 +36,8 @@ public:
     // GET <url>/v1/models. modelsListed(url, [{id, contextLength (0: not said), ownedBy}]) or
     // listFailed(url, message, kind) where kind is "unreachable", "key", "not-openai", "tls" or "http".
     void listModels(const QString& url, const QString& apiKey);
-    // GET <url>/v1/stats (FreeToken servers): statsRead(url, object) or statsFailed(url, message).
+    // GET <url>/v1/stats (FreeToken servers): statsRead(url, object) or statsFailed(url, message, kind) (kind as
+    // listFailed's; "not-openai" for a server without /v1/stats).
     void readStats(const QString& url, const QString& apiKey);
 
     // POST <url>/v1/chat/completions with stream: true. `messages`: [{role, content}]; `sampling`: temperature,
@@ -55,7 +56,7 @@ signals:
     void modelsListed(const QString& url, const QVariantList& models);
     void listFailed(const QString& url, const QString& message, const QString& kind);
     void statsRead(const QString& url, const QJsonObject& stats);
-    void statsFailed(const QString& url, const QString& message);
+    void statsFailed(const QString& url, const QString& message, const QString& kind);
     void token(quint64 id, const QString& text);
     void generationFinished(quint64 id, const ft::GenerationSummary& summary);
     void generationFailed(quint64 id, const QString& message);

@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
@@ -30,6 +31,7 @@
 #include "ft_process.h"
 #include "log_hub.h"
 #include "remote_server_list_model.h"
+#include "remote_stats_model.h"
 #include "serve_process.h"
 
 namespace {
@@ -146,6 +148,7 @@ private slots:
         QVERIFY(m_data.isValid());
         qputenv("FT_DATA_DIR", m_data.path().toUtf8());
         ft::attach_log_hub(m_hub, "freetoken");
+        ft::test::install_warning_capture();
         QVERIFY2(startServe(m_demo, {"--model", kDemo, "--api-key", kKey, "--threads", "1", "--ctx", "4096"}),
                  qPrintable(m_demo.out));
         QVERIFY(m_html.listen(QHostAddress::LocalHost));
@@ -252,6 +255,32 @@ private slots:
         // The server did the work.
         QCOMPARE(stats(m_demo.url, kKey).value("requests_total").toInt(), 1);
         m_ui->saveScreenshot("chat-remote-server");
+        // The Console shows that server's own /v1/stats (read with the saved key) and what this app measured.
+        QVERIFY(m_ui->showPage("console"));
+        QVERIFY(m_ui->item("remoteConsoleCard")->isVisible());
+        QObject* rs = m_ui->object("remoteStats");
+        QTRY_COMPARE_WITH_TIMEOUT(rs->property("kind").toString(), QStringLiteral("freetoken"), 5000);
+        QCOMPARE(rs->property("error").toString(), QString());
+        const QVariantMap f = rs->property("figures").toMap();
+        QCOMPARE(f.value("model").toString(), QStringLiteral("freetoken-demo"));
+        QCOMPARE(f.value("requestsTotal").toInt(), 1);
+        QCOMPARE(f.value("nCtx").toInt(), 4096);
+        m_ui->settle();
+        QVERIFY(m_ui->item("remoteDecode")->isVisible());
+        QVERIFY(m_ui->item("remoteMeasuredTtft")->property("available").toBool());
+        QVERIFY(!m_ui->item("remoteNotKnown")->isVisible());
+        m_ui->saveScreenshot("console-remote-freetoken");
+    }
+
+    void theConsoleOfAServerThatIsNotFreeTokenSaysWhatIsNotKnown() {
+        // A server whose /v1/stats is not FreeToken's snapshot (here: the HTML server) is "other": no figures of
+        // its own, and the card says so (the llama-server peer test checks the same against a real server).
+        ft::ui::RemoteStatsModel m;
+        m.setUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_html.serverPort()));
+        m.setActive(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!m.kind().isEmpty() || !m.error().isEmpty(), 5000);
+        QCOMPARE(m.kind(), QStringLiteral("other"));
+        QVERIFY(m.figures().isEmpty());
     }
 
     void stopClosesTheStream() {
@@ -346,6 +375,14 @@ private slots:
         }
         QVERIFY(sawServerLine);  // the log does name the server
         QVERIFY(!m_demo.log().contains(kKey));
+    }
+
+    void noQmlWarnings() {
+        QStringList mine;
+        for (const QString& w : ft::test::take_warnings())
+            if (w.contains(QRegularExpression("AddServerDialog|RemoteServersCard|RemoteConsoleCard|ModelsPage|ConsolePage|Main\\.qml")))
+                mine << w;
+        QVERIFY2(mine.isEmpty(), qPrintable(mine.join('\n')));
     }
 
     void cleanupTestCase() { m_ui.reset(); }

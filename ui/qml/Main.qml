@@ -97,6 +97,7 @@ ApplicationWindow {
                 objectName: "page_console"
                 monitor: systemMonitor
                 host: root.engineHost
+                session: chatSession
                 onGoToModels: root.showPage("models")
                 onGoToChat: root.showPage("chat")
             }
