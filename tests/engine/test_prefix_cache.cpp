@@ -1,7 +1,8 @@
 // The prefix cache (kv/prefix_cache.h) on the real engine and the tiny model: an agent's second turn over a
 // 4k-token shared prefix computes only its new tokens (TTFT ≤ 20 % of the first turn's), greedy replies are the
 // same tokens and log-probabilities with the cache on and off, a small KV pool evicts without failing or leaking,
-// four requests share one prefix at once, live KV rebuilds while prefixes are cached and shared change nothing,
+// four requests share one prefix at once, requests that may each fill the context start together and pause when the
+// pool runs short, live KV rebuilds while prefixes are cached and shared change nothing,
 // and a hybrid model (recurrent state) resumes from its prompt checkpoints. Built twice: the CPU engine (model label), and with FT_PREFIX_GPU the GPU runner (gpu label; skipped
 // without a GPU).
 #include <QCoreApplication>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -19,6 +21,8 @@
 #include "ft_test.h"
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 const std::filesystem::path kModel = FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny";
 
@@ -295,6 +299,85 @@ private slots:
         qInfo("KV pages in use at batch 4: %lld (the shared prefix: %lld)", (long long)used_while_running, (long long)cached);
         QVERIFY(used_while_running < 2 * cached);
         QCOMPARE(on.stats().kv_pages_used, on.stats().kv_pages_cached);
+    }
+
+    // (f) Requests whose max tokens would each fill the context (an agent's max_tokens: 32,000) start together, not
+    // one after another; when the pool runs short the youngest pauses and goes on later with the same tokens and
+    // log-probabilities as alone. 32 pages of 16 positions hold two 256-token contexts, so four requests that each run
+    // to the context's end cannot all finish without pauses.
+    void requestsStartTogetherAndPauseWhenThePoolIsShort() {
+        ft::Engine e, alone;
+        e.load_sync(options(256, 4, true, 512));
+        alone.load_sync(options(256, 1, true));
+        QCOMPARE(e.stats().kv_pages_total, std::int64_t(32));
+        std::vector<std::vector<std::int32_t>> prompts;
+        for (int i = 0; i < 4; ++i)
+            prompts.push_back(encode(e, "<|im_start|>user\nRequest " + std::to_string(i) + ": count from " +
+                                            std::to_string(10 * i) + " upwards, one number a line.<|im_end|>\n<|im_start|>assistant\n"));
+        std::vector<Run> want;
+        for (const auto& p : prompts) want.push_back(run_one(alone, p, 32000));
+        struct Times {
+            std::mutex m;
+            std::vector<Clock::time_point> first = std::vector<Clock::time_point>(4), done = std::vector<Clock::time_point>(4);
+        } t;
+        std::vector<ft::GenerationRequest> reqs;
+        for (int i = 0; i < 4; ++i) {
+            reqs.push_back(greedy(prompts[std::size_t(i)], 32000));
+            reqs.back().on_token = [&t, i](const ft::TokenEvent& ev) {
+                std::lock_guard l(t.m);
+                if (ev.token >= 0 && t.first[std::size_t(i)] == Clock::time_point{}) t.first[std::size_t(i)] = Clock::now();
+            };
+        }
+        std::vector<Run> got;
+        {
+            struct Slot {
+                Run run;
+                std::promise<void> done;
+                std::optional<std::string> error;
+            };
+            std::vector<std::unique_ptr<Slot>> pending;
+            for (int i = 0; i < 4; ++i) {
+                auto s = std::make_unique<Slot>();
+                Slot* sp = s.get();
+                auto& r = reqs[std::size_t(i)];
+                auto first = r.on_token;
+                r.on_token = [sp, first](const ft::TokenEvent& ev) {
+                    first(ev);
+                    if (ev.token < 0) return;
+                    sp->run.tokens.push_back(ev.token);
+                    sp->run.logprobs.push_back(ev.logprob);
+                };
+                r.on_finish = [sp, &t, i](const ft::FinishEvent& ev) {
+                    {
+                        std::lock_guard l(t.m);
+                        t.done[std::size_t(i)] = Clock::now();
+                    }
+                    sp->run.finish = ev;
+                    sp->done.set_value();
+                };
+                r.on_error = [sp](const ft::Error& err) {
+                    sp->error = err.what();
+                    sp->done.set_value();
+                };
+                pending.push_back(std::move(s));
+            }
+            for (auto& r : reqs) e.submit(std::move(r));
+            for (auto& s : pending) {
+                s->done.get_future().wait();
+                QVERIFY2(!s->error, s->error ? s->error->c_str() : "");
+                got.push_back(std::move(s->run));
+            }
+        }
+        const auto last_first = *std::max_element(t.first.begin(), t.first.end());
+        const auto first_done = *std::min_element(t.done.begin(), t.done.end());
+        QVERIFY2(last_first < first_done, "a request waited for another to finish before its first token");
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].finish.reason, ft::FinishReason::length);
+            QCOMPARE(std::int64_t(prompts[i].size() + got[i].tokens.size()), std::int64_t(256));  // to the context's end
+            check_same(got[i], want[i], qPrintable(QString("request %1").arg(i)));
+        }
+        const ft::EngineStats s = e.stats();
+        QCOMPARE(s.kv_pages_used, s.kv_pages_cached);
     }
 
     // (e) KV rebuilds while prefixes are cached and shared by running requests: every token as without rebuilds

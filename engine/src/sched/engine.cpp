@@ -53,6 +53,7 @@ struct Sequence {
     std::size_t n_cached = 0;           // prompt positions taken from the prefix cache (not computed)
     std::size_t checkpoint_at = 0;      // hybrid models: the prompt position whose recurrent state is kept (0: none)
     std::int64_t kv_need = 0;           // KV positions it may grow to (prompt + max tokens, at most the context)
+    int paused = 0;                     // times it gave its KV pages back for others (Engine::Impl::pause)
     bool prepared = false;              // validated and tokenized (it may wait in the queue for KV room)
     bool cancelled = false;
     std::unique_ptr<Sampler> sampler;
@@ -61,6 +62,10 @@ struct Sequence {
     Clock::time_point submitted, prefill_start, first_token;
     double prefill_ms = 0;
     int generated = 0;
+
+    // Positions to compute before it decodes: its prompt; after a pause, everything but its last token (that token's
+    // logits come from the next decode step, as they would have without the pause).
+    std::size_t fill() const { return tokens.size() > n_prompt ? tokens.size() - 1 : n_prompt; }
 };
 
 }  // namespace
@@ -344,21 +349,72 @@ struct Engine::Impl {
         }
     }
 
+    // Models without recurrent state are admitted on the pages their prompt needs now, not on what they may grow to
+    // (an agent's max_tokens of 32,000 would otherwise hold the whole context for each request): when the pool runs
+    // short mid-generation the youngest request pauses (pause()) and goes on later. A recurrent state cannot be
+    // paused this way (it is not in the pages), so those models keep the reservation of prompt + max tokens.
     Admit admit_kv(Sequence& s) {
-        const std::int64_t pool = model->kv->pages_total() * model->kv->geometry().page_size;
-        if (!running.empty() && kv_reserved() + s.kv_need > pool) return Admit::wait;
-        s.kv_seq = model->kv->create();
-        s.prefill_start = Clock::now();
-        // Cached pages of the prompt's start (the last prompt token is always computed: its logits are needed).
-        // They count in kv_need like computed ones, so the accounting above stays an upper bound.
-        if (model->options.prefix_cache && model->kv->has_state()) {
+        const std::int64_t page = model->kv->geometry().page_size;
+        const std::int64_t pool = model->kv->pages_total() * page;
+        const bool reserve_all = model->kv->has_state();
+        if (reserve_all && !running.empty() && kv_reserved() + s.kv_need > pool) return Admit::wait;
+        const int seq = model->kv->create();
+        std::int64_t cached = 0;
+        if (model->options.prefix_cache && !reserve_all)
+            // Cached pages of its start (a prompt's last token is always computed: its logits are needed).
+            cached = model->kv->share_prefix(seq, s.tokens, std::int64_t(s.fill()) - (s.fill() == s.n_prompt ? 1 : 0));
+        if (!reserve_all && !running.empty()) {
+            // The pages it needs now beyond the shared ones, and a page to grow by for each running request and
+            // itself: without that headroom it would pause another (or be paused) at once.
+            const std::int64_t need = (std::int64_t(s.fill()) + 1 + page - 1) / page - cached / page + std::int64_t(running.size()) + 1;
+            const std::int64_t room = model->kv->pages_total() - model->kv->pages_used() + model->kv->pages_cached_idle();
+            if (need > room) {
+                model->kv->release(seq);
+                return Admit::wait;
+            }
+        }
+        s.kv_seq = seq;
+        if (s.paused == 0) s.prefill_start = Clock::now();
+        if (model->options.prefix_cache && reserve_all) {
             admit_from_checkpoint(s);
-        } else if (model->options.prefix_cache) {
-            s.n_cached = std::size_t(model->kv->share_prefix(s.kv_seq, s.tokens, std::int64_t(s.n_prompt) - 1));
-            s.n_done = s.n_cached;
-            prefix_hit_tokens += s.n_cached;
+        } else {
+            s.n_done = std::size_t(cached);
+            if (s.paused == 0) {
+                s.n_cached = std::size_t(cached);
+                prefix_hit_tokens += s.n_cached;
+            }
         }
         return Admit::yes;
+    }
+
+    // Gives s's KV pages back (its whole pages stay in the prefix cache, so it may find them again) and puts it first
+    // in the queue: it goes on with its positions computed again, where the cache no longer has them. Its client
+    // sees a pause, nothing else: the next token comes from the same state.
+    void pause(std::shared_ptr<Sequence> sp) {
+        Sequence& s = *sp;
+        spdlog::info("request {} paused after {} tokens: the KV cache is full with {} requests running; it goes on "
+                     "when one ends",
+                     s.id, s.generated, running.size());
+        if (model->options.prefix_cache) model->kv->cache_and_release(s.kv_seq, s.tokens, std::int64_t(s.n_done));
+        else model->kv->release(s.kv_seq);
+        s.kv_seq = -1;
+        s.n_done = 0;
+        s.paused += 1;
+        running.erase(std::find(running.begin(), running.end(), sp));
+        queued.push_front(std::move(sp));
+    }
+
+    // Makes room for every position of the batch; when the pool is short, pauses the youngest request and returns
+    // false (the batch is built again without it). With one request left, the pool is too small for it: an error.
+    bool reserve(const std::vector<exec::BatchToken>& batch) {
+        try {
+            for (const auto& b : batch) model->kv->reserve(b.seq, b.pos + 1);
+            return true;
+        } catch (const Error& e) {
+            if (e.code() != ErrorCode::out_of_memory || running.size() < 2 || model->kv->has_state()) throw;
+            pause(running.back());
+            return false;
+        }
     }
 
     // A hybrid model's prompt goes on from the longest kept checkpoint it starts with (its pages shared, its
@@ -442,15 +498,16 @@ struct Engine::Impl {
         const std::size_t n_decode = batch.size();
         for (auto& sp : running) {
             Sequence& s = *sp;
-            if (s.n_done >= s.n_prompt || budget <= 0) continue;
+            const std::size_t fill = s.fill();
+            if (s.n_done >= fill || budget <= 0) continue;
             // A short remainder in small passes through the expert cache (with the decode tokens of this step).
-            if (const int slice = model->runner->prefill_slice(std::int64_t(s.n_prompt - s.n_done));
+            if (const int slice = model->runner->prefill_slice(std::int64_t(fill - s.n_done));
                 slice > 0 && std::int64_t(batch.size()) < slice)
                 budget = std::min<std::int64_t>(budget, slice - std::int64_t(batch.size()));
-            std::size_t n = std::min<std::size_t>(std::size_t(budget), s.n_prompt - s.n_done);
+            std::size_t n = std::min<std::size_t>(std::size_t(budget), fill - s.n_done);
             if (s.checkpoint_at > s.n_done) n = std::min(n, s.checkpoint_at - s.n_done);  // stop where the state is kept
             for (std::size_t i = 0; i < n; ++i) {
-                const bool last = s.n_done + i + 1 == s.n_prompt;
+                const bool last = fill == s.n_prompt && s.n_done + i + 1 == s.n_prompt;  // a prompt's last token
                 batch.push_back({s.tokens[s.n_done + i], std::int32_t(s.n_done + i), s.kv_seq, last});
                 if (last) wants.push_back(&s);
             }
@@ -458,7 +515,7 @@ struct Engine::Impl {
         }
         if (batch.empty()) return;
         try {
-            for (const auto& b : batch) model->kv->reserve(b.seq, b.pos + 1);
+            if (!reserve(batch)) return;
             for (const auto& b : batch)
                 if (model->kv->shared(b.seq, b.pos))
                     throw Error(ErrorCode::internal, "KV cache: a step would write a shared page (position " + std::to_string(b.pos) + ")");
@@ -471,7 +528,7 @@ struct Engine::Impl {
                 Sequence& s = *sp;
                 std::size_t n = 0;
                 for (const auto& b : batch) n += b.seq == s.kv_seq;
-                const bool prompt_done = s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt;
+                const bool prompt_done = s.generated == 0 && s.n_done < s.n_prompt && s.n_done + n >= s.n_prompt;
                 if (prompt_done) s.prefill_ms = ms_since(s.prefill_start);
                 s.n_done += n;
                 if (s.checkpoint_at && s.n_done == s.checkpoint_at) keep_checkpoint(s);
