@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include "ft/error.h"
+#include "remote_servers.h"
 
 namespace ft::cli {
 
@@ -24,6 +25,13 @@ std::string error_message(const json& body, const std::string& raw) {
 }
 
 Error unreachable(const std::string& url, httplib::Error err) {
+    if (err == httplib::Error::SSLServerVerification)
+        return Error(ErrorCode::io, "the server at " + url + " did not pass the TLS check: its certificate is not trusted",
+                     "ft verifies certificates: give the server a certificate this system trusts, or add its "
+                     "certificate authority to the system's store");
+    if (err == httplib::Error::SSLConnection)
+        return Error(ErrorCode::io, "the TLS handshake with " + url + " failed",
+                     "is it an https server? For a plain http one, give --attach http://…");
     return Error(ErrorCode::io, "cannot reach the server at " + url + ": " + httplib::to_string(err),
                  "start one with `ft serve --model PATH` (or the desktop app's API server), or give its address with "
                  "--attach URL");
@@ -31,29 +39,48 @@ Error unreachable(const std::string& url, httplib::Error err) {
 
 }  // namespace
 
+std::string AttachedChat::resolve_url(const std::string& input) {
+    try {
+        return normalize_server_url(input);
+    } catch (const Error& e) {
+        throw Error(ErrorCode::invalid_argument, "--attach: " + e.message(), e.hint());
+    }
+}
+
+std::unique_ptr<httplib::Client> AttachedChat::client() const {
+    auto cli = std::make_unique<httplib::Client>(host_);
+    if (!cli->is_valid()) throw Error(ErrorCode::invalid_argument, "--attach '" + opt_.url + "' is not a valid address");
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    cli->enable_server_certificate_verification(true);  // the default; said here because it matters
+#endif
+    cli->set_connection_timeout(5, 0);
+    return cli;
+}
+
 AttachedChat::AttachedChat(AttachOptions options) : opt_(std::move(options)) {
-    std::string url = opt_.url;
-    while (!url.empty() && url.back() == '/') url.pop_back();
-    if (url.size() >= 3 && url.compare(url.size() - 3, 3, "/v1") == 0) url.resize(url.size() - 3);
-    if (url.rfind("http://", 0) != 0)
-        throw Error(ErrorCode::invalid_argument, "--attach must be an http:// address (got '" + opt_.url + "')",
-                    "e.g. --attach http://127.0.0.1:1919 (https is not supported)");
-    if (url.find('/', 7) != std::string::npos)
-        throw Error(ErrorCode::invalid_argument, "--attach takes the server's address, not a path (got '" + opt_.url + "')",
-                    "e.g. --attach http://127.0.0.1:1919");
+    const std::string url = resolve_url(opt_.url);
     opt_.url = url;
-    httplib::Client cli(url);
-    if (!cli.is_valid()) throw Error(ErrorCode::invalid_argument, "--attach '" + opt_.url + "' is not a valid address");
-    cli.set_connection_timeout(5, 0);
-    cli.set_read_timeout(30, 0);
+    const auto path_at = url.find('/', url.find("://") + 3);
+    host_ = url.substr(0, path_at);
+    prefix_ = path_at == std::string::npos ? std::string() : url.substr(path_at);
+#ifndef CPPHTTPLIB_OPENSSL_SUPPORT
+    if (url.rfind("https://", 0) == 0)
+        throw Error(ErrorCode::unsupported, "this build of ft has no TLS support, so it cannot reach " + url,
+                    "use a build with OpenSSL (the Linux packages have it), or the desktop app");
+#endif
+    auto cli = client();
+    cli->set_read_timeout(30, 0);
     httplib::Headers h;
     if (!opt_.api_key.empty()) h.emplace("Authorization", "Bearer " + opt_.api_key);
-    auto res = cli.Get("/v1/models", h);
+    auto res = cli->Get(prefix_ + "/v1/models", h);
     if (!res) throw unreachable(url, res.error());
     const json body = json::parse(res->body, nullptr, false);
     if (res->status == 401)
-        throw Error(ErrorCode::invalid_argument, "the server at " + url + " refused the API key",
-                    "give the server's key with --api-key KEY");
+        throw Error(ErrorCode::invalid_argument,
+                    "the server at " + url + (opt_.api_key.empty() ? " wants an API key" : " refused the API key") +
+                        (opt_.key_source.empty() ? std::string() : " (from " + opt_.key_source + ")"),
+                    "give the server's key with --api-key KEY or FT_API_KEY, or add the server with its key in the "
+                    "desktop app (Models → Add a server…)");
     if (res->status != 200 || !body.is_object() || !body.contains("data") || !body["data"].is_array())
         throw Error(ErrorCode::io,
                     "the server at " + url + " answered GET /v1/models with HTTP " + std::to_string(res->status) +
@@ -65,6 +92,7 @@ AttachedChat::AttachedChat(AttachOptions options) : opt_(std::move(options)) {
         const std::string id = m["id"].get<std::string>();
         if (model_.empty() && (opt_.model.empty() || opt_.model == id)) model_ = id;
         names += (names.empty() ? "'" : ", '") + id + "'";
+        models_.push_back(id);
     }
     if (names.empty()) throw Error(ErrorCode::io, "the server at " + url + " lists no model");
     if (model_.empty())
@@ -90,12 +118,11 @@ std::optional<std::string> AttachedChat::reply(const json& history, std::atomic<
     if (s.seed != 0) req["seed"] = s.seed;
     if (opt_.no_think) req["chat_template_kwargs"] = json{{"enable_thinking", false}};
 
-    httplib::Client cli(opt_.url);
-    cli.set_connection_timeout(5, 0);
-    cli.set_read_timeout(600, 0);  // the server sends a keep-alive every 2 s while it works
+    auto cli = client();
+    cli->set_read_timeout(600, 0);  // ft serve sends a keep-alive every 2 s while it works
     httplib::Request hr;
     hr.method = "POST";
-    hr.path = "/v1/chat/completions";
+    hr.path = prefix_ + "/v1/chat/completions";
     if (!opt_.api_key.empty()) hr.headers.emplace("Authorization", "Bearer " + opt_.api_key);
     hr.headers.emplace("Content-Type", "application/json");
     hr.body = req.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -160,7 +187,7 @@ std::optional<std::string> AttachedChat::reply(const json& history, std::atomic<
         }
         return !interrupted.load();
     };
-    auto res = cli.send(hr);
+    auto res = cli->send(hr);
     const bool stopped = interrupted.exchange(false);
     if (in_think) out("\n</think>\n");
     if (any_output) std::printf("\n");

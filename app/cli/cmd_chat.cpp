@@ -1,5 +1,6 @@
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "ft/engine.h"
 #include "ft/error.h"
 #include "ft/tokenizer.h"
+#include "remote_servers.h"
 
 #ifdef _WIN32
 #include <io.h>
@@ -36,13 +38,19 @@ const CommandSpec& spec_chat() {
         "message and reset), /quit (or end of input). Ctrl-C stops a reply. After each reply: tokens, time to first "
         "token and tok/s on standard error. Without --model (and --attach) it chats with the bundled demo model "
         "(freetoken-demo.gguf: a small Qwen3-MoE model trained for trying FreeToken). With --attach URL the replies come from a running API server (ft serve, "
-        "the desktop app's server) over /v1/chat/completions instead of a model loaded here: --model then names the "
-        "served model (default: the server's), the sampling flags and --max-tokens/--no-think are sent with each "
-        "request, the loading flags do not apply.",
+        "the desktop app's server, or any OpenAI-compatible server: vLLM, SGLang, llama.cpp's llama-server) over "
+        "/v1/chat/completions instead of a model loaded here: --model then names the served model (default: the "
+        "server's first; the others are listed), the sampling flags and --max-tokens/--no-think are sent with each "
+        "request, the loading flags do not apply. URL is http:// or https:// (certificates are verified), with an "
+        "optional path prefix. The API key is --api-key, else the FT_API_KEY environment variable, else the key the "
+        "desktop app saved for that server (Models → Add a server…, in <data dir>/servers.json); it is never printed. "
+        "Plain http to another computer asks first (a terminal) or needs --allow-plain-http, unless the desktop app "
+        "was already told yes for that server.",
         concat(concat(load_option_specs(true), sampling_option_specs()),
                {
                    {"attach", "URL", "chat with a running server (ft serve) at this address instead", ""},
-                   {"api-key", "KEY", "with --attach: the server's --api-key", ""},
+                   {"api-key", "KEY", "with --attach: the server's API key (else FT_API_KEY, else the desktop app's saved one)", ""},
+                   {"allow-plain-http", "", "with --attach: accept plain http to another computer (unencrypted)", ""},
                    {"system", "TEXT", "system message", ""},
                    {"max-tokens", "N", "longest reply in tokens", "2048"},
                    {"no-think", "", "ask thinking models to answer directly (enable_thinking=false)", ""},
@@ -106,14 +114,46 @@ int chat_loop(const Args& args, const std::function<std::optional<std::string>(c
 
 int run_attached(const Args& args) {
     AttachOptions o;
-    o.url = *args.get("attach");
+    o.url = AttachedChat::resolve_url(*args.get("attach"));
     o.api_key = args.get_or("api-key", "");
+    std::optional<RemoteServer> saved;
+    try {
+        saved = RemoteServerFile().find(o.url);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "note: the desktop app's server list is not used: %s\n", e.what());
+    }
+    if (o.api_key.empty()) {
+        if (const char* k = std::getenv("FT_API_KEY"); k && *k) {
+            o.api_key = k;
+            o.key_source = "FT_API_KEY";
+        } else if (saved && !saved->api_key.empty()) {
+            o.api_key = saved->api_key;
+            o.key_source = "the key saved for this server in " + RemoteServerFile().path().string();
+        }
+    }
+    if (is_plain_http_remote(o.url) && !args.has("allow-plain-http") && !(saved && saved->plain_http_ok)) {
+        const std::string what = o.url + " is plain http to another computer: the chat" +
+                                 (o.api_key.empty() ? std::string(" travels") : std::string(" and the API key travel")) +
+                                 " unencrypted";
+        if (!FT_ISATTY(0))
+            throw Error(ErrorCode::invalid_argument, what, "use https if the server offers it, or pass --allow-plain-http");
+        std::fprintf(stderr, "%s. Continue? [y/N] ", what.c_str());
+        std::string answer;
+        if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes"))
+            throw Error(ErrorCode::cancelled, "not connected to " + o.url);
+    }
     o.model = args.get_or("model", "");
     o.sampling = sampling_from(args, SamplingParams{0.7f, 20, 0.8f});
     o.max_tokens = int(args.get_int("max-tokens", 2048));
     o.no_think = args.has("no-think");
     AttachedChat chat(std::move(o));
     std::fprintf(stderr, "%s at %s. /reset, /system TEXT, /quit.\n", chat.model().c_str(), chat.url().c_str());
+    if (chat.models().size() > 1 && !args.has("model")) {
+        std::string others;
+        for (const auto& m : chat.models())
+            if (m != chat.model()) others += (others.empty() ? "" : ", ") + m;
+        std::fprintf(stderr, "(the server also serves %s: choose with --model NAME)\n", others.c_str());
+    }
     return chat_loop(args, [&](const nlohmann::ordered_json& history) { return chat.reply(history, g_interrupt); });
 }
 

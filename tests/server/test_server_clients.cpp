@@ -223,6 +223,46 @@ private slots:
         QVERIFY2(r.err.contains("HTTP 400") && r.err.contains("top_p"), qPrintable(r.err));
     }
 
+    // `ft chat --attach` and the desktop app's server list (issue 48): the key from FT_API_KEY or from the app's
+    // servers.json (never printed), the server's other models named, plain http to another computer refused without
+    // --allow-plain-http, an address that is not http(s) refused.
+    void chatAttachKeysAndAddresses() {
+        QTemporaryDir data;
+        const QByteArray oldData = qgetenv("FT_DATA_DIR");
+        qputenv("FT_DATA_DIR", data.path().toUtf8());
+        auto r = run_ft({"chat", "--attach", m_server.url, "--max-tokens", "2"}, "hi\n");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("wants an API key") && r.err.contains("FT_API_KEY"), qPrintable(r.err));
+        qputenv("FT_API_KEY", kKey.toUtf8());
+        r = run_ft({"chat", "--attach", m_server.url + "/v1/", "--max-tokens", "2"}, "hi\n");
+        qunsetenv("FT_API_KEY");
+        QVERIFY2(r.code == 0 && r.err.contains("[2 tokens"), qPrintable(r.err));
+        QVERIFY(!r.err.contains(kKey) && !r.out.contains(kKey));
+        // The key the desktop app saved for this server (Models → Add a server…).
+        QFile f(data.filePath("servers.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral(R"({"servers":[{"url":"%1","api_key":"%2","plain_http_ok":false}]})").arg(m_server.url, kKey).toUtf8());
+        f.close();
+        r = run_ft({"chat", "--attach", m_server.url, "--max-tokens", "2"}, "hi\n");
+        QVERIFY2(r.code == 0 && r.err.contains("[2 tokens"), qPrintable(r.err));
+        QVERIFY(!r.err.contains(kKey));
+        // A wrong saved key says where it came from.
+        f.open(QIODevice::WriteOnly);
+        f.write(QStringLiteral(R"({"servers":[{"url":"%1","api_key":"stale","plain_http_ok":false}]})").arg(m_server.url).toUtf8());
+        f.close();
+        r = run_ft({"chat", "--attach", m_server.url}, "hi\n");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("refused the API key (from the key saved for this server in") && !r.err.contains("stale"),
+                 qPrintable(r.err));
+        r = run_ft({"chat", "--attach", "http://192.0.2.1:8000"}, "hi\n");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("plain http to another computer") && r.err.contains("--allow-plain-http"), qPrintable(r.err));
+        r = run_ft({"chat", "--attach", "ftp://127.0.0.1"}, "hi\n");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("ftp://") && r.err.contains("http or https"), qPrintable(r.err));
+        qputenv("FT_DATA_DIR", oldData);
+    }
+
     void cleanupTestCase() {}
 
 private:
