@@ -198,6 +198,38 @@
         <translation type="unfinished"></translation>
     </message>
 </context>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -586,6 +618,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>ctx %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -751,6 +791,10 @@
         <translation>
             <numerusform>Whole repository (safetensors, %n file)</numerusform>
             <numerusform>Whole repository (safetensors, %n files)</numerusform>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation type="unfinished"></translation>
+    </message>
         </translation>
     </message>
     <message>
@@ -1426,10 +1470,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1677,10 +1717,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 failed: the server answered HTTP %2; try again later</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1690,6 +1726,10 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation type="unfinished"></translation>
+    </message>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1697,6 +1737,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
+        <translation type="unfinished"></translation>
+    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1742,3 +1786,39 @@
     </message>
 </context>
 </TS>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation type="unfinished"></translation>
+    </message>

@@ -198,6 +198,38 @@
         <translation>답변 중지 (Esc)</translation>
     </message>
 </context>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation>가장 적은 메모리: 가장 작은 KV 캐시.</translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation>대화 하나의 전체 컨텍스트(%1 토큰).</translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation>프리필 겹침을 유지하는 최대 KV: 긴 컨텍스트를 여러 개 동시에.</translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation>예산이 허용하는 최대 KV: 긴 컨텍스트, 여러 대화를 동시에.</translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation>VRAM에 가장 많은 전문가, 가장 적은 KV: 가장 빠른 디코딩.</translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation>프리셋 · 크기를 정할 전문가 캐시가 없어 KV 캐시만 설정합니다: 디코딩 속도는 그대로입니다</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation>어텐션 KV 캐시가 담는 토큰 위치 수(모든 대화 합계). 대화 하나는 컨텍스트인 %1 토큰(모델을 불러올 때 정해짐)에서 멈춥니다: KV를 늘리면 더 긴 대화가 아니라 더 많은 대화를 동시에 처리합니다.</translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation>대화 하나 ≤ %1</translation>
+    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -586,6 +618,14 @@
         <translation>전문가 %1개 × 레이어 %2개</translation>
     </message>
     <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation>CPU 엔진이 초당 RAM에서 읽는 전문가 가중치(모든 전문가를 계산함); 유휴 시 0.</translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation>CPU가 계산하는 미스에 대해 초당 읽는 전문가 가중치; 유휴 시 0.</translation>
+    </message>
+    <message>
         <source>ctx %1</source>
         <translation>컨텍스트 %1</translation>
     </message>
@@ -751,6 +791,10 @@
         <translation>
             <numerusform>저장소 전체(safetensors, 파일 %n개)</numerusform>
         </translation>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation>그중 %1은(는) 메모리에 매핑된 모델 파일입니다: 전문가 가중치가 여기에 있고 여기서 읽힙니다.</translation>
+    </message>
     </message>
     <message>
         <source>Download</source>
@@ -1423,10 +1467,6 @@
         <translation>FreeToken에 오신 것을 환영합니다</translation>
     </message>
     <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
-        <translation>FreeToken은 대형 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 바로 체험해 볼 수 있도록 작은 데모 모델을 라이브러리에 추가하고 불러오는 중입니다.</translation>
-    </message>
-    <message>
         <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
         <translation>데모 모델은 앱 체험용으로만 만든 아주 작은 모델입니다. 채팅, 콘솔, API 서버 모두 이 모델로 동작하지만 답변은 쓸모가 없습니다. 모델 페이지에서 ‘데모’로 표시됩니다.</translation>
     </message>
@@ -1674,10 +1714,6 @@
         <translation>%1에 대한 액세스 토큰이 거부되었습니다(HTTP %2). 설정에서 토큰을 확인하세요</translation>
     </message>
     <message>
-        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-        <translation>%1을(를) 다운로드할 수 없습니다(%2). 네트워크 연결을 확인한 뒤 다시 시도하거나 이어받으세요</translation>
-    </message>
-    <message>
         <source>%1 failed: the server answered HTTP %2; try again later</source>
         <translation>%1 실패: 서버가 HTTP %2로 응답했습니다. 나중에 다시 시도하세요</translation>
     </message>
@@ -1687,6 +1723,10 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation>FreeToken은 대형 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 바로 체험해 볼 수 있도록 작은 데모 모델을 라이브러리에 추가했습니다.</translation>
+    </message>
         <translation>%1에는 GGUF 파일이 없고 safetensors 모델도 아닙니다. 다른 저장소를 고르세요(GGUF 저장소 이름은 보통 -GGUF로 끝납니다)</translation>
     </message>
     <message>
@@ -1694,6 +1734,10 @@
         <translation>디스크 공간이 부족합니다. %1이(가) 더 필요한데 %3의 여유 공간은 %2입니다. 공간을 확보한 뒤 이어받으세요</translation>
     </message>
     <message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
+        <translation>포트 %1을(를) 다른 프로그램(다른 FreeToken 또는 ft serve?)이 사용 중입니다: 여기서 다른 포트를 고르거나 그 프로그램을 종료하세요.</translation>
+    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation>%1에 쓸 수 없습니다(%2). 디스크와 폴더 권한을 확인한 뒤 이어받으세요</translation>
     </message>
@@ -1736,3 +1780,39 @@
     </message>
 </context>
 </TS>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then resume</source>
+        <translation>%1을(를) 다운로드할 수 없습니다(%2). 네트워크 연결을 확인한 뒤 이어받으세요</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
+        <translation>%1에 연결할 수 없습니다(%2): 네트워크 연결과 설정의 Hugging Face 주소를 확인한 뒤 다시 시도하세요</translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation>서버 이름을 찾을 수 없습니다</translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation>서버가 연결을 거부했습니다</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>서버가 연결을 끊었습니다</translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation>서버가 제때 응답하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation>보안 연결을 설정할 수 없습니다</translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation>네트워크가 끊겼습니다</translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation>프록시에 연결할 수 없습니다</translation>
+    </message>

@@ -198,6 +198,38 @@
         <translation>停止回复（Esc）</translation>
     </message>
 </context>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation>最少内存：最小的 KV 缓存。</translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation>一个对话的完整上下文（%1 个 token）。</translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation>保持预填充重叠的最大 KV：可同时容纳多个长上下文。</translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation>预算允许的最大 KV：长上下文，可同时进行多个对话。</translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation>显存中放最多的专家、最少的 KV：解码最快。</translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation>预设 · 没有可调大小的专家缓存，预设只设置 KV 缓存：解码速度不变</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation>注意力 KV 缓存容纳的 token 位置数（所有对话合计）。一个对话在上下文长度 %1 个 token（加载模型时确定）处停止：更多的 KV 可同时服务更多对话，而不是更长的对话。</translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation>单个对话 ≤ %1</translation>
+    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -586,6 +618,14 @@
         <translation>%1 个专家 × %2 层</translation>
     </message>
     <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation>CPU 引擎每秒从内存读取的专家权重（它计算所有专家）；空闲时为 0。</translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation>CPU 为其计算的未命中专家每秒读取的权重；空闲时为 0。</translation>
+    </message>
+    <message>
         <source>ctx %1</source>
         <translation>上下文 %1</translation>
     </message>
@@ -751,6 +791,10 @@
         <translation>
             <numerusform>整个仓库（safetensors，%n 个文件）</numerusform>
         </translation>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation>其中 %1 是映射到内存中的模型文件：专家权重存放在这里，也从这里读取。</translation>
+    </message>
     </message>
     <message>
         <source>Download</source>
@@ -1423,10 +1467,6 @@
         <translation>欢迎使用 FreeToken</translation>
     </message>
     <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.</source>
-        <translation>FreeToken 在这台电脑上运行大型混合专家（MoE）模型。为了让你马上试用，它已把一个小型演示模型加入你的模型库，并正在加载。</translation>
-    </message>
-    <message>
         <source>The demo model is tiny and made only for trying the app: chat, the Console and the API server all work with it, but its answers are not useful. It is marked Demo on the Models page.</source>
         <translation>演示模型非常小，仅供试用本应用：聊天、控制台和 API 服务器都能使用它，但它的回答没有实际用处。它在“模型”页面上标为“演示”。</translation>
     </message>
@@ -1674,10 +1714,6 @@
         <translation>%1 拒绝了访问令牌（HTTP %2）：请在设置中检查令牌</translation>
     </message>
     <message>
-        <source>Cannot download %1 (%2): check the network connection, then try again or resume</source>
-        <translation>无法下载 %1（%2）：请检查网络连接，然后重试或继续下载</translation>
-    </message>
-    <message>
         <source>%1 failed: the server answered HTTP %2; try again later</source>
         <translation>%1 失败：服务器返回 HTTP %2；请稍后再试</translation>
     </message>
@@ -1687,6 +1723,10 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation>FreeToken 在这台电脑上运行大型混合专家（MoE）模型。为了让你马上试用，它已把一个小型演示模型加入你的模型库。</translation>
+    </message>
         <translation>%1 没有 GGUF 文件，也不是 safetensors 模型：请换一个仓库（GGUF 仓库名通常以 -GGUF 结尾）</translation>
     </message>
     <message>
@@ -1694,6 +1734,10 @@
         <translation>磁盘空间不足：还需要 %1，%3 上只剩 %2。请释放一些空间后继续下载</translation>
     </message>
     <message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
+        <translation>端口 %1 正被其他程序（另一个 FreeToken 或 ft serve？）占用：请在此选择其他端口，或关闭该程序。</translation>
+    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation>无法写入 %1（%2）：请检查磁盘和文件夹权限，然后继续下载</translation>
     </message>
@@ -1736,3 +1780,39 @@
     </message>
 </context>
 </TS>
+    <message>
+        <source>Cannot download %1 (%2): check the network connection, then resume</source>
+        <translation>无法下载 %1（%2）：请检查网络连接，然后继续下载</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
+        <translation>无法访问 %1（%2）：请检查网络连接和设置中的 Hugging Face 地址，然后重试</translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation>找不到服务器名称</translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation>服务器拒绝了连接</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>服务器关闭了连接</translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation>服务器未及时响应</translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation>无法建立安全连接</translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation>网络已断开</translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation>无法连接代理</translation>
+    </message>

@@ -1,4 +1,4 @@
-// The VRAM expert cache's per-layer decode planning step (ARCHITECTURE.md §3.1–3.2): from the routed expert ids of
+// The VRAM expert cache's per-layer decode planning step (docs/gpu-engine.md, "Expert offload"): from the routed expert ids of
 // one MoE layer for all tokens of a decode step, decide which experts are hits, which misses are fetched over PCIe
 // (and into which slot) and which are computed on the CPU. This file holds the types shared with the CUDA kernel
 // (cuda/expert_cache.cuh) and the scalar reference that is its specification.

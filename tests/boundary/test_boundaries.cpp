@@ -1,4 +1,4 @@
-// Module boundaries (ARCHITECTURE §2), checked on the source tree:
+// Module boundaries (README, "Layout"; docs/architectures.md), checked on the source tree:
 //   engine/ and kernels/ include no Qt header; kernels/ include nothing of the engine (ft/…);
 //   ui/ includes no engine internals (engine/src headers) and no kernels;
 //   engine/src/model/ (the description of architectures) includes nothing of execution (exec, cpu, cuda, moe, kv,

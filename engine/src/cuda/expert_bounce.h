@@ -1,4 +1,4 @@
-// The pinned bounce ring of a partly pinned host expert store (ARCHITECTURE §3.1: pin what the OS allows, never
+// The pinned bounce ring of a partly pinned host expert store (docs/gpu-engine.md, "Expert offload": pin what the OS allows, never
 // fail). Experts whose pages could not be pinned in place (a --pin-budget, or a cap of the OS: Windows and WSL stop
 // near half of RAM) stay in the mapped file, which the GPU cannot read; on the decode path they reach the fetch
 // kernel through this ring, inside the captured graph and without a spinning kernel:

@@ -1,4 +1,4 @@
-// Routed experts that do not all live in VRAM (ARCHITECTURE §3.1–3.3): the host expert store (the mapped model
+// Routed experts that do not all live in VRAM (docs/gpu-engine.md, "Expert offload"): the host expert store (the mapped model
 // file; its expert ranges registered as pinned host memory so the GPU reads them directly, as far as the pin budget
 // and the OS allow — experts left unpinned reach decode's fetches through a pinned bounce ring, expert_bounce.h),
 // the VRAM expert cache (one slot pool of

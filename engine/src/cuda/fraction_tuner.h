@@ -1,4 +1,4 @@
-// Online refinement of the hybrid split q* (ARCHITECTURE §3.3). B_P (PCIe fetches) and B_C (CPU expert kernel) drift
+// Online refinement of the hybrid split q* (docs/gpu-engine.md, "Expert offload"). B_P (PCIe fetches) and B_C (CPU expert kernel) drift
 // with power states, clocks and whatever else the machine runs, so the fraction measured once (`ft bench bw`, or the
 // first GPU load's profile) is refined from the decode steps themselves:
 //   B_P  timing events around the fetch kernel of a few sampled MoE layers (event-record nodes in the captured

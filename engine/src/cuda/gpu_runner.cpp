@@ -36,6 +36,7 @@
 #include "exec/runner.h"
 #include "ft/error.h"
 #include "ft/gpu.h"
+#include "platform/platform.h"
 
 namespace ft::exec {
 
@@ -502,7 +503,7 @@ void GpuRunner::make_offload(int slots) {
     oo.admit_per_layer = opt_.hybrid_admit;
     oo.restore_after_search = opt_.search_restores_cache;
     oo.recalibrate = opt_.recalibrate_fraction;
-    oo.pin_budget = opt_.pin_budget;
+    oo.pin_budget = opt_.pin_budget > 0 ? opt_.pin_budget : platform::pinnable_memory_bytes();  // 0: no cap
     oo.host_functions = opt_.cpu_host_functions;
     oo.link_gbps = opt_.link_gbps;
     offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
@@ -726,8 +727,7 @@ std::vector<std::pair<std::string, double>> GpuRunner::profile_step(std::span<co
     const std::int64_t T = std::int64_t(batch.size());
     if (T == 0 || !prepare(batch, kv)) return {};
     // The decode step captured with a timestamp kernel between phases (one thread writing the GPU's global timer):
-    // closer to the step replayed without them than event-record nodes were (H200, 2026-12-05: resident 3.30 ms
-    // against a 2.70 ms replay, with events 3.99; offload at 8 GiB 6.78 against 6.52). A step with the CPU
+    // closer to the step replayed without them than event-record nodes were (docs/benchmarks.md). A step with the CPU
     // handshake (cpu, hybrid below q* = 1) still profiles 2-3x slower than its replays, its "wait for the CPU" phase
     // inflated, with either way of marking and without the host probe before it; why is not known.
     constexpr std::size_t kMaxMarks = 16384;

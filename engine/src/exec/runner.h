@@ -102,7 +102,7 @@ enum class GemmPrecision {
     f32,   // prefill matrix products in f32 (no tensor cores): the exact path, for checking
 };
 
-// Where the routed experts of a GPU runner live (ARCHITECTURE §3.2).
+// Where the routed experts of a GPU runner live (docs/gpu-engine.md, "Expert offload").
 enum class MoeBackend {
     resident,       // all in VRAM
     offload,        // VRAM cache; every miss fetched over PCIe

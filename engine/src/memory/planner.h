@@ -1,4 +1,4 @@
-// The VRAM planner (ARCHITECTURE §3.5): from a model's geometry, the device's memory and the load options, one
+// The VRAM planner (docs/gpu-engine.md, "The memory plan"): from a model's geometry, the device's memory and the load options, one
 // MemoryPlan in bytes per category; the GPU runner allocates exactly what it says. Also the checks of a live cache
 // rebuild and the fit predictor's arithmetic. Pure functions: no CUDA, no state (CPU builds and tests use it too).
 #pragma once

@@ -8,7 +8,7 @@
 //     start), one window each, and the compass starts from the fastest: the curve has two modes where the CPU is
 //     fast — most misses on the CPU, or every miss fetched — with a plateau between (at q* ≥ ≈ 0.8 a layer's one or
 //     two misses are all fetched, yet the step still pays the handshake), where a compass started there only finds
-//     q* = 1 (the H100 machine, PCIe 5, 2026-12-05: 168 tok/s at 0.27, 128 at 0.8, 149 at 1; docs/benchmarks.md);
+//     q* = 1 (the H100 host's curve on its PCIe 5 link, docs/benchmarks.md);
 //   - each candidate runs `settle` decode steps unmeasured (a graph re-capture, the cache adapting), then `window`
 //     steps measured: its rate is their tokens over their seconds;
 //   - a compass search in one dimension: probe center ± delta, move to a probe that beats the center by more than
@@ -20,8 +20,8 @@
 // re-measures the center at the new size.
 // q* = 1 is a real candidate: every miss fetched, the CPU handshake left out of the step (ExpertOffload) — the
 // offload backend's step, the safer choice. It is not on the curve the compass climbs, and one window of a fraction
-// can run fast for reasons that do not last (the cache the earlier windows left; on an H100 host a search kept 0.1 and
-// then ran 14 % below offload, docs/benchmarks.md). So a compass that converges below 1 ends with a duel: `duel_rounds`
+// can run fast for reasons that do not last (the cache the earlier windows left; docs/benchmarks.md, the 8 GiB
+// default in fresh processes). So a compass that converges below 1 ends with a duel: `duel_rounds`
 // rounds of q* = 1 then the center, each over `duel_window` steps; the center is kept only when it beat q* = 1 in every
 // round and by `duel_margin` on the rounds' mean, else the search ends at 1. Which fraction a window measures is told
 // to the caller by moved() so that it can put back the state the search started from before each candidate.

@@ -1,4 +1,4 @@
-// The stored bandwidth profile (ARCHITECTURE §3.5), its own module: the engine reads it at load (and measures one at
+// The stored bandwidth profile (docs/gpu-engine.md, "The memory plan"), its own module: the engine reads it at load (and measures one at
 // the first GPU load without one), `ft bench bw` and the fit predictor use it.
 //   B_P  expert fetches over PCIe exactly as decode issues them (the fetch kernel reading pinned host experts)
 //   B_C  the CPU expert kernel on single-token expert FFNs of the model (expert weight bytes read per second)

@@ -204,9 +204,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
             pr.backend = o.moe_backend;
             // Exact prefill (the f32 checking path) keeps f32 KV: f16 K/V would be its largest error.
             // Attention with sinks (gpt-oss): the fast GPU prefill (BF16 GEMMs, tensor-core attention, f16 KV) is
-            // further from transformers on gpt-oss-tiny than transformers' own BF16 run (45 positions under cosine
-            // 0.999 against its 24, and the greedy continuation parts after 3 tokens), with the tensor-core
-            // attention within its f16 tolerance at that shape (H200, 2026-12-02); the exact path matches. Such models
+            // further from transformers on gpt-oss-tiny than transformers' own BF16 run, and its greedy continuation
+            // parts after a few tokens (docs/benchmarks.md, the gpt-oss rows); the exact path matches. Such models
             // prefill exactly until the cause (BF16 products or f16 attention operands) is found.
             const bool exact = o.gpu_exact_prefill || model::graph_has_sinks(m->graph);
             if (exact && !o.gpu_exact_prefill)
