@@ -33,6 +33,15 @@ if [[ "${FT_TEST_CROSS:-1}" == 1 ]]; then
   export FT_REQUIRE_WINDOWS_TESTS=1
 fi
 
+# The peer tests (label peer: the app against llama.cpp's llama-server) need that server built outside the repository
+# (scripts/peer-llama-server.sh: about 9–13 minutes on 2 cores, which a fresh CI run cannot spare under its 45-minute
+# budget): FT_TEST_PEER=1 builds it (or reuses it) and runs them; FT_LLAMA_SERVER=PATH uses a prebuilt one; else
+# they report skipped.
+if [[ "${FT_TEST_PEER:-0}" == 1 && -z "${FT_LLAMA_SERVER:-}" ]]; then
+  FT_LLAMA_SERVER=$(bash scripts/peer-llama-server.sh)
+  export FT_LLAMA_SERVER
+fi
+
 # The installers' tests (label package) install the .deb with apt and run the portable bundle: here a skip (no
 # root, a freetoken package already installed) is a failure.
 export FT_REQUIRE_PACKAGE_TESTS=1

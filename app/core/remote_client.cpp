@@ -132,10 +132,11 @@ void RemoteClient::listModels(const QString& url, const QString& apiKey) {
         for (const QJsonValue& v : d.object().value("data").toArray()) {
             const QJsonObject m = v.toObject();
             if (!m.value("id").isString()) continue;
-            // The context length, where the server says it: vLLM max_model_len, llama.cpp meta.n_ctx_train (its
-            // training context; the served one may be smaller), others context_length / context_window.
+            // The context length, where the server says it: vLLM max_model_len, llama.cpp meta.n_ctx (the served
+            // context; else n_ctx_train, the trained one), others context_length / context_window.
             int ctx = m.value("max_model_len").toInt(m.value("context_length").toInt(m.value("context_window").toInt()));
-            if (ctx == 0) ctx = m.value("meta").toObject().value("n_ctx_train").toInt();
+            const QJsonObject meta = m.value("meta").toObject();
+            if (ctx == 0) ctx = meta.value("n_ctx").toInt(meta.value("n_ctx_train").toInt());
             models.append(QVariantMap{{"id", m.value("id").toString()},
                                       {"contextLength", ctx},
                                       {"ownedBy", m.value("owned_by").toString()}});
