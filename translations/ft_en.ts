@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>AddServerDialog</name>
+    <message>
+        <source>Add a server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server: another PC running FreeToken (ft serve), vLLM, SGLang or llama.cpp&apos;s llama-server. Its models are listed beside your local ones; chatting with them loads nothing on this PC.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave empty if the server asks for none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use plain http to this server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asking the server for its models…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>CacheConfigCard</name>
     <message>
         <source>%1K tokens</source>
@@ -159,6 +198,38 @@
         <source>Applied: KV %1%2.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ChatCodeBlock</name>
@@ -198,38 +269,6 @@
         <translation type="unfinished"></translation>
     </message>
 </context>
-    <message>
-        <source>The least memory: the smallest KV cache.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>One conversation&apos;s full context (%1 tokens).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>one conversation ≤ %1</source>
-        <translation type="unfinished"></translation>
-    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -367,6 +406,10 @@
     </message>
     <message>
         <source>Edit this chat&apos;s settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: %1 on %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -574,6 +617,14 @@
         <source>Layer %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>
@@ -615,14 +666,6 @@
     </message>
     <message>
         <source>%1 experts × %2 layers</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -748,6 +791,10 @@
         <source>SIMD %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>DeleteChatDialog</name>
@@ -791,10 +838,6 @@
         <translation>
             <numerusform>Whole repository (safetensors, %n file)</numerusform>
             <numerusform>Whole repository (safetensors, %n files)</numerusform>
-    <message>
-        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
-        <translation type="unfinished"></translation>
-    </message>
         </translation>
     </message>
     <message>
@@ -1144,6 +1187,10 @@
         <source>Drop a .gguf file or a model folder to add it</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Add a server…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -1153,6 +1200,184 @@
     </message>
     <message>
         <source>%1 min ago</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RemoteConsoleCard</name>
+    <message>
+        <source>%1 on %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FreeToken server · live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server does not report its memory, GPU, cache or queue figures (only a FreeToken server does, through /v1/stats). Shown here is what this app measured on its last reply: time to first token and tokens per second, network included.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>prefill %1 tok/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 queued · %2 served</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>of %1; context %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server runs on its CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PCIe to GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No expert cache on this server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TTFT measured here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send a message to measure</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from sending to the first text, network included</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed measured here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tokens in the last reply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServersCard</name>
+    <message>
+        <source>Servers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask every server for its models again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FreeToken server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unencrypted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this server (and its key) from the list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server lists no model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>context %1 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>context not stated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1505,11 +1730,19 @@
         <source>Try it in Chat</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ft::ApiServerHost</name>
     <message>
         <source>The server could not start: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1577,6 +1810,53 @@
     </message>
     <message>
         <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ft::RemoteClient</name>
+    <message>
+        <source>The server at %1 did not pass the TLS check (%2). FreeToken verifies certificates: give the server a certificate this system trusts, or add its certificate authority to the system&apos;s store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot reach the server at %1 (%2). Check the address and port, and that the server is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 refused the API key (HTTP %2: %3). Check the key, then add the server again with the right one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 has no %2 (HTTP %3). Is this the base URL of an OpenAI-compatible server? Give it without the path, e.g. http://192.168.1.20:8000.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2 with HTTP %3: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The connection to the server at %1 failed (%2). Check the address and that the server is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2, but not with the JSON an OpenAI-compatible server sends (%3: “%4”). Is this the right address?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 stopped the reply with an error: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 closed the connection before the reply finished (%2). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1686,6 +1966,10 @@
         <source>The edited message cannot be saved: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -1726,10 +2010,6 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-    <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
-        <translation type="unfinished"></translation>
-    </message>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1737,10 +2017,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-    <message>
-        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
-        <translation type="unfinished"></translation>
-    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1756,36 +2032,6 @@
         <source>Downloaded, but the library refused %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
-</context>
-<context>
-    <name>ft::ui::ModelListModel</name>
-    <message>
-        <source>No models found in %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n new model(s) added</source>
-        <translation>
-            <numerusform>%n new model added</numerusform>
-            <numerusform>%n new models added</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n already in the library</source>
-        <translation>
-            <numerusform>%n already in the library</numerusform>
-            <numerusform>%n already in the library</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) added</source>
-        <translation>
-            <numerusform>%n model added</numerusform>
-            <numerusform>%n models added</numerusform>
-        </translation>
-    </message>
-</context>
-</TS>
     <message>
         <source>Cannot download %1 (%2): check the network connection, then resume</source>
         <translation type="unfinished"></translation>
@@ -1822,3 +2068,72 @@
         <source>the proxy cannot be reached</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>%n new model added</numerusform>
+            <numerusform>%n new models added</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n already in the library</numerusform>
+            <numerusform>%n already in the library</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>%n model added</numerusform>
+            <numerusform>%n models added</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::RemoteServerListModel</name>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A server is being checked; wait for it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This address cannot be used: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The API key has spaces or line breaks in it. Paste the key alone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server cannot be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server cannot be removed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

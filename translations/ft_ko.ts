@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ko">
 <context>
+    <name>AddServerDialog</name>
+    <message>
+        <source>Add a server</source>
+        <translation>서버 추가</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server: another PC running FreeToken (ft serve), vLLM, SGLang or llama.cpp&apos;s llama-server. Its models are listed beside your local ones; chatting with them loads nothing on this PC.</source>
+        <translation>OpenAI 호환 서버: FreeToken(ft serve)을 실행하는 다른 PC, vLLM, SGLang 또는 llama.cpp의 llama-server. 서버의 모델이 로컬 모델 옆에 표시되며, 그 모델과 채팅해도 이 PC에는 아무것도 불러오지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>주소</translation>
+    </message>
+    <message>
+        <source>API key (optional)</source>
+        <translation>API 키(선택)</translation>
+    </message>
+    <message>
+        <source>Leave empty if the server asks for none</source>
+        <translation>서버가 키를 요구하지 않으면 비워 두세요</translation>
+    </message>
+    <message>
+        <source>Use plain http to this server</source>
+        <translation>이 서버에 암호화되지 않은 http 사용</translation>
+    </message>
+    <message>
+        <source>Asking the server for its models…</source>
+        <translation>서버에 모델 목록을 요청하는 중…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation>서버 추가</translation>
+    </message>
+</context>
+<context>
     <name>CacheConfigCard</name>
     <message>
         <source>%1K tokens</source>
@@ -159,6 +198,38 @@
         <source>Applied: KV %1%2.</source>
         <translation>적용됨: KV %1%2.</translation>
     </message>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation>가장 적은 메모리: 가장 작은 KV 캐시.</translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation>대화 하나의 전체 컨텍스트(%1 토큰).</translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation>프리필 겹침을 유지하는 최대 KV: 긴 컨텍스트를 여러 개 동시에.</translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation>예산이 허용하는 최대 KV: 긴 컨텍스트, 여러 대화를 동시에.</translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation>VRAM에 가장 많은 전문가, 가장 적은 KV: 가장 빠른 디코딩.</translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation>프리셋 · 크기를 정할 전문가 캐시가 없어 KV 캐시만 설정합니다: 디코딩 속도는 그대로입니다</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation>어텐션 KV 캐시가 담는 토큰 위치 수(모든 대화 합계). 대화 하나는 컨텍스트인 %1 토큰(모델을 불러올 때 정해짐)에서 멈춥니다: KV를 늘리면 더 긴 대화가 아니라 더 많은 대화를 동시에 처리합니다.</translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation>대화 하나 ≤ %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatCodeBlock</name>
@@ -198,38 +269,6 @@
         <translation>답변 중지 (Esc)</translation>
     </message>
 </context>
-    <message>
-        <source>The least memory: the smallest KV cache.</source>
-        <translation>가장 적은 메모리: 가장 작은 KV 캐시.</translation>
-    </message>
-    <message>
-        <source>One conversation&apos;s full context (%1 tokens).</source>
-        <translation>대화 하나의 전체 컨텍스트(%1 토큰).</translation>
-    </message>
-    <message>
-        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
-        <translation>프리필 겹침을 유지하는 최대 KV: 긴 컨텍스트를 여러 개 동시에.</translation>
-    </message>
-    <message>
-        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
-        <translation>예산이 허용하는 최대 KV: 긴 컨텍스트, 여러 대화를 동시에.</translation>
-    </message>
-    <message>
-        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
-        <translation>VRAM에 가장 많은 전문가, 가장 적은 KV: 가장 빠른 디코딩.</translation>
-    </message>
-    <message>
-        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
-        <translation>프리셋 · 크기를 정할 전문가 캐시가 없어 KV 캐시만 설정합니다: 디코딩 속도는 그대로입니다</translation>
-    </message>
-    <message>
-        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
-        <translation>어텐션 KV 캐시가 담는 토큰 위치 수(모든 대화 합계). 대화 하나는 컨텍스트인 %1 토큰(모델을 불러올 때 정해짐)에서 멈춥니다: KV를 늘리면 더 긴 대화가 아니라 더 많은 대화를 동시에 처리합니다.</translation>
-    </message>
-    <message>
-        <source>one conversation ≤ %1</source>
-        <translation>대화 하나 ≤ %1</translation>
-    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -368,6 +407,10 @@
     <message>
         <source>Edit this chat&apos;s settings</source>
         <translation>이 채팅의 설정 편집</translation>
+    </message>
+    <message>
+        <source>Model: %1 on %2</source>
+        <translation>모델: %1 (%2)</translation>
     </message>
 </context>
 <context>
@@ -574,6 +617,14 @@
         <source>Layer %1</source>
         <translation>레이어 %1</translation>
     </message>
+    <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation>CPU 엔진이 초당 RAM에서 읽는 전문가 가중치(모든 전문가를 계산함); 유휴 시 0.</translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation>CPU가 계산하는 미스에 대해 초당 읽는 전문가 가중치; 유휴 시 0.</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>
@@ -616,14 +667,6 @@
     <message>
         <source>%1 experts × %2 layers</source>
         <translation>전문가 %1개 × 레이어 %2개</translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
-        <translation>CPU 엔진이 초당 RAM에서 읽는 전문가 가중치(모든 전문가를 계산함); 유휴 시 0.</translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
-        <translation>CPU가 계산하는 미스에 대해 초당 읽는 전문가 가중치; 유휴 시 0.</translation>
     </message>
     <message>
         <source>ctx %1</source>
@@ -748,6 +791,10 @@
         <source>SIMD %1</source>
         <translation>SIMD %1</translation>
     </message>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation>그중 %1은(는) 메모리에 매핑된 모델 파일입니다: 전문가 가중치가 여기에 있고 여기서 읽힙니다.</translation>
+    </message>
 </context>
 <context>
     <name>DeleteChatDialog</name>
@@ -791,10 +838,6 @@
         <translation>
             <numerusform>저장소 전체(safetensors, 파일 %n개)</numerusform>
         </translation>
-    <message>
-        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
-        <translation>그중 %1은(는) 메모리에 매핑된 모델 파일입니다: 전문가 가중치가 여기에 있고 여기서 읽힙니다.</translation>
-    </message>
     </message>
     <message>
         <source>Download</source>
@@ -1141,6 +1184,10 @@
         <source>Drop a .gguf file or a model folder to add it</source>
         <translation>.gguf 파일이나 모델 폴더를 놓으면 추가됩니다</translation>
     </message>
+    <message>
+        <source>Add a server…</source>
+        <translation>서버 추가…</translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -1151,6 +1198,184 @@
     <message>
         <source>%1 min ago</source>
         <translation>%1분 전</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteConsoleCard</name>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>응답 없음</translation>
+    </message>
+    <message>
+        <source>FreeToken server · live</source>
+        <translation>FreeToken 서버 · 실시간</translation>
+    </message>
+    <message>
+        <source>Other server</source>
+        <translation>다른 서버</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>확인 중…</translation>
+    </message>
+    <message>
+        <source>This server does not report its memory, GPU, cache or queue figures (only a FreeToken server does, through /v1/stats). Shown here is what this app measured on its last reply: time to first token and tokens per second, network included.</source>
+        <translation>이 서버는 메모리, GPU, 캐시, 대기열 수치를 알려 주지 않습니다(/v1/stats로 알려 주는 것은 FreeToken 서버뿐입니다). 여기에는 이 앱이 마지막 응답에서 직접 잰 값, 즉 네트워크를 포함한 첫 토큰까지의 시간과 초당 토큰 수가 표시됩니다.</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>디코딩</translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation>tok/s</translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation>첫 토큰까지의 시간</translation>
+    </message>
+    <message>
+        <source>prefill %1 tok/s</source>
+        <translation>프리필 %1 tok/s</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>요청</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>실행 중</translation>
+    </message>
+    <message>
+        <source>%1 queued · %2 served</source>
+        <translation>대기 %1 · 처리 %2</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 캐시</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>토큰</translation>
+    </message>
+    <message>
+        <source>of %1; context %2</source>
+        <translation>전체 %1 중; 컨텍스트 %2</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>VRAM</translation>
+    </message>
+    <message>
+        <source>The server runs on its CPU</source>
+        <translation>서버가 CPU에서 실행 중입니다</translation>
+    </message>
+    <message>
+        <source>PCIe to GPU</source>
+        <translation>GPU로 가는 PCIe</translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation>전문가 캐시 적중률</translation>
+    </message>
+    <message>
+        <source>No expert cache on this server</source>
+        <translation>이 서버에는 전문가 캐시가 없습니다</translation>
+    </message>
+    <message>
+        <source>%1 slots</source>
+        <translation>슬롯 %1개</translation>
+    </message>
+    <message>
+        <source>TTFT measured here</source>
+        <translation>여기서 잰 TTFT</translation>
+    </message>
+    <message>
+        <source>Send a message to measure</source>
+        <translation>메시지를 보내면 측정합니다</translation>
+    </message>
+    <message>
+        <source>from sending to the first text, network included</source>
+        <translation>보낸 순간부터 첫 텍스트까지, 네트워크 포함</translation>
+    </message>
+    <message>
+        <source>Speed measured here</source>
+        <translation>여기서 잰 속도</translation>
+    </message>
+    <message>
+        <source>%1 tokens in the last reply</source>
+        <translation>마지막 응답의 토큰 %1개</translation>
+    </message>
+    <message>
+        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
+        <translation>원격 FreeToken 서버의 캐시 크기는 그 PC에서 설정합니다(ft ctl cache 또는 그쪽 앱의 콘솔). 이 콘솔은 값을 보여 줄 뿐, 아직 바꾸지는 못합니다.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServersCard</name>
+    <message>
+        <source>Servers</source>
+        <translation>서버</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>새로 고침</translation>
+    </message>
+    <message>
+        <source>Ask every server for its models again</source>
+        <translation>모든 서버에 모델 목록을 다시 요청</translation>
+    </message>
+    <message>
+        <source>FreeToken server</source>
+        <translation>FreeToken 서버</translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation>연결됨</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>응답 없음</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>확인 중…</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 키</translation>
+    </message>
+    <message>
+        <source>Unencrypted</source>
+        <translation>암호화 안 됨</translation>
+    </message>
+    <message>
+        <source>Remove this server (and its key) from the list</source>
+        <translation>이 서버(와 키)를 목록에서 제거</translation>
+    </message>
+    <message>
+        <source>This server lists no model.</source>
+        <translation>이 서버에는 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <source>context %1 tokens</source>
+        <translation>컨텍스트 %1 토큰</translation>
+    </message>
+    <message>
+        <source>context not stated</source>
+        <translation>컨텍스트 알 수 없음</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>사용 중</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>채팅</translation>
     </message>
 </context>
 <context>
@@ -1502,12 +1727,20 @@
         <source>Try it in Chat</source>
         <translation>채팅에서 사용해 보기</translation>
     </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation>FreeToken은 대형 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 바로 체험해 볼 수 있도록 작은 데모 모델을 라이브러리에 추가했습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ft::ApiServerHost</name>
     <message>
         <source>The server could not start: %1</source>
         <translation>서버를 시작할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
+        <translation>포트 %1을(를) 다른 프로그램(다른 FreeToken 또는 ft serve?)이 사용 중입니다: 여기서 다른 포트를 고르거나 그 프로그램을 종료하세요.</translation>
     </message>
 </context>
 <context>
@@ -1575,6 +1808,53 @@
     <message>
         <source>Ready</source>
         <translation>준비됨</translation>
+    </message>
+</context>
+<context>
+    <name>ft::RemoteClient</name>
+    <message>
+        <source>The server at %1 did not pass the TLS check (%2). FreeToken verifies certificates: give the server a certificate this system trusts, or add its certificate authority to the system&apos;s store.</source>
+        <translation>%1 서버가 TLS 검사를 통과하지 못했습니다(%2). FreeToken은 인증서를 검증합니다: 서버에 이 시스템이 신뢰하는 인증서를 설치하거나, 그 인증 기관을 시스템 저장소에 추가하세요.</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server at %1 (%2). Check the address and port, and that the server is running.</source>
+        <translation>%1 서버에 연결할 수 없습니다(%2). 주소와 포트, 그리고 서버가 실행 중인지 확인하세요.</translation>
+    </message>
+    <message>
+        <source>The server at %1 refused the API key (HTTP %2: %3). Check the key, then add the server again with the right one.</source>
+        <translation>%1 서버가 API 키를 거부했습니다(HTTP %2: %3). 키를 확인한 뒤 올바른 키로 서버를 다시 추가하세요.</translation>
+    </message>
+    <message>
+        <source>The server at %1 has no %2 (HTTP %3). Is this the base URL of an OpenAI-compatible server? Give it without the path, e.g. http://192.168.1.20:8000.</source>
+        <translation>%1 서버에 %2이(가) 없습니다(HTTP %3). OpenAI 호환 서버의 기본 URL이 맞나요? 경로 없이 입력하세요. 예: http://192.168.1.20:8000</translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2 with HTTP %3: %4</source>
+        <translation>%1 서버가 %2에 HTTP %3(으)로 응답했습니다: %4</translation>
+    </message>
+    <message>
+        <source>The connection to the server at %1 failed (%2). Check the address and that the server is running.</source>
+        <translation>%1 서버와의 연결이 실패했습니다(%2). 주소와 서버가 실행 중인지 확인하세요.</translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2, but not with the JSON an OpenAI-compatible server sends (%3: “%4”). Is this the right address?</source>
+        <translation>%1 서버가 %2에 응답했지만 OpenAI 호환 서버가 보내는 JSON이 아닙니다(%3: “%4”). 주소가 맞나요?</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>콘텐츠 유형 없음</translation>
+    </message>
+    <message>
+        <source>The server at %1 stopped the reply with an error: %2</source>
+        <translation>%1 서버가 오류로 응답을 멈췄습니다: %2</translation>
+    </message>
+    <message>
+        <source>The server at %1 closed the connection before the reply finished (%2). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation>%1 서버가 응답이 끝나기 전에 연결을 닫았습니다(%2). 도착한 텍스트는 보존됩니다. 서버를 확인한 뒤 다시 생성을 누르세요.</translation>
+    </message>
+    <message>
+        <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation>%1 서버가 응답을 마무리하지 않고 끝냈습니다(종료 이유 없음, [DONE] 없음). 도착한 텍스트는 보존됩니다. 서버를 확인한 뒤 다시 생성을 누르세요.</translation>
     </message>
 </context>
 <context>
@@ -1683,6 +1963,10 @@
         <source>The edited message cannot be saved: %1</source>
         <translation>수정한 메시지를 저장할 수 없습니다: %1</translation>
     </message>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation>서버 목록을 읽을 수 없습니다: %1</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -1723,10 +2007,6 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-    <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
-        <translation>FreeToken은 대형 Mixture-of-Experts 모델을 이 PC에서 실행합니다. 바로 체험해 볼 수 있도록 작은 데모 모델을 라이브러리에 추가했습니다.</translation>
-    </message>
         <translation>%1에는 GGUF 파일이 없고 safetensors 모델도 아닙니다. 다른 저장소를 고르세요(GGUF 저장소 이름은 보통 -GGUF로 끝납니다)</translation>
     </message>
     <message>
@@ -1734,10 +2014,6 @@
         <translation>디스크 공간이 부족합니다. %1이(가) 더 필요한데 %3의 여유 공간은 %2입니다. 공간을 확보한 뒤 이어받으세요</translation>
     </message>
     <message>
-    <message>
-        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
-        <translation>포트 %1을(를) 다른 프로그램(다른 FreeToken 또는 ft serve?)이 사용 중입니다: 여기서 다른 포트를 고르거나 그 프로그램을 종료하세요.</translation>
-    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation>%1에 쓸 수 없습니다(%2). 디스크와 폴더 권한을 확인한 뒤 이어받으세요</translation>
     </message>
@@ -1753,33 +2029,6 @@
         <source>Downloaded, but the library refused %1: %2</source>
         <translation>다운로드했지만 라이브러리가 %1을(를) 거부했습니다: %2</translation>
     </message>
-</context>
-<context>
-    <name>ft::ui::ModelListModel</name>
-    <message>
-        <source>No models found in %1</source>
-        <translation>%1에서 모델을 찾지 못했습니다</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n new model(s) added</source>
-        <translation>
-            <numerusform>새 모델 %n개 추가됨</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n already in the library</source>
-        <translation>
-            <numerusform>%n개는 이미 라이브러리에 있음</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) added</source>
-        <translation>
-            <numerusform>모델 %n개 추가됨</numerusform>
-        </translation>
-    </message>
-</context>
-</TS>
     <message>
         <source>Cannot download %1 (%2): check the network connection, then resume</source>
         <translation>%1을(를) 다운로드할 수 없습니다(%2). 네트워크 연결을 확인한 뒤 이어받으세요</translation>
@@ -1816,3 +2065,69 @@
         <source>the proxy cannot be reached</source>
         <translation>프록시에 연결할 수 없습니다</translation>
     </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation>%1에서 모델을 찾지 못했습니다</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>새 모델 %n개 추가됨</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n개는 이미 라이브러리에 있음</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>모델 %n개 추가됨</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::RemoteServerListModel</name>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation>서버 목록을 읽을 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
+        <translation>API 키는 사용자 프로필 안의 %1에 보관되며, 이 PC의 다른 사용자는 읽을 수 없습니다. FreeToken은 아직 Windows 자격 증명 관리자를 사용하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
+        <translation>API 키는 내 사용자 계정만 읽을 수 있는 파일 %1에 보관됩니다(권한 0600). FreeToken은 아직 시스템 키체인을 사용하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
+        <translation>%1은(는) 다른 컴퓨터로 가는 암호화되지 않은 http입니다: 메시지, 응답, API 키가 암호화 없이 전송되어 네트워크 경로상의 누구나 읽을 수 있습니다. 서버가 https를 제공하면 https를 사용하세요. 그래도 추가할까요?</translation>
+    </message>
+    <message>
+        <source>A server is being checked; wait for it.</source>
+        <translation>서버를 확인하는 중입니다. 잠시 기다리세요.</translation>
+    </message>
+    <message>
+        <source>This address cannot be used: %1</source>
+        <translation>이 주소는 사용할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The API key has spaces or line breaks in it. Paste the key alone.</source>
+        <translation>API 키에 공백이나 줄바꿈이 있습니다. 키만 붙여 넣으세요.</translation>
+    </message>
+    <message>
+        <source>The server cannot be saved: %1</source>
+        <translation>서버를 저장할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The server cannot be removed: %1</source>
+        <translation>서버를 제거할 수 없습니다: %1</translation>
+    </message>
+</context>
+</TS>

@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AddServerDialog</name>
+    <message>
+        <source>Add a server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server: another PC running FreeToken (ft serve), vLLM, SGLang or llama.cpp&apos;s llama-server. Its models are listed beside your local ones; chatting with them loads nothing on this PC.</source>
+        <translation>兼容 OpenAI 的服务器：运行 FreeToken（ft serve）的另一台电脑、vLLM、SGLang 或 llama.cpp 的 llama-server。它的模型会列在本地模型旁边；与它们聊天不会在这台电脑上加载任何东西。</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>API key (optional)</source>
+        <translation>API 密钥（可选）</translation>
+    </message>
+    <message>
+        <source>Leave empty if the server asks for none</source>
+        <translation>服务器不要求密钥时留空</translation>
+    </message>
+    <message>
+        <source>Use plain http to this server</source>
+        <translation>对此服务器使用未加密的 http</translation>
+    </message>
+    <message>
+        <source>Asking the server for its models…</source>
+        <translation>正在向服务器获取模型列表…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+</context>
+<context>
     <name>CacheConfigCard</name>
     <message>
         <source>%1K tokens</source>
@@ -159,6 +198,38 @@
         <source>Applied: KV %1%2.</source>
         <translation>已应用：KV %1%2。</translation>
     </message>
+    <message>
+        <source>The least memory: the smallest KV cache.</source>
+        <translation>最少内存：最小的 KV 缓存。</translation>
+    </message>
+    <message>
+        <source>One conversation&apos;s full context (%1 tokens).</source>
+        <translation>一个对话的完整上下文（%1 个 token）。</translation>
+    </message>
+    <message>
+        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
+        <translation>保持预填充重叠的最大 KV：可同时容纳多个长上下文。</translation>
+    </message>
+    <message>
+        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
+        <translation>预算允许的最大 KV：长上下文，可同时进行多个对话。</translation>
+    </message>
+    <message>
+        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
+        <translation>显存中放最多的专家、最少的 KV：解码最快。</translation>
+    </message>
+    <message>
+        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
+        <translation>预设 · 没有可调大小的专家缓存，预设只设置 KV 缓存：解码速度不变</translation>
+    </message>
+    <message>
+        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
+        <translation>注意力 KV 缓存容纳的 token 位置数（所有对话合计）。一个对话在上下文长度 %1 个 token（加载模型时确定）处停止：更多的 KV 可同时服务更多对话，而不是更长的对话。</translation>
+    </message>
+    <message>
+        <source>one conversation ≤ %1</source>
+        <translation>单个对话 ≤ %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatCodeBlock</name>
@@ -198,38 +269,6 @@
         <translation>停止回复（Esc）</translation>
     </message>
 </context>
-    <message>
-        <source>The least memory: the smallest KV cache.</source>
-        <translation>最少内存：最小的 KV 缓存。</translation>
-    </message>
-    <message>
-        <source>One conversation&apos;s full context (%1 tokens).</source>
-        <translation>一个对话的完整上下文（%1 个 token）。</translation>
-    </message>
-    <message>
-        <source>The most KV that keeps prefill overlapped: long contexts, several at once.</source>
-        <translation>保持预填充重叠的最大 KV：可同时容纳多个长上下文。</translation>
-    </message>
-    <message>
-        <source>The most KV the budget allows: long contexts, several conversations at once.</source>
-        <translation>预算允许的最大 KV：长上下文，可同时进行多个对话。</translation>
-    </message>
-    <message>
-        <source>The most experts in VRAM, the least KV: the fastest decode.</source>
-        <translation>显存中放最多的专家、最少的 KV：解码最快。</translation>
-    </message>
-    <message>
-        <source>Presets · with no expert cache to size, they only set the KV cache: decode speed stays the same</source>
-        <translation>预设 · 没有可调大小的专家缓存，预设只设置 KV 缓存：解码速度不变</translation>
-    </message>
-    <message>
-        <source>Token positions the attention KV cache holds, all conversations together. One conversation stops at the context, %1 tokens (set when the model loads): more KV serves more conversations at once, not longer ones.</source>
-        <translation>注意力 KV 缓存容纳的 token 位置数（所有对话合计）。一个对话在上下文长度 %1 个 token（加载模型时确定）处停止：更多的 KV 可同时服务更多对话，而不是更长的对话。</translation>
-    </message>
-    <message>
-        <source>one conversation ≤ %1</source>
-        <translation>单个对话 ≤ %1</translation>
-    </message>
 <context>
     <name>ChatConversationList</name>
     <message>
@@ -368,6 +407,10 @@
     <message>
         <source>Edit this chat&apos;s settings</source>
         <translation>编辑此对话的设置</translation>
+    </message>
+    <message>
+        <source>Model: %1 on %2</source>
+        <translation>模型：%1（%2）</translation>
     </message>
 </context>
 <context>
@@ -574,6 +617,14 @@
         <source>Layer %1</source>
         <translation>第 %1 层</translation>
     </message>
+    <message>
+        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
+        <translation>CPU 引擎每秒从内存读取的专家权重（它计算所有专家）；空闲时为 0。</translation>
+    </message>
+    <message>
+        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
+        <translation>CPU 为其计算的未命中专家每秒读取的权重；空闲时为 0。</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>
@@ -616,14 +667,6 @@
     <message>
         <source>%1 experts × %2 layers</source>
         <translation>%1 个专家 × %2 层</translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU engine reads from RAM per second (it computes every expert); 0 while idle.</source>
-        <translation>CPU 引擎每秒从内存读取的专家权重（它计算所有专家）；空闲时为 0。</translation>
-    </message>
-    <message>
-        <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
-        <translation>CPU 为其计算的未命中专家每秒读取的权重；空闲时为 0。</translation>
     </message>
     <message>
         <source>ctx %1</source>
@@ -748,6 +791,10 @@
         <source>SIMD %1</source>
         <translation>SIMD %1</translation>
     </message>
+    <message>
+        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
+        <translation>其中 %1 是映射到内存中的模型文件：专家权重存放在这里，也从这里读取。</translation>
+    </message>
 </context>
 <context>
     <name>DeleteChatDialog</name>
@@ -791,10 +838,6 @@
         <translation>
             <numerusform>整个仓库（safetensors，%n 个文件）</numerusform>
         </translation>
-    <message>
-        <source>%1 of it is the model file, mapped into memory: the experts live here and are read from it.</source>
-        <translation>其中 %1 是映射到内存中的模型文件：专家权重存放在这里，也从这里读取。</translation>
-    </message>
     </message>
     <message>
         <source>Download</source>
@@ -1141,6 +1184,10 @@
         <source>Drop a .gguf file or a model folder to add it</source>
         <translation>拖放 .gguf 文件或模型文件夹即可添加</translation>
     </message>
+    <message>
+        <source>Add a server…</source>
+        <translation>添加服务器…</translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
@@ -1151,6 +1198,184 @@
     <message>
         <source>%1 min ago</source>
         <translation>%1 分钟前</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteConsoleCard</name>
+    <message>
+        <source>%1 on %2</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>FreeToken server · live</source>
+        <translation>FreeToken 服务器 · 实时</translation>
+    </message>
+    <message>
+        <source>Other server</source>
+        <translation>其他服务器</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>This server does not report its memory, GPU, cache or queue figures (only a FreeToken server does, through /v1/stats). Shown here is what this app measured on its last reply: time to first token and tokens per second, network included.</source>
+        <translation>此服务器不报告内存、GPU、缓存或队列数据（只有 FreeToken 服务器通过 /v1/stats 报告）。这里显示的是本应用在上一条回复中自己测得的数据：首个令牌时间和每秒令牌数，均包含网络时间。</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation>tok/s</translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation>首个令牌时间</translation>
+    </message>
+    <message>
+        <source>prefill %1 tok/s</source>
+        <translation>预填充 %1 tok/s</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>%1 queued · %2 served</source>
+        <translation>排队 %1 · 已处理 %2</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>of %1; context %2</source>
+        <translation>共 %1；上下文 %2</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>The server runs on its CPU</source>
+        <translation>服务器在其 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>PCIe to GPU</source>
+        <translation>到 GPU 的 PCIe</translation>
+    </message>
+    <message>
+        <source>Expert cache hit rate</source>
+        <translation>专家缓存命中率</translation>
+    </message>
+    <message>
+        <source>No expert cache on this server</source>
+        <translation>此服务器没有专家缓存</translation>
+    </message>
+    <message>
+        <source>%1 slots</source>
+        <translation>%1 个槽位</translation>
+    </message>
+    <message>
+        <source>TTFT measured here</source>
+        <translation>本机测得的 TTFT</translation>
+    </message>
+    <message>
+        <source>Send a message to measure</source>
+        <translation>发送一条消息即可测量</translation>
+    </message>
+    <message>
+        <source>from sending to the first text, network included</source>
+        <translation>从发送到收到第一段文本，包含网络时间</translation>
+    </message>
+    <message>
+        <source>Speed measured here</source>
+        <translation>本机测得的速度</translation>
+    </message>
+    <message>
+        <source>%1 tokens in the last reply</source>
+        <translation>上一条回复 %1 个令牌</translation>
+    </message>
+    <message>
+        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
+        <translation>远程 FreeToken 服务器的缓存大小在那台电脑上设置（ft ctl cache，或那边应用的控制台）；此控制台只显示，暂时不能修改。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServersCard</name>
+    <message>
+        <source>Servers</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Ask every server for its models again</source>
+        <translation>重新向所有服务器获取模型列表</translation>
+    </message>
+    <message>
+        <source>FreeToken server</source>
+        <translation>FreeToken 服务器</translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>Not answering</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Unencrypted</source>
+        <translation>未加密</translation>
+    </message>
+    <message>
+        <source>Remove this server (and its key) from the list</source>
+        <translation>从列表中移除此服务器（及其密钥）</translation>
+    </message>
+    <message>
+        <source>This server lists no model.</source>
+        <translation>此服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>context %1 tokens</source>
+        <translation>上下文 %1 个令牌</translation>
+    </message>
+    <message>
+        <source>context not stated</source>
+        <translation>未说明上下文长度</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
     </message>
 </context>
 <context>
@@ -1502,12 +1727,20 @@
         <source>Try it in Chat</source>
         <translation>在聊天中试用</translation>
     </message>
+    <message>
+        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
+        <translation>FreeToken 在这台电脑上运行大型混合专家（MoE）模型。为了让你马上试用，它已把一个小型演示模型加入你的模型库。</translation>
+    </message>
 </context>
 <context>
     <name>ft::ApiServerHost</name>
     <message>
         <source>The server could not start: %1</source>
         <translation>服务器无法启动：%1</translation>
+    </message>
+    <message>
+        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
+        <translation>端口 %1 正被其他程序（另一个 FreeToken 或 ft serve？）占用：请在此选择其他端口，或关闭该程序。</translation>
     </message>
 </context>
 <context>
@@ -1575,6 +1808,53 @@
     <message>
         <source>Ready</source>
         <translation>就绪</translation>
+    </message>
+</context>
+<context>
+    <name>ft::RemoteClient</name>
+    <message>
+        <source>The server at %1 did not pass the TLS check (%2). FreeToken verifies certificates: give the server a certificate this system trusts, or add its certificate authority to the system&apos;s store.</source>
+        <translation>%1 的服务器未通过 TLS 检查（%2）。FreeToken 会验证证书：请为服务器配置本系统信任的证书，或将其证书颁发机构添加到系统证书库。</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server at %1 (%2). Check the address and port, and that the server is running.</source>
+        <translation>无法连接 %1 的服务器（%2）。请检查地址和端口，并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>The server at %1 refused the API key (HTTP %2: %3). Check the key, then add the server again with the right one.</source>
+        <translation>%1 的服务器拒绝了 API 密钥（HTTP %2：%3）。请检查密钥，然后用正确的密钥重新添加服务器。</translation>
+    </message>
+    <message>
+        <source>The server at %1 has no %2 (HTTP %3). Is this the base URL of an OpenAI-compatible server? Give it without the path, e.g. http://192.168.1.20:8000.</source>
+        <translation>%1 的服务器没有 %2（HTTP %3）。这是兼容 OpenAI 的服务器的基础 URL 吗？请不带路径填写，例如 http://192.168.1.20:8000。</translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2 with HTTP %3: %4</source>
+        <translation>%1 的服务器对 %2 返回了 HTTP %3：%4</translation>
+    </message>
+    <message>
+        <source>The connection to the server at %1 failed (%2). Check the address and that the server is running.</source>
+        <translation>与 %1 的服务器连接失败（%2）。请检查地址，并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>The server at %1 answered %2, but not with the JSON an OpenAI-compatible server sends (%3: “%4”). Is this the right address?</source>
+        <translation>%1 的服务器响应了 %2，但返回的不是兼容 OpenAI 的服务器会发送的 JSON（%3：“%4”）。地址正确吗？</translation>
+    </message>
+    <message>
+        <source>no content type</source>
+        <translation>无内容类型</translation>
+    </message>
+    <message>
+        <source>The server at %1 stopped the reply with an error: %2</source>
+        <translation>%1 的服务器因错误停止了回复：%2</translation>
+    </message>
+    <message>
+        <source>The server at %1 closed the connection before the reply finished (%2). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation>%1 的服务器在回复结束前关闭了连接（%2）。已收到的文本会保留；请检查服务器，然后点击重新生成。</translation>
+    </message>
+    <message>
+        <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation>%1 的服务器未完成就结束了回复（没有结束原因，也没有 [DONE]）。已收到的文本会保留；请检查服务器，然后点击重新生成。</translation>
     </message>
 </context>
 <context>
@@ -1683,6 +1963,10 @@
         <source>The edited message cannot be saved: %1</source>
         <translation>无法保存编辑后的消息：%1</translation>
     </message>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation>无法读取服务器列表：%1</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -1723,10 +2007,6 @@
     </message>
     <message>
         <source>%1 has no GGUF files and is not a safetensors model: pick another repository (GGUF repositories often end in -GGUF)</source>
-    <message>
-        <source>FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.</source>
-        <translation>FreeToken 在这台电脑上运行大型混合专家（MoE）模型。为了让你马上试用，它已把一个小型演示模型加入你的模型库。</translation>
-    </message>
         <translation>%1 没有 GGUF 文件，也不是 safetensors 模型：请换一个仓库（GGUF 仓库名通常以 -GGUF 结尾）</translation>
     </message>
     <message>
@@ -1734,10 +2014,6 @@
         <translation>磁盘空间不足：还需要 %1，%3 上只剩 %2。请释放一些空间后继续下载</translation>
     </message>
     <message>
-    <message>
-        <source>Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.</source>
-        <translation>端口 %1 正被其他程序（另一个 FreeToken 或 ft serve？）占用：请在此选择其他端口，或关闭该程序。</translation>
-    </message>
         <source>Cannot write %1 (%2): check the disk and the folder&apos;s permissions, then resume</source>
         <translation>无法写入 %1（%2）：请检查磁盘和文件夹权限，然后继续下载</translation>
     </message>
@@ -1753,33 +2029,6 @@
         <source>Downloaded, but the library refused %1: %2</source>
         <translation>已下载，但模型库拒绝了 %1：%2</translation>
     </message>
-</context>
-<context>
-    <name>ft::ui::ModelListModel</name>
-    <message>
-        <source>No models found in %1</source>
-        <translation>在 %1 中没有找到模型</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n new model(s) added</source>
-        <translation>
-            <numerusform>已添加 %n 个新模型</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n already in the library</source>
-        <translation>
-            <numerusform>%n 个已在模型库中</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n model(s) added</source>
-        <translation>
-            <numerusform>已添加 %n 个模型</numerusform>
-        </translation>
-    </message>
-</context>
-</TS>
     <message>
         <source>Cannot download %1 (%2): check the network connection, then resume</source>
         <translation>无法下载 %1（%2）：请检查网络连接，然后继续下载</translation>
@@ -1816,3 +2065,69 @@
         <source>the proxy cannot be reached</source>
         <translation>无法连接代理</translation>
     </message>
+</context>
+<context>
+    <name>ft::ui::ModelListModel</name>
+    <message>
+        <source>No models found in %1</source>
+        <translation>在 %1 中没有找到模型</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new model(s) added</source>
+        <translation>
+            <numerusform>已添加 %n 个新模型</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already in the library</source>
+        <translation>
+            <numerusform>%n 个已在模型库中</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) added</source>
+        <translation>
+            <numerusform>已添加 %n 个模型</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ft::ui::RemoteServerListModel</name>
+    <message>
+        <source>The server list cannot be read: %1</source>
+        <translation>无法读取服务器列表：%1</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
+        <translation>API 密钥保存在你用户配置文件中的 %1，这台电脑的其他用户无法读取。FreeToken 暂时还不使用 Windows 凭据管理器。</translation>
+    </message>
+    <message>
+        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
+        <translation>API 密钥保存在 %1，只有你的用户账户能读取此文件（权限 0600）。FreeToken 暂时还不使用系统钥匙串。</translation>
+    </message>
+    <message>
+        <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
+        <translation>%1 是通往另一台计算机的未加密 http：你的消息、回复和 API 密钥都以明文传输，网络路径上的任何人都能读取。如果服务器提供 https，请使用 https。仍要添加吗？</translation>
+    </message>
+    <message>
+        <source>A server is being checked; wait for it.</source>
+        <translation>正在检查一个服务器，请稍候。</translation>
+    </message>
+    <message>
+        <source>This address cannot be used: %1</source>
+        <translation>无法使用此地址：%1</translation>
+    </message>
+    <message>
+        <source>The API key has spaces or line breaks in it. Paste the key alone.</source>
+        <translation>API 密钥中含有空格或换行。请只粘贴密钥本身。</translation>
+    </message>
+    <message>
+        <source>The server cannot be saved: %1</source>
+        <translation>无法保存服务器：%1</translation>
+    </message>
+    <message>
+        <source>The server cannot be removed: %1</source>
+        <translation>无法移除服务器：%1</translation>
+    </message>
+</context>
+</TS>
