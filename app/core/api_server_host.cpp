@@ -1,6 +1,7 @@
 #include "api_server_host.h"
 
 #include <QSettings>
+#include <QTcpServer>
 
 #include "api_server.h"
 #include "app_settings.h"
@@ -88,7 +89,13 @@ void ApiServerHost::update() {
         } catch (const Error& e) {
             m_engine.reset();
             m_status = QStringLiteral("error");
-            m_message = tr("The server could not start: %1").arg(QString::fromUtf8(e.what()));
+            // Said for the app, in its language: the port is set in Settings (the engine's hint names ft serve's
+            // command-line flags).
+            QTcpServer probe;
+            if (!probe.listen(QHostAddress::LocalHost, quint16(m_port)) && probe.serverError() == QAbstractSocket::AddressInUseError)
+                m_message = tr("Port %1 is in use by another program (another FreeToken or ft serve?): choose another port here, or stop that program.").arg(m_port);
+            else
+                m_message = tr("The server could not start: %1").arg(QString::fromStdString(e.message()));
         }
     }
     if (m_status != before || m_message != beforeMessage) emit changed();

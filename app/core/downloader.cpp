@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMetaEnum>
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSqlDatabase>
@@ -25,6 +26,18 @@
 #include "model_library.h"
 
 namespace ft {
+
+namespace {
+
+// The reply's QNetworkReply::NetworkError by name ("HostNotFoundError"): the UI words the common ones in the user's
+// language (Qt's errorString() is English).
+QString network_error_key(const QNetworkReply* reply) {
+    const QMetaEnum e = QMetaEnum::fromType<QNetworkReply::NetworkError>();
+    const char* key = e.valueToKey(int(reply->error()));
+    return key ? QString::fromLatin1(key) : QString::number(int(reply->error()));
+}
+
+}  // namespace
 
 namespace {
 
@@ -274,7 +287,8 @@ void Downloader::listPage(const QString& repo, const QUrl& url, std::shared_ptr<
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 0) {
-            emit listFailed(repo, "network", {m_endpoint, reply->errorString()},
+            // "network_list": nothing started, so there is nothing to resume (the download's "network" says resume).
+            emit listFailed(repo, "network_list", {m_endpoint, reply->errorString(), network_error_key(reply)},
                             QStringLiteral("cannot reach %1: %2 — check the network connection (or the Hugging Face "
                                            "address in Settings)").arg(m_endpoint, reply->errorString()));
             return;
@@ -640,7 +654,7 @@ void Downloader::onReplyFinished(Job& j) {
     if (j.received > 0) j.retries = 0;
     if (++j.retries > kMaxRetries) {
         const QString why = reply ? reply->errorString() : QStringLiteral("connection closed");
-        fail(j, "network", {f.path, why},
+        fail(j, "network", {f.path, why, reply ? network_error_key(reply) : QStringLiteral("RemoteHostClosedError")},
              QStringLiteral("the download of %1 keeps failing (%2) — check the network connection, then resume").arg(f.path, why));
         return;
     }

@@ -101,7 +101,9 @@ public:
 
 signals:
     void filesListed(const QString& repo, const QList<ft::HubEntry>& entries);
-    // code: "bad_repo", "not_found", "gated", "token_refused", "network", "http", "bad_listing", "nothing"
+    // code: "bad_repo", "not_found", "gated", "token_refused", "network_list" (args: address, Qt's English reason,
+    // the QNetworkReply::NetworkError's name), "http", "bad_listing", "nothing". A download's "network" failure has
+    // the same three arguments with the file's path first.
     void listFailed(const QString& repo, const QString& code, const QStringList& args, const QString& error);
     void downloadAdded(qint64 id);
     void downloadChanged(qint64 id);     // progress (at most ~10 per second), state, error

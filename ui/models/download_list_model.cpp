@@ -194,7 +194,9 @@ QString DownloadListModel::describeError(const QString& code, const QStringList&
     if (code == "token_refused")
         return tr("The access token was refused for %1 (HTTP %2): check the token in Settings").arg(arg(0), arg(1));
     if (code == "network")
-        return tr("Cannot download %1 (%2): check the network connection, then try again or resume").arg(arg(0), arg(1));
+        return tr("Cannot download %1 (%2): check the network connection, then resume").arg(arg(0), networkReason(arg(2), arg(1)));
+    if (code == "network_list")
+        return tr("Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again").arg(arg(0), networkReason(arg(2), arg(1)));
     if (code == "http")
         return tr("%1 failed: the server answered HTTP %2; try again later").arg(arg(0), arg(1));
     if (code == "bad_listing")
@@ -212,6 +214,18 @@ QString DownloadListModel::describeError(const QString& code, const QStringList&
     if (code == "library")
         return tr("Downloaded, but the library refused %1: %2").arg(arg(0), arg(1));
     return english;
+}
+
+QString DownloadListModel::networkReason(const QString& key, const QString& english) {
+    if (key == "HostNotFoundError") return tr("the server's name was not found");
+    if (key == "ConnectionRefusedError") return tr("the server refused the connection");
+    if (key == "RemoteHostClosedError") return tr("the server closed the connection");
+    if (key == "TimeoutError" || key == "OperationCanceledError") return tr("the server did not answer in time");
+    if (key == "SslHandshakeFailedError") return tr("the secure connection could not be set up");
+    if (key == "NetworkSessionFailedError" || key == "TemporaryNetworkFailureError") return tr("the network is down");
+    if (key == "ProxyConnectionRefusedError" || key == "ProxyNotFoundError" || key == "ProxyTimeoutError")
+        return tr("the proxy cannot be reached");
+    return english;  // a rarer failure: Qt's own words
 }
 
 }  // namespace ft::ui

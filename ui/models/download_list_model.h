@@ -62,6 +62,8 @@ public:
 
     // The translated message for a Downloader error code and its arguments.
     static QString describeError(const QString& code, const QStringList& args, const QString& english);
+    // A network failure's reason in the user's language, from the QNetworkReply::NetworkError's name; else `english`.
+    static QString networkReason(const QString& key, const QString& english);
 
 signals:
     void countChanged();

@@ -26,6 +26,27 @@ ApplicationWindow {
     title: apiServer.status === "running" ? qsTr("FreeToken Desktop — API server on %1").arg(apiServer.url)
                                           : qsTr("FreeToken Desktop")
     color: Theme.bg
+    // The theme's colors for what Qt draws itself (the non-native file dialogs above all, which were light in the
+    // dark theme); every popup of the window inherits them.
+    palette.window: Theme.surface
+    palette.windowText: Theme.text
+    palette.base: Theme.bg
+    palette.alternateBase: Theme.surfaceAlt
+    palette.text: Theme.text
+    palette.placeholderText: Theme.textFaint
+    palette.button: Theme.surfaceAlt
+    palette.buttonText: Theme.text
+    palette.brightText: Theme.accentText
+    palette.highlight: Theme.accent
+    palette.highlightedText: Theme.accentText
+    palette.toolTipBase: Theme.surfaceAlt
+    palette.toolTipText: Theme.text
+    palette.light: Theme.hover
+    palette.midlight: Theme.border
+    palette.mid: Theme.borderStrong
+    palette.dark: Theme.track
+    palette.shadow: Theme.bg
+    palette.link: Theme.accent
 
     SettingsModel { id: settingsModel; objectName: "settingsModel" }
     SystemMonitor { id: systemMonitor; objectName: "systemMonitor" }

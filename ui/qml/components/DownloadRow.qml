@@ -63,7 +63,7 @@ Rectangle {
             AppButton { objectName: "cancelDownloadButton"; visible: row.dlState !== "done"; kind: "ghost"; text: qsTr("Cancel"); implicitHeight: 28; onClicked: row.downloads.cancel(row.downloadId) }
             AppButton { objectName: "forgetDownloadButton"; visible: row.dlState === "done"; kind: "ghost"; iconName: "close"; tip: qsTr("Remove from this list"); implicitHeight: 28; onClicked: row.downloads.forget(row.downloadId) }
         }
-        ProgressBar {
+        AppProgressBar {
             objectName: "downloadProgress"
             Layout.fillWidth: true
             from: 0

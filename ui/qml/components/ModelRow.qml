@@ -141,7 +141,7 @@ Card {
                 Layout.fillWidth: true
                 visible: row.loading
                 spacing: 2
-                ProgressBar {
+                AppProgressBar {
                     objectName: "loadProgress"
                     Layout.fillWidth: true
                     from: 0

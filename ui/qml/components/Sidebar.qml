@@ -1,4 +1,5 @@
 import QtQuick
+import QtQuick.Controls.Basic
 import QtQuick.Layouts
 import FreeToken.Ui
 
@@ -80,12 +81,16 @@ Rectangle {
         Pill {
             objectName: "sidebarServerPill"
             Layout.topMargin: Theme.s2
+            Layout.maximumWidth: parent.width  // the sidebar's width at most: a long address or translation elides
+            ToolTip.visible: serverPillMouse.containsMouse && truncatedText
+            ToolTip.text: text
+            readonly property bool truncatedText: implicitWidth > width
             visible: side.apiServer !== null && side.apiServer.status !== "off"
             text: !side.apiServer ? "" : side.apiServer.status === "running" ? qsTr("API server: %1").arg(side.apiServer.url)
                   : side.apiServer.status === "waiting" ? qsTr("API server: waiting for a model") : qsTr("API server: not running")
             tint: !side.apiServer ? Theme.textFaint : side.apiServer.status === "running" ? Theme.success
                   : side.apiServer.status === "waiting" ? Theme.warning : Theme.danger
-            MouseArea { anchors.fill: parent; cursorShape: Qt.PointingHandCursor; onClicked: side.navigate("settings") }
+            MouseArea { id: serverPillMouse; anchors.fill: parent; hoverEnabled: true; cursorShape: Qt.PointingHandCursor; onClicked: side.navigate("settings") }
         }
 
         RowLayout {

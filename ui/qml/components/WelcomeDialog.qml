@@ -53,7 +53,7 @@ Dialog {
         Text {
             objectName: "welcomeBody"
             Layout.fillWidth: true
-            text: qsTr("FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library and is loading it.")
+            text: qsTr("FreeToken runs large Mixture-of-Experts models on this PC. So that you can try it right away, it has added a small demo model to your library.")
             color: Theme.text
             font.pixelSize: Theme.fontBody
             wrapMode: Text.WordWrap
@@ -69,7 +69,7 @@ Dialog {
         ColumnLayout {
             Layout.fillWidth: true
             spacing: 2
-            ProgressBar {
+            AppProgressBar {
                 objectName: "welcomeLoadProgress"
                 Layout.fillWidth: true
                 visible: dialog.loading

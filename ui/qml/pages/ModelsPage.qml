@@ -60,18 +60,29 @@ Page {
         }
     ]
 
+    // Qt's non-native dialogs (Linux without a platform theme) take the window's palette (Main.qml), except the
+    // folder bar, whose background Qt 6.4 leaves white: painted here in the theme's color once a dialog shows.
+    readonly property Item overlayItem: T.Overlay.overlay
+    function themeDialogBars(item) {
+        if (!item) return
+        if (item.upButton !== undefined && item.buttonDelegate !== undefined && item.background)
+            item.background.color = Qt.binding(() => Theme.surfaceAlt)
+        for (let i = 0; i < item.children.length; ++i) themeDialogBars(item.children[i])
+    }
     FileDialog {
         id: fileDialog
         objectName: "modelFileDialog"
         title: qsTr("Choose a GGUF model file")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: page.library.addUrl(selectedFile)
+        onVisibleChanged: if (visible) Qt.callLater(page.themeDialogBars, page.overlayItem)
     }
     FolderDialog {
         id: folderDialog
         objectName: "modelFolderDialog"
         title: qsTr("Choose a Hugging Face model folder")
         onAccepted: page.library.addUrl(selectedFolder)
+        onVisibleChanged: if (visible) Qt.callLater(page.themeDialogBars, page.overlayItem)
     }
     RemoveModelDialog {
         id: removeDialog
