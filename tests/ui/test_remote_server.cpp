@@ -17,7 +17,12 @@
 #include <QRegularExpression>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -209,6 +214,50 @@ private slots:
         m_ui->item("plainHttpCheckBox")->setProperty("checked", false);
         // The key field hides what is typed (screenshots never show a key).
         QCOMPARE(m_ui->item("serverKeyField")->property("echoMode").toInt(), 2 /* TextInput.Password */);
+    }
+
+    void anUntrustedCertificateIsRefused() {
+        // A TLS server on loopback with a self-signed certificate (made here by the openssl tool): the app and
+        // `ft chat --attach` both refuse it, since certificates are verified.
+        QTemporaryDir dir;
+        QProcess gen;
+        gen.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.filePath("key.pem"), "-out",
+                              dir.filePath("cert.pem"), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                              "subjectAltName=IP:127.0.0.1"});
+        if (!gen.waitForFinished(30000) || gen.exitCode() != 0) QSKIP("no openssl tool to make a test certificate");
+        QFile certFile(dir.filePath("cert.pem")), keyFile(dir.filePath("key.pem"));
+        QVERIFY(certFile.open(QIODevice::ReadOnly) && keyFile.open(QIODevice::ReadOnly));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setLocalCertificate(QSslCertificate(certFile.readAll()));
+        tls.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Rsa));
+        QSslServer server;
+        server.setSslConfiguration(tls);
+        int handshakes = 0;
+        connect(&server, &QSslServer::startedEncryptionHandshake, this, [&] { ++handshakes; });
+        connect(&server, &QTcpServer::pendingConnectionAvailable, this, [&] {
+            while (QTcpSocket* s = server.nextPendingConnection()) {
+                connect(s, &QTcpSocket::readyRead, s, [s] {
+                    s->readAll();
+                    s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 37\r\n"
+                             "Connection: close\r\n\r\n{\"object\":\"list\",\"data\":[{\"id\":\"m\"}]}");
+                    s->disconnectFromHost();
+                });
+            }
+        });
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        const QString url = QStringLiteral("https://127.0.0.1:%1").arg(server.serverPort());
+        const QString e = addByDialog(url, {});
+        QVERIFY2(e.contains("did not pass the TLS check") && e.contains(url), qPrintable(e));
+        QVERIFY(handshakes > 0);  // it did speak TLS to this server
+        QCOMPARE(servers()->rowCount(), 0);
+        QProcess cli;
+        cli.setProcessChannelMode(QProcess::MergedChannels);
+        cli.start(QStringLiteral(FT_EXE), {"chat", "--attach", url});
+        cli.closeWriteChannel();
+        QTRY_VERIFY_WITH_TIMEOUT(cli.state() == QProcess::NotRunning, 20000);
+        const QString out = QString::fromUtf8(cli.readAll());
+        QVERIFY2(cli.exitCode() != 0 && out.contains("did not pass the TLS check: its certificate is not trusted"),
+                 qPrintable(out));
     }
 
     void theRightKeyAddsTheServerAndItsModels() {
