@@ -6,6 +6,7 @@
 #include "ft/paths.h"
 #include "ft/utf8.h"
 #include "ft/version.h"
+#include "platform/platform.h"
 
 namespace ft::cli {
 
@@ -15,7 +16,7 @@ const CommandSpec& spec_info() {
         "",
         "show this build, the GPUs and CPU features found, and where data and logs live",
         "Prints the build configuration, each CUDA device (name, compute capability, memory), the SIMD target the "
-        "CPU kernels use, and the per-user data and log folders.",
+        "CPU kernels use, the per-user data and log folders, and how much host memory a GPU may page-lock.",
         {},
         "",
     };
@@ -25,6 +26,12 @@ const CommandSpec& spec_info() {
 int run_info(const Args&) {
     std::printf("ft %s\n", build_description().c_str());
     std::printf("data folder: %s\nlog folder:  %s\n", path_to_utf8(data_dir()).c_str(), path_to_utf8(log_dir()).c_str());
+    const double ram_gib = double(platform::physical_memory_bytes()) / 1073741824.0;
+    if (const std::uint64_t pin = platform::pinnable_memory_bytes())
+        std::printf("pinnable:    %.1f GiB of %.1f GiB RAM (the GPU may page-lock half the RAM on Windows; "
+                    "--pin-budget's default)\n", double(pin) / 1073741824.0, ram_gib);
+    else
+        std::printf("pinnable:    all of %.1f GiB RAM (no cap of the OS; --pin-budget sets one)\n", ram_gib);
     std::printf("CPU SIMD:    %s (compiled:", kernels::cpu::isa_selected().c_str());
     for (const auto& t : kernels::cpu::isa_compiled()) std::printf(" %s", t.c_str());
     std::printf(")\n");

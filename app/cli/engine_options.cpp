@@ -40,7 +40,7 @@ std::vector<OptionSpec> load_option_specs(bool bundled_default) {
         {"no-cache-restore", "", "hybrid: when the q* search ends, keep the expert cache as its trial fractions left it "
          "instead of bringing back the cache it started from", ""},
         {"pin-budget", "BYTES", "host memory the GPU expert store may pin in place, e.g. 16G; the rest goes through a small "
-         "pinned bounce ring (same output, slower misses)", "as much as the OS allows"},
+         "pinned bounce ring (same output, slower misses)", "Windows: half the RAM (the OS's cap, see ft info); Linux: as much as the OS allows"},
         {"host-function-sync", "", "GPU: wait for CPU expert work through host-function nodes instead of stream memory "
          "operations (for drivers where those misbehave; slower)", ""},
         {"record-routing", "FILE", "GPU: write each decode step's expert choice to a trace (for ft bench decode --routing)", ""},

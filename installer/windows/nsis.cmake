@@ -3,8 +3,8 @@
 # adds a Start-menu entry, associates .gguf files with FreeToken (a double-click runs `freetoken.exe "<file>"`:
 # the file is added to the library and loaded) and registers an uninstaller in "Apps & features". Per-user data
 # (models, library, chats, logs) lives in %LOCALAPPDATA%\FreeToken and is kept on uninstall.
-# CI checks this script with Debian's makensis on the MinGW cross build (scripts/cross-mingw.sh); the installer
-# itself has not been run on Windows.
+# CI builds it with Debian's makensis around the MinGW cross build (scripts/cross-mingw.sh) and installs and
+# uninstalls it under Wine (tests/windows/test_wine_installer.cpp); it has not been run on a Windows PC.
 set(CPACK_GENERATOR "NSIS;ZIP")
 set(CPACK_NSIS_DISPLAY_NAME "FreeToken Desktop")
 set(CPACK_NSIS_PACKAGE_NAME "FreeToken Desktop ${PROJECT_VERSION}")

@@ -2,6 +2,7 @@
 #define HWY_TARGET_INCLUDE "cpu/attention.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // head_dim up to 512 in registers-sized chunks of a stack accumulator.
 constexpr int kMaxHeadDim = 512;
+
+// One softmax weight per key. MinGW-w64's expf is x87 code, several times slower than glibc's: under Wine it took
+// 39 % of a decode step (docs/benchmarks.md), so that build uses Highway's polynomial on one lane. Other builds keep
+// the C library's (their golden figures were made with it).
+HWY_INLINE float ExpOne(float x) {
+#if defined(__MINGW32__)
+    const hn::CappedTag<float, 1> d1;
+    return hn::GetLane(hn::Exp(d1, hn::Set(d1, x)));
+#else
+    return std::exp(x);
+#endif
+}
 
 void AttentionF32(const AttentionParams& p, const float* q, const std::int32_t* pos, const PagedKvView& kv,
                   float* out, std::int64_t task_begin, std::int64_t task_end) {
@@ -48,7 +61,7 @@ void AttentionF32(const AttentionParams& p, const float* q, const std::int32_t* 
             // Online softmax: rescale the running sum and accumulator when the maximum grows.
             float w;
             if (s > mx) {
-                const float c = std::exp(mx - s);
+                const float c = ExpOne(mx - s);
                 sum *= c;
                 const auto vc = hn::Set(df, c);
                 std::int64_t e = 0;
@@ -57,7 +70,7 @@ void AttentionF32(const AttentionParams& p, const float* q, const std::int32_t* 
                 mx = s;
                 w = 1.f;
             } else {
-                w = std::exp(s - mx);
+                w = ExpOne(s - mx);
             }
             sum += w;
             const auto vw = hn::Set(df, w);

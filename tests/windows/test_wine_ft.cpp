@@ -167,6 +167,28 @@ private slots:
         QVERIFY2(QFileInfo(custom + "/logs/ft.log").size() > 0, qPrintable(custom + "/logs/ft.log was not written"));
     }
 
+    // The GPU expert store's pin budget defaults to what Windows lets a GPU page-lock, half the RAM (Wine reports
+    // this machine's RAM); Linux has no such cap.
+    void pinnableMemory() {
+        QFile meminfo(QStringLiteral("/proc/meminfo"));
+        QVERIFY(meminfo.open(QIODevice::ReadOnly));
+        double ram_gib = 0;
+        for (const auto& line : meminfo.readAll().split('\n'))
+            if (line.startsWith("MemTotal:")) ram_gib = line.mid(9).trimmed().split(' ').first().toDouble() / 1048576.0;
+        QVERIFY(ram_gib > 0);
+        const auto w = m_wine.run(kFtExe, {"info"});
+        QVERIFY2(w.code == 0, qPrintable(w.text()));
+        const auto m = QRegularExpression(QStringLiteral("pinnable: +([0-9.]+) GiB of ([0-9.]+) GiB RAM")).match(QString::fromUtf8(w.out));
+        QVERIFY2(m.hasMatch(), w.out.constData());
+        const double pin = m.captured(1).toDouble(), ram = m.captured(2).toDouble();
+        QVERIFY2(qAbs(ram - ram_gib) < 0.1 + 0.02 * ram_gib && qAbs(pin - ram / 2) <= 0.051,
+                 qPrintable(QStringLiteral("%1 of %2 GiB, MemTotal %3 GiB").arg(pin).arg(ram).arg(ram_gib)));
+        const auto l = run_ft({"info"});
+        QVERIFY2(l.out.contains(QStringLiteral("pinnable:    all of")), qPrintable(l.out));
+        const auto h = m_wine.run(kFtExe, {"run", "--help"});
+        QVERIFY2(QString::fromUtf8(h.out).contains(QStringLiteral("Windows: half the RAM")), h.out.constData());
+    }
+
     // The Linux server test's protocol checks (official openai and @anthropic-ai/sdk clients) against ft.exe serve.
     void serveOfficialClients() {
         const QString modules = QStringLiteral(FT_SOURCE_DIR "/tests/reference/node_modules");

@@ -49,7 +49,8 @@ struct LoadOptions {
     std::int64_t kv_reserve_tokens = 8192;  // KV positions the planner keeps before giving VRAM to the expert cache
     std::int64_t kv_tokens = 0;    // KV positions to allocate (0: what the planner chooses)
     bool kv_f32 = false;           // GPU KV cache in f32 instead of f16
-    // GPU offload backends: host memory the expert store may page-lock (0: as much as the OS allows). Experts past
+    // GPU offload backends: host memory the expert store may page-lock (0: the OS's cap: half the RAM on Windows,
+    // as much as registration allows on Linux). Experts past
     // it stay in the mapped file and reach the GPU through a small pinned bounce ring; outputs do not change.
     std::uint64_t pin_budget = 0;
     bool gpu_exact_prefill = false;  // prefill in f32 (GEMMs and attention) instead of tensor cores: exact, slower

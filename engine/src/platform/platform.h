@@ -18,6 +18,11 @@ std::filesystem::path executable_path();
 // Installed physical memory in bytes (0 if unknown).
 std::uint64_t physical_memory_bytes();
 
+// Host memory a GPU may page-lock by the OS's rule (the GPU expert store's --pin-budget default); 0: no cap below
+// the RAM. Windows (WDDM) lets the GPU lock about half of physical memory, and registering past it fails or starves
+// the system: half the RAM there. Linux: 0 (CUDA's page-locking is not bound by RLIMIT_MEMLOCK).
+std::uint64_t pinnable_memory_bytes();
+
 // An environment variable naming a folder or file; empty when unset or empty. Windows reads the UTF-16 environment
 // (getenv would give the ANSI code page's version, with '?' for what it lacks).
 std::filesystem::path env_path(const char* name);

@@ -27,6 +27,8 @@ std::uint64_t physical_memory_bytes() {
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
+std::uint64_t pinnable_memory_bytes() { return 0; }
+
 std::filesystem::path env_path(const char* name) {
     const char* v = std::getenv(name);
     return v && *v ? std::filesystem::path(v) : std::filesystem::path();

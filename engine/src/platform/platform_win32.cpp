@@ -35,11 +35,16 @@ std::uint64_t physical_memory_bytes() {
     return GlobalMemoryStatusEx(&st) ? std::uint64_t(st.ullTotalPhys) : 0;
 }
 
+std::uint64_t pinnable_memory_bytes() { return physical_memory_bytes() / 2; }
+
 std::filesystem::path env_path(const char* name) {
     std::wstring wname;
     for (const char* c = name; *c; ++c) wname += wchar_t(static_cast<unsigned char>(*c));  // names are ASCII
-    const wchar_t* v = _wgetenv(wname.c_str());
-    return v && *v ? std::filesystem::path(v) : std::filesystem::path();
+    std::wstring value(32767, L'\0');  // the largest environment value Windows allows
+    const DWORD n = GetEnvironmentVariableW(wname.c_str(), value.data(), static_cast<DWORD>(value.size()));
+    if (n == 0 || n >= value.size()) return {};
+    value.resize(n);
+    return std::filesystem::path(value);
 }
 
 std::vector<std::string> command_line_utf8(int argc, char** argv) {
