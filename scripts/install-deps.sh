@@ -28,6 +28,8 @@ if [[ "$mode" == "--gui" ]]; then
     qml6-module-qtqml-models qml6-module-qtquick-shapes
     qml6-module-qt-labs-folderlistmodel
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
+    # tests/ui/walkthrough.sh: the real window driven by clicks and keys.
+    xdotool
     # The .deb and portable-bundle tests (installer/linux): RPATHs, the desktop entry, the MIME database.
     patchelf desktop-file-utils shared-mime-info
   )
