@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Cross compiles Qt 6 for 64-bit Windows (x86_64-w64-mingw32) from Debian's own Qt source packages — the modules the
+# desktop app uses: qtbase, qtshadertools, qtsvg, qtdeclarative, qtcharts — with the host tools (moc, rcc, uic, qsb,
+# qmlcachegen, qmltyperegistrar …) of Debian's installed Qt packages of the same version (QT_HOST_PATH=/usr), into a
+# cache folder outside the tree:
+#   nice -n 19 scripts/cross-qt-mingw.sh [CACHE_DIR]      default /var/cache/freetoken-qt-mingw
+# Result: CACHE_DIR/qt-<version>-mingw (a Qt prefix for CMAKE_PREFIX_PATH). Each module is built once (a mark file
+# per module); a later run reuses what is there, so an interrupted run continues where it stopped. Sources are
+# fetched with a private apt state under CACHE_DIR (the machine's apt configuration is not touched). SQLite for Qt's
+# SQL driver comes from scripts/cross-mingw.sh's libraries (Debian's Qt source leaves out Qt's bundled copy): run
+# that first. Not part of CI: docs/windows.md gives its time and size on the dev machine.
+# Jobs: FT_QT_JOBS (default: the number of CPUs). Log of each step: CACHE_DIR/logs/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src_root=$PWD
+cache=${1:-/var/cache/freetoken-qt-mingw}
+jobs=${FT_QT_JOBS:-$(nproc)}
+triple=x86_64-w64-mingw32
+start=$(date +%s)
+
+die() { echo "cross-qt-mingw: $*" >&2; exit 1; }
+step() { echo "cross-qt-mingw: [$(( $(date +%s) - start )) s] $*"; }
+
+for tool in $triple-g++-posix dpkg-source dpkg-query cmake ninja; do
+  command -v "$tool" >/dev/null || die "$tool not found: run scripts/install-deps.sh"
+done
+qt_version=$(dpkg-query -W -f '${Version}' qt6-base-dev 2>/dev/null | sed 's/[+~-].*//') \
+  || die "Debian's qt6-base-dev is not installed (scripts/install-deps.sh): its host tools build Qt for Windows"
+[[ -n "$qt_version" ]] || die "cannot tell the version of qt6-base-dev"
+host_cmake=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/cmake
+[[ -d "$host_cmake/Qt6CoreTools" ]] || die "$host_cmake/Qt6CoreTools missing: install qt6-base-dev-tools"
+deps=$src_root/build/mingw/deps/prefix
+[[ -f "$deps/lib/libsqlite3.a" ]] || die "$deps/lib/libsqlite3.a missing: run scripts/cross-mingw.sh first"
+
+prefix=$cache/qt-$qt_version-mingw
+mkdir -p "$cache/src" "$cache/logs" "$prefix"
+step "Qt $qt_version for $triple into $prefix, $jobs jobs"
+
+# Source package name, CMake project folder prefix, binary package whose version the source must match.
+modules=(
+  "qt6-base qtbase qt6-base-dev"
+  "qt6-shadertools qtshadertools qt6-shadertools-dev"
+  "qt6-svg qtsvg libqt6svg6"
+  "qt6-declarative qtdeclarative qt6-declarative-dev"
+  "qt6-charts qtcharts qt6-charts-dev"
+)
+
+fetch() {  # fetch and unpack one source package, the version of the installed binary package
+  local src=$1 bin=$2 apt=$cache/apt
+  ls -d "$cache"/src/"$src"-[0-9]*/ >/dev/null 2>&1 && return 0
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
+  if [[ ! -f "$apt/etc/sources.list" ]]; then
+    local codename
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    printf 'deb-src http://deb.debian.org/debian %s main\ndeb-src http://deb.debian.org/debian %s-updates main\ndeb-src http://deb.debian.org/debian-security %s-security main\n' \
+      "$codename" "$codename" "$codename" >"$apt/etc/sources.list"
+  fi
+  local opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=$apt/etc/none"
+              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1
+              -o APT::Sandbox::User=root -qq)
+  [[ -n "$(ls "$apt/lists" | grep -v partial)" ]] || apt-get "${opts[@]}" update || die "apt-get update failed (network?)"
+  local version
+  version=$(dpkg-query -W -f '${source:Version}' "$bin" 2>/dev/null) || die "$bin is not installed (scripts/install-deps.sh)"
+  (cd "$cache/src" && apt-get "${opts[@]}" source --download-only "$src=$version") || die "apt-get source $src=$version failed"
+  (cd "$cache/src" && dpkg-source --no-check -x "${src}_${version#*:}.dsc" >/dev/null) || die "unpacking $src failed"
+}
+
+export FT_MINGW_PREFIX=$prefix  # the toolchain's find root: modules after qtbase find Qt6 there
+for m in "${modules[@]}"; do
+  read -r src name bin <<<"$m"
+  [[ -f "$prefix/.built-$name" ]] && { step "$name: already built"; continue; }
+  step "$name: fetching $src"
+  fetch "$src" "$bin"
+  dir=$(ls -d "$cache"/src/"$src"-[0-9]*/ | head -1)
+  extra=()
+  if [[ $name == qtbase ]]; then
+    # Windows has its own font, image and network back ends; what Debian's source leaves out (SQLite) comes from
+    # the cross build's libraries, everything else from Qt's bundled copies.
+    extra=(-DFEATURE_system_sqlite=ON -DSQLite3_INCLUDE_DIR="$deps/include" -DSQLite3_LIBRARY="$deps/lib/libsqlite3.a"
+           -DFEATURE_system_zlib=OFF -DFEATURE_system_pcre2=OFF -DFEATURE_system_freetype=OFF
+           -DFEATURE_system_harfbuzz=OFF -DFEATURE_system_png=OFF -DFEATURE_system_jpeg=OFF -DFEATURE_openssl=OFF
+           -DFEATURE_dbus=OFF -DFEATURE_sql_odbc=OFF -DFEATURE_sql_psql=OFF -DFEATURE_sql_mysql=OFF)
+  fi
+  step "$name: configuring"
+  cmake -S "${dir%/}" -B "$cache/build-$name" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src_root/cmake/toolchains/mingw-w64-x86_64.cmake" \
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DQT_HOST_PATH=/usr -DQT_HOST_PATH_CMAKE_DIR="$host_cmake" \
+        -DQT_BUILD_EXAMPLES=OFF -DQT_BUILD_TESTS=OFF -DQT_BUILD_BENCHMARKS=OFF -DCMAKE_PREFIX_PATH="$prefix" \
+        "${extra[@]}" >"$cache/logs/$name-configure.log" 2>&1 \
+    || { tail -40 "$cache/logs/$name-configure.log"; die "configuring $name failed (log: $cache/logs/$name-configure.log)"; }
+  step "$name: building"
+  cmake --build "$cache/build-$name" -j "$jobs" >"$cache/logs/$name-build.log" 2>&1 \
+    || { tail -40 "$cache/logs/$name-build.log"; die "building $name failed (log: $cache/logs/$name-build.log)"; }
+  cmake --install "$cache/build-$name" >"$cache/logs/$name-install.log" 2>&1 || die "installing $name failed"
+  touch "$prefix/.built-$name"
+  step "$name: installed ($(du -sh "$prefix" | cut -f1) in the prefix so far)"
+done
+step "done: $prefix ($(du -sh "$prefix" | cut -f1)); sources and build folders: $(du -sh "$cache" | cut -f1) in $cache"
