@@ -61,7 +61,9 @@ inline int wine_gate(const QStringList& needs) {
     const char* req = std::getenv("FT_REQUIRE_WINDOWS_TESTS");
     const bool required = req && *req && std::string(req) != "0";
     QString why;
-    if (wine_loader().isEmpty()) why = QStringLiteral("wine64 is not installed (scripts/install-deps.sh installs it)");
+    const QString loader = wine_loader();
+    if (loader.isEmpty()) why = QStringLiteral("wine64 is not installed (scripts/install-deps.sh installs it)");
+    else if (!QFileInfo(loader).isExecutable()) why = loader + QStringLiteral(" (FT_WINE) is not an executable");
     for (const auto& f : needs)
         if (why.isEmpty() && !QFileInfo::exists(f))
             why = f + QStringLiteral(" does not exist (scripts/cross-mingw.sh build/mingw builds it)");
