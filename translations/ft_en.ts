@@ -314,6 +314,10 @@
 <context>
     <name>ChatMessage</name>
     <message>
+        <source>%1 on %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Waiting for the first token…</source>
         <translation type="unfinished"></translation>
     </message>

@@ -314,6 +314,10 @@
 <context>
     <name>ChatMessage</name>
     <message>
+        <source>%1 on %2</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
         <source>Waiting for the first token…</source>
         <translation>正在等待第一个词元…</translation>
     </message>

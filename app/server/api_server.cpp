@@ -405,7 +405,8 @@ struct ApiServer::Impl {
             if (anthropic)
                 data.push_back(json{{"type", "model"}, {"id", id}, {"display_name", id}, {"created_at", "2026-01-01T00:00:00Z"}});
             else
-                data.push_back(json{{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", "freetoken"}});
+                data.push_back(json{{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", "freetoken"},
+                                    {"context_length", model.n_ctx}});  // an extension, as vLLM's max_model_len
         }
         if (anthropic)
             return json{{"data", data}, {"has_more", false}, {"first_id", ids.front()}, {"last_id", ids.back()}};

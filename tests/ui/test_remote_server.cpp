@@ -271,6 +271,7 @@ private slots:
         const QVariantList models = i.data(ft::ui::RemoteServerListModel::ModelsRole).toList();
         QCOMPARE(models.size(), 1);
         QCOMPARE(models.first().toMap().value("id").toString(), QStringLiteral("freetoken-demo"));
+        QCOMPARE(models.first().toMap().value("contextLength").toInt(), 4096);  // ft serve --ctx 4096
         m_ui->settle();
         QVERIFY(m_ui->item("remoteServersCard")->isVisible());
         QVERIFY(m_ui->item("remoteModelRow") != nullptr);
@@ -299,6 +300,9 @@ private slots:
         QVERIFY(r.completionTokens > 0 && r.promptTokens > 0);  // the server's usage
         QVERIFY(r.ttftMs > 0);                                   // measured here
         QCOMPARE(session()->lastFigures().value("server").toString(), m_demo.url);
+        // Under the reply: which model on which server wrote it.
+        QTRY_VERIFY(m_ui->item("replySource") && m_ui->item("replySource")->isVisible());
+        QCOMPARE(m_ui->item("replySource")->property("text").toString(), "freetoken-demo on " + m_demo.url);
         // Nothing of the local engine was loaded.
         QCOMPARE(m_ui->host()->state(), QStringLiteral("idle"));
         // The server did the work.

@@ -27,6 +27,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case CompletionTokensRole: return m.completionTokens;
     case TokensPerSecondRole: return m.tokensPerSecond;
     case TtftRole: return m.ttftMs;
+    case ModelRole: return m.model;
+    case ServerRole: return m.server;
     default: return {};
     }
 }
@@ -37,7 +39,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
             {ThinkingRole, "thinking"},     {StateRole, "state"},
             {ErrorRole, "error"},           {BlocksRole, "blocks"},
             {PromptTokensRole, "promptTokens"}, {CompletionTokensRole, "completionTokens"},
-            {TokensPerSecondRole, "tokensPerSecond"}, {TtftRole, "ttftMs"}};
+            {TokensPerSecondRole, "tokensPerSecond"}, {TtftRole, "ttftMs"},
+            {ModelRole, "replyModel"},            {ServerRole, "replyServer"}};
 }
 
 ReplyBlockModel* MessageListModel::blocksOf(int row) const {

@@ -22,6 +22,7 @@ public:
     enum Role {
         IdRole = Qt::UserRole + 1, RoleRole, ContentRole, ReasoningRole, ThinkingRole, StateRole, ErrorRole,
         BlocksRole, PromptTokensRole, CompletionTokensRole, TokensPerSecondRole, TtftRole,
+        ModelRole, ServerRole,  // a reply's model and, for a remote one, its server's URL
     };
 
     explicit MessageListModel(QObject* parent = nullptr);

@@ -20,6 +20,8 @@ Item {
     required property int completionTokens
     required property double tokensPerSecond
     required property double ttftMs
+    required property string replyModel   // the model that wrote the reply
+    required property string replyServer  // its server's URL when it came from a remote one ("" : this PC)
     property bool isLast: false
     property bool busy: false
     // The part of the list on screen, in the list's content coordinates (ChatPage): blocks far from it are unloaded.
@@ -168,6 +170,15 @@ Item {
                           .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens)
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption
+            }
+            Text {
+                objectName: "replySource"
+                visible: !msg.mine && msg.replyServer.length > 0
+                text: qsTr("%1 on %2").arg(msg.replyModel).arg(msg.replyServer)
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontCaption
+                elide: Text.ElideMiddle
+                Layout.maximumWidth: 360
             }
             Pill {
                 objectName: "partialPill"
