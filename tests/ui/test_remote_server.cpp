@@ -430,6 +430,45 @@ private slots:
         QVERIFY(!m_demo.log().contains(kKey));
     }
 
+    void reasoningArrivesAsAThoughtProcess() {
+        // ft serve on a copy of the tiny test model whose chat template opens a think block (as Qwen3's
+        // Thinking-2507 templates do): the server sends what the model writes as reasoning_content, and the app
+        // keeps it as the reply's reasoning (the folded "Thought process"), apart from the answer.
+        QTemporaryDir dir;
+        const QString src = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+        for (const char* f : {"config.json", "generation_config.json", "model.safetensors", "tokenizer.json"})
+            QVERIFY(QFile::copy(src + "/" + f, dir.filePath(f)));
+        QFile cfgFile(src + "/tokenizer_config.json");
+        QVERIFY(cfgFile.open(QIODevice::ReadOnly));
+        QJsonObject cfg = QJsonDocument::fromJson(cfgFile.readAll()).object();
+        QString tmpl = cfg.value("chat_template").toString();
+        const QString from = QStringLiteral("{{- '<|im_start|>assistant\\n' }}\n    {%- if enable_thinking");
+        QVERIFY(tmpl.contains(from));
+        tmpl.replace(from, QStringLiteral("{{- '<|im_start|>assistant\\n<think>\\n' }}\n    {%- if enable_thinking"));
+        cfg["chat_template"] = tmpl;
+        QFile out(dir.filePath("tokenizer_config.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(cfg).toJson());
+        out.close();
+        ft::test::ServeProcess thinking;
+        QVERIFY2(startServe(thinking, {"--model", dir.path(), "--threads", "1", "--ctx", "2048", "--name", "thinker"}),
+                 qPrintable(thinking.out));
+        QCOMPARE(addByDialog(thinking.url, {}), QString());
+        QTRY_VERIFY(servers()->rowOfUrl(thinking.url) >= 0);
+        QTRY_COMPARE(servers()->index(servers()->rowOfUrl(thinking.url)).data(ft::ui::RemoteServerListModel::StatusRole).toString(),
+                     QStringLiteral("ok"));
+        chatWith(thinking.url, "thinker");
+        QVERIFY(session()->saveSettings({}, 0.7, 0.9, 24, 0));
+        type("Think first");
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 60000);
+        m_ui->settle();
+        const ft::MessageRecord r = messages().last();
+        QVERIFY2(r.state == "truncated" || r.state == "complete", qPrintable(r.state + " " + r.error));
+        QVERIFY2(!r.reasoning.trimmed().isEmpty(), qPrintable(r.content));
+        QVERIFY(!r.content.contains("<think>") && !r.reasoning.contains("<think>"));
+        QCOMPARE(r.server, thinking.url);
+    }
+
     void noQmlWarnings() {
         QStringList mine;
         for (const QString& w : ft::test::take_warnings())
