@@ -936,6 +936,85 @@
     </message>
 </context>
 <context>
+    <name>EngineText</name>
+    <message>
+        <source>%1 is damaged or incomplete (%2): download or convert it again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not a GGUF model file (it starts with &quot;%2&quot;): choose a .gguf file or a Hugging Face folder of safetensors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A KV cache of 0 positions cannot serve.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KV positions are less than one %2-token context.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KV positions are fewer than the %2 the running requests hold.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The CPU engine has no expert cache to resize.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 backend&apos;s expert cache cannot be resized.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 expert slots are fewer than one layer&apos;s %2 experts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 expert slots are more than the model&apos;s %2 experts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 expert slots (%2) and %3 KV positions (%4) need %5 with the rest of the plan; the budget is %6.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rebuild failed and was undone: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this build has no CUDA support</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found (install the NVIDIA driver to use the GPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver supports CUDA %1, older than this build&apos;s CUDA %2 (update the NVIDIA driver to use the GPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CUDA is not usable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU (%1 threads)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>FaultBanner</name>
     <message>
         <source>The engine stopped with an error</source>

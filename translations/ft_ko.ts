@@ -935,6 +935,85 @@
     </message>
 </context>
 <context>
+    <name>EngineText</name>
+    <message>
+        <source>%1 is damaged or incomplete (%2): download or convert it again</source>
+        <translation>%1 파일이 손상되었거나 불완전합니다(%2): 다시 다운로드하거나 변환하세요</translation>
+    </message>
+    <message>
+        <source>%1 is not a GGUF model file (it starts with &quot;%2&quot;): choose a .gguf file or a Hugging Face folder of safetensors</source>
+        <translation>%1은(는) GGUF 모델 파일이 아닙니다(&quot;%2&quot;(으)로 시작함): .gguf 파일이나 safetensors가 든 Hugging Face 폴더를 고르세요</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <source>A KV cache of 0 positions cannot serve.</source>
+        <translation>위치가 0개인 KV 캐시로는 처리할 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are less than one %2-token context.</source>
+        <translation>KV 위치 %1개는 %2 토큰 컨텍스트 하나보다 적습니다.</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation>KV 위치 %1개는 이 계획이 허용하는 %2개보다 많습니다.</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are fewer than the %2 the running requests hold.</source>
+        <translation>KV 위치 %1개는 실행 중인 요청이 쓰는 %2개보다 적습니다.</translation>
+    </message>
+    <message>
+        <source>The CPU engine has no expert cache to resize.</source>
+        <translation>CPU 엔진에는 크기를 바꿀 전문가 캐시가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The %1 backend&apos;s expert cache cannot be resized.</source>
+        <translation>%1 백엔드의 전문가 캐시는 크기를 바꿀 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 expert slots are fewer than one layer&apos;s %2 experts.</source>
+        <translation>전문가 슬롯 %1개는 한 레이어의 전문가 %2개보다 적습니다.</translation>
+    </message>
+    <message>
+        <source>%1 expert slots are more than the model&apos;s %2 experts.</source>
+        <translation>전문가 슬롯 %1개는 모델의 전문가 %2개보다 많습니다.</translation>
+    </message>
+    <message>
+        <source>%1 expert slots (%2) and %3 KV positions (%4) need %5 with the rest of the plan; the budget is %6.</source>
+        <translation>전문가 슬롯 %1개(%2)와 KV 위치 %3개(%4)는 계획의 나머지와 함께 %5이(가) 필요합니다. 예산은 %6입니다.</translation>
+    </message>
+    <message>
+        <source>The rebuild failed and was undone: %1</source>
+        <translation>재구성이 실패해 되돌렸습니다: %1</translation>
+    </message>
+    <message>
+        <source>this build has no CUDA support</source>
+        <translation>이 빌드는 CUDA를 지원하지 않습니다</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU found</source>
+        <translation>NVIDIA GPU를 찾을 수 없습니다</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found (install the NVIDIA driver to use the GPU)</source>
+        <translation>NVIDIA 드라이버를 찾을 수 없습니다(GPU를 쓰려면 NVIDIA 드라이버를 설치하세요)</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver supports CUDA %1, older than this build&apos;s CUDA %2 (update the NVIDIA driver to use the GPU)</source>
+        <translation>NVIDIA 드라이버가 지원하는 CUDA %1은(는) 이 빌드의 CUDA %2보다 오래되었습니다(GPU를 쓰려면 NVIDIA 드라이버를 업데이트하세요)</translation>
+    </message>
+    <message>
+        <source>CUDA is not usable: %1</source>
+        <translation>CUDA를 사용할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>CPU (%1 threads)</source>
+        <translation>CPU(%1 스레드)</translation>
+    </message>
+</context>
+<context>
     <name>FaultBanner</name>
     <message>
         <source>The engine stopped with an error</source>

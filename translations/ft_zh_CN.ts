@@ -935,6 +935,85 @@
     </message>
 </context>
 <context>
+    <name>EngineText</name>
+    <message>
+        <source>%1 is damaged or incomplete (%2): download or convert it again</source>
+        <translation>%1 已损坏或不完整（%2）：请重新下载或转换</translation>
+    </message>
+    <message>
+        <source>%1 is not a GGUF model file (it starts with &quot;%2&quot;): choose a .gguf file or a Hugging Face folder of safetensors</source>
+        <translation>%1 不是 GGUF 模型文件（以“%2”开头）：请选择 .gguf 文件或包含 safetensors 的 Hugging Face 文件夹</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有已加载的模型。</translation>
+    </message>
+    <message>
+        <source>A KV cache of 0 positions cannot serve.</source>
+        <translation>0 个位置的 KV 缓存无法提供服务。</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are less than one %2-token context.</source>
+        <translation>%1 个 KV 位置少于一个 %2 token 的上下文。</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are more than the %2 this plan allows.</source>
+        <translation>%1 个 KV 位置超过了此方案允许的 %2 个。</translation>
+    </message>
+    <message>
+        <source>%1 KV positions are fewer than the %2 the running requests hold.</source>
+        <translation>%1 个 KV 位置少于正在运行的请求占用的 %2 个。</translation>
+    </message>
+    <message>
+        <source>The CPU engine has no expert cache to resize.</source>
+        <translation>CPU 引擎没有可调整大小的专家缓存。</translation>
+    </message>
+    <message>
+        <source>The %1 backend&apos;s expert cache cannot be resized.</source>
+        <translation>%1 后端的专家缓存无法调整大小。</translation>
+    </message>
+    <message>
+        <source>%1 expert slots are fewer than one layer&apos;s %2 experts.</source>
+        <translation>%1 个专家槽少于一层的 %2 个专家。</translation>
+    </message>
+    <message>
+        <source>%1 expert slots are more than the model&apos;s %2 experts.</source>
+        <translation>%1 个专家槽多于模型的 %2 个专家。</translation>
+    </message>
+    <message>
+        <source>%1 expert slots (%2) and %3 KV positions (%4) need %5 with the rest of the plan; the budget is %6.</source>
+        <translation>%1 个专家槽（%2）和 %3 个 KV 位置（%4）加上方案的其余部分需要 %5；预算为 %6。</translation>
+    </message>
+    <message>
+        <source>The rebuild failed and was undone: %1</source>
+        <translation>重建失败，已撤销：%1</translation>
+    </message>
+    <message>
+        <source>this build has no CUDA support</source>
+        <translation>此版本不支持 CUDA</translation>
+    </message>
+    <message>
+        <source>no NVIDIA GPU found</source>
+        <translation>未找到 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>no NVIDIA driver found (install the NVIDIA driver to use the GPU)</source>
+        <translation>未找到 NVIDIA 驱动（要使用 GPU，请安装 NVIDIA 驱动）</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver supports CUDA %1, older than this build&apos;s CUDA %2 (update the NVIDIA driver to use the GPU)</source>
+        <translation>NVIDIA 驱动支持的 CUDA %1 早于此版本的 CUDA %2（要使用 GPU，请更新 NVIDIA 驱动）</translation>
+    </message>
+    <message>
+        <source>CUDA is not usable: %1</source>
+        <translation>CUDA 不可用：%1</translation>
+    </message>
+    <message>
+        <source>CPU (%1 threads)</source>
+        <translation>CPU（%1 线程）</translation>
+    </message>
+</context>
+<context>
     <name>FaultBanner</name>
     <message>
         <source>The engine stopped with an error</source>

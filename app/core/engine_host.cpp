@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "ft/chat_template.h"
+#include "engine_text.h"
 #include "ft/error.h"
 
 namespace ft {
@@ -27,11 +28,7 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString describe(const Error& e) {
-    QString text = qs(e.message());
-    if (!e.hint().empty()) text += QStringLiteral(" — ") + qs(e.hint());
-    return text;
-}
+QString describe(const Error& e) { return EngineText::error(e); }  // in the app's language where it has a key
 
 GenerationSummary summarize(const FinishEvent& ev) {
     GenerationSummary s;
@@ -426,12 +423,11 @@ void EngineHost::rebuildCaches(qint64 kvTokens, int expertSlots) {
     std::shared_ptr<Relay> relay = m_relay;
     m_engine->rebuild_caches(req, [relay, epoch](const RebuildResult& r) {
         const bool accepted = r.accepted;
-        const QString reason = qs(r.reason);
         std::lock_guard lock(relay->mutex);
-        relay->post([h = relay->host, epoch, accepted, reason] {
+        relay->post([h = relay->host, epoch, accepted, key = r.reason_key, english = qs(r.reason)] {
             if (epoch != h->m_epoch) return;
             h->pollStats();
-            emit h->rebuildFinished(accepted, reason);
+            emit h->rebuildFinished(accepted, EngineText::text(key, english));  // in the app's language
         });
     });
 }

@@ -73,6 +73,7 @@ ModelFacts read_model_facts(const fs::path& path) {
         reports.push_back(model::inspect_path(f.parts.front()));
     } catch (const Error& e) {
         f.error = describe_error(e);
+        f.error_key = e.key();
         return f;
     } catch (const std::exception& e) {
         f.error = std::string("cannot read the model: ") + e.what();

@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "ft/message.h"
+
 
 namespace ft {
 
 struct ModelFacts {
     bool readable = false;            // the inspector could read it (else `error` says why)
     std::string error;
+    Message error_key;                // the error as a key for the app's language (ft::Error::key()); may be empty
     std::string architecture;         // "qwen3_moe"; the file's own name when we do not describe it
     bool described = false;           // the engine knows this architecture's hyper-parameters
     bool runnable = false;            // the engine has a forward pass for it (can load it)

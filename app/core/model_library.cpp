@@ -65,6 +65,11 @@ QString facts_to_json(const ModelFacts& f) {
     QJsonObject o;
     o["readable"] = f.readable;
     o["error"] = QString::fromStdString(f.error);
+    if (!f.error_key.empty()) {
+        QJsonArray args;
+        for (const std::string& a : f.error_key.args) args.append(QString::fromStdString(a));
+        o["errorKey"] = QJsonObject{{"key", QString::fromStdString(f.error_key.key)}, {"args", args}};
+    }
     o["architecture"] = QString::fromStdString(f.architecture);
     o["described"] = f.described;
     o["runnable"] = f.runnable;
@@ -98,6 +103,11 @@ bool facts_from_json(const QString& text, ModelFacts& f) {
     if (o.isEmpty()) return false;
     f.readable = o["readable"].toBool();
     f.error = q(o["error"].toString());
+    if (o.contains("errorKey")) {
+        const QJsonObject k = o["errorKey"].toObject();
+        f.error_key.key = q(k["key"].toString());
+        for (const QJsonValue& a : k["args"].toArray()) f.error_key.args.push_back(q(a.toString()));
+    }
     f.architecture = q(o["architecture"].toString());
     f.described = o["described"].toBool();
     f.runnable = o["runnable"].toBool();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cpu/isa.h"
+#include "engine_text.h"
 #include "ft/gpu.h"
 #include "ft/version.h"
 
@@ -96,7 +97,8 @@ SystemStatus read_system_status() {
     SystemStatus s;
     for (const auto& g : gpu_devices())
         s.gpus.append({g.index, QString::fromStdString(g.name), g.total_bytes, g.free_bytes});
-    if (s.gpus.isEmpty()) s.gpuUnavailableReason = QString::fromStdString(gpu_unavailable_reason());
+    if (s.gpus.isEmpty())  // in the app's language
+        s.gpuUnavailableReason = EngineText::text(gpu_unavailable_message(), QString::fromStdString(gpu_unavailable_reason()));
     s.ram = read_ram_status();
     s.ram.modelMappedBytes = read_model_mapped_bytes();
     static const QString cpu = read_cpu_name();

@@ -12,6 +12,7 @@
 
 #include "app_settings.h"
 #include "engine_host.h"
+#include "engine_text.h"
 #include "model_facts.h"
 
 namespace ft::ui {
@@ -76,6 +77,10 @@ QString ConsoleModel::engineState() const {
 QString ConsoleModel::modelName() const {
     if (m_host && !m_host->modelName().isEmpty()) return m_host->modelName();
     return QString::fromStdString(m_stats.model);
+}
+
+QString ConsoleModel::device() const {
+    return EngineText::text(m_stats.device_key, QString::fromStdString(m_stats.device));
 }
 
 QString ConsoleModel::modelPath() const { return m_host ? m_host->modelPath() : QString(); }

@@ -107,7 +107,7 @@ public:
     bool loaded() const { return m_stats.loaded; }
     QString engineState() const;
     QString modelName() const;
-    QString device() const { return QString::fromStdString(m_stats.device); }
+    QString device() const;  // in the app's language where the engine gives a key ("CPU (2 threads)")
     QString backend() const;
     QString architecture() const { return m_architecture; }
     QString quant() const { return m_quant; }

@@ -1,6 +1,10 @@
 #include "model_list_model.h"
 
+#include "engine_text.h"
+
+#include <QCoreApplication>
 #include <QDesktopServices>
+#include <QEvent>
 #include <QDir>
 #include <QFileInfo>
 
@@ -20,6 +24,7 @@ QString describe(const ft::Error& e) {
 }  // namespace
 
 ModelListModel::ModelListModel(QObject* parent) : QAbstractListModel(parent) {
+    if (QCoreApplication::instance()) QCoreApplication::instance()->installEventFilter(this);
     m_machine = ft::this_machine();
     try {
         m_library = std::make_unique<ModelLibrary>();
@@ -60,7 +65,7 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case AddedRole: return r.addedAt.toLocalTime();
     case OriginRole: return r.origin;
     case ReadableRole: return f.readable;
-    case ReadErrorRole: return QString::fromStdString(f.error);
+    case ReadErrorRole: return EngineText::text(f.error_key, QString::fromStdString(f.error));  // the app's language
     case ArchitectureRole: return QString::fromStdString(f.architecture);
     case RunnableRole: return f.runnable;
     case SupportNoteRole: return QString::fromStdString(f.support_note);
@@ -209,6 +214,13 @@ void ModelListModel::setError(const QString& error) {
     if (error == m_lastError) return;
     m_lastError = error;
     emit lastErrorChanged();
+}
+
+// A language switch: the engine's messages the rows show (readError) are worded again.
+bool ModelListModel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == QCoreApplication::instance() && event->type() == QEvent::LanguageChange && !m_rows.isEmpty())
+        emit dataChanged(index(0), index(int(m_rows.size()) - 1), {ReadErrorRole});
+    return QAbstractListModel::eventFilter(watched, event);
 }
 
 }  // namespace ft::ui

@@ -33,6 +33,7 @@ public:
     };
 
     explicit ModelListModel(QObject* parent = nullptr);
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the language switch
     ~ModelListModel() override;
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -92,6 +92,7 @@ struct ModelInfo {
     std::string architecture;      // "qwen3_moe"
     std::filesystem::path path;
     std::string device;            // "cpu (16 threads)", "NVIDIA H200"
+    Message device_key;            // the same for translating front ends: "device_cpu" {threads}; empty for a GPU
     std::uint32_t n_layer = 0, n_embd = 0, n_vocab = 0, n_expert = 0, n_expert_used = 0;
     std::uint64_t expert_bytes = 0, other_bytes = 0;
     int n_ctx = 0, max_sequences = 0;
@@ -166,6 +167,7 @@ struct EngineStats {
     bool loaded = false;
     std::string model;
     std::string device;
+    Message device_key;             // ModelInfo::device_key
     int running = 0, queued = 0;
     double decode_tok_s = 0;        // over the last few seconds, all sequences together
     double prefill_tok_s = 0;       // of the last prefill

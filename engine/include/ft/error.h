@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "ft/message.h"
 
 namespace ft {
 
@@ -33,11 +36,18 @@ public:
     ErrorCode code() const noexcept { return code_; }
     const std::string& message() const noexcept { return message_; }
     const std::string& hint() const noexcept { return hint_; }
+    // The message as a key and arguments for translating front ends (ft/message.h); empty for most errors.
+    const Message& key() const noexcept { return key_; }
+    Error& keyed(std::string key, std::vector<std::string> args) {
+        key_ = Message{std::move(key), std::move(args)};
+        return *this;
+    }
 
 private:
     ErrorCode code_;
     std::string message_;
     std::string hint_;
+    Message key_;
 };
 
 }  // namespace ft

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ft/message.h"
+
 namespace ft {
 
 struct GpuInfo {
@@ -24,5 +26,8 @@ struct GpuInfo {
 std::vector<GpuInfo> gpu_devices();
 // Why gpu_devices() is empty: "built without CUDA", "no CUDA driver", "no CUDA device", … ; empty when it is not.
 std::string gpu_unavailable_reason();
+// The same as a key for translating front ends: "no_cuda_build", "no_gpu", "no_driver", "driver_too_old" {the
+// driver's CUDA version, this build's}, "cuda_unusable" {CUDA's error text}; empty when there is a GPU.
+Message gpu_unavailable_message();
 
 }  // namespace ft

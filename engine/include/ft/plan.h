@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ft/message.h"
+
 namespace ft {
 
 // Bytes by category. The GPU runner allocates from these figures only (no fixed reserves of its own).
@@ -56,6 +58,11 @@ struct CacheRequest {
 struct RebuildResult {
     bool accepted = false;
     std::string reason;                 // why it was rejected (names the numbers); empty when accepted
+    // The reason as a key for translating front ends: "no_model", "kv_zero", "kv_below_context" {kv, n_ctx},
+    // "kv_above_plan" {kv, max}, "kv_below_running" {kv, held}, "cpu_no_expert_cache", "backend_fixed_cache"
+    // {backend}, "slots_below_layer" {slots, experts}, "slots_above_total" {slots, total}, "over_budget" {slots,
+    // their size, kv, its size, needed, budget}, "rebuild_failed" {the error}.
+    Message reason_key;
     MemoryPlan plan;                    // the plan in force afterwards (the old one when rejected)
 };
 

@@ -113,6 +113,7 @@ public:
         return graph_kv_geometry(g_, page_size, n_pages, 4, state_slots_);
     }
     std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
+    Message device_label() const override { return {"device_cpu", {std::to_string(pool_.size())}}; }
 
     void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
         if (g_.hc_mult > 0) return forward_hc(batch, kv, logits);

@@ -66,20 +66,35 @@ std::vector<GpuInfo> gpu_devices() {
     return out;
 }
 
-std::string gpu_unavailable_reason() {
+namespace {
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+}  // namespace
+
+Message gpu_unavailable_message() {
     const Probe& p = probe();
     if (p.error == cudaSuccess && !p.devices.empty()) return {};
-    if (p.error == cudaErrorNoDevice || (p.error == cudaSuccess && p.devices.empty())) return "no NVIDIA GPU found";
+    if (p.error == cudaErrorNoDevice || (p.error == cudaSuccess && p.devices.empty())) return {"no_gpu", {}};
     if (p.error == cudaErrorInsufficientDriver) {
         int driver = 0, runtime = 0;
         cudaDriverGetVersion(&driver);  // 0 when no driver is installed at all
         cudaRuntimeGetVersion(&runtime);
-        if (driver == 0) return "no NVIDIA driver found (install the NVIDIA driver to use the GPU)";
-        return "the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
-               ", older than this build's CUDA " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
-               " (update the NVIDIA driver to use the GPU)";
+        if (driver == 0) return {"no_driver", {}};
+        return {"driver_too_old", {cuda_version(driver), cuda_version(runtime)}};
     }
-    return std::string("CUDA is not usable: ") + cudaGetErrorString(p.error);
+    return {"cuda_unusable", {cudaGetErrorString(p.error)}};
+}
+
+std::string gpu_unavailable_reason() {
+    const Message m = gpu_unavailable_message();
+    if (m.key.empty()) return {};
+    if (m.key == "no_gpu") return "no NVIDIA GPU found";
+    if (m.key == "no_driver") return "no NVIDIA driver found (install the NVIDIA driver to use the GPU)";
+    if (m.key == "driver_too_old")
+        return "the NVIDIA driver supports CUDA " + m.args[0] + ", older than this build's CUDA " + m.args[1] +
+               " (update the NVIDIA driver to use the GPU)";
+    return "CUDA is not usable: " + m.args[0];
 }
 
 }  // namespace ft

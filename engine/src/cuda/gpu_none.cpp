@@ -8,6 +8,7 @@ namespace ft {
 
 std::vector<GpuInfo> gpu_devices() { return {}; }
 std::string gpu_unavailable_reason() { return "this build has no CUDA support (FT_CUDA=OFF)"; }
+Message gpu_unavailable_message() { return {"no_cuda_build", {}}; }
 
 }  // namespace ft
 

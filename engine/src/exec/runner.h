@@ -21,6 +21,7 @@
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 #include "moe/routing_trace.h"
+#include "ft/message.h"
 
 namespace ft::exec {
 
@@ -49,6 +50,8 @@ public:
     }
     // One line for logs and stats: where and how it runs ("cpu (16 threads)", "NVIDIA H200 (resident)").
     virtual std::string device_name() const = 0;
+    // device_name() as a key for translating front ends ("device_cpu" {threads}); empty: the name is not translated.
+    virtual Message device_label() const { return {}; }
     // Backend statistics as "key value" lines (timings, launches, VRAM use); empty when the backend has none.
     virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
     // Live rebuild (between steps, on the engine thread): the expert cache to `slots` slots, the hottest experts kept.

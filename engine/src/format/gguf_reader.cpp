@@ -33,8 +33,9 @@ public:
                 const auto c = static_cast<unsigned char>(b_[static_cast<std::size_t>(i)]);
                 magic += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
             }
-            fail("not a GGUF file: it starts with '" + magic + "', expected 'GGUF'", "magic",
-                 "pass a .gguf model file (or a Hugging Face folder of safetensors)");
+            throw Error(ErrorCode::invalid_file, r_.name_ + ": not a GGUF file: it starts with '" + magic + "', expected 'GGUF' (magic)",
+                        "pass a .gguf model file (or a Hugging Face folder of safetensors)")
+                .keyed("not_gguf", {r_.name_, magic});
         }
         pos_ = 4;
         const std::uint32_t version = u32("version");
@@ -71,10 +72,14 @@ public:
     }
 
 private:
+    // A damaged file's error carries the key "file_damaged" {file, the English detail} for translating front ends;
+    // not_gguf() its own.
     [[noreturn]] void fail(const std::string& what, std::string_view field, const char* hint = kDamagedHint) const {
         std::string msg = r_.name_ + ": " + what;
         if (!field.empty()) msg.append(" (").append(field).append(")");
-        throw Error(ErrorCode::invalid_file, std::move(msg), hint);
+        Error e(ErrorCode::invalid_file, std::move(msg), hint);
+        if (hint == kDamagedHint) e.keyed("file_damaged", {r_.name_, what});
+        throw e;
     }
 
     std::uint64_t left() const { return b_.size() - pos_; }

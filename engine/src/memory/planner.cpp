@@ -348,35 +348,47 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& cur, const 
     MemoryPlan& p = c.plan;
     const std::int64_t kv = req.kv_tokens < 0 ? cur.kv_tokens : (req.kv_tokens + cur.kv_page_size - 1) / cur.kv_page_size * cur.kv_page_size;
     const int slots = req.expert_slots < 0 ? cur.expert_slots : req.expert_slots;
-    auto fail = [&](std::string why) {
+    auto fail = [&](std::string why, std::string key, std::vector<std::string> args = {}) {
         c.ok = false;
         c.reason = std::move(why);
+        c.reason_key = Message{std::move(key), std::move(args)};
         c.plan = cur;
         return c;
     };
-    if (req.kv_tokens == 0) return fail("a KV cache of 0 positions cannot serve");
+    const auto str = [](auto v) { return std::to_string(v); };
+    if (req.kv_tokens == 0) return fail("a KV cache of 0 positions cannot serve", "kv_zero");
     if (kv < cur.n_ctx && kv < std::int64_t(cur.n_ctx) * cur.max_sequences)
-        return fail(fmt::format("{} KV positions are less than one {}-token context", kv, cur.n_ctx));
+        return fail(fmt::format("{} KV positions are less than one {}-token context", kv, cur.n_ctx), "kv_below_context",
+                    {str(kv), str(cur.n_ctx)});
     if (req.kv_tokens > 0 && kv > cur.max_kv_tokens)
-        return fail(fmt::format("{} KV positions are more than the {} this plan allows", kv, cur.max_kv_tokens));
+        return fail(fmt::format("{} KV positions are more than the {} this plan allows", kv, cur.max_kv_tokens),
+                    "kv_above_plan", {str(kv), str(cur.max_kv_tokens)});
     if (kv < running_kv_tokens)
-        return fail(fmt::format("{} KV positions are fewer than the {} the running requests hold", kv, running_kv_tokens));
+        return fail(fmt::format("{} KV positions are fewer than the {} the running requests hold", kv, running_kv_tokens),
+                    "kv_below_running", {str(kv), str(running_kv_tokens)});
     if (slots != cur.expert_slots) {
-        if (!cur.gpu) return fail("the CPU engine has no expert cache to resize");
+        if (!cur.gpu) return fail("the CPU engine has no expert cache to resize", "cpu_no_expert_cache");
         if (cur.backend == "resident" || cur.backend == "static" || cur.backend == "cpu")
-            return fail(fmt::format("the {} backend's expert cache cannot be resized", cur.backend));
+            return fail(fmt::format("the {} backend's expert cache cannot be resized", cur.backend), "backend_fixed_cache",
+                        {cur.backend});
         if (slots < g.n_expert)
-            return fail(fmt::format("{} expert slots are fewer than one layer's {} experts", slots, g.n_expert));
+            return fail(fmt::format("{} expert slots are fewer than one layer's {} experts", slots, g.n_expert),
+                        "slots_below_layer", {str(slots), str(g.n_expert)});
         if (slots > cur.expert_slots_total)
-            return fail(fmt::format("{} expert slots are more than the model's {} experts", slots, cur.expert_slots_total));
+            return fail(fmt::format("{} expert slots are more than the model's {} experts", slots, cur.expert_slots_total),
+                        "slots_above_total", {str(slots), str(cur.expert_slots_total)});
     }
     if (cur.gpu) {
         const std::uint64_t fixed = cur.weights + cur.state + cur.scratch + cur.cublas + cur.graphs + cur.reserve;
         const std::uint64_t need = fixed + std::uint64_t(slots) * cur.expert_slot_bytes + std::uint64_t(kv) * cur.kv_bytes_per_token;
-        if (need > cur.budget)
+        if (need > cur.budget) {
+            const std::string slots_b = gib(double(slots) * double(cur.expert_slot_bytes)),
+                              kv_b = gib(double(kv) * double(cur.kv_bytes_per_token)), need_b = gib(double(need)),
+                              budget_b = gib(double(cur.budget));
             return fail(fmt::format("{} expert slots ({}) and {} KV positions ({}) need {} with the rest of the plan; the budget is {}",
-                                    slots, gib(double(slots) * double(cur.expert_slot_bytes)), kv,
-                                    gib(double(kv) * double(cur.kv_bytes_per_token)), gib(double(need)), gib(double(cur.budget))));
+                                    slots, slots_b, kv, kv_b, need_b, budget_b),
+                        "over_budget", {str(slots), slots_b, str(kv), kv_b, need_b, budget_b});
+        }
     }
     p.expert_slots = slots;
     p.experts = std::uint64_t(slots) * cur.expert_slot_bytes;

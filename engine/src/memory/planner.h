@@ -81,6 +81,7 @@ std::uint64_t state_bytes(const ModelGeometry& g, int max_sequences);
 struct RebuildCheck {
     bool ok = false;
     std::string reason;
+    Message reason_key;  // RebuildResult::reason_key
     MemoryPlan plan;
 };
 RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& current, const CacheRequest& req,

@@ -197,6 +197,7 @@ struct Engine::Impl {
         RebuildResult r;
         if (!model) {
             r.reason = "no model is loaded";
+            r.reason_key = Message{"no_model", {}};
             return r;
         }
         r.plan = model->plan;
@@ -205,6 +206,7 @@ struct Engine::Impl {
         const memory::RebuildCheck c = memory::check_rebuild(model->geometry, model->plan, req, held);
         if (!c.ok) {
             r.reason = c.reason;
+            r.reason_key = c.reason_key;
             spdlog::info("cache rebuild rejected: {}", c.reason);
             return r;
         }
@@ -222,6 +224,7 @@ struct Engine::Impl {
         } catch (const Error& e) {
             // The runner restored its expert cache; resize_kv leaves the old cache in place on failure.
             r.reason = std::string("the rebuild failed and was rolled back: ") + e.what();
+            r.reason_key = Message{"rebuild_failed", {e.what()}};
             spdlog::error("cache rebuild: {}", r.reason);
             return r;
         }
@@ -606,6 +609,7 @@ struct Engine::Impl {
         stats_.state = loading ? "loading" : !model ? "idle" : running.empty() ? "ready" : "running";
         stats_.model = model ? model->info.name : std::string();
         stats_.device = model ? model->info.device : std::string();
+        stats_.device_key = model ? model->info.device_key : Message{};
         stats_.running = int(std::count_if(running.begin(), running.end(), [](const auto& r) { return r->kv_seq >= 0; }));
         stats_.queued = int(queued.size());
         stats_.decode_tok_s = running.empty() ? 0 : decode_rate;

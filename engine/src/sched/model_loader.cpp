@@ -341,6 +341,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     info.architecture = std::string(model::arch_name(d.arch));
     info.path = o.model;
     info.device = m->runner->device_name();
+    info.device_key = m->runner->device_label();
     info.n_layer = d.n_layer;
     info.n_embd = d.n_embd;
     info.n_vocab = d.n_vocab;
