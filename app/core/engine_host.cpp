@@ -16,6 +16,7 @@
 #include "ft/chat_template.h"
 #include "engine_text.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -153,7 +154,7 @@ void EngineHost::startLoad(const QString& path) {
     m_statsTimer.start();
 
     LoadOptions o = m_loadOptions;
-    o.model = std::filesystem::path(path.toStdString());
+    o.model = ft::path_from_utf8(path.toStdString());  // UTF-8, not the ANSI code page, on Windows
     const quint64 epoch = m_epoch;
     std::shared_ptr<Relay> relay = m_relay;
     try {
@@ -216,7 +217,7 @@ void EngineHost::onLoadDone(quint64 epoch, bool ok, const QString& error) {
     // thread; the template is read from the model file); the model is "ready" once both are here.
     std::shared_ptr<Engine> engine = m_engine;
     std::shared_ptr<Relay> relay = m_relay;
-    const std::filesystem::path path = m_modelPath.toStdString();
+    const std::filesystem::path path = ft::path_from_utf8(m_modelPath.toStdString());
     QThreadPool::globalInstance()->start([engine, relay, epoch, path] {
         std::optional<Tokenizer> tok;
         std::shared_ptr<const ChatTemplate> tmpl;

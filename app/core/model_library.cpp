@@ -16,6 +16,7 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -133,7 +134,7 @@ bool facts_from_json(const QString& text, ModelFacts& f) {
     return true;
 }
 
-ModelFacts facts_for(const QString& path) { return read_model_facts(std::filesystem::path(path.toStdString())); }
+ModelFacts facts_for(const QString& path) { return read_model_facts(ft::path_from_utf8(path.toStdString())); }
 
 // A split GGUF's later parts belong to its first part's row.
 bool is_later_split_part(const QString& file_name) {
