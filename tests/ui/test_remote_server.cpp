@@ -275,6 +275,12 @@ private slots:
         m_ui->settle();
         QVERIFY(m_ui->item("remoteServersCard")->isVisible());
         QVERIFY(m_ui->item("remoteModelRow") != nullptr);
+        // The row's pills sit right of the address, none drawn over it.
+        QQuickItem* urlText = m_ui->item("serverUrlText");
+        QQuickItem* keyPill = m_ui->item("serverKeyPill");
+        QVERIFY(urlText && keyPill && keyPill->isVisible());
+        QVERIFY(keyPill->mapToScene({0, 0}).x() >= urlText->mapToScene({0, 0}).x() + urlText->width());
+        QCOMPARE(keyPill->width(), keyPill->implicitWidth());  // not elided
         m_ui->saveScreenshot("models-remote-server");
         // The key is in servers.json, readable by this user only.
         QFile f(m_data.filePath("servers.json"));

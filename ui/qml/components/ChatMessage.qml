@@ -157,6 +157,15 @@ Item {
             font.pixelSize: Theme.fontSmall
             wrapMode: Text.Wrap
         }
+        Text {
+            objectName: "replySource"
+            visible: !msg.mine && msg.replyServer.length > 0 && msg.state !== "streaming"
+            Layout.fillWidth: true
+            text: qsTr("%1 on %2").arg(msg.replyModel).arg(msg.replyServer)
+            color: Theme.textFaint
+            font.pixelSize: Theme.fontCaption
+            elide: Text.ElideMiddle
+        }
         RowLayout {
             Layout.fillWidth: true
             spacing: Theme.s1
@@ -170,15 +179,6 @@ Item {
                           .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens)
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption
-            }
-            Text {
-                objectName: "replySource"
-                visible: !msg.mine && msg.replyServer.length > 0
-                text: qsTr("%1 on %2").arg(msg.replyModel).arg(msg.replyServer)
-                color: Theme.textFaint
-                font.pixelSize: Theme.fontCaption
-                elide: Text.ElideMiddle
-                Layout.maximumWidth: 360
             }
             Pill {
                 objectName: "partialPill"

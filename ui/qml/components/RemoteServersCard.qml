@@ -56,6 +56,7 @@ Card {
                     spacing: Theme.s3
                     Icon { name: "server"; color: Theme.accent; size: 18 }
                     Text {
+                        objectName: "serverUrlText"
                         Layout.fillWidth: true
                         text: server.url
                         color: Theme.text
@@ -63,14 +64,19 @@ Card {
                         font.weight: Font.DemiBold
                         elide: Text.ElideMiddle
                     }
-                    Pill {
-                        objectName: "serverStatus"
-                        tint: server.status === "ok" ? Theme.success : server.status === "error" ? Theme.danger : Theme.textFaint
-                        text: server.status === "ok" ? (server.kind === "freetoken" ? qsTr("FreeToken server") : qsTr("Connected"))
-                            : server.status === "error" ? qsTr("Not answering") : qsTr("Checking…")
+                    // A positioner, not the layout, holds the pills that come and go (a pill shown later by the
+                    // layout was drawn over the address).
+                    Row {
+                        spacing: Theme.s2
+                        Pill {
+                            objectName: "serverStatus"
+                            tint: server.status === "ok" ? Theme.success : server.status === "error" ? Theme.danger : Theme.textFaint
+                            text: server.status === "ok" ? (server.kind === "freetoken" ? qsTr("FreeToken server") : qsTr("Connected"))
+                                : server.status === "error" ? qsTr("Not answering") : qsTr("Checking…")
+                        }
+                        Pill { objectName: "serverKeyPill"; visible: server.hasKey; tint: Theme.textMuted; text: qsTr("API key") }
+                        Pill { visible: server.plainHttp; tint: Theme.warning; text: qsTr("Unencrypted") }
                     }
-                    Pill { visible: server.hasKey; tint: Theme.textMuted; text: qsTr("API key") }
-                    Pill { visible: server.plainHttp; tint: Theme.warning; text: qsTr("Unencrypted") }
                     AppButton {
                         objectName: "removeServerButton"
                         kind: "ghost"
