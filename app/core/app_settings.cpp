@@ -4,12 +4,13 @@
 #include <QUrl>
 
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
 AppSettings::AppSettings(const QString& file, QObject* parent) : QObject(parent) {
     const QString path = file.isEmpty()
-        ? QString::fromStdString((ft::data_dir() / "freetoken.ini").string())
+        ? QString::fromStdString(ft::path_to_utf8(ft::data_dir() / "freetoken.ini"))
         : file;
     m_settings = std::make_unique<QSettings>(path, QSettings::IniFormat);
     const QString theme = m_settings->value("ui/theme").toString();

@@ -11,6 +11,7 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -94,7 +95,7 @@ QDateTime parse_time(const QVariant& v) {
 }  // namespace
 
 ChatStore::ChatStore(const QString& database_file) {
-    m_path = database_file.isEmpty() ? QString::fromStdString((data_dir() / "chats.db").string()) : database_file;
+    m_path = database_file.isEmpty() ? QString::fromStdString(path_to_utf8(data_dir() / "chats.db")) : database_file;
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     m_connection = QStringLiteral("ft_chats_%1").arg(g_connection_counter.fetch_add(1));
     QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", m_connection);

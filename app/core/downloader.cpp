@@ -22,6 +22,7 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 #include "model_facts.h"
 #include "model_library.h"
 
@@ -162,7 +163,7 @@ void Downloader::setEndpoint(const QString& url) {
 }
 
 QString Downloader::modelsFolder() const {
-    return m_modelsFolder.isEmpty() ? QString::fromStdString(models_dir().string()) : m_modelsFolder;
+    return m_modelsFolder.isEmpty() ? QString::fromStdString(path_to_utf8(models_dir())) : m_modelsFolder;
 }
 
 QString Downloader::parseRepoId(const QString& input, QString* error) {

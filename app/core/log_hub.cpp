@@ -107,6 +107,7 @@ QString LogHub::levelName(int level) {
 #include <cstring>
 
 #include "ft/log.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -114,7 +115,7 @@ QString attach_log_hub(LogHub& hub, const std::string& app_name) {
     LogOptions options;
     options.app_name = app_name;
     options.console = false;
-    const QString path = QString::fromStdString(log_init(options).string());
+    const QString path = QString::fromStdString(path_to_utf8(log_init(options)));
     // ft::log_init flushes the file on warnings only: the lines before a freeze or a kill were lost.
     if (const auto logger = spdlog::default_logger()) logger->flush_on(spdlog::level::trace);
     hub.setLogFilePath(path);

@@ -93,7 +93,7 @@ QString facts_to_json(const ModelFacts& f) {
     o["n_head_kv"] = int(f.n_head_kv);
     o["head_dim"] = int(f.head_dim);
     QJsonArray parts;
-    for (const auto& p : f.parts) parts.append(QString::fromStdString(p.string()));
+    for (const auto& p : f.parts) parts.append(QString::fromStdString(path_to_utf8(p)));
     o["parts"] = parts;
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }

@@ -11,6 +11,7 @@
 #include "ft/error.h"
 #include "ft/paths.h"
 #include "ft/plan.h"
+#include "ft/utf8.h"
 
 namespace ft::ui {
 
@@ -38,7 +39,7 @@ ModelListModel::Row ModelListModel::makeRow(const ModelRecord& r) const {
     Row row{r, {}};
     if (!r.facts.runnable) return row;   // the row says why instead
     try {
-        row.fit = ft::predict_fit(r.path.toStdString(), m_machine);
+        row.fit = ft::predict_fit(ft::path_from_utf8(r.path.toStdString()), m_machine);
     } catch (const ft::Error& e) {
         row.fit.reason = e.message();
     }
@@ -98,7 +99,7 @@ QString ModelListModel::databasePath() const { return m_library ? m_library->dat
 
 QString ModelListModel::modelsDir() const {
     try {
-        return QString::fromStdString(ft::models_dir().string());
+        return QString::fromStdString(ft::path_to_utf8(ft::models_dir()));
     } catch (const ft::Error& e) {
         return describe(e);
     }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 #include "remote_servers.h"
 
 namespace ft::ui {
@@ -65,7 +66,7 @@ QHash<int, QByteArray> RemoteServerListModel::roleNames() const {
 }
 
 QString RemoteServerListModel::keyStorageNote() const {
-    const QString path = QString::fromStdString(RemoteServerFile().path().string());
+    const QString path = QString::fromStdString(ft::path_to_utf8(RemoteServerFile().path()));
 #ifdef _WIN32
     return tr("The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken "
               "does not use the Windows Credential Manager yet.").arg(path);

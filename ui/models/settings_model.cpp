@@ -6,6 +6,7 @@
 #include <QUrl>
 
 #include "ft/paths.h"
+#include "ft/utf8.h"
 #include "ft/version.h"
 #include "qml_setup.h"
 
@@ -14,7 +15,7 @@ namespace ft::ui {
 namespace {
 QString safe_path(std::filesystem::path (*fn)()) {
     try {
-        return QString::fromStdString(fn().string());
+        return QString::fromStdString(ft::path_to_utf8(fn()));
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }
