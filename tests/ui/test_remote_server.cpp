@@ -166,6 +166,7 @@ private slots:
         const QString e = addByDialog(m_demo.url, "wrong-key");
         QVERIFY2(e.contains("refused the API key") && e.contains("HTTP 401") && e.contains(m_demo.url), qPrintable(e));
         QVERIFY(!e.contains("wrong-key"));
+        m_ui->saveScreenshot("models-add-server-wrong-key");
         QCOMPARE(servers()->rowCount(), 0);
         const QString none = addByDialog(m_demo.url, "");
         QVERIFY2(none.contains("refused the API key"), qPrintable(none));
@@ -207,6 +208,7 @@ private slots:
         m_ui->item("plainHttpCheckBox")->setProperty("checked", true);
         m_ui->settle(50);
         QVERIFY(m_ui->item("addServerConfirm")->isEnabled());
+        m_ui->saveScreenshot("models-add-server-plain-http");
         QVERIFY(!servers()->add("http://192.0.2.1:8000", {}, false));  // and the model refuses it without the yes
         QVERIFY(servers()->addError().contains("unencrypted"));
         for (const QString& safe : {m_demo.url, QStringLiteral("https://192.0.2.1"), QStringLiteral("http://localhost:1")})
