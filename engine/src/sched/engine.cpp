@@ -369,8 +369,13 @@ struct Engine::Impl {
         if (!reserve_all && !running.empty()) {
             // The pages it needs now beyond the shared ones, and a page to grow by for each running request and
             // itself: without that headroom it would pause another (or be paused) at once.
+            // Room: free and reclaimable pages, less what the running requests still need for their own prompts (a
+            // prompt reserves its pages chunk by chunk as it is computed).
             const std::int64_t need = (std::int64_t(s.fill()) + 1 + page - 1) / page - cached / page + std::int64_t(running.size()) + 1;
-            const std::int64_t room = model->kv->pages_total() - model->kv->pages_used() + model->kv->pages_cached_idle();
+            std::int64_t room = model->kv->pages_total() - model->kv->pages_used() + model->kv->pages_cached_idle();
+            for (const auto& r : running)
+                if (r->kv_seq >= 0)
+                    room -= std::max<std::int64_t>(0, (std::int64_t(r->fill()) + page - 1) / page - model->kv->capacity(r->kv_seq) / page);
             if (need > room) {
                 model->kv->release(seq);
                 return Admit::wait;
