@@ -633,10 +633,6 @@
 <context>
     <name>ConsoleModelCard</name>
     <message>
-        <source>%1 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 min</source>
         <translation type="unfinished"></translation>
     </message>
@@ -710,6 +706,10 @@
     </message>
     <message>
         <source>Go to Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt; 1 min</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -633,10 +633,6 @@
 <context>
     <name>ConsoleModelCard</name>
     <message>
-        <source>%1 s</source>
-        <translation>%1초</translation>
-    </message>
-    <message>
         <source>%1 min</source>
         <translation>%1분</translation>
     </message>
@@ -711,6 +707,10 @@
     <message>
         <source>Go to Models</source>
         <translation>모델로 이동</translation>
+    </message>
+    <message>
+        <source>&lt; 1 min</source>
+        <translation>1분 미만</translation>
     </message>
 </context>
 <context>

@@ -633,10 +633,6 @@
 <context>
     <name>ConsoleModelCard</name>
     <message>
-        <source>%1 s</source>
-        <translation>%1 秒</translation>
-    </message>
-    <message>
         <source>%1 min</source>
         <translation>%1 分钟</translation>
     </message>
@@ -711,6 +707,10 @@
     <message>
         <source>Go to Models</source>
         <translation>前往模型</translation>
+    </message>
+    <message>
+        <source>&lt; 1 min</source>
+        <translation>不到 1 分钟</translation>
     </message>
 </context>
 <context>

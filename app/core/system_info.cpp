@@ -100,7 +100,6 @@ SystemStatus read_system_status() {
     if (s.gpus.isEmpty())  // in the app's language
         s.gpuUnavailableReason = EngineText::text(gpu_unavailable_message(), QString::fromStdString(gpu_unavailable_reason()));
     s.ram = read_ram_status();
-    s.ram.modelMappedBytes = read_model_mapped_bytes();
     static const QString cpu = read_cpu_name();
     s.cpuName = cpu;
     s.logicalCores = static_cast<int>(std::thread::hardware_concurrency());

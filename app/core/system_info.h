@@ -20,7 +20,8 @@ struct RamStatus {
     quint64 availableBytes = 0;
     // Pages of model files (.gguf, .safetensors) this process has mapped and that are in RAM now. The OS counts
     // them as file cache (inside availableBytes), though the engine reads them at every token. Linux
-    // (/proc/self/smaps); 0 elsewhere.
+    // (/proc/self/smaps, read_model_mapped_bytes(): not filled by read_system_status, it costs a walk of the
+    // mappings' pages); 0 elsewhere.
     quint64 modelMappedBytes = 0;
 };
 

@@ -59,7 +59,11 @@ double SystemMonitor::ramUsed() const {
 }
 
 void SystemMonitor::refresh() {
+    const quint64 mapped = m_status.ram.modelMappedBytes;
     m_status = ft::read_system_status();
+    // The mapped model's resident pages every 5 s (reading smaps walks the pages of every mapping: a large model's
+    // millions of pages are not walked every second).
+    m_status.ram.modelMappedBytes = m_samples % 5 == 0 ? ft::read_model_mapped_bytes() : mapped;
     auto push = [this](QVariantList& history, double used, double total) {
         if (total <= 0) return;
         history.append(used / total);

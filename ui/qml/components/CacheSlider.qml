@@ -39,7 +39,7 @@ ColumnLayout {
         ColumnLayout {
             Layout.fillWidth: true
             spacing: 2
-            Text { Layout.fillWidth: true; text: root.title; color: root.enabled ? Theme.text : Theme.textFaint; font.pixelSize: Theme.fontBody; font.weight: Font.Medium; elide: Text.ElideRight }
+            Text { text: root.title; color: root.enabled ? Theme.text : Theme.textFaint; font.pixelSize: Theme.fontBody; font.weight: Font.Medium }
             Text { Layout.fillWidth: true; text: root.hint; color: Theme.textFaint; font.pixelSize: Theme.fontCaption; wrapMode: Text.WordWrap }
         }
         Text { text: root.figure; color: root.enabled ? Theme.text : Theme.textFaint; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle }

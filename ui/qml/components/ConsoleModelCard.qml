@@ -11,9 +11,11 @@ Card {
     signal goToModels()
     readonly property bool hasModel: vm && (vm.loaded || vm.engineState === "loading")
 
+    // Whole minutes: a figure that changed every second would repaint the window every second while idle (the
+    // Console's texts do even while another page shows).
     function duration(s) {
         s = Math.floor(s)
-        if (s < 60) return qsTr("%1 s").arg(s)
+        if (s < 60) return qsTr("< 1 min")
         const m = Math.floor(s / 60)
         if (m < 60) return qsTr("%1 min").arg(m)
         return qsTr("%1 h %2 min").arg(Math.floor(m / 60)).arg(m % 60)
