@@ -1,37 +1,51 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine: llama.cpp's llama-bench (the prebuilt peer in ../shared/peers/llama.cpp) and our `ft bench`
-# side by side on the same GGUF in one call, and writes the comparison table to $OUT/vs-llama.md (+ the raw logs).
-# The machine keeps nothing between calls (it goes back 30 s after one), so the peer's tarball (42 MB) travels with
-# the call that uses it: with the demo model and the fixtures moved out of the tree (docs/gpu-machine.md) the tarball,
-# the bundle and the tree fit the 64 MiB a call carries.
-#   here:  mkdir -p .peer && (cd .peer && split -b 14000000 -d ../../shared/peers/llama.cpp/llama-bench-sm90-cuda13.tar.xz part)
+# Runs on the GPU machine: the peers' llama-bench and our `ft bench` side by side on the same GGUF in one call, and
+# writes the comparison table to $OUT/vs-llama-<mode>.md (+ the raw logs and JSON).
+# The peers (never in the repo): llama.cpp of 2026-08-22 and ik_llama.cpp of 2026-08-15, their llama-bench built on a
+# GPU machine by ../shared/peers/llama.cpp/build-peers.sh and brought back as NAME.partNN (xz tarballs split in
+# parts ≤ 15 MB); the June llama.cpp (the prebuilt llama-bench-sm90-cuda13.tar.xz, 42 MB) as llama.cpp-june.partNN
+# when a call has room for it. The machine keeps nothing between calls, so the peers travel with each call that uses
+# them: with the demo model and the fixtures out of the tree (docs/gpu-machine.md), the bundle, the tree and both
+# newer peers fit the 64 MiB a call carries.
+#   here:  mkdir -p .peer && cp /path/to/peers/{llama.cpp,ik_llama.cpp}.part* .peer/
 #   device run: command "bash scripts/gpu/vs-llama.sh receive && bash scripts/gpu/vs-llama.sh run", carry [".gpu", ".peer"]
 #              (.gpu/bundle.tar.xz: scripts/gpu/bundle.sh; FT_BUNDLE_ONLY=ft is enough)
+#   `run gpu` / `run cpu`: only the rows with the model's experts in VRAM (all, 8 GB class) / on the CPU, when a call
+#   cannot hold every row of every peer (each row compares only figures of one call).
+#   device run: command "bash scripts/gpu/vs-llama.sh default 10", carry [".gpu"]   (ours only: the 8 GiB default)
 #   device run: command "bash scripts/gpu/vs-llama.sh links", carry [".gpu"]   (ours only, no peer: the emulated links)
-# `receive` keeps each part in /tmp/llama-parts and unpacks the peer into /tmp/llama once the parts make a whole.
-# Rows (the 30B-A3B-shaped Q4_K `ft synth` file, seed 1; llama.cpp `-fa 1 -t 16`):
-#   all in VRAM: llama -ncmoe 0 vs ft resident; 8 GB class: llama -ncmoe 30 (≈ 7.4 GiB peak) vs ft at --vram-budget 8G
+# `receive` unpacks each peer whose parts make a whole into /tmp/peers/NAME.
+# Rows (the 30B-A3B-shaped Q4_K `ft synth` file, seed 1; every peer `-fa 1 -t 16 -ngl 99` at its documented best MoE
+# options: llama.cpp `-ncmoe N`, ik_llama.cpp `--n-cpu-moe N -fmoe 1 -rtr 1`):
+#   all in VRAM: N = 0 vs ft resident; 8 GB class: N = 30 (≈ 7.4 GiB peak for llama.cpp) vs ft at --vram-budget 8G
 #   (offload, then the defaults — auto — in a process of its own; synthetic routing, as the issue's figures); experts
-#   on the CPU: llama -ncmoe 48 vs ft cpu backend. llama-bench's tg128 decodes from an empty context, ours after a
-#   512-token prompt (its default); prefill 512 and 8192 tokens (8192 not with -ncmoe 48). Peak VRAM sampled with
-#   nvidia-smi every 500 ms.
+#   on the CPU: N = 48 vs ft cpu backend. llama-bench's tg128 decodes from an empty context, ours after a 512-token
+#   prompt (its default); prefill 512 and 8192 tokens (8192 not with N = 48). Peak VRAM sampled with nvidia-smi
+#   every 500 ms.
 #   Ours only, in the same run: `ft bench cpu-moe` (the CPU expert kernel against host read) and the miss service of the
 #   8 GB rows (ms/token beyond the resident step's, against its floor: miss bytes / host read).
-# `links` (a second call: the peer has no such mode): `ft bench decode --pcie-limit L --threads N --backend
+# `default N` (ours only): N fresh processes at the product's defaults (--vram-budget 8G, synthetic routing) and, in
+#   turn with them, the fixed backends a user could pick instead — offload twice, hybrid at fixed q* 0.05, 0.15, 0.27,
+#   0.4 — each a process of its own; the table says how far each default run is from the best fixed one.
+# `links` (the peer has no such mode): `ft bench decode --pcie-limit L --threads N --backend
 #   offload,hybrid,cpu,auto` at the 8 GiB budget for L = 12, 25 GB/s and N = 8, 16 (hybrid against the better of offload
 #   and cpu, and what auto chose), then offload and hybrid on the real link in separate processes, twice each, in turn.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-run}
 out=${OUT:-/tmp}
-llama=/tmp/llama
+peers=/tmp/peers
 if [[ $mode == receive ]]; then
-  mkdir -p /tmp/llama-parts && cp .peer/part* /tmp/llama-parts/ && ls -l /tmp/llama-parts
-  if cat /tmp/llama-parts/part* | xz -t 2>/dev/null; then
-    mkdir -p "$llama" && cat /tmp/llama-parts/part* | tar -C "$llama" -xJf - && echo "peer unpacked:" && ls "$llama"
-  else
-    echo "not whole yet: send the next part"
-  fi
+  shopt -s nullglob
+  for first in .peer/*.part00; do
+    name=$(basename "$first" .part00)
+    if cat ".peer/$name".part* | xz -t 2>/dev/null; then
+      mkdir -p "$peers/$name" && cat ".peer/$name".part* | tar -C "$peers/$name" -xJf - && echo "peer $name unpacked:" &&
+        ls "$peers/$name"
+    else
+      echo "peer $name: its parts do not make a whole"
+    fi
+  done
   exit 0
 fi
 exec > >(tee "$out/vs-llama-$mode.log") 2>&1
@@ -46,6 +60,70 @@ finish() {
   echo; echo "vs-llama $1: $([[ $status == 0 ]] && echo ALL STEPS PASSED || echo SOME STEPS FAILED)"
   exit $status
 }
+
+# Peak VRAM of a command (MiB).
+peak() {
+  local f=$1; shift
+  # One long-lived nvidia-smi polling every 500 ms: a new nvidia-smi every 100 ms took enough CPU time to stall the
+  # CPU expert workers (cpu backend 13 tok/s instead of ~45 in the first run of this script).
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 > "$f.vram" &
+  local sampler=$!
+  "$@"
+  local rc=$?
+  kill $sampler 2>/dev/null
+  sort -n "$f.vram" | tail -n 1 > "$f.peak"
+  return $rc
+}
+
+if [[ $mode == default ]]; then
+  runs=${2:-10}
+  fixed=(offload 0.05 0.15 0.27 0.4 offload)
+  for ((i = 0; i < runs; ++i)); do
+    step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --json "$json/default-$i.json"
+    if (( i < ${#fixed[@]} )); then
+      f=${fixed[$i]}
+      if [[ $f == offload ]]; then
+        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend offload \
+          --json "$json/fixed-$i-offload.json"
+      else
+        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
+          --hybrid-fraction "$f" --json "$json/fixed-$i-q$f.json"
+      fi
+    fi
+  done
+  python3 - "$json" <<'PY' | tee "$out/vs-llama-default.md"
+import json, sys, datetime, pathlib
+d = pathlib.Path(sys.argv[1])
+def run(p):
+    try: return (json.loads(p.read_text()).get("runs") or [None])[0]
+    except Exception: return None
+fixed = []
+for p in sorted(d.glob("fixed-*.json")):
+    r = run(p)
+    if r: fixed.append((p.stem.split("-", 2)[2], r.get("decode_tok_s") or 0))
+best = max((t for _, t in fixed), default=0)
+best_name = next((n for n, t in fixed if t == best), "?")
+lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs-llama.sh default (8 GiB budget, synthetic "
+         "routing, each run a fresh process; tok/s)", "",
+         "Fixed backends: " + ", ".join(f"{n} {t:,.1f}" for n, t in fixed) + f"; the best: {best_name} {best:,.1f}", "",
+         "| default run | backend | tok/s | / best fixed | q* after the search | duel: q* → tok/s vs q* = 1 |",
+         "| --- | --- | --- | --- | --- | --- |"]
+within = 0; n = 0
+for p in sorted(d.glob("default-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+    r = run(p)
+    if not r: lines.append(f"| {p.stem} | (failed) | | | | |"); continue
+    t = r.get("decode_tok_s") or 0
+    n += 1; within += best > 0 and t >= 0.97 * best
+    duel = (r.get("q_search") or {}).get("duel")
+    ds = (f"{duel['center']:.3f} → {duel['center_tok_s']:.1f} vs {duel['all_tok_s']:.1f} ({'kept' if duel['center_won'] else 'q* = 1'})"
+          if duel else "—")
+    q = f"{r.get('fraction_end', 0):.3f}" if r.get("backend") == "hybrid" else "—"
+    lines.append(f"| {p.stem.split('-')[1]} | {r.get('backend')} | {t:,.1f} | {t / best if best else 0:.3f} | {q} | {ds} |")
+lines += ["", f"{within} of {n} default runs within 3 % of the best fixed backend ({best_name}, {best:,.1f} tok/s)."]
+print("\n".join(lines))
+PY
+  finish default
+fi
 
 if [[ $mode == links ]]; then
   for limit in 12 25; do
@@ -111,57 +189,59 @@ print("\n".join(lines))
 PY
   finish links
 fi
-bench=$(find "$llama" -name llama-bench -type f | head -n 1)
-[[ -x "$bench" ]] || { echo "no llama-bench under $llama: send it first ('vs-llama.sh receive', carrying .peer/partNN)"; exit 2; }
 
-# Peak VRAM of a command (MiB).
-peak() {
-  local f=$1; shift
-  # One long-lived nvidia-smi polling every 500 ms: a new nvidia-smi every 100 ms took enough CPU time to stall the
-  # CPU expert workers (cpu backend 13 tok/s instead of ~45 in the first run of this script).
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 > "$f.vram" &
-  local sampler=$!
-  "$@"
-  local rc=$?
-  kill $sampler 2>/dev/null
-  sort -n "$f.vram" | tail -n 1 > "$f.peak"
-  return $rc
-}
-
-for ncmoe in 0 30 48; do
-  echo; echo "=== llama-bench -ncmoe $ncmoe ==="
-  prompts=512,8192
-  (( ncmoe == 48 )) && prompts=512
-  peak "$json/llama-$ncmoe" step "$bench" -m "$model" -fa 1 -t 16 -ngl 99 -ncmoe $ncmoe -p $prompts -n 128 -r 3 -o json \
-    > "$json/llama-$ncmoe.json"
+# Each peer at its documented best options for MoE offload (the flag taking the number of layers whose experts stay on
+# the CPU comes last).
+declare -A peer_opts=([llama.cpp-june]="-fa 1 -ncmoe" [llama.cpp]="-fa 1 -ncmoe" [ik_llama.cpp]="-fa 1 -fmoe 1 -rtr 1 --n-cpu-moe")
+names=()
+for name in llama.cpp-june llama.cpp ik_llama.cpp; do
+  [[ -x $peers/$name/llama-bench ]] && names+=("$name")
 done
-echo; echo "=== ft: all in VRAM ==="
-peak "$json/ft-res-dec" step "$ft" bench decode --model "$model" --device cuda --backend resident --json "$json/ft-res-dec.json"
-for len in 512 8192; do
-  peak "$json/ft-res-pre$len" step "$ft" bench prefill --model "$model" --device cuda --moe-backend resident \
-    --prompt-len $len --json "$json/ft-res-pre$len.json"
+(( ${#names[@]} )) || { echo "no peer under $peers: send them first ('vs-llama.sh receive', carrying .peer)"; exit 2; }
+rows=${2:-all}
+ncmoes=(); [[ $rows == all || $rows == gpu ]] && ncmoes+=(0 30); [[ $rows == all || $rows == cpu ]] && ncmoes+=(48)
+for name in "${names[@]}"; do
+  for ncmoe in "${ncmoes[@]}"; do
+    echo; echo "=== $name: $ncmoe layers' experts on the CPU ==="
+    prompts=512,8192
+    (( ncmoe == 48 )) && prompts=512
+    peak "$json/$name-$ncmoe" step "$peers/$name/llama-bench" -m "$model" -t 16 -ngl 99 ${peer_opts[$name]} $ncmoe \
+      -p $prompts -n 128 -r 3 -o json > "$json/$name-$ncmoe.json"
+  done
 done
-echo; echo "=== ft: 8 GiB budget ==="
-# Offload, then the product's default (auto: hybrid at this budget) in a process of its own: a run after offload in the
-# same process starts from the cache and stored use that offload left (2026-12-06: 170.3 there, 196.7 / 198.3 alone).
-peak "$json/ft-8g-dec" step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --backend offload \
-  --routing synthetic --json "$json/ft-8g-dec.json"
-peak "$json/ft-8g-auto" step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G \
-  --routing synthetic --json "$json/ft-8g-auto.json"
-for len in 512 8192; do
-  peak "$json/ft-8g-pre$len" step "$ft" bench prefill --model "$model" --device cuda --vram-budget 8G --prompt-len $len \
-    --json "$json/ft-8g-pre$len.json"
-done
-echo; echo "=== ft: experts on the CPU ==="
-peak "$json/ft-cpu-dec" step "$ft" bench decode --model "$model" --device cuda --backend cpu --json "$json/ft-cpu-dec.json"
-peak "$json/ft-cpu-pre512" step "$ft" bench prefill --model "$model" --device cuda --moe-backend cpu --prompt-len 512 \
-  --json "$json/ft-cpu-pre512.json"
-step "$ft" bench cpu-moe --model "$model" --threads 16 --rounds 6 --json "$json/ft-cpu-moe.json"
+if [[ $rows == all || $rows == gpu ]]; then
+  echo; echo "=== ft: all in VRAM ==="
+  peak "$json/ft-res-dec" step "$ft" bench decode --model "$model" --device cuda --backend resident --json "$json/ft-res-dec.json"
+  for len in 512 8192; do
+    peak "$json/ft-res-pre$len" step "$ft" bench prefill --model "$model" --device cuda --moe-backend resident \
+      --prompt-len $len --json "$json/ft-res-pre$len.json"
+  done
+  echo; echo "=== ft: 8 GiB budget ==="
+  # Offload, then the product's default (auto: hybrid at this budget) in a process of its own: a run after offload in
+  # the same process starts from the cache and stored use that offload left (2026-12-06: 170.3 there, 196.7 / 198.3
+  # alone).
+  peak "$json/ft-8g-dec" step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --backend offload \
+    --routing synthetic --json "$json/ft-8g-dec.json"
+  peak "$json/ft-8g-auto" step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G \
+    --routing synthetic --json "$json/ft-8g-auto.json"
+  for len in 512 8192; do
+    peak "$json/ft-8g-pre$len" step "$ft" bench prefill --model "$model" --device cuda --vram-budget 8G --prompt-len $len \
+      --json "$json/ft-8g-pre$len.json"
+  done
+fi
+if [[ $rows == all || $rows == cpu ]]; then
+  echo; echo "=== ft: experts on the CPU ==="
+  peak "$json/ft-cpu-dec" step "$ft" bench decode --model "$model" --device cuda --backend cpu --json "$json/ft-cpu-dec.json"
+  peak "$json/ft-cpu-pre512" step "$ft" bench prefill --model "$model" --device cuda --moe-backend cpu --prompt-len 512 \
+    --json "$json/ft-cpu-pre512.json"
+  step "$ft" bench cpu-moe --model "$model" --threads 16 --rounds 6 --json "$json/ft-cpu-moe.json"
+fi
 
 # The table (python3 is on the machine).
-python3 - "$json" <<'PY' | tee "$out/vs-llama.md"
+python3 - "$json" "${names[@]}" <<'PY' | tee "$out/vs-llama.md"
 import json, sys, datetime, pathlib
 d = pathlib.Path(sys.argv[1])
+names = sys.argv[2:]
 def load(name):
     # llama-bench's JSON shares its file with the step's "=== command ===" lines: read from the first bracket.
     try:
@@ -172,10 +252,9 @@ def load(name):
     except Exception: return None
 def peak(name):
     try: return f"{int((d / (name + '.peak')).read_text().split()[0]) / 1024:.1f} GiB"
-    except Exception: return "?"
-def llama(ncmoe, key):
-    runs = load(f"llama-{ncmoe}.json") or []
-    for r in runs:
+    except Exception: return None
+def llama(peer, ncmoe, key):
+    for r in load(f"{peer}-{ncmoe}.json") or []:
         if key == "tg" and r.get("n_gen") == 128 and r.get("n_prompt") == 0: return r.get("avg_ts")
         if key != "tg" and r.get("n_prompt") == key and r.get("n_gen") == 0: return r.get("avg_ts")
     return None
@@ -189,26 +268,35 @@ def ft_pre(name):
     j = load(name) or {}
     return j.get("prefill_tok_s") or j.get("tok_s")
 def f(x): return "—" if x is None else f"{x:,.1f}"
-def ratio(a, b): return "—" if not a or not b else f"{a / b:.2f}×"
-rows = [
-    ("all in VRAM, decode batch 1", llama(0, "tg"), ft_dec("ft-res-dec.json", "resident"), peak("llama-0"), peak("ft-res-dec")),
-    ("all in VRAM, prefill 512", llama(0, 512), ft_pre("ft-res-pre512.json"), "", ""),
-    ("all in VRAM, prefill 8192", llama(0, 8192), ft_pre("ft-res-pre8192.json"), "", ""),
-    ("8 GB class, decode (ours: offload)", llama(30, "tg"), ft_dec("ft-8g-dec.json", "offload"), peak("llama-30"), peak("ft-8g-dec")),
-    (f"8 GB class, decode (ours: defaults, auto chose {auto.get('backend', '?')})", llama(30, "tg"),
-     ft_dec("ft-8g-auto.json"), "", peak("ft-8g-auto")),
-    ("8 GB class, prefill 512", llama(30, 512), ft_pre("ft-8g-pre512.json"), "", ""),
-    ("8 GB class, prefill 8192", llama(30, 8192), ft_pre("ft-8g-pre8192.json"), "", ""),
-    ("experts on the CPU, decode", llama(48, "tg"), ft_dec("ft-cpu-dec.json", "cpu"), peak("llama-48"), peak("ft-cpu-dec")),
-    ("experts on the CPU, prefill 512", llama(48, 512), ft_pre("ft-cpu-pre512.json"), "", ""),
+def with_peak(x, p): return f(x) + (f" ({p})" if p and x is not None else "")
+rows = [  # name, ncmoe, peer key, ours, our peak file
+    ("all in VRAM, decode batch 1", 0, "tg", ft_dec("ft-res-dec.json", "resident"), "ft-res-dec"),
+    ("all in VRAM, prefill 512", 0, 512, ft_pre("ft-res-pre512.json"), None),
+    ("all in VRAM, prefill 8192", 0, 8192, ft_pre("ft-res-pre8192.json"), None),
+    ("8 GB class, decode (ours: offload)", 30, "tg", ft_dec("ft-8g-dec.json", "offload"), "ft-8g-dec"),
+    (f"8 GB class, decode (ours: defaults, auto chose {auto.get('backend', '?')})", 30, "tg", ft_dec("ft-8g-auto.json"),
+     "ft-8g-auto"),
+    ("8 GB class, prefill 512", 30, 512, ft_pre("ft-8g-pre512.json"), None),
+    ("8 GB class, prefill 8192", 30, 8192, ft_pre("ft-8g-pre8192.json"), None),
+    ("experts on the CPU, decode", 48, "tg", ft_dec("ft-cpu-dec.json", "cpu"), "ft-cpu-dec"),
+    ("experts on the CPU, prefill 512", 48, 512, ft_pre("ft-cpu-pre512.json"), None),
 ]
-first = (load("llama-0.json") or [{}])[0]
-version = f"build {first.get('build_number', '?')} ({first.get('build_commit', '?')}), {first.get('gpu_info', '')}"
-lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs-llama.sh; llama.cpp: {version}",
-         "", "| path | llama.cpp tok/s | ours tok/s | ours / llama.cpp | peak VRAM llama.cpp | peak VRAM ours |",
-         "| --- | --- | --- | --- | --- | --- |"]
-for name, a, b, pa, pb in rows:
-    lines.append(f"| {name} | {f(a)} | {f(b)} | {ratio(b, a)} | {pa} | {pb} |")
+versions = []
+for n in names:
+    first = next((load(f"{n}-{k}.json") or [{}] for k in (0, 30, 48) if load(f"{n}-{k}.json")), [{}])[0]
+    versions.append(f"{n}: build {first.get('build_number', '?')} ({first.get('build_commit', '?')})")
+gpu = next((r.get("gpu_info") for n in names for k in (0, 30, 48) for r in (load(f"{n}-{k}.json") or [])), "")
+lines = [f"Measured {datetime.date.today()} on the GPU machine ({gpu}) by scripts/gpu/vs-llama.sh; " + "; ".join(versions),
+         "", "| path | " + " | ".join(f"{n} tok/s" for n in names) + " | ours tok/s | ours / best peer |",
+         "| --- | " + " | ".join("---" for _ in names) + " | --- | --- |"]
+for name, ncmoe, key, ours, ours_peak in rows:
+    peer = [llama(n, ncmoe, key) for n in names]
+    if ours is None and not any(x is not None for x in peer): continue
+    best = max((x for x in peer if x), default=None)
+    cells = [with_peak(x, peak(f"{n}-{ncmoe}") if key == "tg" else None) for n, x in zip(names, peer)]
+    ratio = "—" if not ours or not best else f"{ours / best:.2f}×"
+    lines.append(f"| {name} | " + " | ".join(cells) + f" | {with_peak(ours, peak(ours_peak) if ours_peak else None)} | {ratio} |")
+lines += ["", "Decode rows give the peak VRAM of the run in brackets."]
 # Ours only: the CPU expert kernel, and the miss service of the 8 GB rows (the step beyond the resident one).
 moe = load("ft-cpu-moe.json") or {}
 if moe:
