@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <chrono>
 #include <future>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -36,6 +35,7 @@ struct Run {
     std::vector<std::int32_t> tokens;
     std::vector<float> logprobs;
     ft::FinishEvent finish;
+    Clock::time_point first_token, done;  // when its first token and its end came
 };
 
 ft::GenerationRequest greedy(std::vector<std::int32_t> prompt, int max_tokens) {
@@ -61,12 +61,14 @@ std::vector<Run> run_all(ft::Engine& e, std::vector<ft::GenerationRequest> reqs,
         Slot* sp = s.get();
         r.on_token = [sp](const ft::TokenEvent& ev) {
             if (ev.token < 0) return;
+            if (sp->run.tokens.empty()) sp->run.first_token = Clock::now();
             sp->run.tokens.push_back(ev.token);
             sp->run.logprobs.push_back(ev.logprob);
             ++ft::test::streamed_tokens;
         };
         r.on_finish = [sp](const ft::FinishEvent& ev) {
             sp->run.finish = ev;
+            sp->run.done = Clock::now();
             sp->done.set_value();
         };
         r.on_error = [sp](const ft::Error& err) {
@@ -316,60 +318,14 @@ private slots:
                                             std::to_string(10 * i) + " upwards, one number a line.<|im_end|>\n<|im_start|>assistant\n"));
         std::vector<Run> want;
         for (const auto& p : prompts) want.push_back(run_one(alone, p, 32000));
-        struct Times {
-            std::mutex m;
-            std::vector<Clock::time_point> first = std::vector<Clock::time_point>(4), done = std::vector<Clock::time_point>(4);
-        } t;
         std::vector<ft::GenerationRequest> reqs;
-        for (int i = 0; i < 4; ++i) {
-            reqs.push_back(greedy(prompts[std::size_t(i)], 32000));
-            reqs.back().on_token = [&t, i](const ft::TokenEvent& ev) {
-                std::lock_guard l(t.m);
-                if (ev.token >= 0 && t.first[std::size_t(i)] == Clock::time_point{}) t.first[std::size_t(i)] = Clock::now();
-            };
+        for (const auto& p : prompts) reqs.push_back(greedy(p, 32000));
+        const auto got = run_all(e, std::move(reqs));
+        Clock::time_point last_first{}, first_done = Clock::time_point::max();
+        for (const auto& r : got) {
+            last_first = std::max(last_first, r.first_token);
+            first_done = std::min(first_done, r.done);
         }
-        std::vector<Run> got;
-        {
-            struct Slot {
-                Run run;
-                std::promise<void> done;
-                std::optional<std::string> error;
-            };
-            std::vector<std::unique_ptr<Slot>> pending;
-            for (int i = 0; i < 4; ++i) {
-                auto s = std::make_unique<Slot>();
-                Slot* sp = s.get();
-                auto& r = reqs[std::size_t(i)];
-                auto first = r.on_token;
-                r.on_token = [sp, first](const ft::TokenEvent& ev) {
-                    first(ev);
-                    if (ev.token < 0) return;
-                    sp->run.tokens.push_back(ev.token);
-                    sp->run.logprobs.push_back(ev.logprob);
-                };
-                r.on_finish = [sp, &t, i](const ft::FinishEvent& ev) {
-                    {
-                        std::lock_guard l(t.m);
-                        t.done[std::size_t(i)] = Clock::now();
-                    }
-                    sp->run.finish = ev;
-                    sp->done.set_value();
-                };
-                r.on_error = [sp](const ft::Error& err) {
-                    sp->error = err.what();
-                    sp->done.set_value();
-                };
-                pending.push_back(std::move(s));
-            }
-            for (auto& r : reqs) e.submit(std::move(r));
-            for (auto& s : pending) {
-                s->done.get_future().wait();
-                QVERIFY2(!s->error, s->error ? s->error->c_str() : "");
-                got.push_back(std::move(s->run));
-            }
-        }
-        const auto last_first = *std::max_element(t.first.begin(), t.first.end());
-        const auto first_done = *std::min_element(t.done.begin(), t.done.end());
         QVERIFY2(last_first < first_done, "a request waited for another to finish before its first token");
         for (std::size_t i = 0; i < got.size(); ++i) {
             QCOMPARE(got[i].finish.reason, ft::FinishReason::length);

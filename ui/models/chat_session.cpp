@@ -303,6 +303,24 @@ bool ChatSession::send(const QString& text) {
     return startReply();
 }
 
+// The reply's row, saved (state "streaming") before a token arrives, and made the reply in progress.
+bool ChatSession::saveNewReply(Reply r) {
+    r.conversationId = m_current.id;
+    r.record.conversationId = m_current.id;
+    r.record.role = QStringLiteral("assistant");
+    r.record.state = QStringLiteral("streaming");
+    try {
+        r.record = m_store->addMessage(r.record);
+    } catch (const ft::Error& e) {
+        setError(tr("The reply cannot be saved: %1").arg(describe(e)));
+        return false;
+    }
+    r.messageId = r.record.id;
+    m_messages.append(r.record);
+    m_reply = r;
+    return true;
+}
+
 bool ChatSession::startReply() {
     if (!modelReady()) {
         setError(tr("No model is loaded. Load one on the Models page, then send your message again."));
@@ -377,22 +395,10 @@ bool ChatSession::startReply() {
     const QString tail = QString::fromStdString(prompt.substr(prompt.size() > 16 ? prompt.size() - 16 : 0));
 
     Reply r;
-    r.conversationId = m_current.id;
     r.openedByPrompt = tail.trimmed().endsWith(QStringLiteral("<think>"));
-    r.record.conversationId = m_current.id;
-    r.record.role = QStringLiteral("assistant");
-    r.record.state = QStringLiteral("streaming");
     r.record.promptTokens = promptTokens;
     r.record.model = m_host->modelName();
-    try {
-        r.record = m_store->addMessage(r.record);
-    } catch (const ft::Error& e) {
-        setError(tr("The reply cannot be saved: %1").arg(describe(e)));
-        return false;
-    }
-    r.messageId = r.record.id;
-    m_messages.append(r.record);
-    m_reply = r;
+    if (!saveNewReply(std::move(r))) return false;
     setContextUsed(promptTokens);
     clearError();
     m_reply.requestId = m_host->generate(std::move(req));
@@ -529,21 +535,9 @@ bool ChatSession::startRemoteReply(const QJsonArray& turns) {
         return false;
     }
     Reply r;
-    r.conversationId = m_current.id;
-    r.record.conversationId = m_current.id;
-    r.record.role = QStringLiteral("assistant");
-    r.record.state = QStringLiteral("streaming");
     r.record.model = m_remoteModel;
     r.record.server = m_remoteUrl;
-    try {
-        r.record = m_store->addMessage(r.record);
-    } catch (const ft::Error& e) {
-        setError(tr("The reply cannot be saved: %1").arg(describe(e)));
-        return false;
-    }
-    r.messageId = r.record.id;
-    m_messages.append(r.record);
-    m_reply = r;
+    if (!saveNewReply(std::move(r))) return false;
     clearError();
     // max_tokens: the chat's limit; the server refuses (a clear error) what does not fit its context.
     const QJsonObject sampling{{"temperature", m_temperature}, {"top_p", m_topP}, {"max_tokens", m_maxTokens},

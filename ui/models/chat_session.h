@@ -139,6 +139,7 @@ private:
     };
     void setError(const QString& e);
     bool startReply();
+    bool saveNewReply(Reply r);
     void applyPending(bool final);
     void finishReply(const QString& state, const QString& error, const GenerationSummary* summary);
     void onToken(quint64 id, const QString& text);
