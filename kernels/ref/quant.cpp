@@ -459,8 +459,9 @@ double asym_error(const float* x, int n, int qmax, float s, float m) {
     return err;
 }
 
-void fit_asym(const float* x, int n, int qmax, float* scale, float* min_off) {
-    float lo = 0, hi = 0;
+// anchor_zero = false (Q4_1/Q5_1, whose min is a free f16): the grid need not contain 0, min_off may be negative.
+void fit_asym(const float* x, int n, int qmax, float* scale, float* min_off, bool anchor_zero = true) {
+    float lo = anchor_zero ? 0.f : x[0], hi = lo;
     for (int i = 0; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
     if (hi <= lo) {
         *scale = 0, *min_off = -lo;
@@ -485,7 +486,7 @@ void fit_asym(const float* x, int n, int qmax, float* scale, float* min_off) {
         if (det <= 0) break;
         const double ns = (n * sqx - sq * sx) / det;
         const double nm = (sq * sqx - sqq * sx) / det;
-        if (ns <= 0 || nm < 0) break;
+        if (ns <= 0 || (anchor_zero && nm < 0)) break;
         const double err = asym_error(x, n, qmax, static_cast<float>(ns), static_cast<float>(nm));
         if (err >= best_err) break;
         best_err = err, best_s = static_cast<float>(ns), best_m = static_cast<float>(nm);
@@ -564,6 +565,252 @@ void quant_q6_k(const float* x, BlockQ6_K* b, std::int64_t nb) {
                                         : 32;
         }
         q6_k_pack(q, &b[i]);
+    }
+}
+
+// ---- quantizers of the legacy 32-element types with a min or a fifth bit, Q2_K/Q3_K and IQ4_NL/IQ4_XS ----
+
+double sq(double v) { return v * v; }
+
+// Symmetric codes qlo..qhi (qlo < 0 < qhi) under one scale s: x ≈ s * q. The value of largest magnitude is mapped
+// onto points a little inside and outside either end of the code range (s may come out negative: then the long
+// negative end covers the positive side), each candidate refined once by least squares on its codes; the lowest
+// squared error wins. Returns 0 for an all-zero x.
+double sym_error(const float* x, int n, int qlo, int qhi, float s, double* sxq, double* sqq) {
+    double err = 0, a = 0, b = 0;
+    const float is = s != 0 ? 1.f / s : 0.f;
+    for (int i = 0; i < n; ++i) {
+        const int q = std::clamp(round_nearest(x[i] * is), qlo, qhi);
+        err += sq(x[i] - s * q), a += double(x[i]) * q, b += double(q) * q;
+    }
+    if (sxq) *sxq = a, *sqq = b;
+    return err;
+}
+float fit_sym(const float* x, int n, int qlo, int qhi) {
+    float vmax = 0;
+    for (int i = 0; i < n; ++i)
+        if (std::fabs(x[i]) > std::fabs(vmax)) vmax = x[i];
+    if (vmax == 0) return 0.f;
+    float best_s = vmax / qlo;
+    double best_err = std::numeric_limits<double>::infinity();
+    for (int end : {qlo, qhi})
+        for (int step = -2; step <= 4; ++step) {
+            // Towards the middle of the range (clipping the largest values a little) and just past its end.
+            const float t = static_cast<float>(end) * (1.f - 0.04f * step);
+            const float s = vmax / t;
+            double a, b;
+            double err = sym_error(x, n, qlo, qhi, s, &a, &b);
+            if (err < best_err) best_err = err, best_s = s;
+            if (b > 0) {
+                const float ls = static_cast<float>(a / b);
+                err = sym_error(x, n, qlo, qhi, ls, nullptr, nullptr);
+                if (err < best_err) best_err = err, best_s = ls;
+            }
+        }
+    return best_s;
+}
+
+void quant_q4_1(const float* x, BlockQ4_1* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        float s, off;
+        fit_asym(x, 32, 15, &s, &off, false);
+        b[i].d = f32_to_f16(s), b[i].m = f32_to_f16(-off);
+        const float d = f16_to_f32(b[i].d), m = f16_to_f32(b[i].m), id = d > 0 ? 1.f / d : 0.f;
+        std::memset(b[i].qs, 0, 16);
+        for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, std::clamp(round_nearest((x[j] - m) * id), 0, 15));
+    }
+}
+void quant_q5_1(const float* x, BlockQ5_1* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        float s, off;
+        fit_asym(x, 32, 31, &s, &off, false);
+        b[i].d = f32_to_f16(s), b[i].m = f32_to_f16(-off);
+        const float d = f16_to_f32(b[i].d), m = f16_to_f32(b[i].m), id = d > 0 ? 1.f / d : 0.f;
+        std::memset(b[i].qs, 0, 16);
+        std::memset(b[i].qh, 0, 4);
+        for (int j = 0; j < 32; ++j) {
+            const int q = std::clamp(round_nearest((x[j] - m) * id), 0, 31);
+            set_nib(b[i].qs, j, q & 0xF);
+            b[i].qh[j / 8] |= static_cast<std::uint8_t>((q >> 4) << (j % 8));
+        }
+    }
+}
+void quant_q5_0(const float* x, BlockQ5_0* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        b[i].d = f32_to_f16(fit_sym(x, 32, -16, 15));
+        const float d = f16_to_f32(b[i].d), id = d != 0 ? 1.f / d : 0.f;
+        std::memset(b[i].qs, 0, 16);
+        std::memset(b[i].qh, 0, 4);
+        for (int j = 0; j < 32; ++j) {
+            const int q = std::clamp(round_nearest(x[j] * id), -16, 15) + 16;
+            set_nib(b[i].qs, j, q & 0xF);
+            b[i].qh[j / 8] |= static_cast<std::uint8_t>((q >> 4) << (j % 8));
+        }
+    }
+}
+
+// IQ4_NL's table is sorted: the nearest entry to v (in table units) by binary search.
+int iq4_code(float v) {
+    int lo = 0, hi = 15;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (v < kIq4nlValues[mid] ? hi : lo) = mid;
+    }
+    return std::fabs(v - kIq4nlValues[lo]) <= std::fabs(v - kIq4nlValues[hi]) ? lo : hi;
+}
+double iq4_error(const float* x, int n, float s, double* sxv, double* svv) {
+    double err = 0, a = 0, b = 0;
+    const float is = s != 0 ? 1.f / s : 0.f;
+    for (int i = 0; i < n; ++i) {
+        const int v = kIq4nlValues[iq4_code(x[i] * is)];
+        err += sq(x[i] - s * v), a += double(x[i]) * v, b += double(v) * v;
+    }
+    if (sxv) *sxv = a, *svv = b;
+    return err;
+}
+// The scale of x ≈ s * kIq4nlValues[code]: the largest |x| onto either end of the table (−127 or 113) and a few
+// points inside, each refined by least squares on its codes; the lowest squared error wins.
+float fit_iq4(const float* x, int n) {
+    float vmax = 0;
+    for (int i = 0; i < n; ++i)
+        if (std::fabs(x[i]) > std::fabs(vmax)) vmax = x[i];
+    if (vmax == 0) return 0.f;
+    float best_s = vmax / -127.f;
+    double best_err = std::numeric_limits<double>::infinity();
+    for (float end : {-127.f, 113.f})
+        for (int step = -2; step <= 6; ++step) {
+            const float s = vmax / (end * (1.f - 0.03f * step));
+            double a, b;
+            double err = iq4_error(x, n, s, &a, &b);
+            if (err < best_err) best_err = err, best_s = s;
+            if (b > 0) {
+                const float ls = static_cast<float>(a / b);
+                err = iq4_error(x, n, ls, nullptr, nullptr);
+                if (err < best_err) best_err = err, best_s = ls;
+            }
+        }
+    return best_s;
+}
+
+void quant_iq4_nl(const float* x, BlockIq4Nl* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        b[i].d = f32_to_f16(fit_iq4(x, 32));
+        const float d = f16_to_f32(b[i].d), id = d != 0 ? 1.f / d : 0.f;
+        std::memset(b[i].qs, 0, 16);
+        for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, iq4_code(x[j] * id));
+    }
+}
+
+// A signed sub-block scale s onto the integer l ∈ [lo, hi] of a shared super-scale d (s ≈ d * l): the nearest l and
+// its two neighbours, the one whose codes give the lowest error (err(l) is the sub-block's error at scale d * l).
+template <class Err>
+int best_level(float s, float d, int lo, int hi, Err err) {
+    const int l0 = d != 0 ? std::clamp(round_nearest(s / d), lo, hi) : 0;
+    int best = l0;
+    double best_err = err(l0);
+    for (int l : {l0 - 1, l0 + 1}) {
+        if (l < lo || l > hi) continue;
+        const double e = err(l);
+        if (e < best_err) best_err = e, best = l;
+    }
+    return best;
+}
+// The f16 super-scale that maps the sub-block scale of largest magnitude onto `lo` (a negative level: the long end
+// of a signed range, so both signs fit); rounded up in magnitude so that the level does not overflow.
+std::uint16_t signed_super_scale(const float* s, int n, int lo) {
+    float smax = 0;
+    for (int j = 0; j < n; ++j)
+        if (std::fabs(s[j]) > std::fabs(smax)) smax = s[j];
+    const std::uint16_t mag = f16_ceil(std::fabs(smax) / static_cast<float>(-lo));
+    return smax > 0 ? static_cast<std::uint16_t>(mag | 0x8000) : mag;
+}
+
+void quant_iq4_xs(const float* x, BlockIq4Xs* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        float s[8];
+        for (int j = 0; j < 8; ++j) s[j] = fit_iq4(x + 32 * j, 32);
+        b[i].d = signed_super_scale(s, 8, -32);
+        const float d = f16_to_f32(b[i].d);
+        b[i].scales_h = 0;
+        std::memset(b[i].scales_l, 0, 4);
+        std::memset(b[i].qs, 0, 128);
+        for (int j = 0; j < 8; ++j) {
+            const float* xs = x + 32 * j;
+            const int l = best_level(s[j], d, -32, 31, [&](int l) { return iq4_error(xs, 32, d * l, nullptr, nullptr); });
+            const int ls = l + 32;
+            b[i].scales_l[j / 2] |= static_cast<std::uint8_t>((ls & 0xF) << (4 * (j % 2)));
+            b[i].scales_h |= static_cast<std::uint16_t>((ls >> 4) << (2 * j));
+            const float dl = d * l, id = dl != 0 ? 1.f / dl : 0.f;
+            for (int e = 0; e < 32; ++e) set_nib(b[i].qs + 16 * j, e, iq4_code(xs[e] * id));
+        }
+    }
+}
+
+// Q2_K/Q3_K's 2-bit code position (element e of the super-block; see q2k_code).
+void q2k_set(std::uint8_t* qs, int e, int v) {
+    const int h = e / 128, w = e % 128;
+    qs[32 * h + w % 32] |= static_cast<std::uint8_t>((v & 3) << (2 * (w / 32)));
+}
+
+void quant_q3_k(const float* x, BlockQ3_K* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        float s[16];
+        for (int j = 0; j < 16; ++j) s[j] = fit_sym(x + 16 * j, 16, -4, 3);
+        b[i].d = signed_super_scale(s, 16, -32);
+        const float d = f16_to_f32(b[i].d);
+        std::memset(b[i].hmask, 0, 32);
+        std::memset(b[i].qs, 0, 64);
+        std::memset(b[i].scales, 0, 12);
+        for (int j = 0; j < 16; ++j) {
+            const float* xs = x + 16 * j;
+            const int l = best_level(s[j], d, -32, 31, [&](int l) { return sym_error(xs, 16, -4, 3, d * l, nullptr, nullptr); });
+            const int sc = l + 32;  // 6 bits: low 4 in a nibble of scales[0..8), high 2 in scales[8 + j%4]
+            b[i].scales[j % 8] |= static_cast<std::uint8_t>((sc & 0xF) << (j < 8 ? 0 : 4));
+            b[i].scales[8 + j % 4] |= static_cast<std::uint8_t>((sc >> 4) << (2 * (j / 4)));
+            const float dl = d * l, id = dl != 0 ? 1.f / dl : 0.f;
+            for (int e = 0; e < 16; ++e) {
+                const int q = std::clamp(round_nearest(xs[e] * id), -4, 3) + 4;  // stored: low 2 bits, then "not −4"
+                const int el = 16 * j + e, h = el / 128, w = el % 128;
+                q2k_set(b[i].qs, el, q & 3);
+                b[i].hmask[w % 32] |= static_cast<std::uint8_t>((q >> 2) << (4 * h + w / 32));
+            }
+        }
+    }
+}
+
+void quant_q2_k(const float* x, BlockQ2_K* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        float s[16], m[16], max_s = 0, max_m = 0;
+        for (int j = 0; j < 16; ++j) {
+            fit_asym(x + 16 * j, 16, 3, &s[j], &m[j]);
+            max_s = std::max(max_s, s[j]), max_m = std::max(max_m, m[j]);
+        }
+        b[i].d = f16_ceil(max_s / 15.f);
+        b[i].dmin = f16_ceil(max_m / 15.f);
+        const float d = f16_to_f32(b[i].d), dmin = f16_to_f32(b[i].dmin);
+        std::memset(b[i].qs, 0, 64);
+        for (int j = 0; j < 16; ++j) {
+            const float* xs = x + 16 * j;
+            // The 4-bit (scale, min) pair: the nearest of each and their neighbours, the lowest error of the nine.
+            const int sc0 = d > 0 ? std::clamp(round_even(s[j] / d), 0, 15) : 0;
+            const int m0 = dmin > 0 ? std::clamp(round_even(m[j] / dmin), 0, 15) : 0;
+            int best_sc = sc0, best_m = m0;
+            double best_err = std::numeric_limits<double>::infinity();
+            for (int sc = std::max(0, sc0 - 1); sc <= std::min(15, sc0 + 1); ++sc)
+                for (int mm = std::max(0, m0 - 1); mm <= std::min(15, m0 + 1); ++mm) {
+                    const float es = d * sc, em = dmin * mm;
+                    double err = 0;
+                    for (int e = 0; e < 16; ++e) {
+                        const int q = es > 0 ? std::clamp(round_even(std::max(0.f, (xs[e] + em) / es)), 0, 3) : 0;
+                        err += sq(xs[e] - (es * q - em));
+                    }
+                    if (err < best_err) best_err = err, best_sc = sc, best_m = mm;
+                }
+            b[i].scales[j] = static_cast<std::uint8_t>(best_sc | best_m << 4);
+            const float es = d * best_sc, em = dmin * best_m;
+            for (int e = 0; e < 16; ++e)
+                q2k_set(b[i].qs, 16 * j + e, es > 0 ? std::clamp(round_even(std::max(0.f, (xs[e] + em) / es)), 0, 3) : 0);
+        }
     }
 }
 
@@ -678,7 +925,8 @@ void q6_k_pack(const std::uint8_t q[256], BlockQ6_K* b) {
 bool quant_supported(DType type) {
     switch (type) {
         case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
-        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
+        case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: case DType::Q4_1: case DType::Q5_0:
+        case DType::Q5_1: case DType::Q2_K: case DType::Q3_K: case DType::IQ4_NL: case DType::IQ4_XS:
             return true;
         default:
             return false;
@@ -752,6 +1000,13 @@ bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
         case DType::Q5_K: quant_q5_k(src, static_cast<BlockQ5_K*>(dst), nb); break;
         case DType::Q6_K: quant_q6_k(src, static_cast<BlockQ6_K*>(dst), nb); break;
         case DType::MXFP4: quant_mxfp4(src, static_cast<BlockMxfp4*>(dst), nb); break;
+        case DType::Q4_1: quant_q4_1(src, static_cast<BlockQ4_1*>(dst), nb); break;
+        case DType::Q5_0: quant_q5_0(src, static_cast<BlockQ5_0*>(dst), nb); break;
+        case DType::Q5_1: quant_q5_1(src, static_cast<BlockQ5_1*>(dst), nb); break;
+        case DType::Q2_K: quant_q2_k(src, static_cast<BlockQ2_K*>(dst), nb); break;
+        case DType::Q3_K: quant_q3_k(src, static_cast<BlockQ3_K*>(dst), nb); break;
+        case DType::IQ4_NL: quant_iq4_nl(src, static_cast<BlockIq4Nl*>(dst), nb); break;
+        case DType::IQ4_XS: quant_iq4_xs(src, static_cast<BlockIq4Xs*>(dst), nb); break;
         default: return false;
     }
     return true;
