@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #ifdef _WIN32
@@ -10,9 +11,32 @@
 #include "commands.h"
 #include "ft/error.h"
 #include "ft/utf8.h"
+#include "model/arch.h"
 #include "synth/synth_model.h"
 
 namespace ft::cli {
+
+namespace {
+
+std::string type_name(kernels::DType t) {
+    std::string n(kernels::dtype_info(t).name);
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return n;
+}
+
+// "q4_k; bf16 for gpt_oss" (the matrices) or "mxfp4 for gpt_oss, else --weights" (the experts), from the registry.
+std::string default_weights_help(bool experts) {
+    std::string s = experts ? "" : type_name(kernels::DType::Q4_K);
+    for (const model::Arch* a : model::arch_registry()) {
+        if (experts && a->synth_expert_weights)
+            s += type_name(*a->synth_expert_weights) + " for " + std::string(a->name) + ", ";
+        else if (!experts && a->synth_weights != kernels::DType::Q4_K)
+            s += "; " + type_name(a->synth_weights) + " for " + std::string(a->name);
+    }
+    return experts ? s + "else --weights" : s;
+}
+
+}  // namespace
 
 const CommandSpec& spec_synth() {
     static const CommandSpec spec{
@@ -24,9 +48,9 @@ const CommandSpec& spec_synth() {
         "Deterministic for a seed; quantized blocks are generated directly and streamed (bounded RAM).",
         {
             {"arch", "ARCH", "architecture (the preset's when left out)", ""},
-            {"preset", "NAME", "size preset: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, deepseek-v4-flash, qwen3.6-35b-a3b, qwen3-next-80b-a3b", "tiny"},
-            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4", "q4_k; bf16 for gpt-oss"},
-            {"expert-weights", "TYPE", "routed experts' weight type (same choices)", "mxfp4 for gpt-oss, else --weights"},
+            {"preset", "NAME", "size preset: " + model::synth_preset_names(), "tiny"},
+            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4", default_weights_help(false)},
+            {"expert-weights", "TYPE", "routed experts' weight type (same choices)", default_weights_help(true)},
             {"seed", "S", "random seed", "1"},
             {"out", "FILE", "output GGUF file", ""},
             {"vocab", "PATH", "tokenizer.json (or its folder, with tokenizer_config.json) to embed", "bundled Qwen3"},
@@ -94,13 +118,14 @@ int run_synth(const Args& args) {
     const auto preset_arch = synth::synth_preset_arch(preset);
     if (!preset_arch)
         throw Error(ErrorCode::invalid_argument, "synth: unknown preset \"" + preset + "\" (--preset)",
-                    "presets: tiny, qwen3-30b-a3b, gpt-oss-20b, gpt-oss-120b, glm-4.5-air, deepseek-v3, deepseek-v2-lite, "
-                    "deepseek-v4-flash, qwen3.6-35b-a3b, qwen3-next-80b-a3b");
+                    "presets: " + model::synth_preset_names());
     const std::string arch_name = args.get_or("arch", std::string(model::arch_name(*preset_arch)));
     const auto arch = model::arch_from_name(arch_name);
-    if (!arch) throw Error(ErrorCode::invalid_argument, "synth: unknown architecture \"" + arch_name + "\" (--arch)");
-    // gpt-oss's released GGUF files: MXFP4 experts, BF16 matrices, F32 vectors.
-    const std::string wname = args.get_or("weights", *arch == model::ArchId::gpt_oss ? "bf16" : "q4_k");
+    if (!arch)
+        throw Error(ErrorCode::invalid_argument, "synth: unknown architecture \"" + arch_name + "\" (--arch)",
+                    "architectures: " + model::runnable_arch_names());
+    // The released files' types (gpt-oss: MXFP4 experts, BF16 matrices).
+    const std::string wname = args.get_or("weights", type_name(synth::synth_default_weights(*arch)));
     const auto weights = kernels::dtype_from_name(wname);
     if (!weights) throw Error(ErrorCode::invalid_argument, "synth: unknown weight type \"" + wname + "\" (--weights)");
     std::optional<kernels::DType> expert_weights;
@@ -108,7 +133,7 @@ int run_synth(const Args& args) {
         expert_weights = kernels::dtype_from_name(*e);
         if (!expert_weights)
             throw Error(ErrorCode::invalid_argument, "synth: unknown weight type \"" + *e + "\" (--expert-weights)");
-    } else if (*arch != model::ArchId::gpt_oss) {
+    } else if (!synth::synth_default_expert_weights(*arch)) {
         expert_weights = weights;
     }
     const long long seed = args.get_int("seed", 1);

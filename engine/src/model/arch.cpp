@@ -10,24 +10,25 @@ namespace ft::model {
 
 namespace {
 
-constexpr ArchId kAll[] = {ArchId::qwen3_moe, ArchId::qwen3_5_moe, ArchId::qwen3_next, ArchId::deepseek_v3,
-                           ArchId::deepseek_v4, ArchId::glm4_moe, ArchId::gpt_oss, ArchId::mixtral, ArchId::olmoe};
-
-const Arch kArchs[] = {
-    {ArchId::qwen3_moe, &qwen3_moe_tensors, &qwen3_moe_graph},
-    {ArchId::qwen3_5_moe, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
-    {ArchId::qwen3_next, &qwen3_5_moe_tensors, &qwen3_5_moe_graph},
-    {ArchId::deepseek_v3, &deepseek_v3_tensors, &deepseek_v3_graph},
-    {ArchId::deepseek_v4, &deepseek_v4_tensors, &deepseek_v4_graph},
-    {ArchId::glm4_moe, &glm4_moe_tensors, &glm4_moe_graph},
-    {ArchId::gpt_oss, &gpt_oss_tensors, &gpt_oss_graph},
-    {ArchId::mixtral, nullptr, nullptr},
-    {ArchId::olmoe, nullptr, nullptr},
-};
-
 std::string blk(int il, const char* suffix) { return "blk." + std::to_string(il) + "." + suffix; }
 
+template <class F>
+std::string join_runnable(F&& names) {
+    std::string s;
+    for (const Arch* a : arch_registry())
+        if (a->graph)
+            for (std::string_view n : names(*a)) s += (s.empty() ? "" : ", ") + std::string(n);
+    return s;
+}
+
 }  // namespace
+
+std::span<const Arch* const> arch_registry() {
+#define FT_ARCH_POINTER(name) &name##_arch(),
+    static const Arch* const registry[] = {FT_ARCHITECTURES(FT_ARCH_POINTER)};
+#undef FT_ARCH_POINTER
+    return registry;
+}
 
 Activation activation(const ModelDesc& d) {
     if (!(d.swiglu_limit > 0)) return Activation::swiglu;
@@ -37,9 +38,44 @@ Activation activation(const ModelDesc& d) {
 float swiglu_limit_arg(const ModelDesc& d) { return swiglu_limit_arg(activation(d), float(d.swiglu_limit)); }
 
 const Arch& arch_of(ArchId id) {
-    for (const Arch& a : kArchs)
-        if (a.id == id) return a;
-    throw Error(ErrorCode::internal, "architecture without a registry entry: " + std::string(arch_name(id)));
+    for (const Arch* a : arch_registry())
+        if (a->id == id) return *a;
+    throw Error(ErrorCode::internal, "architecture without a registry entry: " + std::to_string(int(id)));
+}
+
+const Arch* arch_of_hf_class(std::string_view class_name) {
+    for (const Arch* a : arch_registry())
+        for (const HfClass& c : a->hf)
+            if (c.class_name == class_name) return a;
+    return nullptr;
+}
+
+const Arch* arch_of_hf_model_type(std::string_view model_type) {
+    for (const Arch* a : arch_registry())
+        for (const HfClass& c : a->hf)
+            if (c.model_type == model_type) return a;
+    return nullptr;
+}
+
+const Arch* arch_of_gguf_name(std::string_view gguf_name) {
+    for (const Arch* a : arch_registry())
+        if (a->gguf_name == gguf_name) return a;
+    return nullptr;
+}
+
+const Arch* arch_of_preset(std::string_view preset) {
+    for (const Arch* a : arch_registry())
+        for (const SynthPreset& p : a->presets)
+            if (p.name == preset) return a;
+    return nullptr;
+}
+
+std::string_view arch_name(ArchId id) { return arch_of(id).name; }
+std::string_view arch_gguf_name(ArchId id) { return arch_of(id).gguf_name; }
+std::optional<ArchId> arch_from_name(std::string_view s) {
+    for (const Arch* a : arch_registry())
+        if (s == a->name || s == a->gguf_name) return a->id;
+    return std::nullopt;
 }
 
 bool arch_runs(ArchId id) { return arch_of(id).graph != nullptr; }
@@ -51,9 +87,25 @@ std::optional<std::string> arch_unsupported_reason(ArchId id) {
 }
 
 std::string runnable_arch_names() {
+    return join_runnable([](const Arch& a) { return std::vector<std::string_view>{a.name}; });
+}
+
+std::string runnable_gguf_names() {
+    return join_runnable([](const Arch& a) { return std::vector<std::string_view>{a.gguf_name}; });
+}
+
+std::string runnable_hf_classes() {
+    return join_runnable([](const Arch& a) {
+        std::vector<std::string_view> v;
+        for (const HfClass& c : a.hf) v.push_back(c.class_name);
+        return v;
+    });
+}
+
+std::string synth_preset_names() {
     std::string s;
-    for (ArchId id : kAll)
-        if (arch_runs(id)) s += (s.empty() ? "" : ", ") + std::string(arch_name(id));
+    for (const Arch* a : arch_registry())
+        for (const SynthPreset& p : a->presets) s += (s.empty() ? "" : ", ") + std::string(p.name);
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "format/gguf.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
+#include "model/arch.h"
 #include "model/model_desc.h"
 #include "model/model_tensors.h"
 #include "model/tokenizer_meta.h"
@@ -63,39 +64,6 @@ void to_f32(safetensors::DType st, const std::byte* src, float* dst, std::uint64
     }
 }
 
-// llama.cpp's qwen35moe files order the value heads of a linear-attention layer tiled (value head j = r·K + g for
-// HF's g·R + r, K key heads, R value heads per key head): the tensors indexed by value head, reordered so. x holds
-// the tensor in GGUF layout, rows of `cols` floats.
-bool tiled_role(TensorRole r) {
-    return r == TensorRole::ssm_qkv || r == TensorRole::ssm_gate || r == TensorRole::ssm_beta || r == TensorRole::ssm_alpha ||
-           r == TensorRole::ssm_dt || r == TensorRole::ssm_a || r == TensorRole::ssm_conv1d || r == TensorRole::ssm_out;
-}
-
-void tile_v_heads(const ModelDesc& d, const TensorSpec& s, std::vector<float>& x) {
-    const auto& la = d.linear;
-    const std::uint64_t K = la.n_k_heads, R = la.n_v_heads / la.n_k_heads, cols = s.dims[0];
-    const std::uint64_t rows = x.size() / cols;
-    auto src_head = [&](std::uint64_t j) { return (j % K) * R + j / K; };
-    const std::vector<float> in = x;
-    if (s.role == TensorRole::ssm_out) {  // columns = value heads × v_head_dim
-        const std::uint64_t dv = la.v_head_dim;
-        for (std::uint64_t r = 0; r < rows; ++r)
-            for (std::uint64_t j = 0; j < K * R; ++j)
-                std::copy_n(in.data() + r * cols + src_head(j) * dv, dv, x.data() + r * cols + j * dv);
-        return;
-    }
-    if (s.role == TensorRole::ssm_dt || s.role == TensorRole::ssm_a) {  // one value per head
-        for (std::uint64_t j = 0; j < K * R; ++j) x[j] = in[src_head(j)];
-        return;
-    }
-    // Rows: the value part of q|k|v and of the conv's channels starts after q and k; z, beta, alpha are all value rows.
-    const bool qkv = s.role == TensorRole::ssm_qkv || s.role == TensorRole::ssm_conv1d;
-    const std::uint64_t first = qkv ? 2ull * la.key_dim() : 0;
-    const std::uint64_t per = s.role == TensorRole::ssm_beta || s.role == TensorRole::ssm_alpha ? 1 : la.v_head_dim;
-    for (std::uint64_t j = 0; j < K * R; ++j)
-        std::copy_n(in.data() + (first + src_head(j) * per) * cols, per * cols, x.data() + (first + j * per) * cols);
-}
-
 }  // namespace
 
 ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const ConvertOptions& opt) {
@@ -131,7 +99,9 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         if (!e && n.rfind("model.", 0) == 0) e = ck.find("model.language_model." + n.substr(6));
         return e;
     };
-    const bool tile = desc.arch == ArchId::qwen3_5_moe && desc.linear.n_k_heads != desc.linear.n_v_heads;
+    // The architecture's own reordering of tensors into its GGUF layout (qwen35moe's tiled value heads).
+    const Arch& arch = arch_of(desc.arch);
+    auto rewrites = [&](const TensorSpec& s) { return arch.convert_rewrites && arch.convert_rewrites(desc, s); };
     for (const auto& s : specs) {
         const bool mla = s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b;
         const bool transformed = s.hf_layout == HfLayout::rows || s.hf_layout == HfLayout::norm_plus_one ||
@@ -262,7 +232,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
             w.end_tensor();
             continue;
         }
-        if (spec.hf_layout != HfLayout::direct || (tile && tiled_role(spec.role))) {
+        if (spec.hf_layout != HfLayout::direct || (rewrites(spec))) {
             // Small (a few MiB per layer): the whole tensor in f32, then converted as one block.
             const TensorSpec& s = spec;
             const auto* e = p.src.at(0);
@@ -291,7 +261,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
                              : s.hf_layout == HfLayout::neg_exp    ? -std::exp(src[i])
                                                                    : src[i];
             }
-            if (tile && tiled_role(s.role)) tile_v_heads(desc, s, f32);
+            if (rewrites(s)) arch.convert_rewrite(desc, s, f32);
             const std::uint64_t rows = s.n_elements() / row;
             out.resize(rows * row_out);
             for (std::uint64_t r = 0; r < rows; ++r)

@@ -7,35 +7,6 @@
 
 namespace ft::model {
 
-namespace {
-struct ArchNames {
-    ArchId id;
-    std::string_view ours, gguf;
-};
-constexpr ArchNames kArchNames[] = {
-    {ArchId::qwen3_moe, "qwen3_moe", "qwen3moe"}, {ArchId::deepseek_v3, "deepseek_v3", "deepseek2"},
-    {ArchId::glm4_moe, "glm4_moe", "glm4moe"},    {ArchId::gpt_oss, "gpt_oss", "gpt-oss"},
-    {ArchId::mixtral, "mixtral", "llama"},        {ArchId::olmoe, "olmoe", "olmoe"},
-    {ArchId::qwen3_5_moe, "qwen3_5_moe", "qwen35moe"}, {ArchId::qwen3_next, "qwen3_next", "qwen3next"},
-    {ArchId::deepseek_v4, "deepseek_v4", "deepseek4"},
-};
-}  // namespace
-
-std::string_view arch_name(ArchId a) {
-    for (const auto& n : kArchNames)
-        if (n.id == a) return n.ours;
-    return "unknown";
-}
-std::string_view arch_gguf_name(ArchId a) {
-    for (const auto& n : kArchNames)
-        if (n.id == a) return n.gguf;
-    return "unknown";
-}
-std::optional<ArchId> arch_from_name(std::string_view s) {
-    for (const auto& n : kArchNames)
-        if (s == n.ours || (s == n.gguf && n.id != ArchId::mixtral)) return n.id;
-    return std::nullopt;
-}
 std::string_view gating_name(Gating g) {
     switch (g) {
         case Gating::softmax: return "softmax";

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/arch_list.h"
 #include "ref/dtype.h"
 
 namespace ft::gguf {
@@ -24,19 +25,22 @@ class Reader;
 
 namespace ft::model {
 
-// Canonical architecture ids (our names; GGUF and HF names are mapped in model_arch.cpp).
-enum class ArchId { qwen3_moe, deepseek_v3, glm4_moe, gpt_oss, mixtral, olmoe, qwen3_5_moe, qwen3_next, deepseek_v4 };
+// Canonical architecture ids, one per line of the registry (arch_list.h); their names, GGUF and Hugging Face names
+// live in each architecture's registry entry (arch.h).
+#define FT_ARCH_ENUMERATOR(name) name,
+enum class ArchId { FT_ARCHITECTURES(FT_ARCH_ENUMERATOR) };
+#undef FT_ARCH_ENUMERATOR
 
 enum class Gating {
-    softmax,         // softmax over all experts, then top-k (Qwen3-MoE, Mixtral, OLMoE)
+    softmax,         // softmax over all experts, then top-k (Qwen3-MoE, Qwen3.5, DeepSeek-V2)
     sigmoid,         // sigmoid scores, top-k on score + correction bias (DeepSeek-V3, GLM-4.5)
     softmax_weight,  // top-k on logits, softmax over the k selected (gpt-oss)
     sqrtsoftplus,    // sqrt(softplus) scores, top-k on score + correction bias (DeepSeek-V4)
 };
 
 enum class RopeType {
-    norm,  // rotate adjacent pairs (x[2i], x[2i+1]) — llama/Mixtral
-    neox,  // rotate halves (x[i], x[i + d/2]) — Qwen, DeepSeek, GLM, gpt-oss, OLMoE
+    norm,  // rotate adjacent pairs (x[2i], x[2i+1]) — llama, DeepSeek (rope_interleave)
+    neox,  // rotate halves (x[i], x[i + d/2]) — Qwen, GLM, gpt-oss
 };
 
 enum class RopeScaling { none, linear, yarn };
@@ -68,7 +72,7 @@ struct AttentionDesc {
     std::uint32_t n_head_kv = 0;
     std::uint32_t head_dim = 0;   // key length per head (for MLA: qk_nope + qk_rope)
     std::uint32_t v_head_dim = 0; // value length per head
-    bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, OLMoE uses a full-width q/k norm)
+    bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, Qwen3.5, GLM-4.5 355B)
     bool qkv_bias = false;        // gpt-oss, GLM-4.5 (q/k/v biases: attn_{q,k,v}.bias)
     bool o_bias = false;          // gpt-oss (attn_output.bias); GLM-4.5 has none
     bool sinks = false;           // gpt-oss attention sinks (attn_sinks.weight, one logit per query head)
@@ -200,10 +204,9 @@ struct ModelDesc {
     std::uint32_t n_moe_layers() const;
 };
 
-// Names.
+// Names (from the registry, arch.h).
 std::string_view arch_name(ArchId a);       // "qwen3_moe"
-std::string_view arch_gguf_name(ArchId a);  // "qwen3moe", "deepseek2", "glm4moe", "gpt-oss", "llama", "olmoe",
-                                            // "qwen35moe", "qwen3next", "deepseek4"
+std::string_view arch_gguf_name(ArchId a);  // general.architecture: "qwen3moe", "deepseek2", …
 std::optional<ArchId> arch_from_name(std::string_view ours);  // "qwen3_moe" (also accepts "qwen3moe")
 std::string_view gating_name(Gating g);
 std::string_view rope_type_name(RopeType t);
@@ -213,8 +216,9 @@ std::string_view rope_scaling_name(RopeScaling s);
 // `desc.source` and the field.
 void validate(const ModelDesc& desc);
 
-// From GGUF metadata. `md.source()` names the file in errors. Throws unsupported for an architecture we do not
-// describe (the message names general.architecture), not_found for a missing required key.
+// From GGUF metadata. `md.source()` names the file in errors. Throws unsupported for an architecture that is not
+// registered (the message names general.architecture and lists the supported ones), not_found for a missing
+// required key.
 ModelDesc desc_from_gguf(const gguf::Metadata& md);
 // From a GGUF file: the metadata, refined by what only the tensors tell — tied embeddings (no output.weight), dense
 // layers inside the MoE stack (a block without ffn_gate_inp; GGUF has no key for Qwen3's mlp_only_layers), and the
@@ -224,7 +228,8 @@ ModelDesc desc_from_gguf(const gguf::Reader& file);
 void desc_to_gguf(const ModelDesc& desc, gguf::Metadata& md);
 
 // From a Hugging Face folder (config.json; generation_config.json is not needed for the description) or from a
-// parsed config.json. `source` names the file in errors.
+// parsed config.json. `source` names the file in errors. An architecture that is not registered throws unsupported
+// naming it and listing the supported Hugging Face classes.
 ModelDesc desc_from_hf_dir(const std::filesystem::path& dir);
 ModelDesc desc_from_hf_config(const nlohmann::json& config, const std::string& source);
 

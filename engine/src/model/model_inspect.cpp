@@ -23,6 +23,16 @@ void add_support(json& j, ArchId arch) {
     if (auto why = arch_unsupported_reason(arch)) j["support_note"] = *why;
 }
 
+// Why the file could not be described; an architecture that is not registered does not run, and the note lists
+// what does.
+void add_description_error(json& j, const Error& e) {
+    j["description_error"] = e.message();
+    if (e.code() == ErrorCode::unsupported) {
+        j["runs"] = false;
+        j["support_note"] = e.hint();
+    }
+}
+
 
 json sizes_json(const SizeReport& s) {
     return {{"total_params", s.total_params},
@@ -80,7 +90,7 @@ json inspect_gguf(const std::filesystem::path& path) {
     try {
         desc = desc_from_gguf(r);
     } catch (const Error& e) {
-        j["description_error"] = e.message();
+        add_description_error(j, e);
     }
 
     std::vector<TensorStat> stats;
@@ -115,7 +125,7 @@ json inspect_hf(const std::filesystem::path& dir) {
         j["description"] = desc_to_json(*desc);
         add_support(j, desc->arch);
     } catch (const Error& e) {
-        j["description_error"] = e.message();
+        add_description_error(j, e);
     }
     json tensors = json::array();
     std::vector<TensorStat> stats;

@@ -1,6 +1,7 @@
 #include "model/model_tensors.h"
 
 #include "ft/error.h"
+#include "model/arch.h"
 
 namespace ft::model {
 
@@ -105,25 +106,15 @@ void with_fused_experts(const ModelDesc& d, std::uint32_t il, std::vector<Tensor
     }
 }
 
-bool arch_has_tensor_table(ArchId arch) {
-    return arch == ArchId::qwen3_moe || arch == ArchId::gpt_oss || arch == ArchId::glm4_moe || arch == ArchId::deepseek_v3 ||
-           arch == ArchId::qwen3_5_moe || arch == ArchId::qwen3_next || arch == ArchId::deepseek_v4;
-}
+bool arch_has_tensor_table(ArchId arch) { return arch_of(arch).tensors != nullptr; }
 
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc) {
-    switch (desc.arch) {
-        case ArchId::qwen3_moe: return qwen3_moe_tensors(desc);
-        case ArchId::gpt_oss: return gpt_oss_tensors(desc);
-        case ArchId::glm4_moe: return glm4_moe_tensors(desc);
-        case ArchId::deepseek_v3: return deepseek_v3_tensors(desc);
-        case ArchId::qwen3_5_moe: case ArchId::qwen3_next: return qwen3_5_moe_tensors(desc);
-        case ArchId::deepseek_v4: return deepseek_v4_tensors(desc);
-        default:
-            throw Error(ErrorCode::unsupported,
-                        desc.source + ": the tensor table of architecture " + std::string(arch_name(desc.arch)) +
-                            " is not implemented yet",
-                        "tables exist for qwen3_moe, gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, qwen3_5_moe and qwen3_next");
-    }
+    const Arch& a = arch_of(desc.arch);
+    if (!a.tensors)
+        throw Error(ErrorCode::unsupported,
+                    desc.source + ": the tensor table of architecture " + std::string(a.name) + " is not implemented yet",
+                    "tables exist for " + runnable_arch_names());
+    return a.tensors(desc);
 }
 
 }  // namespace ft::model

@@ -1,7 +1,7 @@
 // Architecture tensor tables: for a ModelDesc, every tensor of the model with its GGUF name, its shape in GGUF order
 // (dims[0] innermost: a Hugging Face [out, in] weight is GGUF [in, out] with the same bytes), its role and its
-// Hugging Face source name(s). Each architecture's table lives in its folder (model/<arch>/); model_tensors.cpp holds
-// the registry.
+// Hugging Face source name(s). Each architecture's table lives in its folder (model/<arch>/) and is named by its
+// registry entry (arch.h); the shared pieces of the tables are here.
 #pragma once
 
 #include <cstdint>
@@ -110,8 +110,8 @@ struct TensorSpec {
     bool keep_f32() const;        // norms, vectors and the router (llama.cpp never quantizes ffn_gate_inp)
 };
 
-// The full tensor list of a model in file order. Throws ft::Error(unsupported) for an architecture whose table is
-// not written yet (the message names the architecture).
+// The full tensor list of a model in file order (its architecture's table). Throws ft::Error(unsupported) for an
+// architecture whose table is not written yet (the message names the architecture).
 std::vector<TensorSpec> arch_tensors(const ModelDesc& desc);
 bool arch_has_tensor_table(ArchId arch);
 
@@ -123,13 +123,5 @@ std::vector<TensorSpec> dense_ffn_tensors(const ModelDesc& desc, std::uint32_t i
 // Marks the routed experts of layer il's FFN tensors as also readable from transformers' 3-D form (hf_fused:
 // "model.layers.N.mlp.experts.gate_up_proj" [n_expert, 2·n_ff_exp, n_embd] with gate then up, "…down_proj").
 void with_fused_experts(const ModelDesc& desc, std::uint32_t il, std::vector<TensorSpec>& ffn);
-
-// Per-architecture tables (defined in model/<arch>/).
-std::vector<TensorSpec> qwen3_moe_tensors(const ModelDesc& desc);
-std::vector<TensorSpec> gpt_oss_tensors(const ModelDesc& desc);
-std::vector<TensorSpec> glm4_moe_tensors(const ModelDesc& desc);
-std::vector<TensorSpec> deepseek_v3_tensors(const ModelDesc& desc);
-std::vector<TensorSpec> qwen3_5_moe_tensors(const ModelDesc& desc);  // Qwen3.5/3.6-MoE and Qwen3-Next
-std::vector<TensorSpec> deepseek_v4_tensors(const ModelDesc& desc);
 
 }  // namespace ft::model

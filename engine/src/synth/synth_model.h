@@ -28,33 +28,16 @@ struct SynthOverrides {
     std::optional<std::uint32_t> layers, experts, top_k, hidden, expert_ff, heads, kv_heads, head_dim, context;
 };
 
-// Presets (the real models' configs; the overrides change sizes and keep the rest):
-//   tiny            qwen3_moe: 4 layers, hidden 256, 16 experts top-4, expert FFN 256, 4/2 heads of 64, vocab 151936
-//   qwen3-30b-a3b   qwen3_moe: 48 layers, hidden 2048, 128 experts top-8, expert FFN 768, 32/4 heads of 128
-//   gpt-oss-20b     gpt_oss: 24 layers, hidden 2880, 32 experts top-4, expert FFN 2880, 64/8 heads of 64, vocab 201088,
-//                   sliding window 128 on even layers, sinks, biases, YaRN ×32 over 4096, clamped SwiGLU
-//   gpt-oss-120b    gpt_oss: the same with 36 layers and 128 experts
-//   glm-4.5-air     glm4_moe: 46 layers (+1 MTP layer), hidden 4096, layer 0 dense (FFN 10944), 128 experts top-8 of
-//                   1408 + 1 shared, sigmoid router with correction bias, 96/8 heads of 128, partial RoPE 64, vocab 151552
-//   deepseek-v3     deepseek_v3 (671B): 61 layers (3 dense, FFN 18432), hidden 7168, latent attention (128 heads, q rank
-//                   1536, KV rank 512, 128 + 64 rope, values 128), 256 experts top-8 of 2048 + 1 shared, sigmoid router
-//                   with correction bias in 8 groups (4 kept), routed scaling 2.5, YaRN ×40 over 4096, vocab 129280
-//   deepseek-v2-lite deepseek_v3 (V2-Lite, 16B): 27 layers (1 dense, FFN 10944), hidden 2048, latent attention (16
-//                   heads, no q rank, KV rank 512), 64 experts top-6 of 1408 + 2 shared, softmax router, vocab 102400
-//   deepseek-v4-flash deepseek_v4: 43 layers (2 sliding-window, then CSA / HCA alternating, the last CSA), hidden
-//                   4096, 4 hyper-connection streams, 64 heads of 512 sharing one K = V head (RoPE on 64, window 128,
-//                   sinks), q rank 1024, grouped output 8 × 1024, CSA ratio 4 with an indexer of 64 heads of 128
-//                   (top-512), HCA ratio 128; 256 experts top-6 of 2048 + 1 shared, sqrt-softplus router with
-//                   correction bias, hash routing in layers 0-2, SwiGLU clamped at 10; vocab 129280
-//   qwen3.6-35b-a3b qwen3_5_moe (35B, 3B active): 40 layers, every fourth gated attention (16/2 heads of 256, RoPE on
-//                   64), the others Gated DeltaNet (16 key heads, 32 value heads of 128, conv 4); 256 experts top-8 of
-//                   512 + 1 gated shared expert of 512; vocab 248320
-//   qwen3-next-80b-a3b qwen3_next (80B, 3B active): the same layer pattern over 48 layers, 512 experts top-10 of 512
-//                   + 1 gated shared expert; vocab 151936
+// Presets: the released models' configs, registered by each architecture's folder (model/<arch>/<arch>_arch.cpp,
+// where each preset's hyper-parameters are listed); the overrides change sizes and keep the rest. In registry order.
 std::vector<std::string> synth_presets();
 // The architecture of a preset; nullopt for an unknown name.
 std::optional<model::ArchId> synth_preset_arch(const std::string& preset);
 model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const SynthOverrides& o);
+// The weight types of an architecture's released files, `--weights` / `--expert-weights`' defaults: the matrices,
+// and the routed experts (nullopt: as the matrices; gpt-oss: MXFP4).
+kernels::DType synth_default_weights(model::ArchId arch);
+std::optional<kernels::DType> synth_default_expert_weights(model::ArchId arch);
 
 // The weight types `--weights` / `--expert-weights` accept: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4.
 bool synth_weight_type_supported(kernels::DType t);
@@ -77,7 +60,8 @@ struct SynthPlan {
     kernels::DType expert_weights = kernels::DType::Q4_K;  // the routed expert stacks
     std::vector<SynthTensor> tensors;
 };
-// expert_weights: nullopt takes gpt-oss's MXFP4 for gpt_oss (as its released files have them), `weights` otherwise.
+// expert_weights: nullopt takes the architecture's default (synth_default_expert_weights: gpt-oss's MXFP4, as its
+// released files have them), else `weights`.
 // A row that is not a whole number of the type's blocks falls back to Q8_0, then F32 (llama.cpp's quantizer takes
 // Q5_0 for Q4_K there, a type the engine does not read): GLM-4.5-Air's down experts (rows of 1408) are Q8_0.
 SynthPlan synth_plan(const model::ModelDesc& desc, kernels::DType weights, std::uint64_t seed,
