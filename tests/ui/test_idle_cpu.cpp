@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QQuickItemGrabResult>
 #include <QQuickWindow>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -24,15 +25,13 @@
 namespace {
 
 const QString kTinyModel = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
-// The limits: the sidebar's RAM figure changes once a second at most and the Console's charts advance with their
-// samples, only while on screen (measured after the fix, under Xvfb: 1.0 frame/s and 1.2–3.0 % of a core on every
-// page; offscreen 2–3.2 frames/s, ~1 %; before it, under Xvfb: 11–18 frames/s and 12–24 %).
-// The Console with a model loaded is the exception: since issue 43's Console fixes (the expert read rate, idle
-// uptime, the mapped model in RAM) it draws 2.2–2.4 frames/s at 5.8–6.6 % under Xvfb (2026-12-07, alone on the dev
-// machine), which is not yet explained; its own limit keeps it from growing further while that is found.
-constexpr double kMaxFramesPerSecond = 4.0;
+// The limits: the sidebar's RAM figure changes once a second at most and the Console's charts draw what only moves
+// with time in that same frame (ConsoleModel::tick), only while on screen. Under Xvfb every page, the Console with a
+// model included, draws 1.0 frame/s (docs/benchmarks.md has the figures); a second source of frames, even once a
+// second, doubles that, so the Xvfb limit is 1.6. Offscreen Qt draws 2–3.2 frames/s for the same updates.
+constexpr double kMaxFramesPerSecondXvfb = 1.6;
+constexpr double kMaxFramesPerSecondOffscreen = 4.0;
 constexpr double kMaxCpuPercent = 5.0;
-constexpr double kMaxCpuPercentLiveConsole = 8.0;
 
 // CPU seconds used by this process so far (all threads).
 double process_cpu_seconds() {
@@ -78,17 +77,45 @@ class TestIdleCpu : public QObject {
         return out;
     }
 
+    static QImage grabItem(QQuickItem* item) {
+        QSharedPointer<QQuickItemGrabResult> r = item->grabToImage();
+        if (!r) return {};
+        QSignalSpy ready(r.data(), &QQuickItemGrabResult::ready);
+        if (!ready.wait(5000)) return {};
+        return r->image();
+    }
+
+    // An idle engine's samples repeat the same values: the charts no longer repaint at each of them, but what moves
+    // with time (the line of the last minute growing from the load on) still moves, at the page's 1 s tick.
+    void chartsMoveWithTime() {
+        QVERIFY(m_ui->showPage(QStringLiteral("console")));
+        QObject* cm = m_ui->object(QStringLiteral("consoleModel"));
+        QVERIFY(cm);
+        QVERIFY(cm->setProperty("windowMinutes", 1));
+        QQuickItem* chart = m_ui->item(QStringLiteral("kvChart"));
+        QVERIFY(chart);
+        QTRY_VERIFY(chart->isVisible());
+        QTest::qWait(1500);
+        const QImage before = grabItem(chart);
+        QTest::qWait(3000);
+        const QImage after = grabItem(chart);
+        QVERIFY(cm->setProperty("windowMinutes", 5));
+        QVERIFY(!before.isNull() && !after.isNull());
+        QVERIFY2(before != after, "the KV chart did not move in 3 s of an idle engine's samples (1 min window)");
+    }
+
     void checkPages(const QString& state) {
+        const double max_fps = QGuiApplication::platformName() == QStringLiteral("xcb") ? kMaxFramesPerSecondXvfb
+                                                                                          : kMaxFramesPerSecondOffscreen;
         QStringList over;
-        for (const QString& page : {QStringLiteral("models"), QStringLiteral("console"), QStringLiteral("chat"),
+        for (const QString page : {QStringLiteral("models"), QStringLiteral("console"), QStringLiteral("chat"),
                                     QStringLiteral("logs"), QStringLiteral("settings")}) {
             const Idle idle = measure(page, 5000);
             qInfo("%s, %s page: %.1f %% of a core, %.2f frames/s", qPrintable(state), qPrintable(page), idle.cpuPercent,
                   idle.framesPerSecond);
-            if (idle.framesPerSecond > kMaxFramesPerSecond)
+            if (idle.framesPerSecond > max_fps)
                 over << QStringLiteral("%1, %2: %3 frames/s").arg(state, page).arg(idle.framesPerSecond, 0, 'f', 2);
-            const bool live_console = page == QStringLiteral("console") && state.startsWith(QStringLiteral("model loaded"));
-            if (idle.cpuPercent > (live_console ? kMaxCpuPercentLiveConsole : kMaxCpuPercent))
+            if (idle.cpuPercent > kMaxCpuPercent)
                 over << QStringLiteral("%1, %2: %3 % of a core").arg(state, page).arg(idle.cpuPercent, 0, 'f', 1);
         }
         QVERIFY2(over.isEmpty(), qPrintable(over.join('\n')));
@@ -122,6 +149,8 @@ private slots:
         m_ui->host()->load(m_model);
         QVERIFY(done.wait(60000));
         QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        chartsMoveWithTime();
+        if (QTest::currentTestFailed()) return;
         checkPages(QStringLiteral("model loaded"));
     }
 

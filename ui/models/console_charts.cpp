@@ -69,6 +69,30 @@ void throttle(QQuickItem* item, QElapsedTimer& painted, QTimer& pending, int int
     if (!pending.isActive()) pending.start(int(interval_ms - painted.elapsed()));
 }
 
+// Whether the newest sample changes what a chart shows beyond extending it in time: one of its values differs from
+// the sample before (NaN equal to NaN), or it is the first.
+bool newest_differs(const ConsoleHistory& h, const std::vector<int>& series) {
+    if (h.size() < 2) return true;
+    const ConsoleSample& a = h.at(h.size() - 1);
+    const ConsoleSample& b = h.at(h.size() - 2);
+    for (int k : series) {
+        if (k < 0) continue;
+        const float x = a.v[k], y = b.v[k];
+        if (x != y && !(std::isnan(x) && std::isnan(y))) return true;
+    }
+    return false;
+}
+
+bool newest_layers_differ(const ConsoleHistory& h) {
+    if (h.size() < 2) return true;
+    const auto& a = h.at(h.size() - 1).layers;
+    const auto& b = h.at(h.size() - 2).layers;
+    if (a.size() != b.size()) return true;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i] && !(std::isnan(a[i]) && std::isnan(b[i]))) return true;
+    return false;
+}
+
 void repaint_when_shown(QQuickItem* item) {
     QObject::connect(item, &QQuickItem::visibleChanged, item, [item] {
         if (item->isVisible()) item->update();
@@ -101,6 +125,7 @@ void TimeChart::setModel(ConsoleModel* m) {
     if (m) {
         connect(m, &ConsoleModel::historyChanged, this, &TimeChart::onHistory);
         connect(m, &ConsoleModel::windowChanged, this, [this] { onHistory(); update(); });
+        connect(m, &ConsoleModel::ticked, this, &TimeChart::onTick);
     }
     emit modelChanged();
     onHistory();
@@ -198,10 +223,24 @@ void TimeChart::onHistory() {
         emit dataChanged();
     }
     updateHover();
-    requestRepaint();
+    // A sample that repeats the values before only moves the picture with time: that waits for the tick (an idle
+    // engine's 8 samples a second would otherwise draw a frame of their own at each pixel column).
+    if (!m_model || newest_differs(m_model->history(), m_series)) requestRepaint();
+    else m_timeMoved = true;
 }
 
-void TimeChart::requestRepaint() { throttle(this, m_painted, m_pending, column_ms(m_model, width(), kColumnPx)); }
+void TimeChart::onTick() {
+    if (!m_timeMoved) return;
+    m_timeMoved = false;
+    if (!isVisible()) return;  // repaint_when_shown draws it when it shows
+    m_pending.stop();
+    update();
+}
+
+void TimeChart::requestRepaint() {
+    m_timeMoved = false;
+    throttle(this, m_painted, m_pending, column_ms(m_model, width(), kColumnPx));
+}
 
 void TimeChart::paint(QPainter* p) {
     QElapsedTimer timer;
@@ -369,6 +408,7 @@ void HeatmapChart::setModel(ConsoleModel* m) {
     if (m) {
         connect(m, &ConsoleModel::historyChanged, this, &HeatmapChart::onHistory);
         connect(m, &ConsoleModel::windowChanged, this, [this] { onHistory(); update(); });
+        connect(m, &ConsoleModel::ticked, this, &HeatmapChart::onTick);
     }
     emit modelChanged();
     onHistory();
@@ -414,16 +454,29 @@ void HeatmapChart::onHistory() {
             if (!any) any = std::any_of(l.begin(), l.end(), [](float v) { return std::isfinite(v); });
         }
     }
-    if (any != m_hasData || layers != m_layers) {
+    const bool changed = any != m_hasData || layers != m_layers;
+    if (changed) {
         m_hasData = any;
         m_layers = layers;
         emit dataChanged();
     }
     updateHover();
-    requestRepaint();
+    if (changed || !m_model || newest_layers_differ(m_model->history())) requestRepaint();
+    else m_timeMoved = true;  // as TimeChart: only time moved, repaint at the tick
 }
 
-void HeatmapChart::requestRepaint() { throttle(this, m_painted, m_pending, column_ms(m_model, width(), 4)); }
+void HeatmapChart::onTick() {
+    if (!m_timeMoved) return;
+    m_timeMoved = false;
+    if (!isVisible()) return;
+    m_pending.stop();
+    update();
+}
+
+void HeatmapChart::requestRepaint() {
+    m_timeMoved = false;
+    throttle(this, m_painted, m_pending, column_ms(m_model, width(), 4));
+}
 
 void HeatmapChart::paint(QPainter* p) {
     QElapsedTimer timer;

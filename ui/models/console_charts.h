@@ -1,7 +1,9 @@
 // The Console's charts, painted with QPainter from ConsoleModel's history (no Qt Charts): TimeChart draws one or
 // more series over the chosen window (lines, or stacked areas), HeatmapChart the per-layer hit rate as layers ×
-// time. Both repaint when the history changes, bucket the samples into pixel columns (so a 15 min window costs the
-// same as 1 min) and show the values under the mouse in `hoverText`. Their paint time is added to
+// time. Both repaint when a sample brings a value that differs from the sample before (at most once per pixel
+// column of time) and, when the samples only repeat what is drawn, at the ConsoleModel's 1 s tick (an idle engine
+// then costs no frame of its own); they bucket the samples into pixel columns (so a 15 min window costs the same as
+// 1 min) and show the values under the mouse in `hoverText`. Their paint time is added to
 // ConsoleModel::costNs() (the Console's < 5 % of one core budget, measured by tests/ui/test_console_perf).
 #pragma once
 
@@ -79,12 +81,14 @@ protected:
 
 private:
     void onHistory();
+    void onTick();
     void updateHover();
     void requestRepaint();
     QString format(double shown) const;
 
     QElapsedTimer m_painted;
     QTimer m_pending;
+    bool m_timeMoved = false;  // samples came that only repeat the values before: repaint at the next tick
 
     QPointer<ConsoleModel> m_model;
     QStringList m_seriesNames, m_labels;
@@ -147,11 +151,13 @@ protected:
 
 private:
     void onHistory();
+    void onTick();
     void updateHover();
     void requestRepaint();
 
     QElapsedTimer m_painted;
     QTimer m_pending;
+    bool m_timeMoved = false;
     QPointer<ConsoleModel> m_model;
     QColor m_cold{0xf2, 0x6b, 0x6d}, m_hot{0x4c, 0xc3, 0x8a}, m_empty{0x25, 0x2b, 0x35};
     QString m_layerLabel = QStringLiteral("Layer %1");

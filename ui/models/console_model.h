@@ -177,6 +177,11 @@ public:
     Q_INVOKABLE void dismissFault();
     // Series value of sample i of the history (for tests and the charts' hover).
     Q_INVOKABLE double value(const QString& series, int i) const;
+    // The page's clock (ConsolePage calls it at each hardware poll, once a second): a chart whose new samples only
+    // extend what it shows (the same values as the sample before) repaints at this tick, in the frame that the
+    // second's other figures draw anyway, instead of at its own pace. Without it such a chart waits for a value
+    // that changes.
+    Q_INVOKABLE void tick() { emit ticked(); }
 
     std::int64_t clockMs() const { return m_clock.elapsed(); }  // the time base of the host's samples
     // One stats snapshot at monotonic time t_ms (what the host's statsUpdated does, with the host's snapshot).
@@ -195,6 +200,7 @@ signals:
     void settingChanged();
     void rebuildChanged();
     void faultChanged();
+    void ticked();
 
 private:
     void onStats();

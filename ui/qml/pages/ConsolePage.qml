@@ -32,6 +32,11 @@ Page {
     ]
 
     ConsoleModel { id: cm; objectName: "consoleModel"; host: page.host }
+    // The charts' clock: what only moves with time is drawn in the frame of the hardware figures' 1 s poll.
+    Connections {
+        target: page.monitor
+        function onUpdated() { cm.tick() }
+    }
 
     FaultBanner {
         objectName: "faultBanner"
