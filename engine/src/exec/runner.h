@@ -122,7 +122,6 @@ struct GpuRunnerOptions {
     int n_ctx = 4096;             // positions per sequence (sizes page tables and the decode attention grid)
     int max_sequences = 4;        // sequences decoded together (a CUDA graph per batch size up to this)
     int max_batch_tokens = 8192;  // tokens in one forward pass (the prefill chunk plus decode tokens)
-    std::uint64_t vram_budget = 0;  // bytes every allocation of the runner must fit in (0: the free VRAM)
     GemmPrecision gemm = GemmPrecision::bf16;
     bool graphs = true;           // capture and replay the decode step as a CUDA graph
     MoeBackend moe = MoeBackend::automatic;
@@ -130,7 +129,6 @@ struct GpuRunnerOptions {
     bool recalibrate_fraction = false;  // hybrid: refine q* online from live fetch and CPU timings
     int max_fetch = -1;           // hybrid: fetches per layer and step at most (< 0: no cap)
     int cpu_threads = 0;          // CPU expert workers (0: one per physical core)
-    int expert_slots = 0;         // expert cache slots (0: what the VRAM budget leaves)
     int hybrid_admit = 0;         // hybrid: CPU-computed experts admitted to the cache in the background per layer
     bool search_restores_cache = true;  // hybrid: the q* search's end brings back the cache it started from
     std::uint64_t pin_budget = 0; // host bytes the expert store may pin (0: no cap; the rest goes through a bounce ring)

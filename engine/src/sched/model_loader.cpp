@@ -246,13 +246,11 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
             go.n_ctx = o.n_ctx;
             go.max_sequences = o.max_sequences;
             go.max_batch_tokens = m->plan.prefill_chunk + o.max_sequences;
-            go.vram_budget = m->plan.budget;
             go.gemm = exact ? exec::GemmPrecision::f32 : exec::GemmPrecision::bf16;
             go.graphs = o.gpu_graphs;
             go.kv_f16 = pr.kv_f16;
             go.max_fetch = o.max_fetch;
             go.cpu_threads = o.threads;
-            go.expert_slots = m->plan.expert_slots;
             go.hybrid_admit = o.hybrid_admit;
             go.search_restores_cache = o.search_restores_cache;
             go.pin_budget = o.pin_budget;
