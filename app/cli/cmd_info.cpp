@@ -16,7 +16,9 @@ const CommandSpec& spec_info() {
         "",
         "show this build, the GPUs and CPU features found, and where data and logs live",
         "Prints the build configuration, each CUDA device (name, compute capability, memory), the SIMD target the "
-        "CPU kernels use, the per-user data and log folders, and how much host memory a GPU may page-lock.",
+        "CPU kernels use, the per-user data and log folders, how much host memory a GPU may page-lock and, on "
+        "Windows, whether paths of more than 260 characters work (the executable's longPathAware manifest and the "
+        "LongPathsEnabled policy).",
         {},
         "",
     };
@@ -32,6 +34,18 @@ int run_info(const Args&) {
                     "--pin-budget's default)\n", double(pin) / 1073741824.0, ram_gib);
     else
         std::printf("pinnable:    all of %.1f GiB RAM (no cap of the OS; --pin-budget sets one)\n", ram_gib);
+    if (const auto lp = platform::long_path_support()) {
+        // Windows: a path of more than 260 characters (a model in a deep folder) opens only with both in place.
+        if (!lp->declared)
+            std::printf("long paths:  not declared by this executable (no longPathAware manifest): paths of more than "
+                        "260 characters fail\n");
+        else if (!lp->enabled)
+            std::printf("long paths:  longPathAware (manifest), LongPathsEnabled off: paths of more than 260 characters "
+                        "fail until the policy is on (HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem "
+                        "LongPathsEnabled = 1, or the group policy \"Enable Win32 long paths\")\n");
+        else
+            std::printf("long paths:  longPathAware (manifest), LongPathsEnabled on: paths of more than 260 characters work\n");
+    }
     std::printf("CPU SIMD:    %s (compiled:", kernels::cpu::isa_selected().c_str());
     for (const auto& t : kernels::cpu::isa_compiled()) std::printf(" %s", t.c_str());
     std::printf(")\n");

@@ -3,7 +3,7 @@
 // (Korean and Chinese folder names, spaces, more than 260 characters, another drive letter) load; the per-user data
 // folder is %LOCALAPPDATA%\FreeToken under a Korean user name and FT_DATA_DIR takes a UTF-16 name; `ft.exe serve`
 // answers the official OpenAI and Anthropic clients' checks (tests/reference/serve_clients.mjs clients, the Linux
-// server test's requests).
+// server test's requests). ft.exe carries the longPathAware manifest and `ft info` reads it back.
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -187,6 +187,24 @@ private slots:
         QVERIFY2(l.out.contains(QStringLiteral("pinnable:    all of")), qPrintable(l.out));
         const auto h = m_wine.run(kFtExe, {"run", "--help"});
         QVERIFY2(QString::fromUtf8(h.out).contains(QStringLiteral("Windows: half the RAM")), h.out.constData());
+    }
+
+    // ft.exe's manifest (resources/windows/freetoken.manifest, embedded by windres) declares longPathAware: `ft info`
+    // reads it back through Windows' resource API (FindResource: the manifest Windows itself reads at start) and
+    // follows the LongPathsEnabled policy, which the test turns off and on. Linux has no such line.
+    void longPathManifest() {
+        const QString key = QStringLiteral("HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem");
+        for (const int on : {0, 1}) {
+            const auto r = m_wine.run(QStringLiteral("reg"), {"add", key, "/v", "LongPathsEnabled", "/t", "REG_DWORD", "/d",
+                                                              QString::number(on), "/f"});
+            QVERIFY2(r.code == 0, qPrintable(r.text()));
+            const auto w = m_wine.run(kFtExe, {"info"});
+            QVERIFY2(w.code == 0, qPrintable(w.text()));
+            const QString want = QStringLiteral("long paths:  longPathAware (manifest), LongPathsEnabled %1").arg(on ? "on" : "off");
+            QVERIFY2(QString::fromUtf8(w.out).contains(want), qPrintable(want + " not in:\n" + QString::fromUtf8(w.out)));
+        }
+        const auto l = run_ft({"info"});
+        QVERIFY2(l.code == 0 && !l.out.contains(QStringLiteral("long paths")), qPrintable(l.out));
     }
 
     // The Linux server test's protocol checks (official openai and @anthropic-ai/sdk clients) against ft.exe serve.

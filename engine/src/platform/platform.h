@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ std::uint64_t pinnable_memory_bytes();
 // An environment variable naming a folder or file; empty when unset or empty. Windows reads the UTF-16 environment
 // (getenv would give the ANSI code page's version, with '?' for what it lacks).
 std::filesystem::path env_path(const char* name);
+
+// Windows' 260-character path limit: file APIs take longer paths only when the executable's manifest declares
+// longPathAware (resources/windows/freetoken.manifest) and the system's LongPathsEnabled policy is on. nullopt on
+// POSIX, which has no such limit.
+struct LongPathSupport {
+    bool declared = false;  // this executable's manifest (RT_MANIFEST 1) says longPathAware true
+    bool enabled = false;   // HKLM\SYSTEM\CurrentControlSet\Control\FileSystem LongPathsEnabled = 1
+};
+std::optional<LongPathSupport> long_path_support();
 
 // ft/utf8.h: the command line as UTF-8, and standard output/error as raw bytes shown as UTF-8.
 std::vector<std::string> command_line_utf8(int argc, char** argv);

@@ -34,6 +34,8 @@ std::filesystem::path env_path(const char* name) {
     return v && *v ? std::filesystem::path(v) : std::filesystem::path();
 }
 
+std::optional<LongPathSupport> long_path_support() { return std::nullopt; }
+
 std::vector<std::string> command_line_utf8(int argc, char** argv) { return {argv, argv + argc}; }
 
 void stdio_binary_utf8() {}  // POSIX streams carry bytes as written

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "platform/platform.h"
 
@@ -45,6 +46,31 @@ std::filesystem::path env_path(const char* name) {
     if (n == 0 || n >= value.size()) return {};
     value.resize(n);
     return std::filesystem::path(value);
+}
+
+std::optional<LongPathSupport> long_path_support() {
+    LongPathSupport s;
+    // The manifest Windows read when it started this executable: RT_MANIFEST (24), id 1.
+    if (const HRSRC res = FindResourceW(nullptr, MAKEINTRESOURCEW(1), MAKEINTRESOURCEW(24))) {
+        const HGLOBAL h = LoadResource(nullptr, res);
+        const void* data = h ? LockResource(h) : nullptr;
+        if (data) {
+            const std::string_view m(static_cast<const char*>(data), SizeofResource(nullptr, res));
+            const size_t tag = m.find("<longPathAware");
+            const size_t open = tag == m.npos ? m.npos : m.find('>', tag);
+            const size_t close = open == m.npos ? m.npos : m.find('<', open);
+            if (close != m.npos) {
+                std::string_view v = m.substr(open + 1, close - open - 1);
+                while (!v.empty() && (v.front() == ' ' || v.front() == '\n' || v.front() == '\r' || v.front() == '\t')) v.remove_prefix(1);
+                while (!v.empty() && (v.back() == ' ' || v.back() == '\n' || v.back() == '\r' || v.back() == '\t')) v.remove_suffix(1);
+                s.declared = v == "true";
+            }
+        }
+    }
+    DWORD value = 0, size = sizeof(value);
+    s.enabled = RegGetValueW(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\FileSystem", L"LongPathsEnabled",
+                             RRF_RT_REG_DWORD, nullptr, &value, &size) == ERROR_SUCCESS && value == 1;
+    return s;
 }
 
 std::vector<std::string> command_line_utf8(int argc, char** argv) {
