@@ -1,13 +1,15 @@
 // The Windows installer (installer/windows/nsis.cmake, built by scripts/cross-mingw.sh) round trip under Wine, in a
 // fresh prefix: a silent install (/S) puts ft.exe, the bundled model and the uninstaller under
 // C:\Program Files\FreeToken; the installed ft.exe runs (--version, a chat on the bundled model found beside it, the
-// same answer as the Linux build); the Start-menu entry, the .gguf association and the "Apps & features" entry are
-// there; the silent uninstall removes every file it installed and those registry keys, and keeps the user's data
-// folder (%LOCALAPPDATA%\FreeToken). The CI installer has no desktop app (no Qt for MinGW yet): the shortcut and
-// the association name bin\freetoken.exe, which only the Windows build with the GUI installs.
+// same answer as the Linux build); every Start-menu shortcut, the .gguf association and the "Apps & features" entry
+// name a program the installer installed (read from the .lnk files and the registry), and the association's command
+// run on a user's model gives the same chat; the silent uninstall removes every file it installed and those registry
+// keys, and keeps the user's data folder (%LOCALAPPDATA%\FreeToken). The CI installer has no desktop app (no Qt for
+// MinGW yet): its entries run `ft.exe chat` (installer/windows/nsis.cmake).
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTest>
 
 #include "ft_process.h"
@@ -28,6 +30,70 @@ QString installer() {
                            : QStringLiteral(FT_MINGW_DIR "/ft/") + found.last();
 }
 
+// What a Windows shortcut (.lnk, [MS-SHLLINK]) runs: the target from its LinkInfo (local base path + common path
+// suffix) and the command-line arguments from its string data. `error` says why a file could not be read.
+struct ShellLink {
+    QString target, arguments, error;
+};
+
+ShellLink read_shell_link(const QString& file) {
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) return {{}, {}, QStringLiteral("cannot read the file")};
+    const QByteArray b = f.readAll();
+    const auto in = [&](qsizetype at, qsizetype n) { return at >= 0 && n >= 0 && at + n <= b.size(); };
+    const auto u16 = [&](qsizetype at) -> quint32 { return in(at, 2) ? uchar(b[at]) | uchar(b[at + 1]) << 8 : 0; };
+    const auto u32 = [&](qsizetype at) -> quint32 { return u16(at) | u16(at + 2) << 16; };
+    const auto ansi_z = [&](qsizetype at) {  // NUL-terminated, in the ANSI code page (1252 in these prefixes)
+        QString v;
+        for (; in(at, 1) && b[at]; ++at) v += QChar(uchar(b[at]));
+        return v;
+    };
+    const auto utf16 = [&](qsizetype at, qsizetype n) {  // n UTF-16 units, or up to a NUL when n < 0
+        std::u16string v;
+        for (; in(at, 2) && (n < 0 ? u16(at) != 0 : qsizetype(v.size()) < n); at += 2) v += char16_t(u16(at));
+        return QString::fromStdU16String(v);
+    };
+    if (u32(0) != 0x4C) return {{}, {}, QStringLiteral("not a shell link (header size %1)").arg(u32(0))};
+    const quint32 flags = u32(0x14);
+    qsizetype at = 0x4C;
+    ShellLink s;
+    if (flags & 0x1) at += 2 + u16(at);  // HasLinkTargetIDList: skipped, the LinkInfo names the same file
+    if (!(flags & 0x2)) return {{}, {}, QStringLiteral("no LinkInfo (link flags 0x%1)").arg(flags, 0, 16)};
+    const quint32 info_size = u32(at), info_header = u32(at + 4), info_flags = u32(at + 8);
+    if (!(info_flags & 0x1) || !in(at, info_size)) return {{}, {}, QStringLiteral("the LinkInfo has no local path")};
+    if (info_header >= 0x24 && u32(at + 0x1C))
+        s.target = utf16(at + u32(at + 0x1C), -1) + (u32(at + 0x20) ? utf16(at + u32(at + 0x20), -1) : QString());
+    else
+        s.target = ansi_z(at + u32(at + 0x10)) + ansi_z(at + u32(at + 0x18));
+    at += info_size;
+    // String data, each present by its flag: name, relative path, working dir, arguments (, icon location).
+    const bool unicode = flags & 0x80;
+    const auto next = [&]() {  // a count, then that many characters (Wine counts a terminating NUL in)
+        const qsizetype n = u16(at);
+        QString v = unicode ? utf16(at + 2, n) : QString::fromLatin1(b.mid(at + 2, n));
+        at += 2 + (unicode ? 2 * n : n);
+        while (v.endsWith(QChar(0))) v.chop(1);
+        return v;
+    };
+    for (const quint32 bit : {0x04u, 0x08u, 0x10u, 0x20u}) {
+        if (!(flags & bit)) continue;
+        const QString v = next();
+        if (bit == 0x20u) s.arguments = v;
+    }
+    return s;
+}
+
+// A command line as Windows' CommandLineToArgvW splits it, for the cases here: spaces apart, "quoted" as one.
+QStringList split_command(const QString& line) {
+    QStringList out;
+    const QRegularExpression re(QStringLiteral("\"([^\"]*)\"|(\\S+)"));
+    for (auto it = re.globalMatch(line); it.hasNext();) {
+        const auto m = it.next();
+        out << (m.capturedStart(1) >= 0 ? m.captured(1) : m.captured(2));
+    }
+    return out;
+}
+
 QStringList files_under(const QString& dir) {
     QStringList out;
     QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
@@ -44,6 +110,19 @@ class TestWineInstaller : public QObject {
 
     QString inst_unix() const { return m_wine.drive_c() + QStringLiteral("/Program Files/FreeToken"); }
     QString start_menu() const { return m_wine.drive_c() + QStringLiteral("/ProgramData/Microsoft/Windows/Start Menu/Programs"); }
+    // C:\… in this prefix as a path of this machine.
+    QString unix_of(const QString& windows_path) const {
+        if (!windows_path.startsWith(QStringLiteral("C:\\"), Qt::CaseInsensitive)) return {};
+        return m_wine.drive_c() + '/' + windows_path.mid(3).replace('\\', '/');
+    }
+    // The data of a registry value (`name` empty: the key's default), empty when there is none.
+    QString reg_value(const QString& key, const QString& name = {}) {
+        const QStringList which = name.isEmpty() ? QStringList{"/ve"} : QStringList{"/v", name};
+        const auto r = m_wine.run(QStringLiteral("reg"), QStringList{"query", key} + which);
+        const auto m = QRegularExpression(QStringLiteral("REG_(?:EXPAND_)?SZ {4}(.*)$"), QRegularExpression::MultilineOption)
+                           .match(QString::fromUtf8(r.out).remove('\r'));
+        return r.code == 0 && m.hasMatch() ? m.captured(1).trimmed() : QString();
+    }
     bool reg_has(const QString& key, const QString& value_contains = {}) {
         const auto r = m_wine.run(QStringLiteral("reg"), {"query", key, "/ve"});
         return r.code == 0 && (value_contains.isEmpty() || QString::fromUtf8(r.out).contains(value_contains, Qt::CaseInsensitive));
@@ -91,26 +170,56 @@ private slots:
         QVERIFY2(l.code == 0, qPrintable(l.err));
         QCOMPARE(QString::fromUtf8(c.out), l.out);
 
-        // Start menu, .gguf association, the uninstaller's entry.
+        // Every Start-menu shortcut runs an installed program; one of them is the terminal chat.
         const QStringList links = shortcuts();
         QVERIFY2(!links.isEmpty(), qPrintable("no FreeToken shortcut under " + start_menu()));
-        QFile lnk(links.first());
-        QVERIFY(lnk.open(QIODevice::ReadOnly));
-        const QByteArray lnk_bytes = lnk.readAll();
-        QVERIFY2(lnk_bytes.contains("freetoken.exe") || lnk_bytes.contains(QByteArray("f\0r\0e\0e\0t\0o\0k\0e\0n\0.\0e\0x\0e", 26)),
-                 "the shortcut does not name freetoken.exe");
-        QVERIFY(reg_has("HKLM\\Software\\Classes\\.gguf", "FreeToken.GGUF"));
-        QVERIFY(reg_has("HKLM\\Software\\Classes\\FreeToken.GGUF\\shell\\open\\command",
-                        kInstDir + QStringLiteral("\\bin\\freetoken.exe\" \"%1\"")));
-        const auto un = m_wine.run(QStringLiteral("reg"), {"query", "HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\FreeToken",
-                                                           "/v", "UninstallString"});
-        QVERIFY2(un.code == 0 && QString::fromUtf8(un.out).contains(kInstDir + QStringLiteral("\\Uninstall.exe")), qPrintable(un.text()));
+        bool chat_entry = false;
+        for (const auto& link : links) {
+            const ShellLink sl = read_shell_link(link);
+            qInfo().noquote() << "shortcut" << QFileInfo(link).fileName() << "->" << sl.target << sl.arguments;
+            QVERIFY2(sl.error.isEmpty(), qPrintable(link + ": " + sl.error));
+            QVERIFY2(QFileInfo(unix_of(sl.target)).isFile(), qPrintable(link + " runs " + sl.target + ", which is not installed"));
+            chat_entry |= sl.target.compare(kInstDir + QStringLiteral("\\bin\\ft.exe"), Qt::CaseInsensitive) == 0 &&
+                          sl.arguments == QStringLiteral("chat");
+        }
+        QVERIFY2(chat_entry, "no Start-menu entry runs bin\\ft.exe chat");
 
-        // The user's data: the log ft.exe wrote, and a model of their own.
+        // .gguf → FreeToken.GGUF, whose icon and open command name installed files; the uninstaller's entry too.
+        QCOMPARE(reg_value("HKLM\\Software\\Classes\\.gguf"), QStringLiteral("FreeToken.GGUF"));
+        const QString icon = reg_value("HKLM\\Software\\Classes\\FreeToken.GGUF\\DefaultIcon");
+        QVERIFY2(QFileInfo(unix_of(icon.section(',', 0, 0))).isFile(), qPrintable("the .gguf icon is " + icon));
+        const QString open = reg_value("HKLM\\Software\\Classes\\FreeToken.GGUF\\shell\\open\\command");
+        const QStringList open_argv = split_command(open);
+        QVERIFY2(open_argv.size() >= 2 && QFileInfo(unix_of(open_argv.first())).isFile() && open_argv.contains(QStringLiteral("%1")),
+                 qPrintable("the .gguf open command is " + open));
+        const QString uninstall_key = QStringLiteral("HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\FreeToken");
+        const QString uninstaller = reg_value(uninstall_key, QStringLiteral("UninstallString"));
+        QVERIFY2(QFileInfo(unix_of(split_command(uninstaller).value(0))).isFile() &&
+                     uninstaller.contains(kInstDir + QStringLiteral("\\Uninstall.exe"), Qt::CaseInsensitive),
+                 qPrintable("UninstallString " + uninstaller));
+        const QString display_icon = reg_value(uninstall_key, QStringLiteral("DisplayIcon"));
+        QVERIFY2(QFileInfo(unix_of(display_icon.section(',', 0, 0))).isFile(), qPrintable("DisplayIcon " + display_icon));
+
+        // The user's data: the log ft.exe wrote, and a model of their own, opened as a double-click on it would
+        // (the association's command with %1 its path; greedy, as the Linux chat above).
         const QString data = m_wine.local_app_data() + QStringLiteral("/FreeToken");
         QVERIFY2(QFileInfo(data + "/logs/ft.log").size() > 0, qPrintable(data + "/logs/ft.log"));
         QVERIFY(QDir().mkpath(data + "/models"));
-        QVERIFY(QFile::copy(QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf"), data + "/models/mine.gguf"));
+        QVERIFY(QFile::copy(QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf"), data + QStringLiteral("/models/내 모델.gguf")));
+        const QString mine = QStringLiteral("C:\\users\\%1\\AppData\\Local\\FreeToken\\models\\내 모델.gguf").arg(kUser);
+        const auto double_click = [&](const QString& file) {
+            QStringList args = open_argv.mid(1);
+            args.replaceInStrings(QStringLiteral("%1"), file);
+            return m_wine.run(open_argv.first(), args + QStringList{"--device", "cpu", "--temperature", "0", "--max-tokens", "64"},
+                              input, 180000, cwd);
+        };
+        const auto d = double_click(mine);
+        QVERIFY2(d.code == 0 && !QString::fromUtf8(d.err).contains(QStringLiteral("share\\freetoken"), Qt::CaseInsensitive),
+                 qPrintable(d.text()));
+        QCOMPARE(QString::fromUtf8(d.out), l.out);
+        // ...and it is that file the command opens: one that is not there is the clear error naming it.
+        const auto gone = double_click(QString(mine).replace(QStringLiteral("내 모델"), QStringLiteral("없는 모델")));
+        QVERIFY2(gone.code != 0 && QString::fromUtf8(gone.err).contains(QStringLiteral("없는 모델.gguf")), qPrintable(gone.text()));
 
         // Uninstall silently: NSIS's uninstaller copies itself to %TEMP% and returns at once; wineserver -w waits for
         // the copy to finish.
@@ -126,7 +235,7 @@ private slots:
         QVERIFY(!reg_has("HKLM\\Software\\Classes\\FreeToken.GGUF"));
         QVERIFY(!reg_has("HKLM\\Software\\Classes\\.gguf"));
         QVERIFY(!reg_has("HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\FreeToken"));
-        QVERIFY2(QFileInfo(data + "/logs/ft.log").size() > 0 && QFileInfo::exists(data + "/models/mine.gguf"),
+        QVERIFY2(QFileInfo(data + "/logs/ft.log").size() > 0 && QFileInfo::exists(data + QStringLiteral("/models/내 모델.gguf")),
                  "the uninstaller removed the user's data folder");
     }
 };
