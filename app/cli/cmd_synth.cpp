@@ -45,11 +45,12 @@ const CommandSpec& spec_synth() {
         "write a synthetic model of a real architecture",
         "Writes a complete, loadable GGUF of a real architecture with random weights of sane scale, for tests and "
         "benchmarks: the real hyper-parameters of the preset (overridable), the real Qwen3 tokenizer and chat template. "
-        "Deterministic for a seed; quantized blocks are generated directly and streamed (bounded RAM).",
+        "Deterministic for a seed; Q8_0, K-quant and MXFP4 blocks are generated directly, the other block types "
+        "quantized from generated values; streamed (bounded RAM).",
         {
             {"arch", "ARCH", "architecture (the preset's when left out)", ""},
             {"preset", "NAME", "size preset: " + model::synth_preset_names(), "tiny"},
-            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4", default_weights_help(false)},
+            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4", default_weights_help(false)},
             {"expert-weights", "TYPE", "routed experts' weight type (same choices)", default_weights_help(true)},
             {"seed", "S", "random seed", "1"},
             {"out", "FILE", "output GGUF file", ""},

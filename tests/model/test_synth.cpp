@@ -258,6 +258,69 @@ private slots:
         }
     }
 
+    // The block types written through kernels/ref's quantizers, as routed experts (the matrices Q8_0, generated
+    // directly, keep the file small): the file equals its plan, the experts' values have the intended statistics,
+    // ft inspect reports the type with its bits per weight, and ft run decodes on the CPU.
+    void quantizedExpertTypes_data() {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<double>("std_tol");  // the dequantized std falls short by about half the type's NMSE
+        for (const char* t : {"q4_0", "q4_1", "q5_0", "q5_1", "q3_k", "iq4_nl", "iq4_xs"}) QTest::newRow(t) << t << 0.05;
+        QTest::newRow("q2_k") << "q2_k" << 0.08;
+    }
+    void quantizedExpertTypes() {
+        QFETCH(QString, type);
+        QFETCH(double, std_tol);
+        const DType dt = *ft::kernels::dtype_from_name(type.toStdString());
+        const QString file = path("qe_") + type + ".gguf";
+        auto r = run_ft({"synth", "--preset", "tiny", "--layers", "1", "--experts", "4", "--top-k", "2", "--weights", "q8_0",
+                         "--expert-weights", type, "--seed", "5", "--quiet", "--out", file});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        ft::synth::SynthOverrides o;
+        o.layers = 1, o.experts = 4, o.top_k = 2;
+        const auto plan = ft::synth::synth_plan(ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "tiny", o), DType::Q8_0, 5, dt);
+        const auto reader = ft::gguf::Reader::open(file.toStdString());
+        check_against_plan(reader, plan);
+        int experts = 0;
+        for (const auto& t : plan.tensors) {
+            if (!t.spec.is_expert()) continue;
+            ++experts;
+            QCOMPARE(t.type, dt);
+            std::vector<float> v(t.spec.n_elements());
+            QVERIFY(ft::kernels::ref::dequantize_row(t.type, reader.tensor_data(reader.tensor(t.spec.name)).data(), v.data(),
+                                                     static_cast<std::int64_t>(v.size())));
+            double s = 0, s2 = 0;
+            for (float x : v) s += x, s2 += double(x) * x;
+            const double mean = s / v.size(), sd = std::sqrt(s2 / v.size() - mean * mean);
+            const QString what = QString::fromStdString(t.spec.name) + QString(" mean %1 std %2 want %3").arg(mean).arg(sd).arg(t.std);
+            QVERIFY2(std::fabs(sd - t.std) < std_tol * t.std, qPrintable(what));
+            QVERIFY2(std::fabs(mean) < 0.02 * t.std, qPrintable(what));
+        }
+        QCOMPARE(experts, 3);
+        r = run_ft({"inspect", file, "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json j = json::parse(r.out.toStdString());
+        const std::string tname(ft::kernels::dtype_info(dt).name);
+        QVERIFY2(j["types"].contains(tname), qPrintable(QString::fromStdString(j["types"].dump())));
+        QCOMPARE(j["types"][tname]["tensors"].get<int>(), 3);
+        QCOMPARE(j["types"][tname]["bits_per_weight"].get<double>(), ft::kernels::dtype_bits_per_weight(dt));
+        r = run_ft({"run", "--model", file, "--device", "cpu", "--ids", "1,2,3", "--max-tokens", "3", "--temperature", "0",
+                    "--ctx", "256", "--threads", "1"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("generated 3"), qPrintable(r.err));
+    }
+    // --weights of one of those types: every matrix quantized by it (rows of 256), llama.cpp's file type.
+    void quantizedWeightsFile() {
+        const auto r = run_ft({"synth", "--preset", "tiny", "--layers", "1", "--experts", "4", "--top-k", "2", "--weights",
+                               "q3_k", "--quiet", "--out", path("q3k.gguf")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const auto reader = ft::gguf::Reader::open(path("q3k.gguf").toStdString());
+        QCOMPARE(reader.metadata().get_u64("general.file_type"), 11ull);  // Q3_K_S: all Q3_K
+        QCOMPARE(reader.tensor("token_embd.weight").type, DType::Q3_K);
+        QCOMPARE(reader.tensor("blk.0.attn_q.weight").type, DType::Q3_K);
+        QCOMPARE(reader.tensor("blk.0.ffn_down_exps.weight").type, DType::Q3_K);
+        QCOMPARE(reader.tensor("blk.0.ffn_gate_inp.weight").type, DType::F32);
+    }
+
     void inspectSynthFile() {
         auto r = run_ft({"inspect", path("a.gguf"), "--json"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -539,9 +602,9 @@ private slots:
         auto r = run_ft({"synth", "--preset", "huge", "--out", path("x.gguf")});
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("--preset"), qPrintable(r.err));
-        r = run_ft({"synth", "--weights", "q2_k", "--out", path("x.gguf")});
+        r = run_ft({"synth", "--weights", "iq2_xxs", "--out", path("x.gguf")});  // no quantizer for the IQ2 lattices
         QVERIFY(r.code != 0);
-        QVERIFY2(r.err.contains("--weights"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--weights") && r.err.contains("iq2_xxs"), qPrintable(r.err));
         r = run_ft({"synth", "--preset", "tiny"});
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("--out"), qPrintable(r.err));

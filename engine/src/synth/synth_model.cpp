@@ -8,6 +8,7 @@
 
 #include "format/gguf.h"
 #include "ft/error.h"
+#include "ref/quant.h"
 #include "model/arch.h"
 #include "model/tokenizer_meta.h"
 #include "synth/synth_rng.h"
@@ -88,8 +89,8 @@ std::optional<DType> synth_default_expert_weights(model::ArchId arch) { return m
 DType synth_default_weights(model::ArchId arch) { return model::arch_of(arch).synth_weights; }
 
 bool synth_weight_type_supported(DType t) {
-    return t == DType::F32 || t == DType::BF16 || t == DType::Q8_0 || t == DType::Q4_K || t == DType::Q5_K ||
-           t == DType::Q6_K || t == DType::MXFP4;
+    // Block types: those with a reference quantizer (synth_fill generates the others' codes directly).
+    return t == DType::F32 || t == DType::BF16 || (kernels::dtype_info(t).quantized && kernels::ref::quant_supported(t));
 }
 
 SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t seed, std::optional<DType> expert_weights) {
@@ -98,7 +99,8 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
         if (!synth_weight_type_supported(t))
             throw Error(ErrorCode::invalid_argument,
                         "synth: weight type " + std::string(kernels::dtype_info(t).name) + " is not supported (--weights)",
-                        "use f32, bf16, q8_0, q4_k, q5_k, q6_k or mxfp4");
+                        "use one of f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, "
+                        "mxfp4");
     SynthPlan p;
     p.desc = desc;
     p.seed = seed;
@@ -140,10 +142,18 @@ namespace {
 std::uint32_t file_type(DType t) {
     switch (t) {
         case DType::F32: return 0;
+        case DType::Q4_0: return 2;
+        case DType::Q4_1: return 3;
         case DType::Q8_0: return 7;
+        case DType::Q5_0: return 8;
+        case DType::Q5_1: return 9;
+        case DType::Q2_K: return 10;
+        case DType::Q3_K: return 11;  // Q3_K_S
         case DType::Q4_K: return 14;  // Q4_K_S
         case DType::Q5_K: return 16;  // Q5_K_S
         case DType::Q6_K: return 18;
+        case DType::IQ4_NL: return 25;
+        case DType::IQ4_XS: return 30;
         case DType::BF16: return 32;
         default: return 0;
     }

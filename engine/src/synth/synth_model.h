@@ -1,10 +1,12 @@
 // Synthetic models of real architectures (`ft synth`): the real hyper-parameters and tokenizer of a model family with
 // random weights of sane scale, written as a complete GGUF in llama.cpp's conventions.
 //
-// Weights: norms ≈ 1 (F32), the router F32, every other matrix N(0, 1/fan_in)-like (std 1/sqrt(fan_in)). Quantized
-// tensors are generated directly as blocks (random codes under a per-block scale chosen so the dequantized values
-// have the wanted std) — no float intermediate — from a counter-based RNG keyed by (seed, tensor, block): output is
-// deterministic for a seed and independent of the thread count. Tensors stream to the writer in chunks (bounded RAM).
+// Weights: norms ≈ 1 (F32), the router F32, every other matrix N(0, 1/fan_in)-like (std 1/sqrt(fan_in)). Q8_0, Q4_K,
+// Q5_K, Q6_K and MXFP4 tensors are generated directly as blocks (random codes under a per-block scale chosen so the
+// dequantized values have the wanted std); the other block types (Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS)
+// quantize generated values block by block with kernels/ref's quantizers. A counter-based RNG keyed by (seed, tensor,
+// block) makes the output deterministic for a seed and independent of the thread count. Tensors stream to the writer
+// in chunks (bounded RAM).
 //
 // Errors: ft::Error(invalid_argument) for a bad preset / override / weight type, the tokenizer's and the writer's
 // errors otherwise. Threading: synth_write uses `threads` workers internally; the functions are reentrant.
@@ -39,7 +41,8 @@ model::ModelDesc synth_desc(model::ArchId arch, const std::string& preset, const
 kernels::DType synth_default_weights(model::ArchId arch);
 std::optional<kernels::DType> synth_default_expert_weights(model::ArchId arch);
 
-// The weight types `--weights` / `--expert-weights` accept: f32, bf16, q8_0, q4_k, q5_k, q6_k, mxfp4.
+// The weight types `--weights` / `--expert-weights` accept: f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k,
+// q5_k, q6_k, iq4_nl, iq4_xs, mxfp4.
 bool synth_weight_type_supported(kernels::DType t);
 
 struct SynthTensor {
