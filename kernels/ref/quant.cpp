@@ -594,7 +594,7 @@ float fit_sym(const float* x, int n, int qlo, int qhi) {
     float best_s = vmax / qlo;
     double best_err = std::numeric_limits<double>::infinity();
     for (int end : {qlo, qhi})
-        for (int step = -2; step <= 4; ++step) {
+        for (int step = -1; step <= 3; ++step) {
             // Towards the middle of the range (clipping the largest values a little) and just past its end.
             const float t = static_cast<float>(end) * (1.f - 0.04f * step);
             const float s = vmax / t;
@@ -649,14 +649,24 @@ void quant_q5_0(const float* x, BlockQ5_0* b, std::int64_t nb) {
     }
 }
 
-// IQ4_NL's table is sorted: the nearest entry to v (in table units) by binary search.
-int iq4_code(float v) {
-    int lo = 0, hi = 15;
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (v < kIq4nlValues[mid] ? hi : lo) = mid;
+// The nearest IQ4_NL code of v (in table units). The midpoints between neighbouring table values are multiples of
+// 1/2, so the nearest code is constant on each half-unit interval [k/2, (k+1)/2): a lookup on floor(2v).
+struct Iq4Lut {
+    std::uint8_t code[512];
+    constexpr Iq4Lut() : code{} {
+        for (int i = 0; i < 512; ++i) {
+            const double v = (i - 256) / 2.0 + 0.25;  // inside the interval
+            int best = 0;
+            for (int c = 1; c < 16; ++c)
+                if ((v - kIq4nlValues[c]) * (v - kIq4nlValues[c]) < (v - kIq4nlValues[best]) * (v - kIq4nlValues[best])) best = c;
+            code[i] = static_cast<std::uint8_t>(best);
+        }
     }
-    return std::fabs(v - kIq4nlValues[lo]) <= std::fabs(v - kIq4nlValues[hi]) ? lo : hi;
+};
+constexpr Iq4Lut kIq4Lut{};
+int iq4_code(float v) {
+    const float t = 2.f * v + 256.f;
+    return kIq4Lut.code[t >= 0.f ? static_cast<int>(std::min(t, 511.f)) : 0];  // NaN: code 0
 }
 double iq4_error(const float* x, int n, float s, double* sxv, double* svv) {
     double err = 0, a = 0, b = 0;
@@ -678,8 +688,8 @@ float fit_iq4(const float* x, int n) {
     float best_s = vmax / -127.f;
     double best_err = std::numeric_limits<double>::infinity();
     for (float end : {-127.f, 113.f})
-        for (int step = -2; step <= 6; ++step) {
-            const float s = vmax / (end * (1.f - 0.03f * step));
+        for (int step = -1; step <= 4; ++step) {
+            const float s = vmax / (end * (1.f - 0.04f * step));
             double a, b;
             double err = iq4_error(x, n, s, &a, &b);
             if (err < best_err) best_err = err, best_s = s;
