@@ -122,7 +122,7 @@ bool dequantize_supported(DType src) {
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
             return true;
         default:
-            return false;
+            return quant::decode_only(src);
     }
 }
 
@@ -143,6 +143,9 @@ cudaError_t dequantize_rows(DType src, const void* w, std::size_t row_bytes, std
         case DType::Q5_K: return launch_src<DType::Q5_K>(w, row_bytes, rows, cols, dst, out, stream);
         case DType::Q6_K: return launch_src<DType::Q6_K>(w, row_bytes, rows, cols, dst, out, stream);
         case DType::MXFP4: return launch_src<DType::MXFP4>(w, row_bytes, rows, cols, dst, out, stream);
+#define FT_X(T) case DType::T: return launch_src<DType::T>(w, row_bytes, rows, cols, dst, out, stream);
+        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
         default: return cudaErrorInvalidValue;
     }
 }

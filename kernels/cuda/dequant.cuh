@@ -1,6 +1,7 @@
 // Dequantize whole matrices on the GPU into a dense float type, for the prefill GEMM path (cuBLAS reads the dense
 // copy). out is [rows, cols] row-major with leading dimension cols. Pure launcher.
-// Supported sources: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (17-byte blocks at any byte alignment).
+// Supported sources: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (17-byte blocks at any byte alignment) and
+// quant_decode.cuh's decode-only types.
 // Targets: F32, F16, BF16.
 // convert_f32: n floats to BF16/F16 (activations for the GEMM).
 #pragma once

@@ -26,8 +26,11 @@
 // - Grid: row groups (4·R rows) in x, pairs in y. Big matrices launch at most one wave of CTAs (occupancy query), which
 //   loop over row groups, so x is staged once per CTA. x larger than the shared-memory tile is processed in k tiles.
 // Fallback (misaligned pointers/strides, k not a multiple of the unit): one warp per output row, scalar byte loads.
+// The decode-only types (quant_decode.cuh: legacy, IQ, ternary, Q2_K/Q3_K) always take it, 8 elements per
+// quant::decode8: one kernel per type and mode keeps their 17 formats' build time and binary size small.
 #include "cuda/gemv.cuh"
 #include "cuda/launch.cuh"
+#include "cuda/quant_decode.cuh"
 
 #include <cuda_fp16.h>
 
@@ -826,6 +829,25 @@ __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
     float acc[kGemvMaxM], acc_up = 0.f;
 #pragma unroll
     for (int j = 0; j < kGemvMaxM; ++j) acc[j] = 0.f;
+    if constexpr (quant::decode_only(T)) {
+        // 8 elements per step (one quant::decode8: one scale, consecutive codes), lane l takes groups l, l + 32, ….
+        for (std::int64_t i = 8 * std::int64_t(lane); i < a.k; i += 256) {
+            float w[8], u[8];
+            quant::decode8<T>(r0, i, 8, w);
+            if constexpr (kMode == kGateUp) quant::decode8<T>(r1, i, 8, u);
+#pragma unroll
+            for (int j = 0; j < kGemvMaxM; ++j) {
+                if (j >= (kMode == kPlain ? a.m : 1)) break;
+                const float* xj = x + j * a.ldx + i;
+#pragma unroll
+                for (int e = 0; e < 8; ++e) {
+                    const float xv = __ldg(xj + e);
+                    acc[j] = fmaf(w[e], xv, acc[j]);
+                    if constexpr (kMode == kGateUp) acc_up = fmaf(u[e], xv, acc_up);
+                }
+            }
+        }
+    } else
     for (std::int64_t i = lane; i < a.k; i += 32) {
         const float w = elem<T>(r0, i);
         if constexpr (kMode == kGateUp) {
@@ -987,6 +1009,9 @@ cudaError_t dispatch_generic(DType t, const KArgs& a, unsigned grid_y, cudaStrea
         case DType::Q5_K: return launch_generic<DType::Q5_K, kMode>(a, grid_y, s);
         case DType::Q6_K: return launch_generic<DType::Q6_K, kMode>(a, grid_y, s);
         case DType::MXFP4: return launch_generic<DType::MXFP4, kMode>(a, grid_y, s);
+#define FT_X(T) case DType::T: return launch_generic<DType::T, kMode>(a, grid_y, s);
+        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
         default: return cudaErrorInvalidValue;
     }
 }
@@ -1049,7 +1074,7 @@ bool gemv_supported(DType type) {
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
             return true;
         default:
-            return false;
+            return quant::decode_only(type);
     }
 }
 
@@ -1074,7 +1099,8 @@ cudaError_t gemv(const GemvParams& p, cudaStream_t stream) {
     a.x_div = 1;
     a.b0 = p.bias;
     const std::size_t al = fast_align(p.type);
-    const bool fast = p.k % unit_elems(p.type) == 0 && aligned(p.w, al) && p.row_bytes % al == 0;
+    const bool fast = !quant::decode_only(p.type) && p.k % unit_elems(p.type) == 0 && aligned(p.w, al) &&
+                      p.row_bytes % al == 0;
     return fast ? dispatch_fast<kPlain>(p.type, a, 1, stream) : dispatch_generic<kPlain>(p.type, a, 1, stream);
 }
 
@@ -1114,7 +1140,7 @@ cudaError_t expert_launch(const ExpertGemvParams& p, const ExpertMatrix* up, flo
     a.bstride = p.bias_stride ? p.bias_stride : g.rows;
     a.bias_ids = p.bias_ids;
     const std::size_t al = fast_align(g.type);
-    const bool fast = g.k % unit_elems(g.type) == 0 && aligned(a.w0, al) && aligned(a.w1, al) &&
+    const bool fast = !quant::decode_only(g.type) && g.k % unit_elems(g.type) == 0 && aligned(a.w0, al) && aligned(a.w1, al) &&
                       g.row_bytes % al == 0 && a.stride0 % al == 0 && a.stride1 % al == 0;
     const unsigned grid_y = unsigned(p.n_pairs);
     if (up) return fast ? dispatch_fast<kGateUp>(g.type, a, grid_y, stream)

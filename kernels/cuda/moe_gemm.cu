@@ -305,6 +305,9 @@ cudaError_t launch(const MoeGemmParams& p, cudaStream_t stream) {
         case DType::Q5_K: return launch_type<DType::Q5_K, GU>(a, fast, grid, stream);
         case DType::Q6_K: return launch_type<DType::Q6_K, GU>(a, fast, grid, stream);
         case DType::MXFP4: return launch_type<DType::MXFP4, GU>(a, fast, grid, stream);
+#define FT_X(T) case DType::T: return launch_type<DType::T, GU>(a, fast, grid, stream);
+        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
         default: return cudaErrorInvalidValue;
     }
 }
@@ -317,7 +320,7 @@ bool moe_gemm_supported(DType type, std::int64_t k) {
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4:
             break;
         default:
-            return false;
+            if (!quant::decode_only(type)) return false;
     }
     const auto blk = std::int64_t(dtype_info(type).block_elems);
     return k > 0 && k % kBK == 0 && k % blk == 0 && k <= 0x7fffffff;

@@ -9,7 +9,7 @@
 // with swiglu as ref/swiglu.h (limit > 0: gpt-oss's clamped form). x is BF16 [P, k] (row stride k); expert e's matrix
 // is [rows, k] at w.base + e · w.slot_stride (rows of w.row_bytes). Biases (optional, F32) are [n_expert, rows]. Rows
 // of x past offsets[n_expert] are not read; rows of h / y outside every expert's range are not written.
-// Supported weight types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4; k a multiple of 32 (and of the type's
+// Supported weight types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 and quant_decode.cuh's decode-only types; k a multiple of 32 (and of the type's
 // block), x 16-byte aligned. Errors: cudaErrorInvalidValue for anything else (nothing launched).
 // moe_gather_bf16: out[i, :] = bf16(x[order[i] / k, :]) for i < pairs (order[i] < 0: a zero row): the expert-ordered
 // rows of the prefill MoE, converted for the products above; cols a multiple of 8, pointers 16-byte aligned.

@@ -1,8 +1,10 @@
 // Device-side decoding of the quantized weight formats into floats, 8 consecutive elements of a row at a time (the
 // unit every format keeps inside one block and, for the K-quants, one sub-block: one scale). Values are computed as
 // the reference does (kernels/ref/quant.cpp: same operation order, no fused multiply-add), so they are bit-identical
-// to ref::dequantize_row. Used by the whole-matrix dequantization (dequant.cu) and the grouped expert GEMM
-// (moe_gemm.cu). Formats: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (byte loads: any alignment).
+// to ref::dequantize_row. Used by the whole-matrix dequantization (dequant.cu), the grouped expert GEMM (moe_gemm.cu)
+// and the decode GEMV of the types without a unit of their own (gemv.cu). Formats (byte loads: any alignment): F32,
+// F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 and the decode-only types of FT_CUDA_DECODE_ONLY_TYPES (the legacy, IQ,
+// ternary and 2-/3-bit K-quant formats).
 #pragma once
 
 #include <cstdint>
@@ -10,17 +12,234 @@
 #include <cuda_fp16.h>
 
 #include "ref/dtype.h"
+#include "ref/quant.h"
 
 namespace ft::kernels::cuda::quant {
+
+// The IQ lattice grids and sign table in device memory (read through the read-only cache), one copy per translation
+// unit.
+#define FT_IQ_TABLE(type, name, count) static __device__ const type name[count]
+#include "ref/iq_grids.inc"
+#undef FT_IQ_TABLE
+// IQ4_NL's 16 code values (ref::kIq4nlValues) packed 8 to a word at compile time.
+constexpr std::uint64_t iq4nl_word(int half) {
+    std::uint64_t w = 0;
+    for (int i = 0; i < 8; ++i) w |= std::uint64_t(std::uint8_t(ref::kIq4nlValues[8 * half + i])) << (8 * i);
+    return w;
+}
+__device__ __forceinline__ float iq4nl(std::uint32_t code) {
+    constexpr std::uint64_t kLo = iq4nl_word(0), kHi = iq4nl_word(1);
+    return float(std::int8_t(std::uint8_t(((code < 8 ? kLo : kHi) >> (8 * (code & 7))) & 0xFF)));
+}
+
+// Types decoded only through decode8 (no GEMV unit of their own): one list for every dispatch.
+#define FT_CUDA_DECODE_ONLY_TYPES(X)                                                                              \
+    X(Q4_0) X(Q4_1) X(Q5_0) X(Q5_1) X(IQ4_NL) X(IQ4_XS) X(Q2_K) X(Q3_K) X(TQ1_0) X(TQ2_0) X(IQ2_XXS) X(IQ2_XS) X(IQ2_S) \
+        X(IQ3_XXS) X(IQ3_S) X(IQ1_S) X(IQ1_M)
+
+__host__ __device__ constexpr bool decode_only(DType t) {
+#define FT_X(T) t == DType::T ||
+    return FT_CUDA_DECODE_ONLY_TYPES(FT_X) false;
+#undef FT_X
+}
 
 __device__ __forceinline__ std::uint32_t lb(const std::uint8_t* p) { return __ldg(p); }
 __device__ __forceinline__ std::uint32_t lu16(const std::uint8_t* p) { return lb(p) | (lb(p + 1) << 8); }
 __device__ __forceinline__ float h2f(std::uint32_t h) { return __half2float(__ushort_as_half((unsigned short)h)); }
+__device__ __forceinline__ std::uint32_t lu32(const std::uint8_t* p) { return lu16(p) | (lu16(p + 2) << 16); }
+template <class T>
+__device__ __forceinline__ T tab(const T* table, std::uint32_t i) { return __ldg(table + i); }
+
+// Nibble i (0..31) of a 32-element block's 16 code bytes: low nibbles first (as Q4_0).
+__device__ __forceinline__ std::uint32_t nib(const std::uint8_t* qs, int i) {
+    return i < 16 ? (lb(qs + i) & 0xF) : (lb(qs + i - 16) >> 4);
+}
+// Q2_K / Q3_K / TQ2_0 2-bit code of element e of a 256 block.
+__device__ __forceinline__ std::uint32_t code2(const std::uint8_t* qs, int e) {
+    const int h = e / 128, w = e % 128;
+    return (lb(qs + 32 * h + w % 32) >> (2 * (w / 32))) & 3;
+}
+// ±t: the lattice types multiply by a sign of ±1, which is exact.
+__device__ __forceinline__ float signed_by(float t, std::uint32_t signs, int j) { return (signs >> j) & 1 ? -t : t; }
+
+// Block geometry of the decode-only types (ref/quant.h's layouts).
+template <DType T>
+struct BlockOf;
+#define FT_BLOCK(T, B, E)                                                                                          \
+    template <>                                                                                                    \
+    struct BlockOf<DType::T> {                                                                                     \
+        static constexpr int kElems = E, kBytes = int(sizeof(ref::B));                                             \
+    };
+FT_BLOCK(Q4_0, BlockQ4_0, 32) FT_BLOCK(Q4_1, BlockQ4_1, 32) FT_BLOCK(Q5_0, BlockQ5_0, 32) FT_BLOCK(Q5_1, BlockQ5_1, 32) FT_BLOCK(IQ4_NL, BlockIq4Nl, 32)
+FT_BLOCK(IQ4_XS, BlockIq4Xs, 256) FT_BLOCK(Q2_K, BlockQ2_K, 256) FT_BLOCK(Q3_K, BlockQ3_K, 256)
+FT_BLOCK(TQ1_0, BlockTq1_0, 256) FT_BLOCK(TQ2_0, BlockTq2_0, 256) FT_BLOCK(IQ2_XXS, BlockIq2Xxs, 256)
+FT_BLOCK(IQ2_XS, BlockIq2Xs, 256) FT_BLOCK(IQ2_S, BlockIq2S, 256) FT_BLOCK(IQ3_XXS, BlockIq3Xxs, 256)
+FT_BLOCK(IQ3_S, BlockIq3S, 256) FT_BLOCK(IQ1_S, BlockIq1S, 256) FT_BLOCK(IQ1_M, BlockIq1M, 256)
+#undef FT_BLOCK
+
+// decode8 of the decode-only types: elements [e0, e0 + 8) of a row (e0 a multiple of 8), as ref::dequantize_row.
+template <DType T>
+__device__ void decode8_more(const std::uint8_t* row, std::int64_t e0, float* v) {
+    const std::uint8_t* blk = row + (e0 / BlockOf<T>::kElems) * BlockOf<T>::kBytes;
+    if constexpr (T == DType::Q4_0 || T == DType::Q4_1 || T == DType::Q5_0 || T == DType::Q5_1 || T == DType::IQ4_NL) {
+        const int j0 = int(e0 % 32);
+        const float d = h2f(lu16(blk));
+        if constexpr (T == DType::Q4_0) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) v[i] = __fmul_rn(d, float(int(nib(blk + 2, j0 + i)) - 8));
+        } else if constexpr (T == DType::IQ4_NL) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+                v[i] = __fmul_rn(d, iq4nl(nib(blk + 2, j0 + i)));
+        } else if constexpr (T == DType::Q4_1) {
+            const float m = h2f(lu16(blk + 2));
+#pragma unroll
+            for (int i = 0; i < 8; ++i) v[i] = __fadd_rn(__fmul_rn(float(nib(blk + 4, j0 + i)), d), m);
+        } else {
+            constexpr bool q51 = T == DType::Q5_1;
+            const std::uint32_t qh = lu32(blk + (q51 ? 4 : 2));
+            const std::uint8_t* qs = blk + (q51 ? 8 : 6);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int q = int(nib(qs, j0 + i) | (((qh >> (j0 + i)) & 1) << 4));
+                v[i] = q51 ? __fadd_rn(__fmul_rn(float(q), d), h2f(lu16(blk + 2))) : __fmul_rn(float(q - 16), d);
+            }
+        }
+    } else if constexpr (T == DType::IQ4_XS) {
+        const int e = int(e0 % 256), s = e / 32;
+        const int ls = int(((lb(blk + 4 + s / 2) >> (4 * (s % 2))) & 0xF) | (((lu16(blk + 2) >> (2 * s)) & 3) << 4));
+        const float dl = __fmul_rn(h2f(lu16(blk)), float(ls - 32));
+        const std::uint8_t* qs = blk + 8 + 16 * s;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = __fmul_rn(dl, iq4nl(nib(qs, e % 32 + i)));
+    } else if constexpr (T == DType::Q2_K) {
+        const int e = int(e0 % 256);
+        const std::uint32_t sc = lb(blk + e / 16);
+        const float dl = __fmul_rn(h2f(lu16(blk + 80)), float(sc & 0xF)), ml = __fmul_rn(h2f(lu16(blk + 82)), float(sc >> 4));
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __fsub_rn(__fmul_rn(dl, float(code2(blk + 16, e + i))), ml);
+    } else if constexpr (T == DType::Q3_K) {
+        const int e = int(e0 % 256), j = e / 16, h = e / 128, w = e % 128;
+        const std::uint8_t* s = blk + 96;
+        const int low = int(j < 8 ? (lb(s + j) & 0xF) : (lb(s + j - 8) >> 4));
+        const int high = int((lb(s + 8 + j % 4) >> (2 * (j / 4))) & 3);
+        const float dl = __fmul_rn(h2f(lu16(blk + 108)), float((low | high << 4) - 32));
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const int hb = int((lb(blk + w % 32 + i) >> (4 * h + w / 32)) & 1);
+            v[i] = __fmul_rn(dl, float(int(code2(blk + 32, e + i)) - (hb ? 0 : 4)));
+        }
+    } else if constexpr (T == DType::TQ2_0) {
+        const int e = int(e0 % 256);
+        const float d = h2f(lu16(blk + 64));
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __fmul_rn(float(int(code2(blk, e + i)) - 1), d);
+    } else if constexpr (T == DType::TQ1_0) {
+        // Digit n of a byte: the integer part of 3 · frac(byte · 3^n / 256), in 8-bit arithmetic (ref::tq1_digit).
+        const int e = int(e0 % 256);
+        const float d = h2f(lu16(blk + 52));
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            const int x = e + i;
+            std::uint32_t byte;
+            int n;
+            if (x < 160) {
+                byte = lb(blk + x % 32);
+                n = x / 32;
+            } else if (x < 240) {
+                byte = lb(blk + 32 + (x - 160) % 16);
+                n = (x - 160) / 16;
+            } else {
+                byte = lb(blk + 48 + (x - 240) % 4);
+                n = (x - 240) / 4;
+            }
+            const std::uint32_t pow3 = n == 0 ? 1 : n == 1 ? 3 : n == 2 ? 9 : n == 3 ? 27 : 81;
+            const std::uint32_t q = (byte * pow3) & 0xFF;
+            v[i] = __fmul_rn(float(int((q * 3) >> 8) - 1), d);
+        }
+    } else if constexpr (T == DType::IQ2_XXS) {
+        const int e = int(e0 % 256), s = e / 32, l = (e % 32) / 8;
+        const std::uint8_t* q8 = blk + 2;
+        const std::uint32_t aux = lu32(q8 + 8 * s + 4);
+        const float db = __fmul_rn(__fmul_rn(h2f(lu16(blk)), __fadd_rn(0.5f, float(aux >> 28))), 0.25f);
+        const std::uint64_t g = tab(k_iq2xxs_grid, lb(q8 + 8 * s + l));
+        const std::uint32_t signs = tab(kIqSigns, (aux >> (7 * l)) & 127);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = signed_by(__fmul_rn(db, float(std::uint32_t(g >> (8 * i)) & 0xFF)), signs, i);
+    } else if constexpr (T == DType::IQ2_XS || T == DType::IQ2_S) {
+        constexpr bool xs = T == DType::IQ2_XS;
+        const int e = int(e0 % 256), s = e / 32, l = (e % 32) / 8;
+        const std::uint32_t sc = lb(blk + (xs ? 66 : 74) + s);
+        const float db = __fmul_rn(__fmul_rn(h2f(lu16(blk)), __fadd_rn(0.5f, float(l < 2 ? (sc & 0xF) : (sc >> 4)))), 0.25f);
+        std::uint64_t g;
+        std::uint32_t signs;
+        if constexpr (xs) {
+            const std::uint32_t q = lu16(blk + 2 + 2 * (4 * s + l));
+            g = tab(k_iq2xs_grid, q & 511);
+            signs = tab(kIqSigns, q >> 9);
+        } else {
+            g = tab(k_iq2s_grid, lb(blk + 2 + 4 * s + l) | (((lb(blk + 66 + s) >> (2 * l)) & 3) << 8));
+            signs = lb(blk + 2 + 32 + 4 * s + l);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = signed_by(__fmul_rn(db, float(std::uint32_t(g >> (8 * i)) & 0xFF)), signs, i);
+    } else if constexpr (T == DType::IQ3_XXS) {
+        const int e = int(e0 % 256), s = e / 32, l = (e % 32) / 8;
+        const std::uint8_t* idx = blk + 2;
+        const std::uint32_t aux = lu32(blk + 2 + 64 + 4 * s);
+        const float db = __fmul_rn(__fmul_rn(h2f(lu16(blk)), __fadd_rn(0.5f, float(aux >> 28))), 0.5f);
+        const std::uint32_t signs = tab(kIqSigns, (aux >> (7 * l)) & 127);
+        const std::uint32_t g0 = tab(k_iq3xxs_grid, lb(idx + 8 * s + 2 * l)), g1 = tab(k_iq3xxs_grid, lb(idx + 8 * s + 2 * l + 1));
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = signed_by(__fmul_rn(db, float(((i < 4 ? g0 : g1) >> (8 * (i % 4))) & 0xFF)), signs, i);
+    } else if constexpr (T == DType::IQ3_S) {
+        const int e = int(e0 % 256), s = e / 32, l = (e % 32) / 8;
+        const std::uint32_t scb = lb(blk + 106 + s / 2);
+        const int sc = int(s % 2 == 0 ? (scb & 0xF) : (scb >> 4));
+        const float db = __fmul_rn(h2f(lu16(blk)), float(1 + 2 * sc));
+        const std::uint32_t qh = lb(blk + 66 + s);
+        const std::uint32_t i0 = lb(blk + 2 + 8 * s + 2 * l) | (((qh >> (2 * l)) & 1) << 8);
+        const std::uint32_t i1 = lb(blk + 2 + 8 * s + 2 * l + 1) | (((qh >> (2 * l + 1)) & 1) << 8);
+        const std::uint32_t signs = lb(blk + 74 + 4 * s + l);
+        const std::uint32_t g0 = tab(k_iq3s_grid, i0), g1 = tab(k_iq3s_grid, i1);
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = signed_by(__fmul_rn(db, float(((i < 4 ? g0 : g1) >> (8 * (i % 4))) & 0xFF)), signs, i);
+    } else if constexpr (T == DType::IQ1_S || T == DType::IQ1_M) {
+        constexpr bool m = T == DType::IQ1_M;
+        const int e = int(e0 % 256), s = e / 32, l = (e % 32) / 8;
+        float dl, delta;
+        std::uint32_t idx;
+        if constexpr (m) {
+            // The f16 super-scale is spread over the top nibbles of the four 16-bit scale words.
+            const std::uint8_t* sc = blk + 48;
+            const std::uint32_t d16 = (lu16(sc) >> 12) | ((lu16(sc + 2) >> 8) & 0x00F0) | ((lu16(sc + 4) >> 4) & 0x0F00) |
+                                      (lu16(sc + 6) & 0xF000);
+            const std::uint32_t w = lu16(sc + 2 * (s / 2));
+            dl = __fmul_rn(h2f(d16), float(2 * int((w >> (6 * (s % 2) + 3 * (l / 2))) & 7) + 1));
+            const std::uint32_t qh = lb(blk + 32 + 2 * s + l / 2) >> (4 * (l % 2));
+            idx = lb(blk + 4 * s + l) | ((qh & 7) << 8);
+            delta = (qh & 8) ? -0.125f : 0.125f;
+        } else {
+            const std::uint32_t qh = lu16(blk + 34 + 2 * s);
+            dl = __fmul_rn(h2f(lu16(blk)), float(2 * int((qh >> 12) & 7) + 1));
+            delta = (qh & 0x8000) ? -0.125f : 0.125f;
+            idx = lb(blk + 2 + 4 * s + l) | (((qh >> (3 * l)) & 7) << 8);
+        }
+        const std::uint64_t g = tab(k_iq1s_grid, idx);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __fmul_rn(dl, __fadd_rn(float(std::int8_t(std::uint8_t(g >> (8 * i)))), delta));
+    }
+}
 
 // 8 elements [e0, e0 + 8) of a row (e0 a multiple of 8, n = how many of them exist for the plain types).
 template <DType T>
 __device__ void decode8(const std::uint8_t* row, std::int64_t e0, int n, float* v) {
-    if constexpr (T == DType::F32) {
+    if constexpr (decode_only(T)) {
+        decode8_more<T>(row, e0, v);
+    } else if constexpr (T == DType::F32) {
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
             const std::uint8_t* p = row + 4 * (e0 + i);

@@ -159,6 +159,11 @@ double copy_gbs() {
 
 const DType kAllTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0,
                            DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
+// The types read through quant::decode8 (one generic GEMV unit): fewer shapes each.
+const DType kDecodeOnlyTypes[] = {DType::Q4_0,    DType::Q4_1,   DType::Q5_0,    DType::Q5_1,  DType::IQ4_NL,
+                                  DType::IQ4_XS,  DType::Q2_K,   DType::Q3_K,    DType::TQ1_0, DType::TQ2_0,
+                                  DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S,   DType::IQ3_XXS, DType::IQ3_S,
+                                  DType::IQ1_S,   DType::IQ1_M};
 
 }  // namespace
 #endif
@@ -201,6 +206,17 @@ private slots:
             // Padded rows (row_bytes > packed size; 16-byte multiple keeps the fast path) and rows at odd offsets.
             QTest::addRow("%s 33x512 pad16", tname(t)) << int(t) << 33 << 512 << 2 << 0 << 0 << false << 16;
             QTest::addRow("%s 33x512 pad2", tname(t)) << int(t) << 33 << 512 << 1 << 0 << 0 << false << 2;
+        }
+        for (DType t : kDecodeOnlyTypes) {
+            for (int rows : {13, 2048})
+                for (int k : {256, 2048, 7168})
+                    for (int m : {1, 3, 8})
+                        QTest::addRow("%s %dx%d m%d", tname(t), rows, k, m)
+                            << int(t) << rows << k << m << (m > 1 ? k + 4 : 0) << (m > 1 ? rows + 3 : 0) << (m == 3) << 0;
+            QTest::addRow("%s 4100x2048 m2 acc", tname(t)) << int(t) << 4100 << 2048 << 2 << 2049 << 4111 << true << 0;
+            QTest::addRow("%s 9000x256 m4", tname(t)) << int(t) << 9000 << 256 << 4 << 0 << 0 << false << 0;
+            QTest::addRow("%s 3x16384 m1", tname(t)) << int(t) << 3 << 16384 << 1 << 0 << 0 << false << 0;
+            QTest::addRow("%s 33x512 pad1", tname(t)) << int(t) << 33 << 512 << 1 << 0 << 0 << false << 1;
         }
         // k split across the warps of a CTA (direct-x kernel: 1-8 warps per row group, chosen from rows × k) and
         // the staged kernel where M·k·4 > 64 KiB; m cycles through 1-8.
@@ -347,6 +363,15 @@ private slots:
                     << int(t) << 37 << 512 << true << sm << 7.f << true;
                 QTest::addRow("%s down 37x512 bias%s", tname(t), sm ? " slots" : "")
                     << int(t) << 37 << 512 << false << sm << 0.f << true;
+            }
+        for (DType t : kDecodeOnlyTypes)
+            for (bool sm : {false, true}) {
+                QTest::addRow("%s down 2048x768%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 2048 << 768 << false << sm << 0.f << false;
+                QTest::addRow("%s gate_up 768x2048%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 768 << 2048 << true << sm << 0.f << false;
+                QTest::addRow("%s gate_up 37x512 limit bias%s", tname(t), sm ? " slots" : "")
+                    << int(t) << 37 << 512 << true << sm << 7.f << true;
             }
         // gpt-oss's expert shapes (MXFP4 in the released GGUF files): 2880 x 2880, and the golden fixture's.
         for (bool sm : {false, true}) {
@@ -501,6 +526,9 @@ private slots:
                     QTest::addRow("mxfp4->%s 9x2880", tname(d)) << int(s) << int(d) << 9 << 2880;
                 }
             }
+        for (DType s : kDecodeOnlyTypes)
+            for (DType d : {DType::F32, DType::F16, DType::BF16})
+                QTest::addRow("%s->%s 13x768", tname(s), tname(d)) << int(s) << int(d) << 13 << 768;
     }
     void dequantizeMatchesReference() {
         QFETCH(int, src);
@@ -593,7 +621,7 @@ private slots:
 
     void rejectsWhatItCannotDo() {
         kc::GemvParams p;
-        p.type = DType::Q4_0;  // not supported
+        p.type = DType::Q8_1;  // not supported
         p.rows = 1;
         p.k = 256;
         p.row_bytes = 1 << 20;
@@ -622,7 +650,7 @@ private slots:
         e.x_div = 1;
         const kc::ExpertMatrix up{DType::Q8_0, nullptr, 0, 272, 4, 256};  // type differs from gate
         QCOMPARE(kc::expert_gate_up(e, up, 0.f, nullptr), cudaErrorInvalidValue);
-        QCOMPARE(kc::dequantize_rows(DType::Q4_0, nullptr, 18, 1, 32, DType::F32, nullptr, nullptr),
+        QCOMPARE(kc::dequantize_rows(DType::Q8_1, nullptr, 36, 1, 32, DType::F32, nullptr, nullptr),
                  cudaErrorInvalidValue);  // not a supported source
         QCOMPARE(kc::dequantize_rows(DType::MXFP4, nullptr, 16, 1, 32, DType::F32, nullptr, nullptr),
                  cudaErrorInvalidValue);  // row shorter than one 17-byte block
@@ -740,9 +768,17 @@ private slots:
                       (long long)s.rows, (long long)s.k, m, bytes / 1048576.0, us, gbs, 100 * gbs / copy, us_graph,
                       gbs_g, 100 * gbs_g / copy);
             }
+        // The decode-only types at the 8k × 2k and at the expert shape, m = 1.
+        std::vector<std::pair<DType, Shape>> runs;
         for (DType t : kAllTypes)
-            for (const Shape& s : shapes)
+            for (const Shape& s : shapes) runs.push_back({t, s});
+        for (DType t : kDecodeOnlyTypes)
+            for (const Shape& s : {Shape{8192, 2048}, Shape{768, 2048}}) runs.push_back({t, s});
+        for (const auto& [t, s] : runs)
                 for (int m : {1, 4}) {
+                    if (m > 1 && std::find(std::begin(kDecodeOnlyTypes), std::end(kDecodeOnlyTypes), t) !=
+                                     std::end(kDecodeOnlyTypes))
+                        continue;
                     const std::size_t rb = *ft::kernels::dtype_bytes(t, std::uint64_t(s.k));
                     const std::size_t bytes = rb * std::size_t(s.rows);
                     // Enough copies of the matrix to defeat the L2 cache (≥ 256 MiB streamed per pass).
@@ -794,7 +830,9 @@ private slots:
         constexpr int kExperts = 128, kPairs = 8, kVariants = 48;
         struct Case { DType t; bool oss; };
         for (Case c : {Case{DType::MXFP4, true}, Case{DType::MXFP4, false}, Case{DType::Q4_K, false}, Case{DType::Q8_0, false},
-                       Case{DType::Q6_K, false}, Case{DType::BF16, false}, Case{DType::Q5_K, false}})
+                       Case{DType::Q6_K, false}, Case{DType::BF16, false}, Case{DType::Q5_K, false},
+                       Case{DType::IQ4_XS, false}, Case{DType::Q3_K, false}, Case{DType::Q2_K, false},
+                       Case{DType::IQ2_XXS, false}})
             for (bool gate_up : {true, false}) {
                 const DType t = c.t;
                 const bool oss = c.oss;

@@ -100,7 +100,11 @@ private slots:
         QTest::addColumn<bool>("bias");
         QTest::addColumn<float>("limit");
         QTest::addColumn<bool>("pad");     // slot strides padded like the cache's banks
-        const DType all[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
+        const DType all[] = {DType::F32,     DType::F16,    DType::BF16,    DType::Q8_0,   DType::Q4_K,
+                             DType::Q5_K,    DType::Q6_K,   DType::MXFP4,   DType::Q4_0,   DType::Q4_1,
+                             DType::Q5_0,    DType::Q5_1,   DType::IQ4_NL,  DType::IQ4_XS, DType::Q2_K,
+                             DType::Q3_K,    DType::TQ1_0,  DType::TQ2_0,   DType::IQ2_XXS, DType::IQ2_XS,
+                             DType::IQ2_S,   DType::IQ3_XXS, DType::IQ3_S,  DType::IQ1_S,  DType::IQ1_M};
         for (DType t : all) {
             QTest::addRow("%s 10x(256,512) edges", tname(t)) << int(t) << 10 << 256 << 512 << 0 << false << 0.f << false;
             // 96 rows: a partial 64-row tile. The K-quants' super-blocks make every width a multiple of 256.
@@ -311,7 +315,7 @@ private slots:
         bad.x = static_cast<char*>(x.p) + 2;  // x not 16-byte aligned
         QCOMPARE(kc::moe_gemm_down(bad, nullptr), cudaErrorInvalidValue);
         bad = p;
-        bad.w.type = DType::Q4_0;
+        bad.w.type = DType::Q8_1;
         QCOMPARE(kc::moe_gemm_down(bad, nullptr), cudaErrorInvalidValue);
         QVERIFY(!kc::moe_gemm_supported(DType::F32, 48));
         QVERIFY(kc::moe_gemm_supported(DType::F32, 64));

@@ -104,7 +104,52 @@ inline void random_row(ft::kernels::DType t, std::int64_t k, Rng& g, float amp, 
             }
             break;
         }
-        default: break;
+        default: {
+            // The decode-only types (the legacy, IQ, ternary and 2-/3-bit K-quant formats): random codes, signs and
+            // sub-block scales (every bit pattern of those is valid), f16 block scales set so that values are about amp.
+            using ft::kernels::DType;
+            const auto& info = ft::kernels::dtype_info(t);
+            struct Scale { int at; float per; };  // an f16 field: byte offset, amp / value of the largest code
+            Scale s0{0, 0}, s1{-1, 0};
+            switch (t) {
+                case DType::Q4_0: s0 = {0, 8}; break;
+                case DType::Q4_1: s0 = {0, 15}; s1 = {2, -2}; break;  // m negative: codes centred on 0
+                case DType::Q5_0: s0 = {0, 16}; break;
+                case DType::Q5_1: s0 = {0, 31}; s1 = {2, -2}; break;
+                case DType::IQ4_NL: s0 = {0, 127}; break;
+                case DType::IQ4_XS: s0 = {0, 127 * 32}; break;
+                case DType::Q2_K: s0 = {80, 3 * 15}; s1 = {82, 2 * 15}; break;
+                case DType::Q3_K: s0 = {108, 4 * 32}; break;
+                case DType::TQ1_0: s0 = {52, 1}; break;
+                case DType::TQ2_0: s0 = {64, 2}; break;
+                case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S: s0 = {0, 43 * 4}; break;
+                case DType::IQ3_XXS: s0 = {0, 62 * 8}; break;
+                case DType::IQ3_S: s0 = {0, 15 * 31}; break;
+                case DType::IQ1_S: s0 = {0, 16}; break;
+                case DType::IQ1_M: s0 = {-2, 16}; break;  // the f16 is spread over the scale words' top nibbles
+                default: return;
+            }
+            for (std::int64_t i = 0; i < nb; ++i) {
+                std::uint8_t* blk = out + i * std::int64_t(info.block_bytes);
+                for (std::uint32_t j = 0; j < info.block_bytes; ++j) blk[j] = std::uint8_t(g.next());
+                auto put = [&](Scale s) {
+                    const std::uint16_t h = f32_to_f16(amp / std::fabs(s.per) * g.uni(0.5f, 1.f) * (s.per < 0 ? -1.f : 1.f));
+                    if (s.at >= 0) {
+                        std::memcpy(blk + s.at, &h, 2);
+                        return;
+                    }
+                    for (int w = 0; w < 4; ++w) {  // IQ1_M: nibble w of d in the top nibble of scale word w
+                        std::uint16_t sw;
+                        std::memcpy(&sw, blk + 48 + 2 * w, 2);
+                        sw = std::uint16_t((sw & 0x0FFF) | (((h >> (4 * w)) & 0xF) << 12));
+                        std::memcpy(blk + 48 + 2 * w, &sw, 2);
+                    }
+                };
+                put(s0);
+                if (s1.at >= 0) put(s1);
+            }
+            break;
+        }
     }
 }
 
