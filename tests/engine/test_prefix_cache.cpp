@@ -327,6 +327,7 @@ private slots:
             first_done = std::min(first_done, r.done);
         }
         QVERIFY2(last_first < first_done, "a request waited for another to finish before its first token");
+        QVERIFY2(e.stats().requests_paused_total >= 1, "the pool of 32 pages held four contexts of 256 without a pause");
         for (std::size_t i = 0; i < got.size(); ++i) {
             QCOMPARE(got[i].finish.reason, ft::FinishReason::length);
             QCOMPARE(std::int64_t(prompts[i].size() + got[i].tokens.size()), std::int64_t(256));  // to the context's end

@@ -174,6 +174,9 @@ struct EngineStats {
     double last_ttft_ms = 0;
     // Since the model loaded (a load starts them, last_ttft_ms and prefill_tok_s again from 0).
     std::uint64_t prompt_tokens_total = 0, generated_tokens_total = 0, requests_total = 0;
+    // Times a running request was paused because the KV pool ran short (its pages cached, it resumes first; ft::Engine
+    // admits requests on the pages their prompts need now, so agents' max_tokens of 32000 do not serialize them).
+    std::uint64_t requests_paused_total = 0;
     std::int64_t kv_pages_used = 0, kv_pages_total = 0;
     int kv_page_size = 0;
     // Prefix cache: prompt positions computed and prompt positions reused from cached pages (totals, as

@@ -102,6 +102,7 @@ struct Engine::Impl {
     sched::StatsTracker tracker;  // rates and recent windows from the backend's counters
     std::uint64_t decode_tokens = 0;
     std::uint64_t prefill_tokens = 0, prefix_hit_tokens = 0;  // prompt positions computed / reused
+    std::uint64_t requests_paused = 0;  // pauses of running requests for KV pages (a request may pause again)
     std::uint64_t checkpoint_clock = 0;                         // recency of the hybrid models' prefix checkpoints
 
     void post(std::function<void()> fn) {
@@ -408,6 +409,7 @@ struct Engine::Impl {
         s.kv_seq = -1;
         s.n_done = 0;
         s.paused += 1;
+        requests_paused += 1;
         running.erase(std::find(running.begin(), running.end(), sp));
         queued.push_front(std::move(sp));
     }
@@ -620,6 +622,7 @@ struct Engine::Impl {
         stats_.decode_tok_s = running.empty() ? 0 : decode_rate;
         stats_.prefill_tokens_total = prefill_tokens;
         stats_.prefix_hit_tokens_total = prefix_hit_tokens;
+        stats_.requests_paused_total = requests_paused;
         if (model) {
             stats_.uptime_s = std::chrono::duration<double>(Clock::now() - loaded_at).count();
             stats_.kv_pages_used = model->kv->pages_used();

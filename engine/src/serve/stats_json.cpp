@@ -96,6 +96,7 @@ json stats_to_json(const EngineStats& s) {
     j["prompt_tokens_total"] = s.prompt_tokens_total;
     j["generated_tokens_total"] = s.generated_tokens_total;
     j["requests_total"] = s.requests_total;
+    j["requests_paused_total"] = s.requests_paused_total;
     j["kv_pages_used"] = s.kv_pages_used;
     j["kv_pages_total"] = s.kv_pages_total;
     j["kv_page_size"] = s.kv_page_size;
