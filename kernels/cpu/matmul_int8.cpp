@@ -99,11 +99,17 @@ const char* int8_dot_name(Int8Dot path) {
 }
 
 bool int8_dot_handles(DType wt) {
-    return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K || wt == DType::Q8_0 || wt == DType::MXFP4;
+    return int8_dot_by_default(wt) || wt == DType::Q8_0;
 }
 
 bool int8_dot_by_default(DType wt) {
-    return wt == DType::Q4_K || wt == DType::Q5_K || wt == DType::Q6_K || wt == DType::MXFP4;
+    switch (wt) {
+        case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
+        case DType::IQ4_NL: case DType::IQ4_XS: case DType::MXFP4:
+            return true;
+        default:
+            return false;
+    }
 }
 
 void set_int8_dot_for_test(Int8Dot path) { selected().store(int(path), std::memory_order_relaxed); }
@@ -112,7 +118,7 @@ void reset_int8_dot_for_test() { selected().store(int(best_path()), std::memory_
 namespace {
 
 bool takes(Int8Dot path, DType wt, std::int64_t k) {
-    const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4;  // else 256-element super-blocks
+    const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4 || wt == DType::IQ4_NL;  // else 256-element super-blocks
     return path != Int8Dot::none && int8_dot_handles(wt) && (blocks32 || k % 256 == 0) && k % 32 == 0 &&
            int8_dot_cpu_supports(path);
 }

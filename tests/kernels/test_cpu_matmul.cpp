@@ -1,6 +1,6 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
 // supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
-// Q4_K/Q5_K/Q6_K/Q8_0/MXFP4 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
+// Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
 // fallback (forced with set_int8_dot_for_test), each against its own tolerance.
 #include <hwy/targets.h>
 
@@ -47,8 +47,8 @@ double tolerance(DType t) { return t == DType::Q4_K || t == DType::Q8_0 ? 1e-8 :
 // freedom: above 3.3× its mean in 7 % of draws), so single rows get 3× the room.
 constexpr double kInt8Tolerance = 5e-5;
 double int8_tolerance(int rows) { return rows == 1 ? 3 * kInt8Tolerance : kInt8Tolerance; }
-const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0,
-                        DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4};
+const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q2_K, DType::Q3_K,
+                        DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4};
 using ft::kernels::cpu::Int8Dot;
 
 // Σ (got − want)² / Σ_r Σ_i (w_ri·x_i)²: the error relative to the size of the products, so a row whose dot
@@ -148,7 +148,8 @@ private slots:
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 768, k = 2048;
         const auto x = ft::test::random_floats(std::size_t(k), 17, -2.f, 2.f);
-        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::MXFP4}) {
+        for (DType t : {DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL,
+                        DType::IQ4_XS, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 300 + int(t));
             std::vector<float> want(static_cast<std::size_t>(rows)), got(static_cast<std::size_t>(rows));
             ft::kernels::ref::matmul_f32(x.data(), w.deq.data(), want.data(), 1, rows, k);
@@ -236,13 +237,15 @@ private slots:
         qInfo("%d SIMD targets checked", targets);
     }
 
-    // matvec_rows takes the CPU's int8 path for the K-quants and MXFP4 and keeps Q8_0 on int16 (bit-identical results).
+    // matvec_rows takes the CPU's int8 path for the K-quants, IQ4_NL, IQ4_XS and MXFP4 and keeps Q8_0 on int16
+    // (bit-identical results).
     void matvecDefaultPathPerType() {
         const Int8Dot best = ft::kernels::cpu::int8_dot_selected();
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 9, k = 512;
         const auto x = ft::test::random_floats(std::size_t(k), 8, -2.f, 2.f);
-        for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::MXFP4}) {
+        for (DType t : {DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL,
+                        DType::IQ4_XS, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 40 + int(t));
             std::vector<float> dflt(static_cast<std::size_t>(rows)), int8(dflt), highway(dflt);
             ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), dflt.data(), 0, rows);
@@ -347,6 +350,24 @@ private slots:
             QVERIFY2(got[std::size_t(m * rows)] == -7.f, qPrintable(where + what));  // guard after the output
             QVERIFY2(num <= 1e-10 * den, qPrintable(QString("%1%2: nmse %3").arg(where, what).arg(num / den)));
         };
+        // The int8 dot-product paths of the types they take, on these random blocks (every bit pattern of the scales,
+        // not only what a quantizer writes), against their own tolerance.
+        for (Int8Dot p : {Int8Dot::avx_vnni, Int8Dot::avx512_vnni}) {
+            if (!ft::kernels::cpu::int8_dot_handles(t) || !ft::kernels::cpu::int8_dot_cpu_supports(p)) continue;
+            where = QString(ft::kernels::cpu::int8_dot_name(p)) + ": ";
+            std::vector<float> y(std::size_t(rows + 1), -7.f);
+            QVERIFY(ft::kernels::cpu::matvec_rows_int8(p, t, w.bytes.data(), w.row_bytes, k, x.data(), y.data(), 0, rows));
+            double num = 0, den = 0;
+            for (std::int64_t j = 0; j < rows; ++j) {
+                const double d = y[std::size_t(j)] - want[std::size_t(j)];
+                num += d * d, den += want[std::size_t(j)] * want[std::size_t(j)];
+            }
+            QVERIFY2(y[std::size_t(rows)] == -7.f, qPrintable(where + "guard"));
+            qInfo("%s%s nmse %.3g", qPrintable(where), info.name.data(), num / den);
+            QVERIFY2(num <= kInt8Tolerance * den, qPrintable(QString("%1matvec_rows_int8: nmse %2").arg(where).arg(num / den)));
+        }
+        // The Highway kernels (matvec_rows would take the int8 path for some of these types).
+        const Int8DotScope highway_only(Int8Dot::none);
         // Every SIMD target this build has (their vector widths differ: each decoder's stepping is exercised).
         struct TargetReset {
             ~TargetReset() {
