@@ -50,7 +50,7 @@ struct GenerationSummary {
 public:
     QString reason;        // "stop", "length", "cancelled"
     QString stopText;      // the stop string or end-of-generation token that ended it
-    int promptTokens = 0;
+    int promptTokens = 0;  // 0: not known (a remote reply stopped before the server sent its usage)
     int completionTokens = 0;
     double ttftMs = 0;
     double prefillTokS = 0;

@@ -365,6 +365,16 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 10000);
         QCOMPARE(messages().last().state, QStringLiteral("partial"));
         QVERIFY(!messages().last().content.isEmpty());
+        // The usage never arrives on a closed stream: the reply's figures say what is known (the tokens that
+        // arrived), and "—" for the prompt, not 0.
+        QVERIFY(messages().last().completionTokens > 0);
+        m_ui->settle();
+        QQuickItem* figures = nullptr;
+        for (QQuickItem* f : m_ui->items("replyFigures"))
+            if (f->isVisible()) figures = f;  // the last reply's (the newest visible)
+        QVERIFY(figures);
+        const QString shown = figures->property("text").toString();
+        QVERIFY2(shown.contains(QStringLiteral("prompt — tokens")) && !shown.contains(QStringLiteral("prompt 0")), qPrintable(shown));
         // The server saw the stream close and stopped generating.
         QTRY_COMPARE_WITH_TIMEOUT(stats(m_slowUrl).value("running").toInt(), 0, 5000);
     }

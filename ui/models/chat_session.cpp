@@ -450,7 +450,8 @@ void ChatSession::finishReply(const QString& state, const QString& error, const 
     }
     if (m_reply.conversationId == m_current.id) {
         m_messages.update(m_reply.record);
-        if (summary) setContextUsed(summary->promptTokens + summary->completionTokens);
+        // Not when the prompt's size is not known (a stopped remote reply: the server's usage never came).
+        if (summary && summary->promptTokens > 0) setContextUsed(summary->promptTokens + summary->completionTokens);
     }
     if (state == "error") setError(error);
     m_lastFigures = QVariantMap{{"ttftMs", m_reply.record.ttftMs},

@@ -176,7 +176,7 @@ Item {
                 visible: !msg.mine && msg.completionTokens > 0
                 text: qsTr("%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens")
                           .arg(msg.completionTokens).arg(msg.tokensPerSecond.toFixed(1))
-                          .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens)
+                          .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens > 0 ? String(msg.promptTokens) : "—")  // a stopped remote reply: its usage never came
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption
             }
