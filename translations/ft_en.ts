@@ -1397,7 +1397,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
+        <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

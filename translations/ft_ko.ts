@@ -1394,8 +1394,8 @@
         <translation>마지막 응답의 토큰 %1개</translation>
     </message>
     <message>
-        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
-        <translation>원격 FreeToken 서버의 캐시 크기는 그 PC에서 설정합니다(ft ctl cache 또는 그쪽 앱의 콘솔). 이 콘솔은 값을 보여 줄 뿐, 아직 바꾸지는 못합니다.</translation>
+        <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
+        <translation>차트와 캐시 크기는 아래에 있습니다. 적용을 누르면 크기를 서버로 보내고(/v1/cache/rebuild, 이 서버의 키로), 서버가 캐시를 다시 만들거나 안 되는 이유를 알려 줍니다.</translation>
     </message>
 </context>
 <context>

@@ -1394,8 +1394,8 @@
         <translation>上一条回复 %1 个令牌</translation>
     </message>
     <message>
-        <source>The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app&apos;s Console); this Console shows them, it does not change them yet.</source>
-        <translation>远程 FreeToken 服务器的缓存大小在那台电脑上设置（ft ctl cache，或那边应用的控制台）；此控制台只显示，暂时不能修改。</translation>
+        <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
+        <translation>其图表和缓存大小见下方。点“应用”会把大小发送给服务器（/v1/cache/rebuild，使用此服务器的密钥），服务器会重建缓存，或说明无法重建的原因。</translation>
     </message>
 </context>
 <context>

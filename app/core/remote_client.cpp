@@ -163,6 +163,28 @@ void RemoteClient::readStats(const QString& url, const QString& apiKey) {
     });
 }
 
+void RemoteClient::rebuildCaches(const QString& url, const QString& apiKey, qint64 kvTokens, int expertSlots) {
+    QJsonObject body;
+    if (kvTokens > 0) body.insert("kv_tokens", kvTokens);
+    if (expertSlots >= 0) body.insert("moe_slots", expertSlots);
+    QNetworkRequest req = request(url, QStringLiteral("/v1/cache/rebuild"), apiKey);
+    req.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    req.setTransferTimeout(kStreamTimeoutMs);  // the server answers when the rebuild is done (up to minutes)
+    QNetworkReply* r = m_net.post(req, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    connect(r, &QNetworkReply::finished, this, [this, r, url] {
+        r->deleteLater();
+        const QByteArray body = r->readAll();
+        const int status = r->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QJsonObject o = QJsonDocument::fromJson(body).object();
+        // 200 (accepted) and 409 (refused, with the reason) carry the server's verdict; anything else is a failure.
+        if ((status == 200 || status == 409) && o.contains("accepted")) {
+            emit cachesRebuilt(url, o.value("accepted").toBool(), o.value("reason").toString());
+            return;
+        }
+        emit cachesRebuilt(url, false, describeFailure(url, r, body, nullptr));
+    });
+}
+
 quint64 RemoteClient::chat(const QString& url, const QString& apiKey, const QString& model, const QJsonArray& messages,
                            const QJsonObject& sampling) {
     QJsonObject body{{"model", model}, {"messages", messages}, {"stream", true},

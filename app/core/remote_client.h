@@ -39,6 +39,11 @@ public:
     // GET <url>/v1/stats (FreeToken servers): statsRead(url, object) or statsFailed(url, message, kind) (kind as
     // listFailed's; "not-openai" for a server without /v1/stats).
     void readStats(const QString& url, const QString& apiKey);
+    // POST <url>/v1/cache/rebuild (FreeToken servers, `ft ctl cache`'s call) with the new KV positions and expert
+    // slots (< 0: left as they are): cachesRebuilt(url, accepted, reason) — the server's verdict (409 with its
+    // reason when it refused the size), or not accepted with a message naming the failure (a refused key, no
+    // answer).
+    void rebuildCaches(const QString& url, const QString& apiKey, qint64 kvTokens, int expertSlots);
 
     // POST <url>/v1/chat/completions with stream: true. `messages`: [{role, content}]; `sampling`: temperature,
     // top_p, max_tokens, seed (0: left out). Returns the request's id (> 0; ids do not collide with EngineHost's).
@@ -57,6 +62,7 @@ signals:
     void listFailed(const QString& url, const QString& message, const QString& kind);
     void statsRead(const QString& url, const QJsonObject& stats);
     void statsFailed(const QString& url, const QString& message, const QString& kind);
+    void cachesRebuilt(const QString& url, bool accepted, const QString& reason);
     void token(quint64 id, const QString& text);
     void generationFinished(quint64 id, const ft::GenerationSummary& summary);
     void generationFailed(quint64 id, const QString& message);

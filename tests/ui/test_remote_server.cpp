@@ -35,7 +35,9 @@
 #include "ft/log.h"
 #include "ft_process.h"
 #include "log_hub.h"
+#include "remote_client.h"
 #include "remote_server_list_model.h"
+#include "console_model.h"
 #include "remote_stats_model.h"
 #include "serve_process.h"
 
@@ -331,6 +333,49 @@ private slots:
         QVERIFY(m_ui->item("remoteMeasuredTtft")->property("available").toBool());
         QVERIFY(!m_ui->item("remoteNotKnown")->isVisible());
         m_ui->saveScreenshot("console-remote-freetoken");
+    }
+
+    void theConsoleChartsAndSizesTheServersCaches() {
+        // A FreeToken server's snapshots drawn by the same charts as a local model's, and its KV cache resized by
+        // the Console's slider and Apply through the server's /v1/cache/rebuild (with the saved key).
+        QVERIFY(m_ui->showPage("console"));
+        auto* cm = qvariant_cast<ft::ui::ConsoleModel*>(m_ui->object("remoteStats")->property("console"));
+        QVERIFY(cm);
+        QTRY_VERIFY_WITH_TIMEOUT(cm->loaded() && cm->cacheConfigAvailable(), 5000);
+        m_ui->settle();
+        QVERIFY(m_ui->item("remoteConsoleCharts")->isVisible());
+        QVERIFY(m_ui->item("remoteCacheConfigCard")->isVisible());
+        QVERIFY(!m_ui->item("consoleCharts")->isVisible());  // nothing is loaded here: the charts are the server's
+        QQuickItem* kvChart = m_ui->item("kvChart");  // the first one on screen: the server's
+        QVERIFY(kvChart && kvChart->isVisible());
+        QTRY_VERIFY(kvChart->property("hasData").toBool());
+        const QJsonObject plan = stats(m_demo.url, kKey).value("plan").toObject();
+        const double kvBefore = plan.value("kv_tokens").toDouble();
+        QCOMPARE(cm->property("kvNow").toDouble(), kvBefore);
+        QCOMPARE(cm->property("latest").toMap().value("kvTotalTokens").toDouble(), kvBefore);
+        const double kvAfter = plan.value("n_ctx").toDouble() * 2;  // one context is the least the server takes
+        QVERIFY(kvAfter != kvBefore);
+        cm->setProperty("kvTokens", kvAfter);
+        m_ui->settle();
+        QQuickItem* apply = m_ui->item("cacheApplyButton");  // the server's card (the local one is hidden), below the fold
+        QVERIFY(apply && apply->isVisible() && apply->isEnabled());
+        QVERIFY(QMetaObject::invokeMethod(apply, "clicked"));
+        QTRY_COMPARE_WITH_TIMEOUT(cm->property("rebuildStatus").toString(), QStringLiteral("accepted"), 30000);
+        QCOMPARE(stats(m_demo.url, kKey).value("plan").toObject().value("kv_tokens").toDouble(), kvAfter);
+        QCOMPARE(cm->property("kvNow").toDouble(), kvAfter);  // the verdict came with the plan in force
+        m_ui->settle();
+        QVERIFY(m_ui->item("rebuildVerdictText")->property("text").toString().contains(QStringLiteral("Applied")));
+        QTRY_COMPARE(cm->property("latest").toMap().value("kvTotalTokens").toDouble(), kvAfter);  // charted too
+        m_ui->saveScreenshot("console-remote-live");
+        // A key the server refuses: the rebuild is not accepted, and the message says why (the key is not echoed).
+        ft::RemoteClient client;
+        QSignalSpy verdict(&client, &ft::RemoteClient::cachesRebuilt);
+        client.rebuildCaches(m_demo.url, QStringLiteral("not-the-key"), qint64(kvBefore), -1);
+        QVERIFY(verdict.wait(10000));
+        QCOMPARE(verdict.first().at(1).toBool(), false);
+        const QString why = verdict.first().at(2).toString();
+        QVERIFY2(why.contains(QStringLiteral("key"), Qt::CaseInsensitive) && !why.contains(QStringLiteral("not-the-key")), qPrintable(why));
+        QCOMPARE(stats(m_demo.url, kKey).value("plan").toObject().value("kv_tokens").toDouble(), kvAfter);
     }
 
     void theConsoleOfAServerThatIsNotFreeTokenSaysWhatIsNotKnown() {

@@ -160,7 +160,7 @@ bool ConsoleModel::applyPreset(const QString& key) {
 }
 
 bool ConsoleModel::apply() {
-    if (!m_host || !m_geom.valid || m_applying) return false;
+    if ((!m_host && !m_send) || !m_geom.valid || m_applying) return false;
     if (!settingFits()) {
         // Outside the plan's limits (the KV slider's stretch past the budget): refused here with the numbers, the
         // way the engine refuses what it cannot hold; the engine is not asked and nothing changes.
@@ -181,7 +181,8 @@ bool ConsoleModel::apply() {
     m_rebuildStatus.clear();
     m_rebuildMessage.clear();
     emit rebuildChanged();
-    m_host->rebuildCaches(m_sentKv, m_sentSlots);
+    if (m_host) m_host->rebuildCaches(m_sentKv, m_sentSlots);
+    else m_send(m_sentKv, m_sentSlots);
     return true;
 }
 

@@ -10,6 +10,8 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+
+#include <functional>
 #include <QPointer>
 #include <QQmlEngine>
 #include <QVariantList>
@@ -186,6 +188,11 @@ public:
     std::int64_t clockMs() const { return m_clock.elapsed(); }  // the time base of the host's samples
     // One stats snapshot at monotonic time t_ms (what the host's statsUpdated does, with the host's snapshot).
     void ingest(const ft::EngineStats& stats, std::int64_t t_ms);
+    // Without a host (a remote FreeToken server's figures, fed through ingest()): where Apply sends the rebuild
+    // (kv tokens, expert slots or -1), and its verdict back — call rebuildFinished() once the snapshots show the
+    // plan in force.
+    void setRebuildTarget(std::function<void(std::int64_t, int)> send) { m_send = std::move(send); }
+    void rebuildFinished(bool accepted, const QString& reason) { onRebuildFinished(accepted, reason); }
     // Time spent in ingest() and in the charts' paint() since the last reset (the < 5 % of a core budget).
     static void addPaintNs(std::int64_t ns);
     static std::int64_t costNs();
@@ -226,6 +233,7 @@ private:
     int m_slots = 0;
     bool m_userEdited = false;
     bool m_applying = false;
+    std::function<void(std::int64_t, int)> m_send;
     bool m_restorePending = false;
     std::int64_t m_sentKv = -1;
     int m_sentSlots = -1;

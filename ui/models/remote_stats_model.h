@@ -1,10 +1,15 @@
 // RemoteStatsModel: the Console's view of the remote model the Chat page uses (ChatSession::remoteUrl). A FreeToken
 // server (its /v1/stats answers with the engine's snapshot) is polled twice a second and its figures are exposed as
 // `figures` ({decodeTokS, prefillTokS, ttftMs, running, queued, requestsTotal, device, vramUsed, vramTotal,
-// h2dGbps, hitRate, kvUsed, kvTotal, nCtx}); for any other server `kind` is "other" and the Console shows what
-// the app measured itself (ChatSession::lastFigures). The key is read from servers.json here, never from QML.
+// h2dGbps, hitRate, kvUsed, kvTotal, nCtx}) and fed as engine snapshots to `console`, a ConsoleModel of its own:
+// the same live charts and cache sliders as a local model, the sliders' Apply sent to the server's
+// /v1/cache/rebuild with the same key. For any other server `kind` is "other" and the Console shows what the app
+// measured itself (ChatSession::lastFigures). The key is read from servers.json here, never from QML.
 #pragma once
 
+#include "console_model.h"  // first: it includes ft/engine.h before Qt
+
+#include <QJsonObject>
 #include <QObject>
 #include <QQmlEngine>
 #include <QTimer>
@@ -22,6 +27,7 @@ class RemoteStatsModel : public QObject {
     Q_PROPERTY(QString kind READ kind NOTIFY changed)      // "freetoken", "other", "" (not known yet)
     Q_PROPERTY(QVariantMap figures READ figures NOTIFY changed)
     Q_PROPERTY(QString error READ error NOTIFY changed)    // the last poll's failure ("" when it answered)
+    Q_PROPERTY(ft::ui::ConsoleModel* console READ console CONSTANT)  // a FreeToken server's snapshots, charted
 public:
     explicit RemoteStatsModel(QObject* parent = nullptr);
 
@@ -32,6 +38,7 @@ public:
     QString kind() const { return m_kind; }
     QVariantMap figures() const { return m_figures; }
     QString error() const { return m_error; }
+    ConsoleModel* console() { return &m_console; }
 
 signals:
     void urlChanged();
@@ -41,10 +48,18 @@ signals:
 private:
     void poll();
     RemoteClient m_client;
+    ConsoleModel m_console;
+    // A rebuild's verdict waits for the next snapshot (the plan in force) before the console shows it.
+    bool m_verdictPending = false, m_verdictAccepted = false;
+    QString m_verdictReason;
     QTimer m_timer;
     QString m_url, m_key, m_kind, m_error;
     QVariantMap m_figures;
     bool m_inFlight = false;
 };
+
+// ft serve's /v1/stats (serve::stats_to_json) read back into the engine's snapshot: what the charts and the cache
+// sliders read. Fields the JSON lacks stay at their defaults; null rates (not finite on the server) read as 0.
+ft::EngineStats engine_stats_from_json(const QJsonObject& s);
 
 }  // namespace ft::ui

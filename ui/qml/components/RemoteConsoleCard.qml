@@ -3,8 +3,9 @@ import QtQuick.Layouts
 import FreeToken.Ui
 
 // The Console while the Chat page uses a model on a remote server: for a FreeToken server its live /v1/stats (speed,
-// TTFT, requests, VRAM, PCIe, expert-cache hit rate, KV use), polled twice a second; for any other server what this
-// app measured on its last reply (TTFT, tok/s), and a line saying what such a server does not tell.
+// TTFT, requests, VRAM, PCIe, expert-cache hit rate, KV use), polled twice a second, whose snapshots `serverConsole`
+// charts and whose cache sizes it sets (ConsolePage shows them below this card); for any other server what this app
+// measured on its last reply (TTFT, tok/s), and a line saying what such a server does not tell.
 Card {
     id: card
     property ChatSession session
@@ -12,6 +13,8 @@ Card {
     readonly property var f: stats.figures
     readonly property var mine: session ? session.lastFigures : ({})
     readonly property bool mineHere: mine !== undefined && mine.server === card.url
+    readonly property bool live: stats.kind === "freetoken" && stats.error.length === 0
+    readonly property ConsoleModel serverConsole: stats.console
     padding: Theme.s4
     spacing: Theme.s3
 
@@ -156,7 +159,7 @@ Card {
     Text {
         visible: stats.kind === "freetoken"
         Layout.fillWidth: true
-        text: qsTr("The cache sizes of a remote FreeToken server are set on that PC (ft ctl cache, or its app's Console); this Console shows them, it does not change them yet.")
+        text: qsTr("Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server's key), which rebuilds its caches or says why not.")
         color: Theme.textFaint
         font.pixelSize: Theme.fontCaption
         wrapMode: Text.WordWrap

@@ -35,7 +35,10 @@ Page {
     // The charts' clock: what only moves with time is drawn in the frame of the hardware figures' 1 s poll.
     Connections {
         target: page.monitor
-        function onUpdated() { cm.tick() }
+        function onUpdated() {
+            cm.tick()
+            remoteCard.serverConsole.tick()
+        }
     }
 
     FaultBanner {
@@ -48,10 +51,25 @@ Page {
     }
 
     RemoteConsoleCard {
+        id: remoteCard
         objectName: "remoteConsoleCard"
         Layout.fillWidth: true
         visible: page.session !== null && page.session.remoteModel.length > 0
         session: page.session
+    }
+    // A FreeToken server's own cache sizes and charts, as for a local model (its snapshots, its rebuild endpoint).
+    CacheConfigCard {
+        objectName: "remoteCacheConfigCard"
+        Layout.fillWidth: true
+        visible: remoteCard.visible && remoteCard.live && remoteCard.serverConsole.cacheConfigAvailable
+        vm: remoteCard.serverConsole
+    }
+    ConsoleCharts {
+        objectName: "remoteConsoleCharts"
+        Layout.fillWidth: true
+        visible: remoteCard.visible && remoteCard.live && remoteCard.serverConsole.loaded
+        vm: remoteCard.serverConsole
+        columns: page.columns >= 3 ? 2 : 1
     }
 
     ConsoleModelCard {
