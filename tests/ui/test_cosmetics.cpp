@@ -114,6 +114,37 @@ private slots:
         server->setProperty("enabled", false);
     }
 
+    // At 1,024 px every page's title is whole and its header's buttons inside the window, in every language: the
+    // Models page's five buttons (Add a server… the fifth) once left its title "M…".
+    void pageTitlesWholeAt1024() {
+        QCOMPARE(m_ui->window()->width(), 1024);
+        QObject* w = m_ui->object("welcomeDialog");
+        if (w->property("visible").toBool()) QVERIFY(QMetaObject::invokeMethod(w, "close"));
+        m_ui->settle();
+        for (const QString& lang : {"en", "ko", "zh_CN"}) {
+            setLanguage(lang);
+            for (const QString& page : {"models", "console", "chat", "logs", "settings"}) {
+                QVERIFY(m_ui->showPage(page));
+                m_ui->settle(200);
+                QQuickItem* title = m_ui->item("pageTitle");
+                QVERIFY(title && title->isVisible());
+                const QString where = lang + ", " + page + ": ";
+                QVERIFY2(!title->property("truncated").toBool(), qPrintable(where + title->property("text").toString() + " is cut"));
+                QVERIFY2(title->width() >= title->implicitWidth(), qPrintable(where + "the title is narrower than its text"));
+            }
+            for (const QString& button : {"addServerButton", "addModelButton"}) {
+                QVERIFY(m_ui->showPage("models"));
+                m_ui->settle(200);
+                QQuickItem* b = m_ui->item(button);
+                QVERIFY(b && b->isVisible());
+                const QRectF r = b->mapRectToScene(QRectF(0, 0, b->width(), b->height()));
+                QVERIFY2(r.right() <= m_ui->window()->width() && r.left() >= 0,
+                         qPrintable(QStringLiteral("%1, %2 at %3..%4").arg(lang, button).arg(r.left()).arg(r.right())));
+            }
+        }
+        setLanguage("en");
+    }
+
     // A port in use: said for the app, without ft serve's command-line flags.
     void portInUseSaidForTheApp() {
         QTcpServer squatter;

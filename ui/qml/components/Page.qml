@@ -31,14 +31,19 @@ Item {
             width: Math.min(flick.width - 2 * page.margin, 1160)
             height: flick.contentHeight - 2 * page.margin + 4
 
-            RowLayout {
+            // The actions beside the title while both fit, else under it (a narrow window, a page with many
+            // buttons, longer words in another language): neither is cut.
+            GridLayout {
                 id: header
                 width: parent.width
-                spacing: Theme.s4
+                columns: titleText.implicitWidth + columnSpacing + actionRow.implicitWidth <= width ? 2 : 1
+                columnSpacing: Theme.s4
+                rowSpacing: Theme.s3
                 ColumnLayout {
                     Layout.fillWidth: true
                     spacing: Theme.s1
                     Text {
+                        id: titleText
                         objectName: "pageTitle"
                         text: page.title
                         color: Theme.text
@@ -59,7 +64,7 @@ Item {
                 RowLayout {
                     id: actionRow
                     spacing: Theme.s2
-                    Layout.alignment: Qt.AlignTop | Qt.AlignRight
+                    Layout.alignment: header.columns > 1 ? Qt.AlignTop | Qt.AlignRight : Qt.AlignTop | Qt.AlignLeft
                 }
             }
 
