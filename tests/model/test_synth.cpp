@@ -319,6 +319,18 @@ private slots:
         QCOMPARE(reader.tensor("blk.0.attn_q.weight").type, DType::Q3_K);
         QCOMPARE(reader.tensor("blk.0.ffn_down_exps.weight").type, DType::Q3_K);
         QCOMPARE(reader.tensor("blk.0.ffn_gate_inp.weight").type, DType::F32);
+        // The fit prediction of the 30B-shaped preset in Q3_K: RAM for the weights in proportion to the bits per
+        // weight (3.4375 against Q4_K's 4.5), plus the same 1 GiB of runtime.
+        std::uint64_t ram[2];
+        int i = 0;
+        for (const char* t : {"q3_k", "q4_k"}) {
+            const auto p = run_ft({"inspect", "--plan", "--preset", "qwen3-30b-a3b", "--weights", t, "--vram", "8G", "--ram",
+                                   "64G", "--json"});
+            QVERIFY2(p.code == 0, qPrintable(p.err));
+            ram[i++] = json::parse(p.out.toStdString())["ram_needed"].get<std::uint64_t>() - (1ull << 30);
+        }
+        const double ratio = double(ram[0]) / double(ram[1]);
+        QVERIFY2(ratio > 3.4375 / 4.5 && ratio < 3.4375 / 4.5 * 1.02, qPrintable(QString::number(ratio)));
     }
 
     void inspectSynthFile() {
