@@ -19,6 +19,7 @@
 #include "bench_serve.h"
 #include "engine_options.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::cli {
 
@@ -132,17 +133,17 @@ std::vector<Recorded> load_recording(const std::filesystem::path& dir) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec))
         if (e.path().extension() == ".json") files.push_back(e.path());
-    if (ec) throw Error(ErrorCode::io, "cannot read the recording " + dir.string() + ": " + ec.message());
+    if (ec) throw Error(ErrorCode::io, "cannot read the recording " + path_to_utf8(dir) + ": " + ec.message());
     std::sort(files.begin(), files.end());
     std::vector<Recorded> out;
     for (const auto& f : files) {
         std::ifstream in(f, std::ios::binary);
         const json j = json::parse(in, nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j["path"].is_string() || !j.contains("body") || !j["body"].is_object())
-            throw Error(ErrorCode::invalid_file, f.string() + " is not a recorded request (path, headers, body)",
+            throw Error(ErrorCode::invalid_file, path_to_utf8(f) + " is not a recorded request (path, headers, body)",
                         "record one with ft serve --record DIR");
         Recorded r;
-        r.file = f.filename().string();
+        r.file = path_to_utf8(f.filename());
         r.path = j["path"].get<std::string>();  // with its query, as the client sent it (Claude Code: ?beta=true)
         if (r.path.find("count_tokens") != std::string::npos) continue;  // not a generation
         if (j.contains("headers") && j["headers"].is_object())
@@ -151,7 +152,7 @@ std::vector<Recorded> load_recording(const std::filesystem::path& dir) {
         r.body = j["body"];
         out.push_back(std::move(r));
     }
-    if (out.empty()) throw Error(ErrorCode::invalid_argument, "no generation requests in " + dir.string());
+    if (out.empty()) throw Error(ErrorCode::invalid_argument, "no generation requests in " + path_to_utf8(dir));
     return out;
 }
 
@@ -182,7 +183,7 @@ void tag_first_user_turn(json& body, const std::string& tag) {
 // --replay DIR: the recorded session turn by turn (each request after the previous one's end, as the agent sent
 // them), --sessions copies at once.
 json bench_replay(const Args& args, const std::string& url, const std::string& key, const std::string& model) {
-    const auto turns = load_recording(args.get_or("replay", ""));
+    const auto turns = load_recording(args.get_path("replay").value_or(std::filesystem::path()));
     const int sessions = int(args.get_int("sessions", 1));
     if (sessions < 1 || sessions > 256) throw Error(ErrorCode::invalid_argument, "--sessions must be in [1, 256]");
     const int max_tokens = args.has("max-tokens") ? int(args.get_int("max-tokens", 0)) : -1;

@@ -17,6 +17,7 @@
 #include "ft/error.h"
 #include "ft/tokenizer.h"
 #include "remote_servers.h"
+#include "ft/utf8.h"
 
 #ifdef _WIN32
 #include <io.h>
@@ -128,7 +129,7 @@ int run_attached(const Args& args) {
             o.key_source = "FT_API_KEY";
         } else if (saved && !saved->api_key.empty()) {
             o.api_key = saved->api_key;
-            o.key_source = "the key saved for this server in " + RemoteServerFile().path().string();
+            o.key_source = "the key saved for this server in " + path_to_utf8(RemoteServerFile().path());
         }
     }
     if (is_plain_http_remote(o.url) && !args.has("allow-plain-http") && !(saved && saved->plain_http_ok)) {

@@ -51,9 +51,9 @@ int run_convert(const Args& args) {
     const auto r = model::convert_hf_to_gguf(path_from_utf8(args.positionals()[0]), opt);
     if (!args.has("quiet")) std::fprintf(stderr, "\n");
     if (r.files.size() > 1 || opt.split_max_tensors || opt.split_max_bytes) {
-        for (const auto& f : r.files) std::printf("%s\n", f.string().c_str());
+        for (const auto& f : r.files) std::printf("%s\n", path_to_utf8(f).c_str());
         std::printf("wrote %zu parts: %zu tensors, %.1f MiB in %.1f s (load %s)\n", r.files.size(), r.tensors,
-                    r.file_bytes / 1048576.0, r.seconds, r.files.front().string().c_str());
+                    r.file_bytes / 1048576.0, r.seconds, path_to_utf8(r.files.front()).c_str());
     } else {
         std::printf("wrote %s: %zu tensors, %.1f MiB in %.1f s\n", out->c_str(), r.tensors, r.file_bytes / 1048576.0, r.seconds);
     }

@@ -63,7 +63,7 @@ nlohmann::json plan_json(const MemoryPlan& p) {
             {"notes", p.notes}};
 }
 
-int run_plan(const Args& args, const std::string& path) {
+int run_plan(const Args& args, const std::filesystem::path& path) {
     MachineProfile pc = this_machine(int(args.get_int("gpu", 0)));
     if (const auto v = args.get("vram")) pc.vram_bytes = parse_bytes(*v);
     if (const auto v = args.get("ram")) pc.ram_bytes = parse_bytes(*v);
@@ -132,11 +132,11 @@ int run_inspect(const Args& args) {
         if (!args.has("plan") || !args.positionals().empty())
             throw Error(ErrorCode::invalid_argument, "inspect: --preset goes with --plan and no PATH",
                         "usage: ft inspect --plan --preset NAME [--weights TYPE]");
-        return run_plan(args, std::string());
+        return run_plan(args, std::filesystem::path());
     }
     if (args.positionals().size() != 1)
         throw Error(ErrorCode::invalid_argument, "inspect: expected one PATH", "usage: ft inspect PATH [--json] [--plan]");
-    if (args.has("plan")) return run_plan(args, args.positionals()[0]);
+    if (args.has("plan")) return run_plan(args, path_from_utf8(args.positionals()[0]));
     const auto report = model::inspect_path(path_from_utf8(args.positionals()[0]));
     const std::string text = args.has("json") ? report.dump(2) + "\n" : model::inspect_text(report);
     std::fwrite(text.data(), 1, text.size(), stdout);

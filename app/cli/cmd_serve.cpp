@@ -65,7 +65,7 @@ int run_serve(const Args& args) {
     so.read_timeout_s = int(args.get_int("read-timeout", so.read_timeout_s));
     if (so.read_timeout_s < 1) throw Error(ErrorCode::invalid_argument, "--read-timeout must be >= 1 second");
     so.cors_origin = args.get_or("cors", "");
-    so.record_dir = args.get_or("record", "");
+    so.record_dir = args.get_path("record").value_or(std::filesystem::path());
     so.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
     if (!is_loopback(so.host))

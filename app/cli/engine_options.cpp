@@ -88,7 +88,7 @@ LoadOptions load_options_from(const Args& args, bool bundled_default) {
         if (o.model.empty()) {
             std::string where;
             for (const auto& d : bundled_model_dirs(executable_path(), source_resources()))
-                where += (where.empty() ? "" : ", ") + d.string();
+                where += (where.empty() ? "" : ", ") + path_to_utf8(d);
             throw Error(ErrorCode::invalid_argument,
                         std::string("--model is required: the bundled demo model ") + kBundledModelFile +
                             " is not installed (looked in " + (where.empty() ? "no folder" : where) + ")",

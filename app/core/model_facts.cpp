@@ -10,6 +10,7 @@
 #include "ft/error.h"
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -32,13 +33,13 @@ std::uint64_t elements_of(const json& shape) {
 std::vector<fs::path> gguf_parts(const fs::path& first, std::string& error) {
     std::string stem;
     int part = 0, count = 0;
-    if (!parse_split_gguf_name(first.filename().string(), stem, part, count)) return {first};
+    if (!parse_split_gguf_name(path_to_utf8(first.filename()), stem, part, count)) return {first};
     std::vector<fs::path> out;
     for (int k = 1; k <= count; ++k) {
-        const fs::path p = first.parent_path() / gguf::split_file_name(stem, k, count);
+        const fs::path p = first.parent_path() / path_from_utf8(gguf::split_file_name(stem, k, count));
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) {
-            error = "part " + std::to_string(k) + " of " + std::to_string(count) + " is missing (" + p.string() +
+            error = "part " + std::to_string(k) + " of " + std::to_string(count) + " is missing (" + path_to_utf8(p) +
                     ") — download every part into the same folder";
             return {};
         }

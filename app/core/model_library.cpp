@@ -130,7 +130,7 @@ bool facts_from_json(const QString& text, ModelFacts& f) {
     f.n_head_kv = std::uint32_t(o["n_head_kv"].toInt());
     f.head_dim = std::uint32_t(o["head_dim"].toInt());
     f.parts.clear();
-    for (const auto& p : o["parts"].toArray()) f.parts.emplace_back(p.toString().toStdString());
+    for (const auto& p : o["parts"].toArray()) f.parts.push_back(path_from_utf8(p.toString().toStdString()));
     return true;
 }
 
@@ -146,7 +146,7 @@ bool is_later_split_part(const QString& file_name) {
 }  // namespace
 
 ModelLibrary::ModelLibrary(const QString& database_file) {
-    m_path = database_file.isEmpty() ? QString::fromStdString((data_dir() / "freetoken.db").string()) : database_file;
+    m_path = database_file.isEmpty() ? QString::fromStdString(path_to_utf8(data_dir() / "freetoken.db")) : database_file;
     m_connection = QStringLiteral("ft_models_%1").arg(g_connection_counter.fetch_add(1));
     QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", m_connection);
     db.setDatabaseName(m_path);
@@ -332,7 +332,7 @@ bool ModelLibrary::remove(qint64 id, bool delete_files) {
         if (!r) return false;
         const QFileInfo info(r->path);
         if (info.isDir()) {
-            const QString models = QDir::cleanPath(QString::fromStdString(models_dir().string()));
+            const QString models = QDir::cleanPath(QString::fromStdString(path_to_utf8(models_dir())));
             const QString dir = QDir::cleanPath(info.absoluteFilePath());
             if (!dir.startsWith(models + "/"))
                 throw Error(ErrorCode::invalid_argument,
@@ -342,7 +342,7 @@ bool ModelLibrary::remove(qint64 id, bool delete_files) {
                 throw Error(ErrorCode::io, q("cannot delete the folder " + dir), "check the folder's permissions");
         } else {
             QStringList files;
-            for (const auto& p : r->facts.parts) files << QString::fromStdString(p.string());
+            for (const auto& p : r->facts.parts) files << QString::fromStdString(path_to_utf8(p));
             if (files.isEmpty()) files << r->path;
             for (const QString& f : files)
                 if (QFile::exists(f) && !QFile::remove(f))
@@ -357,7 +357,7 @@ bool ModelLibrary::remove(qint64 id, bool delete_files) {
 }
 
 ScanResult ModelLibrary::scan(const QString& folder) {
-    const QString root = QDir::cleanPath(folder.isEmpty() ? QString::fromStdString(models_dir().string()) : folder);
+    const QString root = QDir::cleanPath(folder.isEmpty() ? QString::fromStdString(path_to_utf8(models_dir())) : folder);
     ScanResult result;
     if (!QFileInfo(root).isDir()) {
         result.errors << root + " is not a folder";

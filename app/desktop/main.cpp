@@ -30,6 +30,7 @@
 #include "ft/error.h"
 #include "ft/log.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 #include "ft/version.h"
 #include "engine_host.h"
 #include "log_hub.h"
@@ -92,7 +93,7 @@ QString find_demo_model() {
 #else
     const std::filesystem::path p = ft::find_bundled_model();
 #endif
-    return p.empty() ? QString() : QString::fromStdString(p.string());
+    return p.empty() ? QString() : QString::fromStdString(ft::path_to_utf8(p));
 }
 
 #ifdef _WIN32

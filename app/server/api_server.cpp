@@ -35,6 +35,7 @@
 #include "serve/api_response.h"
 #include "serve/response_store.h"
 #include "serve/stats_json.h"
+#include "ft/utf8.h"
 
 namespace ft::server {
 
@@ -327,10 +328,10 @@ struct ApiServer::Impl {
         std::lock_guard lock(record_mutex);
         char name[32];
         std::snprintf(name, sizeof name, "%06d.json", ++recorded);
-        const std::filesystem::path file = std::filesystem::path(opt.record_dir) / name;
+        const std::filesystem::path file = opt.record_dir / name;
         std::ofstream out(file, std::ios::binary);
         out << rec.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
-        if (!out) spdlog::warn("--record: cannot write {}", file.string());
+        if (!out) spdlog::warn("--record: cannot write {}", path_to_utf8(file));
     }
 
     // Parses, admits and runs one generation request of any endpoint.
@@ -641,7 +642,7 @@ int ApiServer::start() {
         std::error_code ec;
         std::filesystem::create_directories(m.opt.record_dir, ec);
         if (ec || !std::filesystem::is_directory(m.opt.record_dir))
-            throw Error(ErrorCode::io, "cannot create the recording folder " + m.opt.record_dir + ": " + ec.message(),
+            throw Error(ErrorCode::io, "cannot create the recording folder " + path_to_utf8(m.opt.record_dir) + ": " + ec.message(),
                         "give --record a folder you can write to");
     }
     m.tok.emplace(m.engine.tokenizer());

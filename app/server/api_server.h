@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,7 +49,7 @@ struct ServerOptions {
     // Non-empty: every generation and count_tokens request is written to this folder as it arrives, as
     // NNNNNN.json {path, headers (the protocol's own: anthropic-*, openai-*, x-*, user-agent), body} — a recording of
     // a client's traffic that `ft bench serve --replay` plays back. API keys are never written.
-    std::string record_dir;
+    std::filesystem::path record_dir;
 };
 
 // A request in flight, for GET /v1/requests and `ft ctl requests`.

@@ -10,6 +10,7 @@
 
 #include "ft/error.h"
 #include "ft/paths.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -88,12 +89,12 @@ std::vector<RemoteServer> RemoteServerFile::load() const {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) return out;
     std::ifstream in(path_, std::ios::binary);
-    if (!in) throw Error(ErrorCode::io, "cannot read " + path_.string(), "check the file's permissions");
+    if (!in) throw Error(ErrorCode::io, "cannot read " + path_to_utf8(path_), "check the file's permissions");
     std::stringstream ss;
     ss << in.rdbuf();
     const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
     if (!j.is_object() || !j.contains("servers") || !j["servers"].is_array())
-        throw Error(ErrorCode::invalid_file, path_.string() + " is not a server list FreeToken wrote",
+        throw Error(ErrorCode::invalid_file, path_to_utf8(path_) + " is not a server list FreeToken wrote",
                     "move it away (the servers are then added again) or fix its JSON");
     for (const auto& s : j["servers"]) {
         if (!s.is_object() || !s.contains("url") || !s["url"].is_string()) continue;
@@ -155,21 +156,21 @@ void RemoteServerFile::save(const std::vector<RemoteServer>& servers) const {
     {
         // Created empty, restricted, then written: the key is never in a file others may read.
         std::ofstream create(tmp, std::ios::binary | std::ios::trunc);
-        if (!create) throw Error(ErrorCode::io, "cannot write " + tmp.string(), "check that the data folder is writable");
+        if (!create) throw Error(ErrorCode::io, "cannot write " + path_to_utf8(tmp), "check that the data folder is writable");
     }
 #ifndef _WIN32
     std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                  std::filesystem::perm_options::replace, ec);
-    if (ec) throw Error(ErrorCode::io, "cannot restrict the permissions of " + tmp.string() + ": " + ec.message());
+    if (ec) throw Error(ErrorCode::io, "cannot restrict the permissions of " + path_to_utf8(tmp) + ": " + ec.message());
 #endif
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;
         out.flush();
-        if (!out) throw Error(ErrorCode::io, "cannot write " + tmp.string(), "check that the disk is not full");
+        if (!out) throw Error(ErrorCode::io, "cannot write " + path_to_utf8(tmp), "check that the disk is not full");
     }
     std::filesystem::rename(tmp, path_, ec);
-    if (ec) throw Error(ErrorCode::io, "cannot replace " + path_.string() + ": " + ec.message());
+    if (ec) throw Error(ErrorCode::io, "cannot replace " + path_to_utf8(path_) + ": " + ec.message());
 }
 
 }  // namespace ft

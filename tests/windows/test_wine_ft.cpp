@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "ft_process.h"
@@ -144,6 +145,44 @@ private slots:
         missing.replace(file, QStringLiteral("없는 모델.gguf"));
         const auto e = m_wine.run(kFtExe, {"run", "--device", "cpu", "--model", missing, "--prompt", "x"});
         QVERIFY2(e.code != 0 && QString::fromUtf8(e.err).contains(QStringLiteral("없는 모델.gguf")), qPrintable(e.text()));
+    }
+
+    // A split GGUF in a Korean folder under a Korean name: `ft.exe convert --split-max-tensors` names the parts
+    // <name>-0000K-of-0000N.gguf and `ft.exe run` finds parts 2..N next to the first. Both join a UTF-8 file name to a
+    // folder (path_from_utf8: MinGW's path(std::string) decodes in the C locale, MSVC's in the ANSI code page). The
+    // parts are byte for byte the Linux ft's, and give its tokens.
+    void splitModelKoreanNames() {
+        const QString hf = QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny");
+        const QStringList convert{"convert", "--type", "f32", "--split-max-tensors", "20", "--quiet"};
+        QTemporaryDir linux_dir;
+        QVERIFY(linux_dir.isValid());
+        const auto l = run_ft(QStringList{"convert", hf, "--out", linux_dir.path() + QStringLiteral("/작은 모델.gguf")} + convert.mid(1));
+        QVERIFY2(l.code == 0, qPrintable(l.err));
+        const QStringList want = QDir(linux_dir.path()).entryList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name);
+        QVERIFY2(want.size() == 3 && want.first() == QStringLiteral("작은 모델-00001-of-00003.gguf"), qPrintable(want.join(", ")));
+
+        const QString dir = m_wine.drive_c() + QStringLiteral("/분할 모델");
+        QVERIFY(QDir().mkpath(dir));
+        const auto w = m_wine.run(kFtExe, QStringList{"convert", z_path(hf), "--out", QStringLiteral("C:\\분할 모델\\작은 모델.gguf")} +
+                                              convert.mid(1));
+        QVERIFY2(w.code == 0, qPrintable(w.text()));
+        QCOMPARE(QDir(dir).entryList({QStringLiteral("*")}, QDir::Files, QDir::Name), want);
+        for (const auto& part : want) {
+            QFile a(linux_dir.path() + '/' + part), b(dir + '/' + part);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QVERIFY2(a.readAll() == b.readAll(), qPrintable(part + " differs from the Linux ft's"));
+        }
+
+        const QStringList run{"run", "--device", "cpu", "--prompt", "Hello", "--max-tokens", "8", "--temperature", "0",
+                              "--ignore-eos", "--print-ids", "--model"};
+        const auto lr = run_ft(run + QStringList{linux_dir.path() + '/' + want.first()});
+        QVERIFY2(lr.code == 0, qPrintable(lr.err));
+        const auto wr = m_wine.run(kFtExe, run + QStringList{QStringLiteral("C:\\분할 모델\\") + want.first()});
+        QVERIFY2(wr.code == 0, qPrintable(wr.text()));
+        QCOMPARE(QString::fromUtf8(wr.out), lr.out);
+        // The fit prediction reads the same parts (ft inspect --plan: the path as a positional argument).
+        const auto plan = m_wine.run(kFtExe, {"inspect", "--plan", QStringLiteral("C:\\분할 모델\\") + want.first(), "--json"});
+        QVERIFY2(plan.code == 0 && plan.out.contains("\"verdict\""), qPrintable(plan.text()));
     }
 
     // %LOCALAPPDATA%\FreeToken under the Korean user name: ft.exe says so, and its log file is written there (not

@@ -16,6 +16,7 @@
 #include "moe/cpu_expert_executor.h"
 #include "moe/moe_layer.h"
 #include "model/arch.h"
+#include "ft/utf8.h"
 
 namespace ft::bench {
 
@@ -29,7 +30,7 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
     moe::MoeLayer moe(pool, *weights);
 
     CpuMoeBenchResult r;
-    r.model = d.name.empty() ? o.model.filename().string() : d.name;
+    r.model = d.name.empty() ? path_to_utf8(o.model.filename()) : d.name;
     r.isa = kernels::cpu::isa_selected();
     r.threads = pool.size();
     r.tokens = o.tokens;

@@ -21,6 +21,7 @@
 #include "moe/moe_layer.h"
 #include "moe/routing_trace.h"
 #include "profile/expert_popularity.h"
+#include "ft/utf8.h"
 
 namespace ft::bench {
 
@@ -110,7 +111,7 @@ std::int32_t argmax(const float* x, std::size_t n) { return std::int32_t(std::ma
 
 void fill_common(ForwardBenchResult& r, const ForwardBenchOptions& o, const Setup& s) {
     const auto& d = s.weights->desc();
-    r.model = d.name.empty() ? o.load.model.filename().string() : d.name;
+    r.model = d.name.empty() ? path_to_utf8(o.load.model.filename()) : d.name;
     r.device = s.runner->device_name();
     r.prompt_len = o.prompt_len;
     r.gen = o.gen;

@@ -8,6 +8,7 @@
 #include "format/gguf_internal.h"
 #include "format/mapped_file.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::gguf {
 
@@ -265,7 +266,7 @@ private:
 Reader Reader::open(const std::filesystem::path& path) {
     auto mapping = MappedFile::open(path);
     Reader r;
-    r.name_ = path.string();
+    r.name_ = path_to_utf8(path);
     r.mapping_ = mapping;
     r.bytes_ = mapping->bytes();
     r.metadata_ = Metadata(r.name_);

@@ -9,6 +9,7 @@
 #include "format/gguf.h"
 #include "format/mapped_file.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::gguf {
 
@@ -71,8 +72,8 @@ Reader Reader::open_model(const std::filesystem::path& path) {
     Reader r = open(path);
     const std::optional<SplitKeys> keys = split_keys(r.metadata_);
     if (!keys) return r;
-    const std::string file = path.string();
-    const std::string name = path.filename().string();
+    const std::string file = path_to_utf8(path);
+    const std::string name = path_to_utf8(path.filename());
     std::string stem;
     int part = 0, count = 0;
     const bool named = parse_split_file_name(name, stem, part, count);
@@ -92,18 +93,18 @@ Reader Reader::open_model(const std::filesystem::path& path) {
                             ", so they cannot be found",
                         "keep the names gguf-split gave the parts (name-00001-of-0000N.gguf …)");
         for (int k = 2; k <= count; ++k) {
-            const std::filesystem::path p = path.parent_path() / split_file_name(stem, k, count);
+            const std::filesystem::path p = path.parent_path() / path_from_utf8(split_file_name(stem, k, count));
             std::error_code ec;
             if (!std::filesystem::is_regular_file(p, ec))
                 throw Error(ErrorCode::not_found,
                             file + ": part " + std::to_string(k) + " of " + std::to_string(count) + " is missing (" +
-                                p.string() + ")",
+                                path_to_utf8(p) + ")",
                             "download every part of the model into the same folder");
             Reader other = open(p);
             const std::optional<SplitKeys> ok = split_keys(other.metadata_);
             if (!ok || ok->no != std::uint64_t(k - 1) || ok->count != keys->count)
                 throw Error(ErrorCode::invalid_file,
-                            p.string() + ": not part " + std::to_string(k) + " of " + std::to_string(count) +
+                            path_to_utf8(p) + ": not part " + std::to_string(k) + " of " + std::to_string(count) +
                                 " of this model (its split.no / split.count say " +
                                 (ok ? std::to_string(ok->no + 1) + " of " + std::to_string(ok->count) : std::string("nothing")) + ")",
                             "download the parts of one model again into the same folder");
@@ -111,7 +112,7 @@ Reader Reader::open_model(const std::filesystem::path& path) {
             for (TensorInfo t : other.tensors_) {
                 if (r.tensor_index_.count(t.name))
                     throw Error(ErrorCode::invalid_file,
-                                p.string() + ": tensor '" + t.name + "' is also in an earlier part of the model",
+                                path_to_utf8(p) + ": tensor '" + t.name + "' is also in an earlier part of the model",
                                 "the parts come from different models; download them again");
                 t.part = index;
                 r.tensor_index_.emplace(t.name, r.tensors_.size());
@@ -131,7 +132,7 @@ Reader Reader::open_model(const std::filesystem::path& path) {
 // ---- SplitWriter ----
 
 SplitWriter::SplitWriter(std::filesystem::path path, SplitOptions options)
-    : path_(std::move(path)), options_(options), metadata_(path_.string()), check_(path_) {}
+    : path_(std::move(path)), options_(options), metadata_(path_to_utf8(path_)), check_(path_) {}
 
 SplitWriter::~SplitWriter() = default;
 
@@ -142,7 +143,7 @@ void SplitWriter::set_alignment(std::uint32_t alignment) {
 
 std::uint64_t SplitWriter::add_tensor(std::string name, DType type, std::span<const std::uint64_t> dims) {
     if (!parts_.empty())
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: tensor added after write_header()");
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: tensor added after write_header()");
     // The checks a Writer makes (name, shape, block size, duplicates), now rather than at write_header().
     const std::uint64_t bytes = check_.add_tensor(name, type, dims);
     decls_.push_back({std::move(name), type, {dims.begin(), dims.end()}, bytes});
@@ -150,7 +151,7 @@ std::uint64_t SplitWriter::add_tensor(std::string name, DType type, std::span<co
 }
 
 void SplitWriter::write_header() {
-    if (!parts_.empty()) throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: write_header() called twice");
+    if (!parts_.empty()) throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: write_header() called twice");
     // Fill the parts in declaration order.
     part_of_.assign(decls_.size(), 0);
     std::size_t n_parts = 1, in_part = 0;
@@ -168,13 +169,14 @@ void SplitWriter::write_header() {
         part_bytes += decls_[i].bytes;
     }
     if (n_parts > 99999)
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": " + std::to_string(n_parts) + " parts are more than a split name can number",
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": " + std::to_string(n_parts) + " parts are more than a split name can number",
                     "raise the part size");
     std::filesystem::path stem = path_;
     if (stem.extension() == ".gguf") stem.replace_extension();
     for (std::size_t k = 0; k < n_parts; ++k) {
         const std::filesystem::path p =
-            options_.enabled() ? stem.parent_path() / split_file_name(stem.filename().string(), int(k + 1), int(n_parts)) : path_;
+            options_.enabled() ? stem.parent_path() / path_from_utf8(split_file_name(path_to_utf8(stem.filename()), int(k + 1), int(n_parts)))
+                               : path_;
         auto w = std::make_unique<Writer>(p);
         if (alignment_ != 0) w->set_alignment(alignment_);
         if (options_.enabled()) {
@@ -195,19 +197,19 @@ void SplitWriter::write_header() {
 
 void SplitWriter::begin_tensor(std::string_view name) {
     if (parts_.empty() || next_ >= decls_.size())
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: begin_tensor() out of order");
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: begin_tensor() out of order");
     current_ = parts_[part_of_[next_]].get();
     ++next_;
     current_->begin_tensor(name);
 }
 
 void SplitWriter::write(std::span<const std::byte> chunk) {
-    if (!current_) throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: write() outside a tensor");
+    if (!current_) throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: write() outside a tensor");
     current_->write(chunk);
 }
 
 void SplitWriter::end_tensor() {
-    if (!current_) throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: end_tensor() outside a tensor");
+    if (!current_) throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: end_tensor() outside a tensor");
     current_->end_tensor();
     current_ = nullptr;
 }

@@ -13,6 +13,7 @@
 
 #include "format/gguf.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::gguf {
 
@@ -31,7 +32,7 @@ int sync_file(std::FILE* f) {
 }  // namespace
 
 Writer::Writer(std::filesystem::path path)
-    : path_(std::move(path)), metadata_(path_.string()) {
+    : path_(std::move(path)), metadata_(path_to_utf8(path_)) {
     tmp_path_ = path_;
     tmp_path_ += ".tmp";
 }
@@ -45,7 +46,7 @@ Writer::~Writer() {
 }
 
 void Writer::fail_if(bool cond, const char* what) const {
-    if (cond) throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: " + what);
+    if (cond) throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: " + what);
 }
 
 void Writer::set(std::string key, Value value) {
@@ -67,10 +68,10 @@ std::uint64_t Writer::add_tensor(std::string name, DType type, std::span<const s
     fail_if(name.empty(), "empty tensor name");
     const std::string where = " (tensor '" + name + "')";
     if (tensor_index_.count(name))
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: duplicate tensor" + where);
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: duplicate tensor" + where);
     if (dims.empty() || dims.size() > kMaxDims)
         throw Error(ErrorCode::invalid_argument,
-                    path_.string() + ": GGUF writer: a tensor needs 1 to 4 dimensions" + where);
+                    path_to_utf8(path_) + ": GGUF writer: a tensor needs 1 to 4 dimensions" + where);
     const kernels::DTypeInfo* info = kernels::dtype_info(static_cast<std::uint32_t>(type));
     fail_if(!info, "unknown tensor type");
     TensorInfo t;
@@ -79,15 +80,15 @@ std::uint64_t Writer::add_tensor(std::string name, DType type, std::span<const s
     for (std::size_t d = 0; d < dims.size(); ++d) {
         t.dims[d] = dims[d];
         if (dims[d] != 0 && n > UINT64_MAX / dims[d])
-            throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: shape overflows" + where);
+            throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: shape overflows" + where);
         n *= dims[d];
     }
     if (dims[0] % info->block_elems != 0)
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: row length " +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: row length " +
                                                      std::to_string(dims[0]) + " is not a multiple of the " +
                                                      std::string(info->name) + " block size" + where);
     const auto bytes = kernels::dtype_bytes(type, n);
-    if (!bytes) throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: size overflows" + where);
+    if (!bytes) throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: size overflows" + where);
     t.type = type;
     t.n_elements = n;
     t.n_bytes = *bytes;
@@ -103,7 +104,7 @@ void Writer::put(const void* data, std::size_t n) {
     if (std::fwrite(data, 1, n, file_) != n) {
         const int err = errno;
         state_ = State::failed;
-        throw Error(ErrorCode::io, tmp_path_.string() + ": write failed: " + std::strerror(err),
+        throw Error(ErrorCode::io, path_to_utf8(tmp_path_) + ": write failed: " + std::strerror(err),
                     "check the free disk space");
     }
     written_ += n;
@@ -130,7 +131,7 @@ void Writer::write_header() {
 
     std::error_code ec;
     if (std::filesystem::is_directory(path_, ec))
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": is a folder", "give a file name for the output");
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": is a folder", "give a file name for the output");
 #if defined(_WIN32)
     file_ = _wfopen(tmp_path_.c_str(), L"wb");
 #else
@@ -138,7 +139,7 @@ void Writer::write_header() {
 #endif
     if (!file_) {
         const int err = errno;
-        throw Error(ErrorCode::io, tmp_path_.string() + ": cannot create: " + std::strerror(err),
+        throw Error(ErrorCode::io, path_to_utf8(tmp_path_) + ": cannot create: " + std::strerror(err),
                     "check that the folder exists and is writable");
     }
     state_ = State::writing;
@@ -196,10 +197,10 @@ void Writer::begin_tensor(std::string_view name) {
     fail_if(state_ != State::writing, "begin_tensor() outside the writing phase (call write_header() first)");
     fail_if(in_tensor_, "begin_tensor() before end_tensor() of the previous tensor");
     if (next_tensor_ >= tensors_.size())
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: tensor '" + std::string(name) +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: tensor '" + std::string(name) +
                                                      "' begun after all declared tensors were written");
     if (tensors_[next_tensor_].name != name)
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: tensor '" + std::string(name) +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: tensor '" + std::string(name) +
                                                      "' begun, but '" + tensors_[next_tensor_].name +
                                                      "' is next in declaration order");
     in_tensor_ = true;
@@ -210,7 +211,7 @@ void Writer::write(std::span<const std::byte> chunk) {
     fail_if(!in_tensor_, "write() outside begin_tensor()/end_tensor()");
     const TensorInfo& t = tensors_[next_tensor_];
     if (chunk.size() > t.n_bytes - tensor_written_)
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: tensor '" + t.name + "' gets " +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: tensor '" + t.name + "' gets " +
                                                      std::to_string(tensor_written_ + chunk.size()) +
                                                      " bytes, more than its " + std::to_string(t.n_bytes));
     put(chunk.data(), chunk.size());
@@ -221,12 +222,12 @@ void Writer::end_tensor() {
     fail_if(!in_tensor_, "end_tensor() without begin_tensor()");
     const TensorInfo& t = tensors_[next_tensor_];
     if (tensor_written_ != t.n_bytes)
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: tensor '" + t.name + "' got " +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: tensor '" + t.name + "' got " +
                                                      std::to_string(tensor_written_) + " bytes, expected " +
                                                      std::to_string(t.n_bytes));
     pad_to(alignment_);
     if (written_ != data_offset_ + align_up(t.offset + t.n_bytes, alignment_))
-        throw Error(ErrorCode::internal, path_.string() + ": GGUF writer: data offset mismatch after tensor '" +
+        throw Error(ErrorCode::internal, path_to_utf8(path_) + ": GGUF writer: data offset mismatch after tensor '" +
                                              t.name + "'");
     in_tensor_ = false;
     ++next_tensor_;
@@ -242,12 +243,12 @@ void Writer::finish() {
     fail_if(state_ != State::writing, "finish() outside the writing phase (call write_header() first)");
     fail_if(in_tensor_, "finish() inside a tensor (call end_tensor())");
     if (next_tensor_ != tensors_.size())
-        throw Error(ErrorCode::invalid_argument, path_.string() + ": GGUF writer: finish() with " +
+        throw Error(ErrorCode::invalid_argument, path_to_utf8(path_) + ": GGUF writer: finish() with " +
                                                      std::to_string(tensors_.size() - next_tensor_) +
                                                      " declared tensor(s) not written, next '" +
                                                      tensors_[next_tensor_].name + "'");
     if (written_ != expected_size_)
-        throw Error(ErrorCode::internal, path_.string() + ": GGUF writer: wrote " + std::to_string(written_) +
+        throw Error(ErrorCode::internal, path_to_utf8(path_) + ": GGUF writer: wrote " + std::to_string(written_) +
                                              " bytes, expected " + std::to_string(expected_size_));
     const bool flushed = std::fflush(file_) == 0 && sync_file(file_) == 0;
     const int err = errno;
@@ -255,14 +256,14 @@ void Writer::finish() {
     file_ = nullptr;
     if (!flushed || !closed) {
         state_ = State::failed;
-        throw Error(ErrorCode::io, tmp_path_.string() + ": cannot flush the file: " + std::strerror(err),
+        throw Error(ErrorCode::io, path_to_utf8(tmp_path_) + ": cannot flush the file: " + std::strerror(err),
                     "check the free disk space");
     }
     std::error_code ec;
     std::filesystem::rename(tmp_path_, path_, ec);
     if (ec) {
         state_ = State::failed;
-        throw Error(ErrorCode::io, tmp_path_.string() + ": cannot rename to " + path_.string() + ": " + ec.message());
+        throw Error(ErrorCode::io, path_to_utf8(tmp_path_) + ": cannot rename to " + path_to_utf8(path_) + ": " + ec.message());
     }
     state_ = State::finished;
 }

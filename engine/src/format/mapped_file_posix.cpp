@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -22,13 +23,13 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     if (fd < 0) {
         const int err = errno;
         if (err == ENOENT)
-            throw Error(ErrorCode::not_found, path.string() + ": no such file", "check the path");
-        throw Error(ErrorCode::io, path.string() + ": cannot open: " + std::strerror(err));
+            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path");
+        throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot open: " + std::strerror(err));
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw Error(ErrorCode::io, path.string() + ": not a regular file", "pass the path of a model file");
+        throw Error(ErrorCode::io, path_to_utf8(path) + ": not a regular file", "pass the path of a model file");
     }
     std::shared_ptr<MappedFile> m(new MappedFile());
     m->path_ = path;
@@ -38,7 +39,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
         if (p == MAP_FAILED) {
             const int err = errno;
             ::close(fd);
-            throw Error(ErrorCode::io, path.string() + ": cannot map the file: " + std::strerror(err));
+            throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot map the file: " + std::strerror(err));
         }
         m->data_ = static_cast<const std::byte*>(p);
     }

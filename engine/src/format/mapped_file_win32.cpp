@@ -16,6 +16,7 @@
 #include <string>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -25,13 +26,13 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     if (file == INVALID_HANDLE_VALUE) {
         const DWORD err = ::GetLastError();
         if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
-            throw Error(ErrorCode::not_found, path.string() + ": no such file", "check the path");
-        throw Error(ErrorCode::io, path.string() + ": cannot open (Windows error " + std::to_string(err) + ")");
+            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path");
+        throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot open (Windows error " + std::to_string(err) + ")");
     }
     LARGE_INTEGER size{};
     if (!::GetFileSizeEx(file, &size)) {
         ::CloseHandle(file);
-        throw Error(ErrorCode::io, path.string() + ": cannot read the file size");
+        throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot read the file size");
     }
     std::shared_ptr<MappedFile> m(new MappedFile());
     m->path_ = path;
@@ -41,7 +42,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
         if (!mapping) {
             const DWORD err = ::GetLastError();
             ::CloseHandle(file);
-            throw Error(ErrorCode::io, path.string() + ": cannot map the file (Windows error " +
+            throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot map the file (Windows error " +
                                            std::to_string(err) + ")");
         }
         void* p = ::MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
@@ -49,7 +50,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
             const DWORD err = ::GetLastError();
             ::CloseHandle(mapping);
             ::CloseHandle(file);
-            throw Error(ErrorCode::io, path.string() + ": cannot map the file (Windows error " +
+            throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot map the file (Windows error " +
                                            std::to_string(err) + ")");
         }
         m->data_ = static_cast<const std::byte*>(p);

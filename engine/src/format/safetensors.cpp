@@ -10,6 +10,7 @@
 #include "format/mapped_file.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::safetensors {
 
@@ -179,7 +180,7 @@ struct FileParser {
 File File::open(const std::filesystem::path& path) {
     auto mapping = MappedFile::open(path);
     File f;
-    f.name_ = path.string();
+    f.name_ = path_to_utf8(path);
     f.path_ = path;
     f.mapping_ = mapping;
     f.bytes_ = mapping->bytes();
@@ -223,7 +224,7 @@ constexpr const char* kIndexName = "model.safetensors.index.json";
 constexpr const char* kSingleName = "model.safetensors";
 
 [[noreturn]] void index_fail(const std::filesystem::path& index, const std::string& what, std::string_view field) {
-    std::string msg = index.string() + ": " + what;
+    std::string msg = path_to_utf8(index) + ": " + what;
     if (!field.empty()) msg.append(" (").append(field).append(")");
     throw Error(ErrorCode::invalid_file, std::move(msg), "the checkpoint index is damaged; download it again");
 }
@@ -231,7 +232,7 @@ constexpr const char* kSingleName = "model.safetensors";
 std::string read_text(const std::filesystem::path& p) {
     auto m = MappedFile::open(p);
     if (m->size() > kMaxHeaderBytes)
-        throw Error(ErrorCode::invalid_file, p.string() + ": index file larger than " +
+        throw Error(ErrorCode::invalid_file, path_to_utf8(p) + ": index file larger than " +
                                                  std::to_string(kMaxHeaderBytes) + " bytes");
     return std::string(reinterpret_cast<const char*>(m->bytes().data()), m->size());
 }
@@ -243,7 +244,7 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir_or_file) {
     std::error_code ec;
     const bool is_dir = std::filesystem::is_directory(dir_or_file, ec);
     if (!is_dir && !std::filesystem::exists(dir_or_file, ec))
-        throw Error(ErrorCode::not_found, dir_or_file.string() + ": no such file or folder", "check the path");
+        throw Error(ErrorCode::not_found, path_to_utf8(dir_or_file) + ": no such file or folder", "check the path");
 
     if (!is_dir) {
         c.files_.push_back(File::open(dir_or_file));
@@ -265,7 +266,7 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir_or_file) {
         for (const auto& [name, shard] : wm->items()) {
             if (!shard.is_string()) index_fail(index, "shard name is not a string", "weight_map." + name);
             const std::string s = shard.get<std::string>();
-            const std::filesystem::path sp(s);
+            const std::filesystem::path sp = path_from_utf8(s);
             bool bad = s.empty() || sp.is_absolute() || sp.has_root_name();
             for (const auto& part : sp) bad = bad || part == "..";
             if (bad) index_fail(index, "shard '" + s + "' is not a file name inside the folder", "weight_map." + name);
@@ -276,7 +277,7 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir_or_file) {
         std::map<std::string, std::size_t> shard_index;
         for (const auto& s : shards) {
             shard_index.emplace(s, c.files_.size());
-            c.files_.push_back(File::open(dir_or_file / s));
+            c.files_.push_back(File::open(dir_or_file / path_from_utf8(s)));
         }
         for (const auto& [name, s] : listed) {
             const File& f = c.files_[shard_index.at(s)];
@@ -296,7 +297,7 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir_or_file) {
             if (e.path().extension() == ".safetensors") found.push_back(e.path());
         if (found.empty())
             throw Error(ErrorCode::not_found,
-                        dir_or_file.string() + ": no " + kIndexName + ", " + kSingleName + " or *.safetensors file",
+                        path_to_utf8(dir_or_file) + ": no " + kIndexName + ", " + kSingleName + " or *.safetensors file",
                         "pass a Hugging Face model folder");
         std::sort(found.begin(), found.end());
         c.files_.reserve(found.size());
@@ -332,7 +333,7 @@ const Checkpoint::Entry* Checkpoint::find(std::string_view name) const {
 
 const Checkpoint::Entry& Checkpoint::tensor(std::string_view name) const {
     if (const Entry* e = find(name)) return *e;
-    throw Error(ErrorCode::not_found, path_.string() + ": missing tensor (" + std::string(name) + ")",
+    throw Error(ErrorCode::not_found, path_to_utf8(path_) + ": missing tensor (" + std::string(name) + ")",
                 "the checkpoint lacks this tensor; it may be for another architecture or incomplete");
 }
 

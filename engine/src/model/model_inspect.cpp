@@ -10,6 +10,7 @@
 #include "model/arch.h"
 #include "model/model_desc.h"
 #include "model/tokenizer_meta.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -60,7 +61,7 @@ json inspect_gguf(const std::filesystem::path& path) {
     // A split model's first part opens them all: its tensors and sizes are the whole model's.
     const gguf::Reader r = gguf::Reader::open_model(path);
     const auto& md = r.metadata();
-    json j = {{"path", path.string()},
+    json j = {{"path", path_to_utf8(path)},
               {"format", "gguf"},
               {"version", r.version()},
               {"file_bytes", r.parts_size()},
@@ -73,7 +74,7 @@ json inspect_gguf(const std::filesystem::path& path) {
     if (auto ft = md.opt_u64("general.file_type")) j["file_type"] = *ft;
     if (r.parts().size() > 1) {
         json parts = json::array();
-        for (const auto& p : r.parts()) parts.push_back(p.path.string());
+        for (const auto& p : r.parts()) parts.push_back(path_to_utf8(p.path));
         j["parts"] = parts;
     }
 
@@ -117,7 +118,7 @@ json inspect_gguf(const std::filesystem::path& path) {
 }
 
 json inspect_hf(const std::filesystem::path& dir) {
-    json j = {{"path", dir.string()}, {"format", "huggingface"}};
+    json j = {{"path", path_to_utf8(dir)}, {"format", "huggingface"}};
     std::optional<ModelDesc> desc;
     try {
         desc = desc_from_hf_dir(dir);
@@ -189,7 +190,7 @@ std::string scalar(const json& v) {
 json inspect_path(const std::filesystem::path& path) {
     if (std::filesystem::is_directory(path)) return inspect_hf(path);
     if (!std::filesystem::exists(path))
-        throw Error(ErrorCode::not_found, path.string() + ": no such file or folder", "give a .gguf file or a Hugging Face folder");
+        throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file or folder", "give a .gguf file or a Hugging Face folder");
     return inspect_gguf(path);
 }
 

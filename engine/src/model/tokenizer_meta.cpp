@@ -7,6 +7,7 @@
 
 #include "format/gguf.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -16,15 +17,15 @@ using nlohmann::json;
 
 json read_json(const std::filesystem::path& p, const char* what) {
     std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(ErrorCode::not_found, p.string() + ": cannot open", std::string("the ") + what + " is needed");
+    if (!in) throw Error(ErrorCode::not_found, path_to_utf8(p) + ": cannot open", std::string("the ") + what + " is needed");
     json j = json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw Error(ErrorCode::invalid_file, p.string() + ": not valid JSON");
+    if (j.is_discarded()) throw Error(ErrorCode::invalid_file, path_to_utf8(p) + ": not valid JSON");
     return j;
 }
 
 std::string read_text(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(ErrorCode::not_found, p.string() + ": cannot open");
+    if (!in) throw Error(ErrorCode::not_found, path_to_utf8(p) + ": cannot open");
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
@@ -70,7 +71,7 @@ HfTokenizerSource hf_tokenizer_source(const std::filesystem::path& dir) {
 void hf_tokenizer_to_gguf(const HfTokenizerSource& src, std::uint32_t vocab_size, const json* model_config,
                           gguf::Metadata& md) {
     using gguf::Value;
-    const std::string tj = src.tokenizer_json.string();
+    const std::string tj = path_to_utf8(src.tokenizer_json);
     const json tok = read_json(src.tokenizer_json, "tokenizer.json");
     const json cfg = src.tokenizer_config.empty() ? json::object() : read_json(src.tokenizer_config, "tokenizer_config.json");
     if (!tok.is_object() || !tok.contains("model") || !tok["model"].is_object())

@@ -18,6 +18,7 @@
 #include "platform/platform.h"
 #include "format/safetensors.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -43,7 +44,7 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
     std::unique_ptr<Weights> w(new Weights());
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-        throw Error(ErrorCode::not_found, "model not found: " + path.string(),
+        throw Error(ErrorCode::not_found, "model not found: " + path_to_utf8(path),
                     "give the path of a .gguf file or of a Hugging Face model folder");
     }
     std::filesystem::path dir = path;
@@ -54,7 +55,7 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
     } else {
         if (std::filesystem::is_regular_file(path, ec)) dir = path.parent_path();
         if (!std::filesystem::exists(dir / "config.json")) {
-            throw Error(ErrorCode::invalid_file, path.string() + ": neither a GGUF file nor a Hugging Face folder",
+            throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": neither a GGUF file nor a Hugging Face folder",
                         "a Hugging Face model folder holds config.json and *.safetensors");
         }
         w->path_ = dir;
@@ -98,7 +99,7 @@ std::byte* Weights::allocate(std::size_t bytes) {
 TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
     if (v.type == kernels::DType::F32) return v;
     if (v.type != kernels::DType::F16 && v.type != kernels::DType::BF16)
-        throw Error(ErrorCode::unsupported, path_.string() + ": tensor " + name + " has type " +
+        throw Error(ErrorCode::unsupported, path_to_utf8(path_) + ": tensor " + name + " has type " +
                                                 std::string(kernels::dtype_info(v.type).name) + "; a bias or sink vector must be f32, f16 or bf16");
     TensorView out = v;
     out.type = kernels::DType::F32;
@@ -111,7 +112,7 @@ TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
 }
 
 TensorView Weights::index_table(const TensorSpec& s) {
-    const std::string file = path_.string();
+    const std::string file = path_to_utf8(path_);
     std::vector<std::uint64_t> have;
     kernels::DType type = kernels::DType::F32;
     const std::byte* base = nullptr;
@@ -172,12 +173,12 @@ std::string Weights::hf_name(const std::string& name) const {
 TensorView Weights::gather_rows(const TensorSpec& s) {
     const std::string src = hf_name(s.hf_names.at(0));
     const auto* e = hf_->find(src);
-    if (!e) throw Error(ErrorCode::not_found, path_.string() + ": missing tensor " + src, "the checkpoint is incomplete or not this architecture");
+    if (!e) throw Error(ErrorCode::not_found, path_to_utf8(path_) + ": missing tensor " + src, "the checkpoint is incomplete or not this architecture");
     const std::uint64_t total = e->info->shape.empty() ? 0 : e->info->shape[0], step = s.hf_step;
     std::uint64_t per_group = 0;
     for (const auto& seg : s.hf_segments) per_group += seg.second;
     if (step == 0 || total % step != 0 || per_group * (total / step) != s.dims[1])
-        throw Error(ErrorCode::invalid_file, path_.string() + ": tensor " + src + " has " + std::to_string(total) + " rows; " +
+        throw Error(ErrorCode::invalid_file, path_to_utf8(path_) + ": tensor " + src + " has " + std::to_string(total) + " rows; " +
                                                  s.name + " needs " + std::to_string(s.dims[1]) + " of them in groups of " +
                                                  std::to_string(step));
     const TensorView in = view_of(src, {s.dims[0], total}, false, 0);
@@ -211,7 +212,7 @@ TensorView Weights::transformed_f32(const TensorSpec& s) {
 // HfLayout::moe_fused: spec dims {in, rows, n_expert}; source "<p>" [n_expert, in, rows·step] (element (x, i, c)),
 // or the MXFP4 pair "<p>_blocks" [n_expert, rows·step, in/32, 16] + "<p>_scales" [n_expert, rows·step, in/32].
 TensorView Weights::repack_fused_experts(const TensorSpec& s) {
-    const std::string file = path_.string(), p = s.hf_names.at(0);
+    const std::string file = path_to_utf8(path_), p = s.hf_names.at(0);
     const std::uint64_t in = s.dims[0], rows = s.dims[1], ne = s.dims[2], cols = rows * s.hf_step;
     auto shape_error = [&](const std::string& name, const std::vector<std::uint64_t>& have, const std::vector<std::uint64_t>& want) {
         return Error(ErrorCode::invalid_file, file + ": tensor " + name + " has shape " + dims_str(have) + ", expected " +
@@ -291,7 +292,7 @@ TensorView Weights::repack_fused_experts(const TensorSpec& s) {
 
 // HfLayout::moe_fused_bias: spec dims {rows, n_expert}; source [n_expert, rows·step]. F32 out.
 TensorView Weights::repack_fused_bias(const TensorSpec& s) {
-    const std::string file = path_.string(), p = s.hf_names.at(0);
+    const std::string file = path_to_utf8(path_), p = s.hf_names.at(0);
     const std::uint64_t rows = s.dims[0], ne = s.dims[1], cols = rows * s.hf_step;
     const auto* e = hf_->find(p);
     if (!e) throw Error(ErrorCode::not_found, file + ": missing tensor " + p, "the checkpoint is incomplete or not this architecture");
@@ -327,12 +328,12 @@ TensorView Weights::repack_mla(const TensorSpec& s, const TensorView& kv_b, cons
     const std::uint64_t step = s.hf_step;
     if (kv_b.type != kernels::DType::F32 && kv_b.type != kernels::DType::F16 && kv_b.type != kernels::DType::BF16)
         throw Error(ErrorCode::unsupported,
-                    path_.string() + ": tensor " + kv_b_name + " is " + std::string(kernels::dtype_info(kv_b.type).name) +
+                    path_to_utf8(path_) + ": tensor " + kv_b_name + " is " + std::string(kernels::dtype_info(kv_b.type).name) +
                         "; the engine splits it into " + s.name + " only from f32, f16 or bf16",
                     "re-convert the model with a current llama.cpp (it writes attn_k_b / attn_v_b) or use its "
                     "Hugging Face folder");
     if (std::uint64_t(kv_b.cols) != lora || std::uint64_t(kv_b.rows) != nh * step)
-        throw Error(ErrorCode::invalid_file, path_.string() + ": tensor " + kv_b_name + " is [" + std::to_string(kv_b.rows) +
+        throw Error(ErrorCode::invalid_file, path_to_utf8(path_) + ": tensor " + kv_b_name + " is [" + std::to_string(kv_b.rows) +
                                                  " x " + std::to_string(kv_b.cols) + "], expected [" +
                                                  std::to_string(nh * step) + " x " + std::to_string(lora) + "]");
     const std::size_t es = kv_b.type == kernels::DType::F32 ? 4 : 2;
@@ -379,7 +380,7 @@ void Weights::populate(const LoadMonitor& monitor) const {
     // itself from the page cache.
     const std::uint64_t ram = platform::physical_memory_bytes();
     if (ram != 0 && double(total) > 0.8 * double(ram)) {
-        spdlog::info("{}: {:.1f} GiB of weights on {:.1f} GiB of RAM: pages are mapped on demand", path_.string(),
+        spdlog::info("{}: {:.1f} GiB of weights on {:.1f} GiB of RAM: pages are mapped on demand", path_to_utf8(path_),
                      double(total) / (1u << 30), double(ram) / (1u << 30));
         return;
     }
@@ -402,15 +403,15 @@ void Weights::populate(const LoadMonitor& monitor) const {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     for (auto& t : threads) t.join();
-    if (monitor.cancelled()) throw Error(ErrorCode::cancelled, "loading " + path_.string() + " was cancelled");
+    if (monitor.cancelled()) throw Error(ErrorCode::cancelled, "loading " + path_to_utf8(path_) + " was cancelled");
     if (monitor.on_bytes) monitor.on_bytes(total, total);
-    spdlog::debug("{}: mapped {:.2f} GiB into memory in {:.2f} s", path_.string(), double(total) / (1u << 30),
+    spdlog::debug("{}: mapped {:.2f} GiB into memory in {:.2f} s", path_to_utf8(path_), double(total) / (1u << 30),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 TensorView Weights::view_of(const std::string& name, const std::vector<std::uint64_t>& want, bool expert_slice,
                             std::uint64_t slice) const {
-    const std::string file = path_.string();
+    const std::string file = path_to_utf8(path_);
     TensorView v;
     std::vector<std::uint64_t> have;
     const std::byte* base = nullptr;
@@ -467,7 +468,7 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
 
 void Weights::index(const std::vector<TensorSpec>& specs) {
     experts_.assign(desc_.n_layer, {});
-    const std::string file = path_.string();
+    const std::string file = path_to_utf8(path_);
     for (const TensorSpec& s : specs) {
         if (s.unused) continue;
         if (s.layer >= int(desc_.n_layer))
@@ -585,7 +586,7 @@ const TensorView* Weights::find(const std::string& name) const {
 
 const TensorView& Weights::get(const std::string& name) const {
     if (const TensorView* v = find(name)) return *v;
-    throw Error(ErrorCode::not_found, path_.string() + ": missing tensor " + name);
+    throw Error(ErrorCode::not_found, path_to_utf8(path_) + ": missing tensor " + name);
 }
 
 }  // namespace ft::model

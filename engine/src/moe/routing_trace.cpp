@@ -8,6 +8,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::moe {
 
@@ -82,35 +83,35 @@ class Trace final : public RoutingSource {
 public:
     Trace(const std::filesystem::path& path, int n_layer, int k) : path_(path), n_layer_(n_layer), k_(k) {
         std::ifstream f(path, std::ios::binary);
-        if (!f) throw Error(ErrorCode::not_found, "routing trace not found: " + path.string());
+        if (!f) throw Error(ErrorCode::not_found, "routing trace not found: " + path_to_utf8(path));
         char magic[4];
         std::uint32_t hdr[3];
         f.read(magic, 4);
         f.read(reinterpret_cast<char*>(hdr), sizeof hdr);
         if (!f || std::memcmp(magic, kMagic, 4) != 0 || hdr[0] != 1)
-            throw Error(ErrorCode::invalid_file, path.string() + " is not a routing trace (version 1)",
+            throw Error(ErrorCode::invalid_file, path_to_utf8(path) + " is not a routing trace (version 1)",
                         "record one with `ft run --record-routing FILE`");
         if (int(hdr[1]) != n_layer || int(hdr[2]) != k)
             throw Error(ErrorCode::invalid_file,
-                        fmt::format("{}: recorded for {} layers × top-{}, this model has {} × top-{}", path.string(), hdr[1],
+                        fmt::format("{}: recorded for {} layers × top-{}, this model has {} × top-{}", path_to_utf8(path), hdr[1],
                                     hdr[2], n_layer, k));
         for (;;) {
             std::uint32_t T = 0;
             if (!f.read(reinterpret_cast<char*>(&T), 4)) break;
-            if (T == 0 || T > 4096) throw Error(ErrorCode::invalid_file, path.string() + ": corrupt step record");
+            if (T == 0 || T > 4096) throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": corrupt step record");
             std::vector<std::int32_t> ids(std::size_t(n_layer) * T * std::size_t(k));
             if (!f.read(reinterpret_cast<char*>(ids.data()), std::streamsize(ids.size() * 4)))
-                throw Error(ErrorCode::invalid_file, path.string() + ": truncated (a step record is cut short)");
+                throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": truncated (a step record is cut short)");
             // Keep the first token's choice of each layer: replays may run at another batch size.
             std::vector<std::int32_t> first(std::size_t(n_layer) * std::size_t(k));
             for (int l = 0; l < n_layer; ++l)
                 std::copy_n(ids.data() + std::size_t(l) * T * std::size_t(k), k, first.data() + std::size_t(l) * std::size_t(k));
             steps_.push_back(std::move(first));
         }
-        if (steps_.empty()) throw Error(ErrorCode::invalid_file, path.string() + ": the trace has no steps");
+        if (steps_.empty()) throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": the trace has no steps");
     }
     std::string describe() const override {
-        return fmt::format("trace {} ({} steps)", path_.filename().string(), steps_.size());
+        return fmt::format("trace {} ({} steps)", path_to_utf8(path_.filename()), steps_.size());
     }
     // Token t of this step takes recorded step (next + t): a batch replays consecutive steps side by side.
     void next_step(int n_tokens, std::span<std::int32_t> ids) override {
@@ -176,7 +177,7 @@ std::unique_ptr<RoutingSource> make_routing_source(const std::string& spec, cons
 
 RoutingRecorder::RoutingRecorder(const std::filesystem::path& path, int n_layer, int k)
     : f_(path, std::ios::binary | std::ios::trunc), path_(path), n_layer_(n_layer), k_(k) {
-    if (!f_) throw Error(ErrorCode::io, "cannot write the routing trace " + path.string());
+    if (!f_) throw Error(ErrorCode::io, "cannot write the routing trace " + path_to_utf8(path));
     const std::uint32_t hdr[3] = {1, std::uint32_t(n_layer), std::uint32_t(k)};
     f_.write(kMagic, 4);
     f_.write(reinterpret_cast<const char*>(hdr), sizeof hdr);
@@ -187,7 +188,7 @@ void RoutingRecorder::record(int n_tokens, std::span<const std::int32_t> ids) {
     f_.write(reinterpret_cast<const char*>(&T), 4);
     f_.write(reinterpret_cast<const char*>(ids.data()), std::streamsize(std::size_t(n_layer_) * T * std::size_t(k_) * 4));
     f_.flush();
-    if (!f_) throw Error(ErrorCode::io, "cannot write the routing trace " + path_.string());
+    if (!f_) throw Error(ErrorCode::io, "cannot write the routing trace " + path_to_utf8(path_));
     ++steps_;
 }
 

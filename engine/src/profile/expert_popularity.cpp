@@ -9,6 +9,7 @@
 
 #include "ft/error.h"
 #include "profile/sqlite_db.h"
+#include "ft/utf8.h"
 
 namespace ft::profile {
 
@@ -52,7 +53,7 @@ std::string popularity_key(const std::filesystem::path& path, int n_layer, int n
         if (ec) bytes = 0;
     }
     const auto name = path.filename().empty() ? path.parent_path().filename() : path.filename();
-    return fmt::format("{}|{}|{}x{}", name.string(), bytes, n_layer, n_expert);
+    return fmt::format("{}|{}|{}x{}", path_to_utf8(name), bytes, n_layer, n_expert);
 }
 
 bool store_popularity(const std::string& key, int n_layer, int n_expert, const std::vector<std::uint32_t>& session_uses) {

@@ -16,7 +16,7 @@ SqliteDb::SqliteDb(const std::string& file, std::string what, const char* schema
         const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
-        throw Error(ErrorCode::io, "cannot open " + path.string() + ": " + msg,
+        throw Error(ErrorCode::io, "cannot open " + path_to_utf8(path) + ": " + msg,
                     "check that the data folder is writable (or set FT_DATA_DIR)");
     }
     sqlite3_busy_timeout(db_, 2000);  // an app and a server on one data folder

@@ -23,6 +23,7 @@
 #include "sched/model_loader.h"
 #include "sched/sampler.h"
 #include "sched/stop_matcher.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -179,7 +180,7 @@ struct Engine::Impl {
             model.reset();
             loading = false;
             publish();
-            if (e.code() == ErrorCode::cancelled) spdlog::info("load cancelled: {}", o.model.string());
+            if (e.code() == ErrorCode::cancelled) spdlog::info("load cancelled: {}", path_to_utf8(o.model));
             else spdlog::error("load failed: {}", e.what());
             if (done) done(e);
         } catch (const std::exception& e) {

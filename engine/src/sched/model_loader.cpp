@@ -10,6 +10,7 @@
 #include "cpu/cpu_topology.h"
 #include "ft/gpu.h"
 #include "platform/platform.h"
+#include "ft/utf8.h"
 
 namespace ft::sched {
 
@@ -172,7 +173,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     try {
         m->tokenizer = Tokenizer::load(o.model);
     } catch (const Error& e) {
-        spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", o.model.string(), e.what());
+        spdlog::warn("{}: no usable tokenizer ({}): only token-id prompts will work", path_to_utf8(o.model), e.what());
     }
     m->geometry = memory::geometry_of(*m->weights);
     bool use_gpu = o.device == Device::cuda;
@@ -335,7 +336,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     if (m->tokenizer) m->eog = m->tokenizer->eog_ids();
     const model::ModelDesc& d = m->weights->desc();
     ModelInfo& info = m->info;
-    info.name = d.name.empty() ? o.model.filename().string() : d.name;
+    info.name = d.name.empty() ? path_to_utf8(o.model.filename()) : d.name;
     info.architecture = std::string(model::arch_name(d.arch));
     info.path = o.model;
     info.device = m->runner->device_name();

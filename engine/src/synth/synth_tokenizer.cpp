@@ -4,6 +4,7 @@
 #include <map>
 
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft::synth {
 
@@ -13,9 +14,9 @@ using nlohmann::json;
 
 json read_json(const std::filesystem::path& p) {
     std::ifstream in(p);
-    if (!in) throw Error(ErrorCode::not_found, p.string() + ": cannot open", "pass --vocab PATH/tokenizer.json");
+    if (!in) throw Error(ErrorCode::not_found, path_to_utf8(p) + ": cannot open", "pass --vocab PATH/tokenizer.json");
     json j = json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw Error(ErrorCode::invalid_file, p.string() + ": not a JSON object");
+    if (j.is_discarded() || !j.is_object()) throw Error(ErrorCode::invalid_file, path_to_utf8(p) + ": not a JSON object");
     return j;
 }
 
@@ -43,7 +44,7 @@ FittedTokenizer synth_fit_tokenizer(const std::filesystem::path& src_dir, std::u
     json tok = read_json(tj);
     if (!tok.contains("model") || !tok["model"].is_object() || !tok["model"].contains("vocab") ||
         !tok["model"]["vocab"].is_object())
-        throw Error(ErrorCode::invalid_file, tj.string() + ": missing object (model.vocab)");
+        throw Error(ErrorCode::invalid_file, path_to_utf8(tj) + ": missing object (model.vocab)");
     json added = tok.contains("added_tokens") && tok["added_tokens"].is_array() ? tok["added_tokens"] : json::array();
     std::int64_t max_id = -1;
     for (const auto& [text, id] : tok["model"]["vocab"].items()) max_id = std::max(max_id, id.get<std::int64_t>());
@@ -57,14 +58,14 @@ FittedTokenizer synth_fit_tokenizer(const std::filesystem::path& src_dir, std::u
     // Keep the first `keep` BPE ids, then the added tokens.
     const std::int64_t keep = std::int64_t(n_vocab) - std::int64_t(added.size());
     if (keep < 256)
-        throw Error(ErrorCode::unsupported, tj.string() + ": " + std::to_string(added.size()) +
+        throw Error(ErrorCode::unsupported, path_to_utf8(tj) + ": " + std::to_string(added.size()) +
                                                 " added tokens leave no room for the byte symbols in " + std::to_string(n_vocab) + " ids");
     json& vocab = tok["model"]["vocab"];
     json kept = json::object();
     for (const auto& [text, id] : vocab.items())
         if (id.get<std::int64_t>() < keep) kept[text] = id;
     if (std::int64_t(kept.size()) != keep)
-        throw Error(ErrorCode::unsupported, tj.string() + ": the vocabulary's ids below " + std::to_string(keep) + " are not contiguous");
+        throw Error(ErrorCode::unsupported, path_to_utf8(tj) + ": the vocabulary's ids below " + std::to_string(keep) + " are not contiguous");
     json merges = json::array();
     if (tok["model"].contains("merges") && tok["model"]["merges"].is_array())
         for (const auto& m : tok["model"]["merges"]) {

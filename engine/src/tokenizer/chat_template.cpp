@@ -5,6 +5,7 @@
 
 #include "format/gguf.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -96,7 +97,7 @@ nlohmann::ordered_json parse_json(const std::string& text, const std::string& wh
 
 std::string read_file(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);
-    if (!f) throw Error(ErrorCode::not_found, "cannot open " + p.string());
+    if (!f) throw Error(ErrorCode::not_found, "cannot open " + path_to_utf8(p));
     std::ostringstream ss;
     ss << f.rdbuf();
     return ss.str();
@@ -139,17 +140,17 @@ ChatTemplateSource from_gguf(const std::filesystem::path& path, const std::strin
     std::string key = name.empty() || name == "default" ? "tokenizer.chat_template" : "tokenizer.chat_template." + name;
     auto tmpl = reader.metadata().opt_string(key);
     if (!tmpl && require)
-        throw Error(ErrorCode::not_found, path.string() + ": no chat template (" + key + ")",
+        throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no chat template (" + key + ")",
                     "pass one with ft template --template FILE.jinja");
     if (tmpl) src.text = std::string(*tmpl);
-    src.origin = path.filename().string() + ": " + key;
+    src.origin = path_to_utf8(path.filename()) + ": " + key;
     const gguf::Value* tokens = reader.find("tokenizer.ggml.tokens");
     auto token_text = [&](const char* id_key) -> std::string {
         auto id = reader.metadata().opt_u64(id_key);
         if (!id || !tokens) return {};
         auto list = tokens->as_strings({});
         if (*id >= list.size())
-            throw Error(ErrorCode::invalid_file, path.string() + ": " + id_key + " = " + std::to_string(*id) +
+            throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": " + id_key + " = " + std::to_string(*id) +
                                                      " is out of range (" + std::to_string(list.size()) + " tokens)");
         return std::string(list[*id]);
     };
@@ -166,9 +167,9 @@ ChatTemplateSource from_config(const std::filesystem::path& config, const std::s
         try {
             cfg = nlohmann::ordered_json::parse(read_file(config));
         } catch (const nlohmann::json::exception& e) {
-            throw Error(ErrorCode::invalid_file, config.string() + ": not valid JSON: " + e.what());
+            throw Error(ErrorCode::invalid_file, path_to_utf8(config) + ": not valid JSON: " + e.what());
         }
-        if (!cfg.is_object()) throw Error(ErrorCode::invalid_file, config.string() + ": not a JSON object");
+        if (!cfg.is_object()) throw Error(ErrorCode::invalid_file, path_to_utf8(config) + ": not a JSON object");
         if (cfg.contains("bos_token")) src.bos_token = token_string(cfg["bos_token"]);
         if (cfg.contains("eos_token")) src.eos_token = token_string(cfg["eos_token"]);
     }
@@ -176,29 +177,29 @@ ChatTemplateSource from_config(const std::filesystem::path& config, const std::s
     const auto jinja_file = dir / "chat_template.jinja";
     if ((name.empty() || name == "default") && std::filesystem::exists(jinja_file)) {
         src.text = read_file(jinja_file);
-        src.origin = jinja_file.string();
+        src.origin = path_to_utf8(jinja_file);
         return src;
     }
     if (cfg.is_object() && cfg.contains("chat_template")) {
-        if (auto t = pick_template(cfg["chat_template"], name, config.string())) {
+        if (auto t = pick_template(cfg["chat_template"], name, path_to_utf8(config))) {
             src.text = *t;
-            src.origin = config.string() + ": chat_template";
+            src.origin = path_to_utf8(config) + ": chat_template";
             return src;
         }
     }
     const auto ct_json = dir / "chat_template.json";
     if (std::filesystem::exists(ct_json)) {
-        auto j = parse_json(read_file(ct_json), ct_json.string());
+        auto j = parse_json(read_file(ct_json), path_to_utf8(ct_json));
         if (j.is_object() && j.contains("chat_template")) {
-            if (auto t = pick_template(j["chat_template"], name, ct_json.string())) {
+            if (auto t = pick_template(j["chat_template"], name, path_to_utf8(ct_json))) {
                 src.text = *t;
-                src.origin = ct_json.string() + ": chat_template";
+                src.origin = path_to_utf8(ct_json) + ": chat_template";
                 return src;
             }
         }
     }
     if (!require) return src;
-    throw Error(ErrorCode::not_found, dir.string() + ": no chat template found (tokenizer_config.json chat_template, "
+    throw Error(ErrorCode::not_found, path_to_utf8(dir) + ": no chat template found (tokenizer_config.json chat_template, "
                                                       "chat_template.jinja or chat_template.json)",
                 "pass one with ft template --template FILE.jinja");
 }
@@ -222,17 +223,17 @@ ChatTemplateSource load_chat_template(const std::filesystem::path& model, const 
     if (std::filesystem::is_directory(model, ec))
         return from_config(model / "tokenizer_config.json", name, model, require);
     if (!std::filesystem::exists(model, ec))
-        throw Error(ErrorCode::not_found, model.string() + ": no such file or folder");
+        throw Error(ErrorCode::not_found, path_to_utf8(model) + ": no such file or folder");
     if (is_gguf(model)) return from_gguf(model, name, require);
     auto dir = model.parent_path().empty() ? std::filesystem::path(".") : model.parent_path();
     if (model.extension() == ".json") {
         // tokenizer_config.json itself, or another file of the folder (tokenizer.json): read the folder's config.
-        auto j = parse_json(read_file(model), model.string());
+        auto j = parse_json(read_file(model), path_to_utf8(model));
         if (j.is_object() && (j.contains("chat_template") || j.contains("bos_token") || j.contains("eos_token")))
             return from_config(model, name, dir, require);
         return from_config(dir / "tokenizer_config.json", name, dir, require);
     }
-    throw Error(ErrorCode::invalid_file, model.string() + ": not a GGUF file, a Hugging Face folder or a JSON config",
+    throw Error(ErrorCode::invalid_file, path_to_utf8(model) + ": not a GGUF file, a Hugging Face folder or a JSON config",
                 "pass a .gguf file, a model folder or its tokenizer_config.json");
 }
 

@@ -8,6 +8,7 @@
 #include "ft/error.h"
 #include "tokenizer/tokenizer_impl.h"
 #include "tokenizer/tokenizer_unicode.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -306,12 +307,12 @@ Tokenizer Tokenizer::load(const std::filesystem::path& source) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::exists(source, ec))
-        throw Error(ErrorCode::not_found, source.string() + ": no such file or folder",
+        throw Error(ErrorCode::not_found, path_to_utf8(source) + ": no such file or folder",
                     "give a GGUF file, a Hugging Face model folder or a tokenizer.json");
     if (fs::is_directory(source, ec)) {
         const fs::path json = source / "tokenizer.json";
         if (!fs::exists(json, ec))
-            throw Error(ErrorCode::not_found, source.string() + ": the folder has no tokenizer.json",
+            throw Error(ErrorCode::not_found, path_to_utf8(source) + ": the folder has no tokenizer.json",
                         "give the Hugging Face model folder that holds tokenizer.json, or a GGUF file");
         const fs::path config = source / "tokenizer_config.json";
         return from_hf(json, fs::exists(config, ec) ? config : fs::path());
@@ -319,7 +320,7 @@ Tokenizer Tokenizer::load(const std::filesystem::path& source) {
     char magic[4] = {};
     {
         std::ifstream f(source, std::ios::binary);
-        if (!f) throw Error(ErrorCode::io, source.string() + ": cannot open the file");
+        if (!f) throw Error(ErrorCode::io, path_to_utf8(source) + ": cannot open the file");
         f.read(magic, 4);
     }
     if (std::string_view(magic, 4) == "GGUF") return from_gguf(source);

@@ -3,13 +3,14 @@
 
 #include "ft/error.h"
 #include "tokenizer/tokenizer_impl.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
 Tokenizer Tokenizer::from_gguf(const std::filesystem::path& gguf_file) {
     const gguf::Reader reader = gguf::Reader::open(gguf_file);
     const gguf::Metadata& md = reader.metadata();
-    const std::string src = gguf_file.string();
+    const std::string src = path_to_utf8(gguf_file);
     auto m = std::make_shared<Impl>();
 
     if (!md.contains("tokenizer.ggml.model"))

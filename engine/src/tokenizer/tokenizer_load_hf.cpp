@@ -6,6 +6,7 @@
 
 #include "ft/error.h"
 #include "tokenizer/tokenizer_impl.h"
+#include "ft/utf8.h"
 
 namespace ft {
 
@@ -15,11 +16,11 @@ using json = nlohmann::json;
 
 json read_json(const std::filesystem::path& path) {
     std::ifstream f(path, std::ios::binary);
-    if (!f) throw Error(ErrorCode::not_found, path.string() + ": cannot open the file");
+    if (!f) throw Error(ErrorCode::not_found, path_to_utf8(path) + ": cannot open the file");
     try {
         return json::parse(f);
     } catch (const json::exception& e) {
-        throw Error(ErrorCode::invalid_file, path.string() + ": not valid JSON: " + e.what(),
+        throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": not valid JSON: " + e.what(),
                     "the file is damaged; download it again");
     }
 }
@@ -118,7 +119,7 @@ void add_pre(Tokenizer::Impl& m, const json& p, const std::string& src, bool& by
 // The loader proper; from_hf() turns the JSON library's type errors (a field of the wrong type) into ft::Error.
 static Tokenizer from_hf_unchecked(const std::filesystem::path& tokenizer_json,
                                    const std::filesystem::path& tokenizer_config) {
-    const std::string src = tokenizer_json.string();
+    const std::string src = path_to_utf8(tokenizer_json);
     const json j = read_json(tokenizer_json);
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
         bad(src, "model", "no tokenizer model");
@@ -232,7 +233,7 @@ static Tokenizer from_hf_unchecked(const std::filesystem::path& tokenizer_json,
         }
     }
     if (!tokenizer_config.empty()) {
-        const std::string csrc = tokenizer_config.string();
+        const std::string csrc = path_to_utf8(tokenizer_config);
         const json cfg = read_json(tokenizer_config);
         if (!cfg.is_object()) bad(csrc, "(top level)", "not a JSON object");
         auto set_id = [&](const char* key, std::int32_t& id) {
@@ -266,7 +267,7 @@ Tokenizer Tokenizer::from_hf(const std::filesystem::path& tokenizer_json, const 
     try {
         return from_hf_unchecked(tokenizer_json, tokenizer_config);
     } catch (const json::exception& e) {
-        throw Error(ErrorCode::invalid_file, tokenizer_json.string() + ": a field has the wrong JSON type: " + e.what(),
+        throw Error(ErrorCode::invalid_file, path_to_utf8(tokenizer_json) + ": a field has the wrong JSON type: " + e.what(),
                     "the tokenizer.json (or tokenizer_config.json) is damaged or not a Hugging Face tokenizers file");
     }
 }
