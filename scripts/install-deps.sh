@@ -27,6 +27,8 @@ if [[ "$mode" == "--gui" ]]; then
     qml6-module-qtquick-templates qml6-module-qtquick-dialogs qml6-module-qtqml-workerscript qml6-module-qtcharts
     qml6-module-qtqml-models qml6-module-qtquick-shapes
     qml6-module-qt-labs-folderlistmodel
+    # Qt's own strings in Korean and Chinese (its dialogs' buttons), embedded in the app.
+    qt6-translations-l10n
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
     # tests/ui/walkthrough.sh: the real window driven by clicks and keys.
     xdotool

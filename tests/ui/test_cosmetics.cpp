@@ -208,6 +208,32 @@ private slots:
         QVERIFY2(barColor.lightness() < 100, qPrintable(barColor.name()));
     }
 
+    // Qt's own file dialog speaks the app's language: its buttons come from Qt's translations (Debian's
+    // qt6-translations-l10n, embedded by ui/CMakeLists.txt), loaded at start and on a switch.
+    void qtDialogButtonsInTheAppsLanguage() {
+        QObject* w = m_ui->object("welcomeDialog");
+        if (w->property("visible").toBool()) QVERIFY(QMetaObject::invokeMethod(w, "close"));
+        m_ui->settle();
+        const QList<QPair<QString, QString>> cases{{"ko", "취소"}, {"zh_CN", "取消"}, {"en", "Cancel"}};
+        for (const auto& [lang, cancel] : cases) {
+            setLanguage(lang);
+            QVERIFY(m_ui->showPage("models"));
+            QVERIFY(m_ui->click("addModelButton"));
+            m_ui->settle(500);
+            QStringList shown;
+            std::function<void(QQuickItem*)> collect = [&](QQuickItem* i) {
+                if (!i->isVisible()) return;
+                if (i->inherits("QQuickAbstractButton")) shown << i->property("text").toString();
+                for (QQuickItem* c : i->childItems()) collect(c);
+            };
+            collect(m_ui->window()->contentItem()->parentItem() ? m_ui->window()->contentItem()->parentItem() : m_ui->window()->contentItem());
+            QVERIFY(QMetaObject::invokeMethod(m_ui->object("modelFileDialog"), "reject"));
+            m_ui->settle();
+            QVERIFY2(shown.contains(cancel), qPrintable(lang + ": the buttons shown are " + shown.join(" | ")));
+            if (lang != "en") QVERIFY2(!shown.contains("Cancel"), qPrintable(lang + ": " + shown.join(" | ")));
+        }
+    }
+
     void cleanupTestCase() {
         m_ui.reset();
         ft::log_shutdown();

@@ -9,6 +9,8 @@
 #include <QTranslator>
 #include <QVariantMap>
 
+#include <vector>
+
 #include "app_settings.h"
 #include "icon_provider.h"
 #include "log_hub.h"
@@ -36,6 +38,7 @@ static QLocale locale_for(const QString& language) {
 
 bool install_language(const QString& language) {
     static QTranslator* translator = nullptr;
+    static std::vector<QTranslator*> qt_translators;  // Qt's own strings (its dialogs' buttons)
     if (!AppSettings::languages().contains(language)) return false;
     // Dates and numbers follow the chosen language (QLocale() in C++, Qt.locale() in QML).
     QLocale::setDefault(locale_for(language));
@@ -43,6 +46,24 @@ bool install_language(const QString& language) {
         QCoreApplication::removeTranslator(translator);
         delete translator;
         translator = nullptr;
+    }
+    for (QTranslator* q : qt_translators) {
+        QCoreApplication::removeTranslator(q);
+        delete q;
+    }
+    qt_translators.clear();
+    // Qt's file and folder dialogs and message boxes (qtbase: the buttons, qtdeclarative: Qt Quick Dialogs), embedded
+    // from Debian's qt6-translations-l10n where the build found it (ui/CMakeLists.txt); English needs none.
+    if (language != "en") {
+        for (const char* module : {"qtbase", "qtdeclarative"}) {
+            auto* q = new QTranslator(QCoreApplication::instance());
+            if (q->load(QStringLiteral(":/i18n/qt/%1_%2.qm").arg(QLatin1String(module), language))) {
+                QCoreApplication::installTranslator(q);
+                qt_translators.push_back(q);
+            } else {
+                delete q;
+            }
+        }
     }
     // English is the source language; its .qm only adds plural forms, so it may be absent without harm.
     auto* t = new QTranslator(QCoreApplication::instance());
