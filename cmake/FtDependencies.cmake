@@ -77,7 +77,7 @@ if(FT_TESTS)
   list(APPEND FT_QT_COMPONENTS Core Test)
 endif()
 if(FT_GUI)
-  list(APPEND FT_QT_COMPONENTS Core Gui Widgets Qml Quick QuickControls2 Charts Sql Network Concurrent
+  list(APPEND FT_QT_COMPONENTS Core Gui Widgets Qml Quick QuickControls2 Sql Network Concurrent
        LinguistTools Test)
 endif()
 if(FT_QT_COMPONENTS)

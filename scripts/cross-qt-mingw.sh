@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Cross compiles Qt 6 for 64-bit Windows (x86_64-w64-mingw32) from Debian's own Qt source packages — the modules the
-# desktop app uses: qtbase, qtshadertools, qtsvg, qtdeclarative, qtcharts — with the host tools (moc, rcc, uic, qsb,
-# qmlcachegen, qmltyperegistrar …) of Debian's installed Qt packages of the same version (QT_HOST_PATH=/usr), into a
-# cache folder outside the tree:
+# desktop app uses: qtbase (Core, Gui, Widgets, Network, Sql + its SQLite driver, Concurrent, the Windows platform
+# plugin), qtshadertools (Qt Quick's shaders), qtsvg (the SVG icons), qtdeclarative (Qml, Quick, Quick Controls'
+# Basic style and templates, Layouts, Dialogs, Shapes, Qt.labs.folderlistmodel) — with the host tools (moc, rcc, uic,
+# qsb, qmlcachegen, qmltyperegistrar …) of Debian's installed Qt packages of the same version (QT_HOST_PATH=/usr),
+# into a cache folder outside the tree:
 #   nice -n 19 scripts/cross-qt-mingw.sh [CACHE_DIR]      default /var/cache/freetoken-qt-mingw
-# Result: CACHE_DIR/qt-<version>-mingw (a Qt prefix for CMAKE_PREFIX_PATH). Each module is built once (a mark file
-# per module); a later run reuses what is there, so an interrupted run continues where it stopped. Sources are
-# fetched with a private apt state under CACHE_DIR (the machine's apt configuration is not touched). SQLite for Qt's
-# SQL driver comes from scripts/cross-mingw.sh's libraries (Debian's Qt source leaves out Qt's bundled copy): run
-# that first. Not part of CI: docs/windows.md gives its time and size on the dev machine.
+# Result: CACHE_DIR/qt-<version>-mingw (a Qt prefix for CMAKE_PREFIX_PATH). Every module's source is fetched first
+# (with a private apt state under CACHE_DIR: the machine's apt configuration is not touched), so a source the mirror
+# lacks stops the run in seconds rather than after hours of qtbase; FT_QT_MODULES="qtbase qtshadertools" builds
+# only those (e.g. while a source is missing). Each module is built once (a mark file per module); a later run
+# reuses what is there, so an interrupted run continues where it stopped. SQLite for Qt's SQL driver is compiled here
+# from the amalgamation scripts/cross-mingw.sh made (Debian's Qt source leaves out Qt's bundled copy; the driver needs
+# SQLITE_ENABLE_COLUMN_METADATA, which ft.exe's copy leaves out): run that first. Not part of CI: docs/windows.md
+# gives its time and size on the dev machine.
 # Jobs: FT_QT_JOBS (default: the number of CPUs). Log of each step: CACHE_DIR/logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +34,9 @@ qt_version=$(dpkg-query -W -f '${Version}' qt6-base-dev 2>/dev/null | sed 's/[+~
 [[ -n "$qt_version" ]] || die "cannot tell the version of qt6-base-dev"
 host_cmake=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/cmake
 [[ -d "$host_cmake/Qt6CoreTools" ]] || die "$host_cmake/Qt6CoreTools missing: install qt6-base-dev-tools"
-deps=$src_root/build/mingw/deps/prefix
-[[ -f "$deps/lib/libsqlite3.a" ]] || die "$deps/lib/libsqlite3.a missing: run scripts/cross-mingw.sh first"
+amalgamation=$src_root/build/mingw/deps/build-sqlite3
+[[ -f "$amalgamation/sqlite3.c" && -f "$amalgamation/sqlite3.h" ]] \
+  || die "$amalgamation/sqlite3.c missing: run scripts/cross-mingw.sh first"
 
 prefix=$cache/qt-$qt_version-mingw
 mkdir -p "$cache/src" "$cache/logs" "$prefix"
@@ -42,8 +48,8 @@ modules=(
   "qt6-shadertools qtshadertools qt6-shadertools-dev"
   "qt6-svg qtsvg libqt6svg6"
   "qt6-declarative qtdeclarative qt6-declarative-dev"
-  "qt6-charts qtcharts qt6-charts-dev"
 )
+wanted=${FT_QT_MODULES:-qtbase qtshadertools qtsvg qtdeclarative}
 
 fetch() {  # fetch and unpack one source package, the version of the installed binary package
   local src=$1 bin=$2 apt=$cache/apt
@@ -61,25 +67,51 @@ fetch() {  # fetch and unpack one source package, the version of the installed b
   [[ -n "$(ls "$apt/lists" | grep -v partial)" ]] || apt-get "${opts[@]}" update || die "apt-get update failed (network?)"
   local version
   version=$(dpkg-query -W -f '${source:Version}' "$bin" 2>/dev/null) || die "$bin is not installed (scripts/install-deps.sh)"
-  (cd "$cache/src" && apt-get "${opts[@]}" source --download-only "$src=$version") || die "apt-get source $src=$version failed"
+  if ! (cd "$cache/src" && apt-get "${opts[@]}" source --download-only "$src=$version" >"$cache/logs/fetch-$src.log" 2>&1); then
+    cat "$cache/logs/fetch-$src.log" >&2
+    die "the source package $src=$version could not be downloaded (above: which file the mirror did not give). The \
+Windows desktop app needs it; try again where deb.debian.org serves it, or build the others with FT_QT_MODULES"
+  fi
   (cd "$cache/src" && dpkg-source --no-check -x "${src}_${version#*:}.dsc" >/dev/null) || die "unpacking $src failed"
 }
+
+# Every source first: a missing one is known before hours of building.
+for m in "${modules[@]}"; do
+  read -r src name bin <<<"$m"
+  [[ " $wanted " == *" $name "* ]] || continue
+  [[ -f "$prefix/.built-$name" ]] && continue
+  step "$name: fetching $src"
+  fetch "$src" "$bin"
+done
+
+# SQLite for Qt's driver, with the column metadata API it calls (sqlite3_column_table_name16 …).
+sqlite=$cache/sqlite
+if [[ ! -f "$sqlite/lib/libsqlite3.a" ]]; then
+  step "SQLite for Qt's SQL driver"
+  mkdir -p "$sqlite/lib" "$sqlite/include"
+  $triple-gcc-posix -O2 -DSQLITE_THREADSAFE=1 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_ENABLE_COLUMN_METADATA \
+    -c "$amalgamation/sqlite3.c" -o "$sqlite/sqlite3.o" || die "compiling sqlite3.c for Qt failed"
+  $triple-ar rcs "$sqlite/lib/libsqlite3.a" "$sqlite/sqlite3.o"
+  cp "$amalgamation/sqlite3.h" "$sqlite/include/"
+fi
 
 export FT_MINGW_PREFIX=$prefix  # the toolchain's find root: modules after qtbase find Qt6 there
 for m in "${modules[@]}"; do
   read -r src name bin <<<"$m"
+  [[ " $wanted " == *" $name "* ]] || { step "$name: not in FT_QT_MODULES"; continue; }
   [[ -f "$prefix/.built-$name" ]] && { step "$name: already built"; continue; }
-  step "$name: fetching $src"
-  fetch "$src" "$bin"
   dir=$(ls -d "$cache"/src/"$src"-[0-9]*/ | head -1)
   extra=()
   if [[ $name == qtbase ]]; then
-    # Windows has its own font, image and network back ends; what Debian's source leaves out (SQLite) comes from
-    # the cross build's libraries, everything else from Qt's bundled copies.
-    extra=(-DFEATURE_system_sqlite=ON -DSQLite3_INCLUDE_DIR="$deps/include" -DSQLite3_LIBRARY="$deps/lib/libsqlite3.a"
+    # Windows has its own font, image and network back ends; what Debian's source leaves out comes from the cross
+    # build's SQLite, everything else from Qt's bundled copies. Debian's source also drops the Wintab header
+    # (src/3rdparty/wintab: its license forbids changes), which the Windows platform plugin's tablet support
+    # includes: no tablet events (the app has no use for a pen's pressure).
+    extra=(-DFEATURE_system_sqlite=ON -DSQLite3_INCLUDE_DIR="$sqlite/include" -DSQLite3_LIBRARY="$sqlite/lib/libsqlite3.a"
            -DFEATURE_system_zlib=OFF -DFEATURE_system_pcre2=OFF -DFEATURE_system_freetype=OFF
            -DFEATURE_system_harfbuzz=OFF -DFEATURE_system_png=OFF -DFEATURE_system_jpeg=OFF -DFEATURE_openssl=OFF
-           -DFEATURE_dbus=OFF -DFEATURE_sql_odbc=OFF -DFEATURE_sql_psql=OFF -DFEATURE_sql_mysql=OFF)
+           -DFEATURE_dbus=OFF -DFEATURE_sql_odbc=OFF -DFEATURE_sql_psql=OFF -DFEATURE_sql_mysql=OFF
+           -DFEATURE_tabletevent=OFF)
   fi
   step "$name: configuring"
   cmake -S "${dir%/}" -B "$cache/build-$name" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src_root/cmake/toolchains/mingw-w64-x86_64.cmake" \
