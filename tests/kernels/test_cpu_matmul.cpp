@@ -1,6 +1,6 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
 // supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
-// Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
+// Q4_1/Q5_0/Q5_1/Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4 runs on every int8 dot-product path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
 // fallback (forced with set_int8_dot_for_test), each against its own tolerance.
 #include <hwy/targets.h>
 
@@ -47,8 +47,9 @@ double tolerance(DType t) { return t == DType::Q4_K || t == DType::Q8_0 ? 1e-8 :
 // freedom: above 3.3× its mean in 7 % of draws), so single rows get 3× the room.
 constexpr double kInt8Tolerance = 5e-5;
 double int8_tolerance(int rows) { return rows == 1 ? 3 * kInt8Tolerance : kInt8Tolerance; }
-const DType kTypes[] = {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q2_K, DType::Q3_K,
-                        DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4};
+const DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0, DType::Q4_0,   DType::Q4_1,   DType::Q5_0,
+                        DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL,
+                        DType::IQ4_XS, DType::MXFP4};
 using ft::kernels::cpu::Int8Dot;
 
 // Σ (got − want)² / Σ_r Σ_i (w_ri·x_i)²: the error relative to the size of the products, so a row whose dot
@@ -148,8 +149,8 @@ private slots:
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 768, k = 2048;
         const auto x = ft::test::random_floats(std::size_t(k), 17, -2.f, 2.f);
-        for (DType t : {DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL,
-                        DType::IQ4_XS, DType::MXFP4}) {
+        for (DType t : {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
+                        DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 300 + int(t));
             std::vector<float> want(static_cast<std::size_t>(rows)), got(static_cast<std::size_t>(rows));
             ft::kernels::ref::matmul_f32(x.data(), w.deq.data(), want.data(), 1, rows, k);
@@ -237,15 +238,15 @@ private slots:
         qInfo("%d SIMD targets checked", targets);
     }
 
-    // matvec_rows takes the CPU's int8 path for the K-quants, IQ4_NL, IQ4_XS and MXFP4 and keeps Q8_0 on int16
+    // matvec_rows takes the CPU's int8 path for every type it handles but Q8_0, which stays on int16
     // (bit-identical results).
     void matvecDefaultPathPerType() {
         const Int8Dot best = ft::kernels::cpu::int8_dot_selected();
         if (best == Int8Dot::none) QSKIP("skipped: this CPU has no int8 dot-product path");
         const int rows = 9, k = 512;
         const auto x = ft::test::random_floats(std::size_t(k), 8, -2.f, 2.f);
-        for (DType t : {DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL,
-                        DType::IQ4_XS, DType::MXFP4}) {
+        for (DType t : {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
+                        DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4}) {
             const auto w = make_weights(t, rows, k, 40 + int(t));
             std::vector<float> dflt(static_cast<std::size_t>(rows)), int8(dflt), highway(dflt);
             ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), dflt.data(), 0, rows);
