@@ -45,8 +45,8 @@ const CommandSpec& spec_synth() {
         "write a synthetic model of a real architecture",
         "Writes a complete, loadable GGUF of a real architecture with random weights of sane scale, for tests and "
         "benchmarks: the real hyper-parameters of the preset (overridable), the real Qwen3 tokenizer and chat template. "
-        "Deterministic for a seed; Q8_0, K-quant and MXFP4 blocks are generated directly, the other block types "
-        "quantized from generated values; streamed (bounded RAM).",
+        "Deterministic for a seed; Q8_0, Q4_K, Q5_K, Q6_K and MXFP4 blocks are generated directly, the other block "
+        "types quantized from generated values; streamed (bounded RAM).",
         {
             {"arch", "ARCH", "architecture (the preset's when left out)", ""},
             {"preset", "NAME", "size preset: " + model::synth_preset_names(), "tiny"},
