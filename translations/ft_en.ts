@@ -1013,6 +1013,14 @@
         <source>CPU (%1 threads)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 is not there any more: it was moved or deleted. Add it again from its new place.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>

@@ -1012,6 +1012,14 @@
         <source>CPU (%1 threads)</source>
         <translation>CPU(%1 스레드)</translation>
     </message>
+    <message>
+        <source>%1 is not there any more: it was moved or deleted. Add it again from its new place.</source>
+        <translation>%1 파일이 더 이상 그 자리에 없습니다. 옮겨졌거나 지워졌습니다. 새 위치에서 다시 추가하세요.</translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
+        <translation>프롬프트가 %1 토큰인데 모델의 컨텍스트는 %2 토큰까지입니다. 새 채팅을 시작하거나 메시지를 줄이거나, 더 큰 컨텍스트로 모델을 불러오세요.</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>

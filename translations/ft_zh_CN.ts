@@ -1012,6 +1012,14 @@
         <source>CPU (%1 threads)</source>
         <translation>CPU（%1 线程）</translation>
     </message>
+    <message>
+        <source>%1 is not there any more: it was moved or deleted. Add it again from its new place.</source>
+        <translation>%1 已不在原处：它被移动或删除了。请从新的位置重新添加。</translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
+        <translation>提示有 %1 个词元，而模型的上下文只能容纳 %2 个。请开始新的聊天或缩短消息，或以更大的上下文加载模型。</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>

@@ -10,6 +10,11 @@ QString EngineText::text(const Message& m, const QString& english) {
         return tr("%1 is damaged or incomplete (%2): download or convert it again").arg(a(0), a(1));
     if (k == "not_gguf")
         return tr("%1 is not a GGUF model file (it starts with \"%2\"): choose a .gguf file or a Hugging Face folder of safetensors").arg(a(0), a(1));
+    // A model file that is not there (moved or deleted since it was added: MappedFile::open).
+    if (k == "file_missing") return tr("%1 is not there any more: it was moved or deleted. Add it again from its new place.").arg(a(0));
+    // A request whose prompt (a conversation grown past the context) does not fit (Engine::submit).
+    if (k == "prompt_too_long")
+        return tr("The prompt has %1 tokens; the model's context holds %2. Start a new chat or shorten the message, or load the model with a larger context.").arg(a(0), a(1));
     // A live cache rebuild the engine refused (RebuildResult::reason_key).
     if (k == "no_model") return tr("No model is loaded.");
     if (k == "kv_zero") return tr("A KV cache of 0 positions cannot serve.");

@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -135,6 +136,34 @@ private slots:
         setLanguage("en");
         monitor->refresh();
         QVERIFY2(!has_hangul(monitor->gpuNote()) && !monitor->gpuNote().isEmpty(), qPrintable(monitor->gpuNote()));
+    }
+
+    // A request whose prompt does not fit the context (a conversation grown past it): the reason in Korean, with the
+    // numbers; then a model file moved away since it was added: its load error in Chinese.
+    void promptTooLongAndFileMissing() {
+        QTRY_VERIFY_WITH_TIMEOUT(host()->isReady(), 60000);
+        const int ctx = host()->contextLength();
+        QVERIFY(ctx > 0);
+        setLanguage("ko");
+        QSignalSpy failed(host(), &ft::EngineHost::generationFailed);
+        const quint64 id = host()->generateText(QStringLiteral("a ").repeated(ctx + 64));
+        QVERIFY(id > 0);
+        QVERIFY(failed.wait(30000));
+        const QString ko = failed.first().at(1).toString();
+        // "The reply failed: %1" and the reason, in Korean after the context's size too (not only the prefix).
+        QVERIFY2(ko.contains(QString::number(ctx)) && has_hangul(ko.section(QString::number(ctx), -1)), qPrintable(ko));
+        host()->clearError();
+        setLanguage("zh_CN");
+        const QString moved = m_data.filePath("moved-away.gguf");
+        QVERIFY(QFile::copy(m_model, moved));
+        QVERIFY(QFile::remove(moved));  // added once, then moved or deleted
+        host()->load(moved);
+        QTRY_COMPARE_WITH_TIMEOUT(host()->state(), QStringLiteral("error"), 20000);
+        const QString zh = host()->lastError();
+        QVERIFY2(zh.count(QStringLiteral("moved-away.gguf")) >= 2 && has_han(zh.section(QStringLiteral("moved-away.gguf"), -1)),
+                 qPrintable(zh));  // "Could not load %1: %2", the reason in Chinese after its own file name
+        setLanguage("en");
+        host()->clearError();
     }
 
     void cleanupTestCase() {

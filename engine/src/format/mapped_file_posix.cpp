@@ -23,7 +23,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     if (fd < 0) {
         const int err = errno;
         if (err == ENOENT)
-            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path");
+            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path")
+                .keyed("file_missing", {path_to_utf8(path)});
         throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot open: " + std::strerror(err));
     }
     struct stat st {};

@@ -26,7 +26,8 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     if (file == INVALID_HANDLE_VALUE) {
         const DWORD err = ::GetLastError();
         if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
-            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path");
+            throw Error(ErrorCode::not_found, path_to_utf8(path) + ": no such file", "check the path")
+                .keyed("file_missing", {path_to_utf8(path)});
         throw Error(ErrorCode::io, path_to_utf8(path) + ": cannot open (Windows error " + std::to_string(err) + ")");
     }
     LARGE_INTEGER size{};

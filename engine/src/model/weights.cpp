@@ -45,7 +45,8 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
         throw Error(ErrorCode::not_found, "model not found: " + path_to_utf8(path),
-                    "give the path of a .gguf file or of a Hugging Face model folder");
+                    "give the path of a .gguf file or of a Hugging Face model folder")
+            .keyed("file_missing", {path_to_utf8(path)});
     }
     std::filesystem::path dir = path;
     if (std::filesystem::is_regular_file(path, ec) && looks_like_gguf(path)) {

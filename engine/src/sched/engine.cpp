@@ -329,7 +329,8 @@ struct Engine::Impl {
                 throw Error(ErrorCode::invalid_argument,
                             "the prompt has " + std::to_string(s.req.prompt.size()) + " tokens; the context holds " +
                                 std::to_string(model->options.n_ctx),
-                            "shorten the prompt or load the model with a larger context");
+                            "shorten the prompt or load the model with a larger context")
+                    .keyed("prompt_too_long", {std::to_string(s.req.prompt.size()), std::to_string(model->options.n_ctx)});
             }
             s.tokens = s.req.prompt;
             s.n_prompt = s.tokens.size();
