@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -27,6 +28,8 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <functional>
 
 #include "app_harness.h"
 #include "chat_session.h"
@@ -59,6 +62,75 @@ public:
                     s->disconnectFromHost();
                 });
                 connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+            }
+        });
+    }
+};
+
+// A server of our own that speaks the OpenAI API's streaming shape for a tool call (as OpenAI's API reference
+// documents the chunks: the call's id, type and name first with empty arguments, the arguments in fragments, then
+// finish_reason "tool_calls", a usage chunk and [DONE]): ft serve emits tool calls only when its model writes them, and
+// neither the demo model nor a random-weight one does. /v1/models lists one model; anything else is a 404.
+class ToolCallServer : public QTcpServer {
+public:
+    QByteArray lastChatBody;
+    ToolCallServer() {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* s = nextPendingConnection()) {
+                auto* buf = new QByteArray;
+                connect(s, &QTcpSocket::readyRead, s, [this, s, buf] {
+                    *buf += s->readAll();
+                    const int end = buf->indexOf("\r\n\r\n");
+                    if (end < 0) return;
+                    const QByteArray head = buf->left(end);
+                    qsizetype length = 0;
+                    for (const QByteArray& line : head.split('\n'))
+                        if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
+                    if (buf->size() < end + 4 + length) return;  // the body is still coming
+                    const QByteArray body = buf->mid(end + 4, length);
+                    if (head.startsWith("GET /v1/models")) {
+                        const QJsonObject model{{"id", "tool-model"}, {"object", "model"}, {"owned_by", "test"}};
+                        const QByteArray json = QJsonDocument(QJsonObject{{"object", "list"}, {"data", QJsonArray{model}}}).toJson(QJsonDocument::Compact);
+                        s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+                                 QByteArray::number(json.size()) + "\r\n\r\n" + json);
+                    } else if (head.startsWith("POST /v1/chat/completions")) {
+                        lastChatBody = body;
+                        s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n");
+                        auto chunk = [](const QJsonObject& delta, const QJsonValue& finish) {
+                            const QJsonObject choice{{"index", 0}, {"delta", delta}, {"finish_reason", finish}};
+                            return QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1},
+                                               {"model", "tool-model"}, {"choices", QJsonArray{choice}}};
+                        };
+                        auto call = [](const QJsonObject& function, bool first) {
+                            QJsonObject c{{"index", 0}, {"function", function}};
+                            if (first) {
+                                c["id"] = "call_w1";
+                                c["type"] = "function";
+                            }
+                            return QJsonObject{{"tool_calls", QJsonArray{c}}};
+                        };
+                        QJsonObject opening = call(QJsonObject{{"name", "get_weather"}, {"arguments", ""}}, true);
+                        opening["role"] = "assistant";
+                        opening["content"] = QJsonValue::Null;
+                        const QList<QJsonObject> events{
+                            chunk(opening, QJsonValue::Null),
+                            chunk(call(QJsonObject{{"arguments", "{\"location\":"}}, false), QJsonValue::Null),
+                            chunk(call(QJsonObject{{"arguments", " \"Seoul\", \"unit\": \"celsius\"}"}}, false), QJsonValue::Null),
+                            chunk(QJsonObject{}, "tool_calls"),
+                            QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1}, {"model", "tool-model"},
+                                        {"choices", QJsonArray{}},
+                                        {"usage", QJsonObject{{"prompt_tokens", 14}, {"completion_tokens", 11}, {"total_tokens", 25}}}}};
+                        for (const QJsonObject& e : events) s->write("data: " + QJsonDocument(e).toJson(QJsonDocument::Compact) + "\n\n");
+                        s->write("data: [DONE]\n\n");
+                    } else {
+                        s->write("HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}");
+                    }
+                    s->disconnectFromHost();
+                });
+                connect(s, &QTcpSocket::disconnected, s, [s, buf] {
+                    delete buf;
+                    s->deleteLater();
+                });
             }
         });
     }
@@ -530,6 +602,40 @@ private slots:
         QVERIFY2(!r.reasoning.trimmed().isEmpty(), qPrintable(r.content));
         QVERIFY(!r.content.contains("<think>") && !r.reasoning.contains("<think>"));
         QCOMPARE(r.server, thinking.url);
+    }
+
+    void toolCallsFromAServerAreShown() {
+        // A server that answers with a tool call (streamed in fragments): the reply shows it as a tool-call block
+        // with the function's name and its arguments, and the history keeps it.
+        ToolCallServer tools;
+        QVERIFY(tools.listen(QHostAddress::LocalHost));
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(tools.serverPort());
+        QCOMPARE(addByDialog(url, {}), QString());
+        QTRY_VERIFY(servers()->rowOfUrl(url) >= 0);
+        chatWith(url, "tool-model");
+        type("Weather in Seoul?");
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 20000);
+        m_ui->settle();
+        QVERIFY(QJsonDocument::fromJson(tools.lastChatBody).object().value("stream").toBool());
+        const ft::MessageRecord r = messages().last();
+        QCOMPARE(r.role, QStringLiteral("assistant"));
+        QVERIFY2(r.state == "complete", qPrintable(r.state + " " + r.error));
+        QVERIFY2(r.content.contains("```tool-call\nget_weather("), qPrintable(r.content));
+        QCOMPARE(r.completionTokens, 11);  // the server's usage
+        QCOMPARE(r.promptTokens, 14);
+        QQuickItem* block = nullptr;
+        std::function<void(QQuickItem*)> find = [&](QQuickItem* i) {
+            if (!i->isVisible()) return;
+            if (i->property("language").toString() == QLatin1String("tool-call")) block = i;
+            for (QQuickItem* c : i->childItems()) find(c);
+        };
+        find(m_ui->window()->contentItem());
+        QVERIFY2(block, "no tool-call block on the Chat page");
+        const QString code = block->property("code").toString();
+        QVERIFY2(code.startsWith("get_weather(") && code.contains("\"location\": \"Seoul\"") &&
+                     code.contains("\"unit\": \"celsius\""),
+                 qPrintable(code));
+        m_ui->saveScreenshot("chat-remote-tool-call");
     }
 
     void noQmlWarnings() {
