@@ -282,6 +282,8 @@ void RemoteClient::handleEvent(quint64 id, Stream& s, const QByteArray& data) {
         emitText(id, s, content);
     }
     for (const QJsonValue& v : d.value("tool_calls").toArray()) {
+        // A reply that is only a tool call: its first fragment is the first token (its text is shown at the end).
+        if (s.firstMs < 0) s.firstMs = s.clock.elapsed();
         const QJsonObject t = v.toObject();
         const int index = t.value("index").toInt(int(s.tools.size()));
         while (s.tools.size() <= index) s.tools.append(ToolCall{});

@@ -436,6 +436,14 @@ private slots:
         QCOMPARE(stats(m_demo.url, kKey).value("plan").toObject().value("kv_tokens").toDouble(), kvAfter);
         QCOMPARE(cm->property("kvNow").toDouble(), kvAfter);  // the verdict came with the plan in force
         m_ui->settle();
+        // The server's cache config and charts at the top of the view (for the screenshot; they are below the fold).
+        QQuickItem* card = m_ui->item("remoteCacheConfigCard");
+        QQuickItem* flick = card->parentItem();
+        while (flick && !flick->property("contentY").isValid()) flick = flick->parentItem();
+        QVERIFY(flick);
+        const double top = card->mapToItem(flick->property("contentItem").value<QQuickItem*>(), QPointF(0, 0)).y() - 16;
+        flick->setProperty("contentY", std::max(0.0, std::min(top, flick->property("contentHeight").toDouble() - flick->height())));
+        m_ui->settle();
         QVERIFY(m_ui->item("rebuildVerdictText")->property("text").toString().contains(QStringLiteral("Applied")));
         QTRY_COMPARE(cm->property("latest").toMap().value("kvTotalTokens").toDouble(), kvAfter);  // charted too
         m_ui->saveScreenshot("console-remote-live");
@@ -623,6 +631,7 @@ private slots:
         QVERIFY2(r.content.contains("```tool-call\nget_weather("), qPrintable(r.content));
         QCOMPARE(r.completionTokens, 11);  // the server's usage
         QCOMPARE(r.promptTokens, 14);
+        QVERIFY(r.ttftMs > 0);  // from the call's first fragment (no text comes)
         QQuickItem* block = nullptr;
         std::function<void(QQuickItem*)> find = [&](QQuickItem* i) {
             if (!i->isVisible()) return;
