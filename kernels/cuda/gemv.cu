@@ -1078,6 +1078,8 @@ bool gemv_supported(DType type) {
     }
 }
 
+bool gemv_decode_only(DType type) { return quant::decode_only(type); }
+
 cudaError_t gemv(const GemvParams& p, cudaStream_t stream) {
     if (!valid_shape(p.type, p.rows, p.k, p.row_bytes) || p.m < 1 || p.m > kGemvMaxM) return cudaErrorInvalidValue;
     const std::int64_t ldx = p.ldx ? p.ldx : p.k, ldy = p.ldy ? p.ldy : p.rows;

@@ -56,6 +56,8 @@ struct GemvParams {
 };
 
 bool gemv_supported(DType type);
+// The types read through quant::decode8 only (one generic kernel per type and mode; quant_decode.cuh).
+bool gemv_decode_only(DType type);
 cudaError_t gemv(const GemvParams& p, cudaStream_t stream);
 
 struct ExpertMatrix {

@@ -14,6 +14,7 @@
 
 #include "cuda/expert_cache.cuh"
 #include "cuda/expert_copy.cuh"
+#include "cuda/gpu_weights.h"
 #include "cuda/ops.cuh"
 #include "ft/error.h"
 #include "model/arch.h"
@@ -68,7 +69,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         matrix_bytes_[b] = t.bytes();
         bank_bytes_[b] = (t.bytes() + 255) / 256 * 256;
         slot_bytes_ += bank_bytes_[b];
-        if (!kc::gemv_supported(t.type))
+        if (!gpu_reads(t.type))
             throw Error(ErrorCode::unsupported, fmt::format("layer {}'s expert {} matrices are {}, which the GPU kernels do not "
                                                             "read yet", first_moe, kNames[b], kernels::dtype_info(t.type).name),
                         "use --device cpu");

@@ -1,5 +1,7 @@
 #include "cuda/gpu_weights.h"
 
+#include <cstdlib>
+
 #include <spdlog/fmt/fmt.h>
 
 #include "ft/error.h"
@@ -31,10 +33,20 @@ void DeviceWeights::uploaded() {
     on_upload_(uploader_->bytes(), total_);
 }
 
+bool gpu_reads(kernels::DType t) {
+    if (!kc::gemv_supported(t)) return false;
+    if (!kc::gemv_decode_only(t)) return true;
+    static const bool allowed = [] {
+        const char* v = std::getenv("FT_GPU_DECODE_ONLY_TYPES");
+        return v && std::string(v) == "1";
+    }();
+    return allowed;
+}
+
 DeviceMatrix DeviceWeights::matrix(const model::TensorView& t) {
     if (auto it = matrices_.find(t.data); it != matrices_.end()) return it->second;  // a tied LM head: the embedding
     const std::string name(t.name);
-    if (!kc::gemv_supported(t.type))
+    if (!gpu_reads(t.type))
         throw Error(ErrorCode::unsupported,
                     fmt::format("{}: tensor {} is {}, which the GPU kernels do not read yet", w_.path().string(), name,
                                 kernels::dtype_info(t.type).name),
@@ -78,7 +90,7 @@ const float* DeviceWeights::ones(std::int64_t n) {
 
 DeviceMatrix DeviceWeights::stacked(const model::TensorView& q, const model::TensorView& k, const model::TensorView& v,
                                     const std::string& name) {
-    if (!(q.type == k.type && k.type == v.type && q.cols == k.cols && k.cols == v.cols && kc::gemv_supported(q.type)))
+    if (!(q.type == k.type && k.type == v.type && q.cols == k.cols && k.cols == v.cols && gpu_reads(q.type)))
         return {};
     auto p = alloc(q.bytes() + k.bytes() + v.bytes(), name);
     auto* d = static_cast<std::uint8_t*>(p.get());
@@ -116,7 +128,7 @@ ExpertSet DeviceWeights::experts(int il) {
         const model::TensorView& e0 = get(w_.expert(il, 0));
         const std::size_t one = e0.bytes();
         const std::uint32_t n = w_.desc().moe.n_expert;
-        if (!kc::gemv_supported(e0.type))
+        if (!gpu_reads(e0.type))
             throw Error(ErrorCode::unsupported,
                         fmt::format("{}: {} is {}, which the GPU kernels do not read yet", w_.path().string(),
                                     prefix + what, kernels::dtype_info(e0.type).name),
