@@ -156,7 +156,7 @@ int run_synth(const Args& args) {
     synth::SynthOptions opt;
     opt.out = path_from_utf8(*out);
     if (auto v = args.get("vocab")) {
-        const std::filesystem::path p(*v);
+        const std::filesystem::path p = path_from_utf8(*v);
         opt.tokenizer_dir = std::filesystem::is_directory(p) ? p : p.parent_path();
         if (!std::filesystem::is_directory(p) && p.filename() != "tokenizer.json")
             throw Error(ErrorCode::invalid_argument, "synth: --vocab must name a tokenizer.json or its folder");
@@ -177,8 +177,8 @@ int run_synth(const Args& args) {
     const auto r = synth::synth_write(plan, opt);
     if (!args.has("quiet")) std::fprintf(stderr, "\n");
     if (r.files.size() > 1 || opt.split_max_tensors || opt.split_max_bytes)
-        for (const auto& f : r.files) std::printf("%s\n", f.string().c_str());
-    std::printf("wrote %s: %s %s, %zu tensors, %.1f MiB in %.1f s\n", r.files.front().string().c_str(), std::string(model::arch_name(desc.arch)).c_str(),
+        for (const auto& f : r.files) std::printf("%s\n", path_to_utf8(f).c_str());
+    std::printf("wrote %s: %s %s, %zu tensors, %.1f MiB in %.1f s\n", path_to_utf8(r.files.front()).c_str(), std::string(model::arch_name(desc.arch)).c_str(),
                 args.get_or("preset", "tiny").c_str(), plan.tensors.size(), r.file_bytes / 1048576.0, r.seconds);
     return 0;
 }

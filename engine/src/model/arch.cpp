@@ -5,6 +5,7 @@
 
 #include "ft/error.h"
 #include "model/layer_params.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -112,7 +113,7 @@ std::string synth_preset_names() {
 ModelGraph build_graph(const Weights& w) {
     const Arch& a = arch_of(w.desc().arch);
     if (!a.graph)
-        throw Error(ErrorCode::unsupported, w.path().string() + ": " + *arch_unsupported_reason(a.id),
+        throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": " + *arch_unsupported_reason(a.id),
                     "use a model of a supported architecture");
     return a.graph(w);
 }
@@ -264,7 +265,7 @@ void finish_graph(ModelGraph& g, const Weights& w) {
             if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
                 if (first && (a->n_head_kv != first->n_head_kv || a->head_dim != first->head_dim ||
                               a->v_head_dim != first->v_head_dim))
-                    throw Error(ErrorCode::unsupported, w.path().string() + ": attention layers with different K/V shapes");
+                    throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": attention layers with different K/V shapes");
                 first = first ? first : a;
                 kv_layers = std::max(kv_layers, a->kv_layer + 1);
                 g.max_n_head = std::max(g.max_n_head, a->n_head);
@@ -281,7 +282,7 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                 g.n_rs_layers = std::max(g.n_rs_layers, d->rs_layer + 1);
                 if (g.n_rs_layers > 1 && (d->state_floats() != g.rs_floats ||
                                           std::int64_t(d->conv_dim()) * (d->conv_kernel - 1) != g.rs_conv_floats))
-                    throw Error(ErrorCode::unsupported, w.path().string() + ": linear-attention layers of different sizes");
+                    throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": linear-attention layers of different sizes");
                 g.rs_floats = d->state_floats();
                 g.rs_conv_floats = std::int64_t(d->conv_dim()) * (d->conv_kernel - 1);
                 g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());

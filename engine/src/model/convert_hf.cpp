@@ -15,6 +15,7 @@
 #include "model/model_tensors.h"
 #include "model/tokenizer_meta.h"
 #include "ref/quant.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -92,7 +93,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         bool fused3d = false;  // src[0] is Qwen3.5's 3-D expert tensor [n_expert, hf_fused_rows, in]
     };
     std::vector<Planned> plan;
-    const std::string where = dir.string();
+    const std::string where = path_to_utf8(dir);
     // Qwen3.5's multimodal checkpoints keep the language model under "model.language_model.".
     auto find = [&ck](const std::string& n) {
         const auto* e = ck.find(n);

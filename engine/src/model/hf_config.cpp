@@ -7,6 +7,7 @@
 #include "model/arch.h"
 #include "model/hf_fields.h"
 #include "model/model_desc.h"
+#include "ft/utf8.h"
 
 namespace ft::model {
 
@@ -68,12 +69,12 @@ ModelDesc desc_from_hf_dir(const std::filesystem::path& dir) {
     const auto path = dir / "config.json";
     std::ifstream in(path);
     if (!in)
-        throw Error(ErrorCode::not_found, path.string() + ": cannot open", "a Hugging Face model folder needs config.json");
+        throw Error(ErrorCode::not_found, path_to_utf8(path) + ": cannot open", "a Hugging Face model folder needs config.json");
     json cfg = json::parse(in, nullptr, false);
-    if (cfg.is_discarded()) throw Error(ErrorCode::invalid_file, path.string() + ": not valid JSON");
-    ModelDesc d = desc_from_hf_config(cfg, path.string());
-    d.name = dir.filename().string();
-    if (d.name.empty()) d.name = dir.parent_path().filename().string();
+    if (cfg.is_discarded()) throw Error(ErrorCode::invalid_file, path_to_utf8(path) + ": not valid JSON");
+    ModelDesc d = desc_from_hf_config(cfg, path_to_utf8(path));
+    d.name = path_to_utf8(dir.filename());
+    if (d.name.empty()) d.name = path_to_utf8(dir.parent_path().filename());
     return d;
 }
 
