@@ -35,6 +35,18 @@ std::vector<std::int32_t> read_ids() {
     return ids;
 }
 
+// ft's CPU engine's logits of every position of ids.
+std::vector<float> cpu_logits(const std::filesystem::path& model, const std::vector<std::int32_t>& ids) {
+    ft::LoadOptions o;
+    o.model = model;
+    o.device = ft::Device::cpu;
+    o.n_ctx = 64;
+    o.max_sequences = 1;
+    ft::Engine e;
+    e.load_sync(o);
+    return e.evaluate_logits(ids);
+}
+
 std::vector<std::string> recipe_names() {
     std::vector<std::string> names;
     for (const auto& e : std::filesystem::directory_iterator(quants_dir())) {
@@ -98,14 +110,7 @@ private slots:
         QString type_list;
         for (const auto& [t, n] : types) type_list += QString("%1 %2, ").arg(QString::fromStdString(t)).arg(n);
 
-        ft::LoadOptions o;
-        o.model = path;
-        o.device = ft::Device::cpu;
-        o.n_ctx = 64;
-        o.max_sequences = 1;
-        ft::Engine e;
-        e.load_sync(o);
-        const auto got = e.evaluate_logits(ids);
+        const auto got = cpu_logits(path, ids);
         QCOMPARE(got.size(), want.size());
 
         const auto vs_llama = cosines(got, want, vocab);
@@ -147,18 +152,9 @@ private slots:
         const auto path = quants_dir() / (file.toStdString() + ".gguf");
         const auto ids = read_ids();
         QVERIFY(!ids.empty());
-        static std::map<QString, std::vector<float>> cpu_logits;  // per file, shared by its four rows
-        auto& want = cpu_logits[file];
-        if (want.empty()) {
-            ft::LoadOptions o;
-            o.model = path;
-            o.device = ft::Device::cpu;
-            o.n_ctx = 64;
-            o.max_sequences = 1;
-            ft::Engine e;
-            e.load_sync(o);
-            want = e.evaluate_logits(ids);
-        }
+        static std::map<QString, std::vector<float>> by_file;  // per file, shared by its four rows
+        auto& want = by_file[file];
+        if (want.empty()) want = cpu_logits(path, ids);
         const auto reader = ft::gguf::Reader::open(path);
         const auto n_expert = int(reader.metadata().get_u64(std::string(reader.metadata().get_string("general.architecture")) +
                                                            ".expert_count"));
