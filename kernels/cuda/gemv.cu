@@ -847,19 +847,22 @@ __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
                 }
             }
         }
-    } else
-    for (std::int64_t i = lane; i < a.k; i += 32) {
-        const float w = elem<T>(r0, i);
-        if constexpr (kMode == kGateUp) {
-            const float xv = x[i];
-            acc[0] = fmaf(w, xv, acc[0]);
-            acc_up = fmaf(elem<T>(r1, i), xv, acc_up);
-        } else {
+    } else {
+        for (std::int64_t i = lane; i < a.k; i += 32) {
+            const float w = elem<T>(r0, i);
+            if constexpr (kMode == kGateUp) {
+                const float xv = x[i];
+                acc[0] = fmaf(w, xv, acc[0]);
+                acc_up = fmaf(elem<T>(r1, i), xv, acc_up);
+            } else {
 #pragma unroll
-            for (int j = 0; j < kGemvMaxM; ++j)
-                if (j < a.m) acc[j] = fmaf(w, x[j * a.ldx + i], acc[j]);
+                for (int j = 0; j < kGemvMaxM; ++j)
+                    if (j < a.m) acc[j] = fmaf(w, x[j * a.ldx + i], acc[j]);
+            }
         }
     }
+    // The braces above are needed: nvcc 13.0 drops the `#pragma unroll` loop that follows an `if constexpr`'s
+    // discarded `else for (…)` without braces (the reductions below vanished from the decode-only kernels' PTX).
 #pragma unroll
     for (int j = 0; j < kGemvMaxM; ++j) warp_reduce<1, 16>(&acc[j], lane);
     warp_reduce<1, 16>(&acc_up, lane);
