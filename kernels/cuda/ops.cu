@@ -1,5 +1,6 @@
 #include "cuda/ops.cuh"
 #include "cuda/launch.cuh"
+#include "cuda/quant_decode.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -92,6 +93,36 @@ cudaError_t launch_embed(const std::uint8_t* table, std::size_t row_bytes, std::
                          std::int64_t n_tokens, float* y, cudaStream_t stream) {
     return launch_pdl(embed_rows_kernel<T>, dim3(static_cast<unsigned>(n_tokens)), dim3(256), 0, stream, table, row_bytes,
                       cols, ids, y);
+}
+
+// The decode-only types (quant_decode.cuh): 8 elements per quant::decode8 (their blocks are 32 or 256 elements).
+template <DType T>
+__global__ void embed_rows8_kernel(const std::uint8_t* __restrict__ table, std::size_t row_bytes, std::int64_t cols,
+                                   const std::int32_t* __restrict__ ids, float* __restrict__ y) {
+    pdl_enter();
+    const std::int64_t t = blockIdx.x;
+    const std::int32_t id = ids[t];
+    float* yr = y + t * cols;
+    const std::uint8_t* row = table + std::size_t(id < 0 ? 0 : id) * row_bytes;
+    for (std::int64_t c = 8 * std::int64_t(threadIdx.x); c < cols; c += 8 * std::int64_t(blockDim.x)) {
+        float v[8];
+        if (id < 0) {
+#pragma unroll
+            for (int i = 0; i < 8; ++i) v[i] = 0.f;
+        } else {
+            quant::decode8<T>(row, c, 8, v);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) yr[c + i] = v[i];
+    }
+}
+
+template <DType T>
+cudaError_t launch_embed8(const std::uint8_t* table, std::size_t row_bytes, std::int64_t cols, const std::int32_t* ids,
+                          std::int64_t n_tokens, float* y, cudaStream_t stream) {
+    if (cols % 8) return cudaErrorInvalidValue;  // whole blocks (dtype_bytes checked it)
+    return launch_pdl(embed_rows8_kernel<T>, dim3(static_cast<unsigned>(n_tokens)), dim3(256), 0, stream, table,
+                      row_bytes, cols, ids, y);
 }
 
 // ---- paged KV write ----
@@ -771,6 +802,9 @@ cudaError_t embed_rows(DType type, const void* table, std::size_t row_bytes, std
         case DType::Q4_K: return launch_embed<DType::Q4_K>(tb, row_bytes, cols, ids, n_tokens, y, stream);
         case DType::Q5_K: return launch_embed<DType::Q5_K>(tb, row_bytes, cols, ids, n_tokens, y, stream);
         case DType::Q6_K: return launch_embed<DType::Q6_K>(tb, row_bytes, cols, ids, n_tokens, y, stream);
+#define FT_X(T) case DType::T: return launch_embed8<DType::T>(tb, row_bytes, cols, ids, n_tokens, y, stream);
+        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
         default: return cudaErrorInvalidValue;
     }
 }

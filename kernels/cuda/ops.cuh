@@ -14,7 +14,8 @@
 namespace ft::kernels::cuda {
 
 // Embedding lookup: y[t, :] = dequantized row ids[t] of table [n_rows, cols] (any dequantize_supported type:
-// F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K), bit-identical to ref::dequantize_row. ids[t] < 0 gives a zero row (padding);
+// F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K and quant_decode.cuh's decode-only types), bit-identical to
+// ref::dequantize_row. ids[t] < 0 gives a zero row (padding);
 // ids ≥ n_rows are the caller's bug (not checked: the table's row count is not passed).
 cudaError_t embed_rows(DType type, const void* table, std::size_t row_bytes, std::int64_t cols, const std::int32_t* ids,
                        std::int64_t n_tokens, float* y, cudaStream_t stream);

@@ -16,6 +16,7 @@
 
 #include "ft_test.h"
 #include "kernel_check.h"
+#include "quant_weights.h"
 #include "ref/moe_router.h"
 #include "ref/quant.h"
 #include "ref/rms_norm.h"
@@ -27,6 +28,7 @@
 
 #include "cuda_test.h"
 
+#include "cuda/gemv.cuh"
 #include "cuda/ops.cuh"
 #include "cuda/rms_norm.cuh"
 
@@ -188,6 +190,12 @@ private slots:
         QTest::addRow("f16 odd cols 1") << int(DType::F16) << 9 << 1 << 3;
         QTest::addRow("bf16 odd cols 4097") << int(DType::BF16) << 11 << 4097 << 7;
         QTest::addRow("q6_K 7168, 300 tok") << int(DType::Q6_K) << 50 << 7168 << 300;
+        // The types decoded through quant::decode8 only (random valid blocks: the IQ and ternary types have no
+        // quantizer); a row longer than 8 × 256 threads' first pass.
+        for (DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL, DType::IQ4_XS, DType::Q2_K,
+                        DType::Q3_K, DType::TQ1_0, DType::TQ2_0, DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S,
+                        DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S, DType::IQ1_M})
+            QTest::addRow("%s 37 tok x 2560", ft::kernels::dtype_info(t).name.data()) << int(t) << 60 << 2560 << 37;
     }
     void embedRows() {
         QFETCH(int, type);
@@ -195,7 +203,13 @@ private slots:
         QFETCH(int, cols);
         QFETCH(int, n_tokens);
         const DType t = DType(type);
-        const Table w = make_table(t, n_rows, cols, 100 + std::uint32_t(type));
+        Table w;
+        if (kc::gemv_decode_only(t)) {
+            auto r = ft::test::make(t, n_rows, cols, 100 + std::uint32_t(type));
+            w.bytes = std::move(r.bytes), w.deq = std::move(r.deq), w.row_bytes = r.row_bytes;
+        } else {
+            w = make_table(t, n_rows, cols, 100 + std::uint32_t(type));
+        }
         auto ids = shuffled_ids(std::size_t(n_tokens), n_rows, 7 + std::uint32_t(n_tokens));
         if (n_tokens > 2) ids[1] = n_rows - 1, ids[2] = ids[1];  // last row, and a repeat
         if (n_tokens > 4) ids[4] = -1;                           // padding → zero row
@@ -989,7 +1003,7 @@ private slots:
     void rejectsWhatItCannotDo() {
         float* f = nullptr;
         std::int32_t* i = nullptr;
-        QCOMPARE(kc::embed_rows(DType::Q4_0, f, 18, 32, i, 1, f, nullptr), cudaErrorInvalidValue);  // unsupported
+        QCOMPARE(kc::embed_rows(DType::MXFP4, f, 17, 32, i, 1, f, nullptr), cudaErrorInvalidValue);  // unsupported
         QCOMPARE(kc::embed_rows(DType::Q4_K, f, 144, 100, i, 1, f, nullptr),
                  cudaErrorInvalidValue);                                                            // not whole blocks
         QCOMPARE(kc::embed_rows(DType::Q8_0, f, 33, 32, i, 1, f, nullptr), cudaErrorInvalidValue);  // row too short
