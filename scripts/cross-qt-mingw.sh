@@ -10,8 +10,13 @@
 # (with a private apt state under CACHE_DIR: the machine's apt configuration is not touched), so a source the mirror
 # lacks stops the run in seconds rather than after hours of qtbase; FT_QT_MODULES="qtbase qtshadertools" builds
 # only those (e.g. while a source is missing). Each module is built once (a mark file per module); a later run
-# reuses what is there, so an interrupted run continues where it stopped. SQLite for Qt's SQL driver is compiled here
-# from the amalgamation scripts/cross-mingw.sh made (Debian's Qt source leaves out Qt's bundled copy; the driver needs
+# reuses what is there, so an interrupted run continues where it stopped.
+# Where the mirror does not give a module's source (from the dev machine it answers 404 for qt6-svg's and
+# qt6-declarative's tarballs, docs/windows.md), FT_QT_SOURCES=DIR takes that module from DIR/<module> (qtsvg,
+# qtdeclarative …): the same Qt release's source tree (Qt's release tarball unpacked, or Qt's git at tag v<version>);
+# its .cmake.conf must name the version of the host Qt, and the run says which modules came from there.
+# qtdeclarative is built without what the app does not load (the list at its configure step below).
+# SQLite for Qt's SQL driver is compiled here from the amalgamation scripts/cross-mingw.sh made (Debian's Qt source leaves out Qt's bundled copy; the driver needs
 # SQLITE_ENABLE_COLUMN_METADATA, which ft.exe's copy leaves out): run that first. Not part of CI: docs/windows.md
 # gives its time and size on the dev machine.
 # Jobs: FT_QT_JOBS (default: the number of CPUs). Log of each step: CACHE_DIR/logs/.
@@ -52,7 +57,7 @@ modules=(
 wanted=${FT_QT_MODULES:-qtbase qtshadertools qtsvg qtdeclarative}
 
 fetch() {  # fetch and unpack one source package, the version of the installed binary package
-  local src=$1 bin=$2 apt=$cache/apt
+  local src=$1 bin=$2 name=$3 apt=$cache/apt
   ls -d "$cache"/src/"$src"-[0-9]*/ >/dev/null 2>&1 && return 0
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
   if [[ ! -f "$apt/etc/sources.list" ]]; then
@@ -68,20 +73,46 @@ fetch() {  # fetch and unpack one source package, the version of the installed b
   local version
   version=$(dpkg-query -W -f '${source:Version}' "$bin" 2>/dev/null) || die "$bin is not installed (scripts/install-deps.sh)"
   if ! (cd "$cache/src" && apt-get "${opts[@]}" source --download-only "$src=$version" >"$cache/logs/fetch-$src.log" 2>&1); then
+    local up
+    if up=$(upstream_dir "$name"); then
+      step "$name: Debian's mirror did not give $src=$version ($(grep -m1 -oE '[0-9]{3} [A-Za-z ]+' \
+        "$cache/logs/fetch-$src.log" || echo 'see '"$cache/logs/fetch-$src.log")); taking $up (FT_QT_SOURCES)"
+      return 0
+    fi
     cat "$cache/logs/fetch-$src.log" >&2
+    [[ -n "${FT_QT_SOURCES:-}" ]] && die "the source package $src=$version could not be downloaded (above), and \
+FT_QT_SOURCES=$FT_QT_SOURCES has no $name folder of Qt $qt_version: put that module's source tree there (Qt's \
+$name-everywhere-src-$qt_version tarball unpacked, or Qt's git at tag v$qt_version) as $FT_QT_SOURCES/$name"
     die "the source package $src=$version could not be downloaded (above: which file the mirror did not give). The \
-Windows desktop app needs it; try again where deb.debian.org serves it, or build the others with FT_QT_MODULES"
+Windows desktop app needs it; try again where deb.debian.org serves it, set FT_QT_SOURCES (the header of this \
+script), or build the others with FT_QT_MODULES"
   fi
   (cd "$cache/src" && dpkg-source --no-check -x "${src}_${version#*:}.dsc" >/dev/null) || die "unpacking $src failed"
 }
 
-# Every source first: a missing one is known before hours of building.
+upstream_dir() {  # FT_QT_SOURCES/<module> when it holds that module's source of the host Qt's version
+  local d=${FT_QT_SOURCES:-}/$1 v
+  [[ -n "${FT_QT_SOURCES:-}" && -f "$d/CMakeLists.txt" && -f "$d/.cmake.conf" ]] || return 1
+  v=$(sed -n 's/^set(QT_REPO_MODULE_VERSION "\([^"]*\)").*/\1/p' "$d/.cmake.conf")
+  [[ "$v" == "$qt_version" ]] || die "$d is Qt ${v:-of no version} (.cmake.conf), the host Qt is $qt_version: \
+the host tools build only their own version; put $1's $qt_version source there"
+  echo "$d"
+}
+source_dir() {  # Debian's unpacked source package, else the FT_QT_SOURCES tree
+  local d
+  d=$(ls -d "$cache"/src/"$1"-[0-9]*/ 2>/dev/null | head -1)
+  if [[ -n "$d" ]]; then echo "${d%/}"; else upstream_dir "$2" || die "no source of $2 (run without FT_QT_MODULES once)"; fi
+}
+
+# Every source first: a missing one is known before hours of building. Debian's source package first; where the
+# mirror lacks it, FT_QT_SOURCES.
 for m in "${modules[@]}"; do
   read -r src name bin <<<"$m"
   [[ " $wanted " == *" $name "* ]] || continue
   [[ -f "$prefix/.built-$name" ]] && continue
   step "$name: fetching $src"
-  fetch "$src" "$bin"
+  fetch "$src" "$bin" "$name"
+  step "$name: source $(source_dir "$src" "$name")"
 done
 
 # SQLite for Qt's driver, with the column metadata API it calls (sqlite3_column_table_name16 …).
@@ -95,12 +126,39 @@ if [[ ! -f "$sqlite/lib/libsqlite3.a" ]]; then
   cp "$amalgamation/sqlite3.h" "$sqlite/include/"
 fi
 
+# qtdeclarative 6.4 builds every Quick Controls style whatever its feature says (CMakeLists add_subdirectory's them
+# unconditionally), and its dialogs carry a variant of each dialog per style; the app uses the Basic style only. The
+# features turned off at its configure step are made to decide, in the unpacked source (once, marked): with them
+# 802 of its 1,296 objects are left to compile.
+trim_qtdeclarative() {
+  local d=$1 qc=$1/src/quickcontrols2/CMakeLists.txt dlg=$1/src/quickdialogs2/quickdialogs2quickimpl/CMakeLists.txt
+  [[ -f "$d/.ft-trimmed" ]] && return 0
+  local style
+  for style in fusion imagine material universal windows; do
+    grep -q "^ *add_subdirectory($style)" "$qc" || die "$qc has no add_subdirectory($style): another qtdeclarative?"
+    sed -i "s/^\( *\)add_subdirectory($style)/\1if(QT_FEATURE_quickcontrols2_$style)\n\1  add_subdirectory($style)\n\1endif()/" "$qc"
+  done
+  grep -q '^ *add_subdirectory(quicknativestyle)' "$d/src/CMakeLists.txt" || die "$d/src/CMakeLists.txt: no quicknativestyle"
+  sed -i 's/^\( *\)add_subdirectory(quicknativestyle)/\1if(QT_FEATURE_quickcontrols2_windows OR QT_FEATURE_quickcontrols2_macos)\n\1  add_subdirectory(quicknativestyle)\n\1endif()/' \
+    "$d/src/CMakeLists.txt"
+  sed -i '/"qml\/+\(Fusion\|Imagine\|Material\|Universal\)\//d' "$dlg"
+  # qmllint's Qt Quick plugin needs the QML development tools' library (FEATURE_qml_devtools, off below); Qt Quick
+  # Test and the test utilities are for Qt's own tests; Qt.labs.platform's native dialogs the app does not import.
+  grep -q '^add_subdirectory(qmllint)' "$d/src/plugins/CMakeLists.txt" || die "$d/src/plugins/CMakeLists.txt: no qmllint"
+  sed -i 's/^add_subdirectory(qmllint)/if(QT_FEATURE_qml_devtools)\n  add_subdirectory(qmllint)\nendif()/' "$d/src/plugins/CMakeLists.txt"
+  grep -q 'QT_FEATURE_testlib AND TARGET Qt::Test' "$d/src/CMakeLists.txt" || die "$d/src/CMakeLists.txt: no testlib switch"
+  sed -i 's/QT_FEATURE_testlib AND TARGET Qt::Test/QT_FEATURE_testlib AND TARGET Qt::Test AND NOT FT_NO_QT_QUICK_TEST/' "$d/src/CMakeLists.txt"
+  grep -q '^ *add_subdirectory(platform)' "$d/src/labs/CMakeLists.txt" || die "$d/src/labs/CMakeLists.txt: no platform"
+  sed -i 's/^\( *\)add_subdirectory(platform)/\1if(NOT FT_NO_LABS_PLATFORM)\n\1  add_subdirectory(platform)\n\1endif()/' "$d/src/labs/CMakeLists.txt"
+  touch "$d/.ft-trimmed"
+}
+
 export FT_MINGW_PREFIX=$prefix  # the toolchain's find root: modules after qtbase find Qt6 there
 for m in "${modules[@]}"; do
   read -r src name bin <<<"$m"
   [[ " $wanted " == *" $name "* ]] || { step "$name: not in FT_QT_MODULES"; continue; }
   [[ -f "$prefix/.built-$name" ]] && { step "$name: already built"; continue; }
-  dir=$(ls -d "$cache"/src/"$src"-[0-9]*/ | head -1)
+  dir=$(source_dir "$src" "$name")
   extra=()
   if [[ $name == qtbase ]]; then
     # Windows has its own font, image and network back ends; what Debian's source leaves out comes from the cross
@@ -112,6 +170,19 @@ for m in "${modules[@]}"; do
            -DFEATURE_system_harfbuzz=OFF -DFEATURE_system_png=OFF -DFEATURE_system_jpeg=OFF -DFEATURE_openssl=OFF
            -DFEATURE_dbus=OFF -DFEATURE_sql_odbc=OFF -DFEATURE_sql_psql=OFF -DFEATURE_sql_mysql=OFF
            -DFEATURE_tabletevent=OFF)
+  fi
+  if [[ $name == qtdeclarative ]]; then
+    trim_qtdeclarative "$dir"
+    # Only what the app runs: no QML debugger/profiler/preview, no QML development tools (qmllint's and the QML
+    # DOM's libraries: the host tools come from Debian's packages), no particles, no Quick Controls styles but Basic
+    # (the app imports QtQuick.Controls.Basic), no XmlListModel, no Qt Design Studio support, no Qt Quick Test, no
+    # Qt.labs.platform.
+    extra=(-DFEATURE_qml_debug=OFF -DFEATURE_qml_profiler=OFF -DFEATURE_qml_preview=OFF -DFEATURE_qml_devtools=OFF
+           -DFT_NO_QT_QUICK_TEST=ON -DFT_NO_LABS_PLATFORM=ON
+           -DFEATURE_quick_particles=OFF -DFEATURE_qml_xmllistmodel=OFF -DFEATURE_quick_designer=OFF
+           -DFEATURE_quickcontrols2_fusion=OFF -DFEATURE_quickcontrols2_imagine=OFF
+           -DFEATURE_quickcontrols2_material=OFF -DFEATURE_quickcontrols2_universal=OFF
+           -DFEATURE_quickcontrols2_windows=OFF -DFEATURE_quickcontrols2_macos=OFF -DFEATURE_quickcontrols2_ios=OFF)
   fi
   step "$name: configuring"
   cmake -S "${dir%/}" -B "$cache/build-$name" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src_root/cmake/toolchains/mingw-w64-x86_64.cmake" \
