@@ -824,6 +824,334 @@ void quant_q2_k(const float* x, BlockQ2_K* b, std::int64_t nb) {
     }
 }
 
+
+// ---- ternary quantizers (TQ1_0, TQ2_0): x ≈ d * t, t ∈ {-1, 0, 1}, one d per 256 ----
+
+// With one scale and ternary codes the best choice is exact: the k largest |x| take ±1 and d is their mean |x|,
+// so the squared error is Σx² − (Σ of the k largest |x|)² / k; k is the one that maximises the second term. Then
+// d goes to f16 and every code is the nearest of −d, 0, d.
+float fit_ternary(const float* x, int n, float* mags) {
+    for (int i = 0; i < n; ++i) mags[i] = std::fabs(x[i]);
+    std::sort(mags, mags + n, [](float a, float b) { return a > b; });
+    double sum = 0, best = 0;
+    float d = 0;
+    for (int k = 1; k <= n; ++k) {
+        sum += mags[k - 1];
+        const double gain = sum * sum / k;
+        if (gain > best) best = gain, d = static_cast<float>(sum / k);
+    }
+    return d;
+}
+int ternary_code(float v, float d) {  // the stored digit 0, 1, 2 (value − 1)
+    if (!(d > 0)) return 1;
+    return v > 0.5f * d ? 2 : v < -0.5f * d ? 0 : 1;
+}
+void quant_tq2_0(const float* x, BlockTq2_0* b, std::int64_t nb) {
+    float mags[256];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        b[i].d = f32_to_f16(fit_ternary(x, 256, mags));
+        const float d = f16_to_f32(b[i].d);
+        std::memset(b[i].qs, 0, 64);
+        for (int e = 0; e < 256; ++e) q2k_set(b[i].qs, e, ternary_code(x[e], d));  // TQ2_0 shares Q2_K's code order
+    }
+}
+// TQ1_0's byte of base-3 digits t[0..5) (t[0] the first decoded, see tq1_digit): the smallest byte whose fraction
+// byte / 256 is at least v / 3^5 for v = Σ t[n] 3^(4−n); each digit then reads back exactly.
+std::uint8_t tq1_byte(const int* t, int count) {
+    int v = 0;
+    for (int n = 0; n < 5; ++n) v = 3 * v + (n < count ? t[n] : 0);
+    return static_cast<std::uint8_t>((v * 256 + 242) / 243);
+}
+void quant_tq1_0(const float* x, BlockTq1_0* b, std::int64_t nb) {
+    float mags[256];
+    int t[256];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        b[i].d = f32_to_f16(fit_ternary(x, 256, mags));
+        const float d = f16_to_f32(b[i].d);
+        for (int e = 0; e < 256; ++e) t[e] = ternary_code(x[e], d);
+        // The layout of dequant_tq1_0: element 32n + m is digit n of qs[m] (m < 32); 160 + 16n + m digit n of
+        // qs[32 + m] (m < 16); 240 + 4n + m digit n of qh[m] (m < 4, four digits).
+        int g[5];
+        for (int m = 0; m < 32; ++m) {
+            for (int n = 0; n < 5; ++n) g[n] = t[32 * n + m];
+            b[i].qs[m] = tq1_byte(g, 5);
+        }
+        for (int m = 0; m < 16; ++m) {
+            for (int n = 0; n < 5; ++n) g[n] = t[160 + 16 * n + m];
+            b[i].qs[32 + m] = tq1_byte(g, 5);
+        }
+        for (int m = 0; m < 4; ++m) {
+            for (int n = 0; n < 4; ++n) g[n] = t[240 + 4 * n + m];
+            b[i].qh[m] = tq1_byte(g, 4);
+        }
+    }
+}
+
+// ---- lattice quantizers (IQ2_XXS, IQ3_XXS) ----
+//
+// Both store, per 32 elements, four groups of 8 magnitudes taken from a grid (one point of 8 for IQ2_XXS, two points
+// of 4 for IQ3_XXS), 7 sign bits per group whose eighth is implied (an even count of negatives), and a 4-bit scale
+// level of the block's f16 d. For a group with magnitudes a = |x| and a grid choice g under scale s the squared error
+// is Σx² − 2s·a·g + s²·g·g, plus, when x has an odd count of negatives, 4s·min_j a_j g_j: one element must take the
+// wrong sign and the cheapest one does. Both terms are linear in s, so each group's "effective dot"
+// eff(g) = a·g − 2·[odd]·min_j a_j g_j is computed once for every grid point, and the error at any scale is
+// Σx² − 2s·eff(g) + s²·|g|²: trying a scale costs one pass over the grid per group. Per 32 elements a sweep of
+// scales picks the best, refined by least squares on its choices; the 4-bit level of each then takes the best of
+// the nearest level and its neighbours under the block's d.
+
+struct LatticeGrid {
+    int points = 0, width = 0;    // grid points and elements per point (8 or 4)
+    float value[256][8] = {};     // the point's magnitudes
+    float column[8][256] = {};    // the same by element (the group search runs over points)
+    float norm[256] = {};         // Σ value²
+    float vmax = 0;               // largest magnitude in the grid
+    float levels[8] = {};         // the distinct magnitudes (IQ2_XXS 3, IQ3_XXS 8)
+    int n_levels = 0;
+    std::uint16_t by_norm[256] = {};  // points by decreasing norm (the lines' slopes, see LatticeHull)
+};
+template <class T>
+LatticeGrid make_grid(const T* table, int points, int width) {
+    LatticeGrid g;
+    g.points = points, g.width = width;
+    for (int p = 0; p < points; ++p)
+        for (int j = 0; j < width; ++j) {
+            const float v = static_cast<float>(grid_byte(table[p], j));
+            g.value[p][j] = g.column[j][p] = v, g.norm[p] += v * v, g.vmax = std::max(g.vmax, v);
+            if (std::find(g.levels, g.levels + g.n_levels, v) == g.levels + g.n_levels && g.n_levels < 8)
+                g.levels[g.n_levels++] = v;
+        }
+    for (int p = 0; p < points; ++p) g.by_norm[p] = static_cast<std::uint16_t>(p);
+    std::stable_sort(g.by_norm, g.by_norm + points, [&](int a, int b) { return g.norm[a] > g.norm[b]; });
+    return g;
+}
+const LatticeGrid& iq2xxs_grid() {
+    static const LatticeGrid g = make_grid(k_iq2xxs_grid, 256, 8);
+    return g;
+}
+const LatticeGrid& iq3xxs_grid() {
+    static const LatticeGrid g = make_grid(k_iq3xxs_grid, 256, 4);
+    return g;
+}
+
+// Choosing a point at scale s costs s·(s·|g|² − 2·eff(g)): a line in s per point. Only the points on the lower
+// envelope of those lines can win at any scale, usually a dozen of the 256; the envelope is built once per group
+// (points in decreasing |g|², the convex hull trick) and every scale tried scans only it.
+struct LatticeHull {
+    int n = 0;
+    float norm[256], eff[256];
+    std::uint16_t point[256];
+};
+void lattice_hull(const LatticeGrid& g, const float* eff, LatticeHull* h) {
+    // A point with a larger |g|² and no larger eff than another is never chosen: in increasing |g|², only the points
+    // that raise the best eff so far remain (a handful), then the hull of those.
+    int keep[256], n_keep = 0;
+    float best_eff = -std::numeric_limits<float>::infinity();
+    for (int r = g.points - 1; r >= 0; --r) {
+        const int p = g.by_norm[r];
+        if (eff[p] > best_eff) best_eff = eff[p], keep[n_keep++] = p;
+    }
+    h->n = 0;
+    for (int r = n_keep - 1; r >= 0; --r) {
+        const int p = keep[r];
+        const double m = g.norm[p], c = -2.0 * eff[p];  // slope, intercept
+        if (h->n > 0 && h->norm[h->n - 1] == g.norm[p]) {  // same slope: keep the lower line
+            if (c >= -2.0 * h->eff[h->n - 1]) continue;
+            --h->n;
+        }
+        while (h->n >= 2) {
+            // The last line is useless when the new one meets the one before it no later than the last does.
+            const double ma = h->norm[h->n - 2], ca = -2.0 * h->eff[h->n - 2];
+            const double mb = h->norm[h->n - 1], cb = -2.0 * h->eff[h->n - 1];
+            if ((c - ca) * (ma - mb) <= (cb - ca) * (ma - m)) --h->n;
+            else break;
+        }
+        h->norm[h->n] = g.norm[p], h->eff[h->n] = eff[p], h->point[h->n] = static_cast<std::uint16_t>(p);
+        ++h->n;
+    }
+}
+
+// One group of 8 elements: per part (1 point of 8, or 2 points of 4) and grid point, a·g and min_j a_j g_j. With an
+// odd count of negatives and two parts the flipped element lies in one of them: each case (the flip charged to part
+// c) is searched and the better kept; the true cost of a choice is then min over parts, which that case attains.
+struct LatticeGroup {
+    float a[8];
+    bool odd = false;
+    float dot[2][256], mn[2][256];  // [part][point]
+    LatticeHull hull[2][2];         // [case][part]
+};
+void lattice_group_init(const float* x, const LatticeGrid& g, int parts, LatticeGroup* G) {
+    int neg = 0;
+    for (int j = 0; j < 8; ++j) G->a[j] = std::fabs(x[j]), neg += x[j] < 0;
+    G->odd = neg % 2 != 0;
+    float eff[256];
+    for (int part = 0; part < parts; ++part) {
+        const float* a = G->a + part * g.width;
+        float* dot = G->dot[part];
+        float* mn = G->mn[part];
+        for (int p = 0; p < g.points; ++p) dot[p] = 0, mn[p] = std::numeric_limits<float>::infinity();
+        for (int j = 0; j < g.width; ++j)
+            for (int p = 0; p < g.points; ++p) {
+                const float v = a[j] * g.column[j][p];
+                dot[p] += v, mn[p] = std::min(mn[p], v);
+            }
+        for (int c = 0; c < (G->odd && parts == 2 ? 2 : 1); ++c) {
+            const float k = G->odd && part == c ? 2.f : 0.f;
+            for (int p = 0; p < g.points; ++p) eff[p] = G->dot[part][p] - k * G->mn[part][p];
+            lattice_hull(g, eff, &G->hull[c][part]);
+        }
+    }
+}
+// The effective dot of a choice: Σ a·g less twice the cheapest flip when the signs need one.
+double lattice_eff(const LatticeGroup& G, int parts, const int* pick) {
+    double dot = 0, mn = std::numeric_limits<double>::infinity();
+    for (int part = 0; part < parts; ++part) dot += G.dot[part][pick[part]], mn = std::min<double>(mn, G.mn[part][pick[part]]);
+    return G.odd ? dot - 2 * mn : dot;
+}
+// The group's best choice at scale s: its error minus Σx² (≤ 0) and the points chosen.
+double lattice_group_best(const LatticeGroup& G, int parts, float s, int* pick) {
+    double best_total = std::numeric_limits<double>::infinity();
+    for (int c = 0; c < (G.odd && parts == 2 ? 2 : 1); ++c) {
+        double total = 0;
+        int chosen[2] = {0, 0};
+        for (int part = 0; part < parts; ++part) {
+            const LatticeHull& h = G.hull[c][part];
+            float best = std::numeric_limits<float>::infinity();
+            for (int r = 0; r < h.n; ++r) {
+                const float e = s * (s * h.norm[r] - 2 * h.eff[r]);
+                if (e < best) best = e, chosen[part] = h.point[r];
+            }
+            total += best;
+        }
+        if (total < best_total) {
+            best_total = total;
+            for (int part = 0; part < parts; ++part) pick[part] = chosen[part];
+        }
+    }
+    return best_total;
+}
+// The 32 elements' error (minus Σx²) at scale s, and the least-squares scale of the choices made at s.
+double lattice_sub_error(const LatticeGroup* G, const LatticeGrid& g, int parts, float s, float* ls_scale,
+                         int picks[4][2]) {
+    double err = 0, num = 0, den = 0;
+    for (int l = 0; l < 4; ++l) {
+        err += lattice_group_best(G[l], parts, s, picks[l]);
+        num += lattice_eff(G[l], parts, picks[l]);
+        for (int part = 0; part < parts; ++part) den += g.norm[picks[l][part]];
+    }
+    if (ls_scale) *ls_scale = den > 0 ? static_cast<float>(num / den) : 0.f;
+    return err;
+}
+// The best scale of 32 elements (a sweep mapping their largest magnitude between 0.6× and 1.1× the grid's largest
+// value, and onto each of the grid's magnitudes — a block of near-equal values wants its smallest —, each refined
+// by least squares), or 0 for zeros.
+float lattice_fit(const LatticeGroup* G, const LatticeGrid& g, int parts) {
+    float amax = 0;
+    for (int l = 0; l < 4; ++l)
+        for (int j = 0; j < 8; ++j) amax = std::max(amax, G[l].a[j]);
+    if (amax == 0) return 0.f;
+    int picks[4][2];
+    float best_s = amax / g.vmax;
+    double best_err = std::numeric_limits<double>::infinity();
+    for (int step = 0; step < 12 + g.n_levels; ++step) {
+        float s = step < 12 ? amax / (g.vmax * (0.6f + 0.045f * step)) : amax / g.levels[step - 12], ls;
+        for (int refine = 0; refine < 2; ++refine) {
+            const double err = lattice_sub_error(G, g, parts, s, &ls, picks);
+            if (err < best_err) best_err = err, best_s = s;
+            if (!(ls > 0)) break;
+            s = ls;
+        }
+    }
+    return best_s;
+}
+
+// The block's f16 d and each sub-block's 4-bit level l (scale d * (0.5 + l) * unit): d maps the largest sub-block
+// scale onto level 15; each level is the best of the nearest and its neighbours.
+void lattice_levels(const LatticeGroup (*G)[4], const LatticeGrid& g, int parts, const float s[8], float unit,
+                    std::uint16_t* d16, int level[8]) {
+    const float smax = *std::max_element(s, s + 8);
+    *d16 = f16_ceil(smax / (15.5f * unit));
+    const float d = f16_to_f32(*d16);
+    int picks[4][2];
+    for (int j = 0; j < 8; ++j) {
+        const int l0 = d > 0 ? std::clamp(round_nearest(s[j] / (d * unit) - 0.5f), 0, 15) : 0;
+        level[j] = l0;
+        double best = std::numeric_limits<double>::infinity();
+        for (int l = std::max(0, l0 - 1); l <= std::min(15, l0 + 1); ++l) {
+            const double e = lattice_sub_error(G[j], g, parts, d * (0.5f + l) * unit, nullptr, picks);
+            if (e < best) best = e, level[j] = l;
+        }
+    }
+}
+// The 7 stored sign bits of a group after its choice: the signs of x, and with an odd count of negatives the element
+// whose flip costs least (a_j · g_j smallest) flipped; kIqSigns restores the eighth from the parity of the seven.
+int lattice_signs(const LatticeGroup& G, const LatticeGrid& g, const int* pick, const float* x) {
+    int bits = 0;
+    for (int j = 0; j < 8; ++j) bits |= (x[j] < 0) << j;
+    if (G.odd) {
+        int flip = 0;
+        float mn = std::numeric_limits<float>::infinity();
+        for (int j = 0; j < 8; ++j) {
+            const float v = G.a[j] * g.value[pick[j / g.width]][j % g.width];
+            if (v < mn) mn = v, flip = j;
+        }
+        bits ^= 1 << flip;
+    }
+    return bits & 127;
+}
+
+void quant_iq2_xxs(const float* x, BlockIq2Xxs* b, std::int64_t nb) {
+    const LatticeGrid& g = iq2xxs_grid();
+    static thread_local LatticeGroup G[8][4];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        float s[8];
+        for (int j = 0; j < 8; ++j) {
+            for (int l = 0; l < 4; ++l) lattice_group_init(x + 32 * j + 8 * l, g, 1, &G[j][l]);
+            s[j] = lattice_fit(G[j], g, 1);
+        }
+        int level[8];
+        lattice_levels(G, g, 1, s, 0.25f, &b[i].d, level);
+        const float d = f16_to_f32(b[i].d);
+        auto* q8 = reinterpret_cast<std::uint8_t*>(b[i].qs);
+        for (int j = 0; j < 8; ++j) {
+            std::uint32_t aux = static_cast<std::uint32_t>(level[j]) << 28;
+            const float db = d * (0.5f + level[j]) * 0.25f;
+            for (int l = 0; l < 4; ++l) {
+                int pick[2];
+                lattice_group_best(G[j][l], 1, db, pick);
+                q8[8 * j + l] = static_cast<std::uint8_t>(pick[0]);
+                aux |= static_cast<std::uint32_t>(lattice_signs(G[j][l], g, pick, x + 32 * j + 8 * l)) << (7 * l);
+            }
+            std::memcpy(q8 + 8 * j + 4, &aux, 4);
+        }
+    }
+}
+void quant_iq3_xxs(const float* x, BlockIq3Xxs* b, std::int64_t nb) {
+    const LatticeGrid& g = iq3xxs_grid();
+    static thread_local LatticeGroup G[8][4];
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        float s[8];
+        for (int j = 0; j < 8; ++j) {
+            for (int l = 0; l < 4; ++l) lattice_group_init(x + 32 * j + 8 * l, g, 2, &G[j][l]);
+            s[j] = lattice_fit(G[j], g, 2);
+        }
+        int level[8];
+        lattice_levels(G, g, 2, s, 0.5f, &b[i].d, level);
+        const float d = f16_to_f32(b[i].d);
+        for (int j = 0; j < 8; ++j) {
+            std::uint32_t aux = static_cast<std::uint32_t>(level[j]) << 28;
+            const float db = d * (0.5f + level[j]) * 0.5f;
+            for (int l = 0; l < 4; ++l) {
+                int pick[2];
+                lattice_group_best(G[j][l], 2, db, pick);
+                b[i].qs[8 * j + 2 * l] = static_cast<std::uint8_t>(pick[0]);
+                b[i].qs[8 * j + 2 * l + 1] = static_cast<std::uint8_t>(pick[1]);
+                aux |= static_cast<std::uint32_t>(lattice_signs(G[j][l], g, pick, x + 32 * j + 8 * l)) << (7 * l);
+            }
+            std::memcpy(b[i].qs + 64 + 4 * j, &aux, 4);
+        }
+    }
+}
+
 }  // namespace
 
 // ---- half precision ----
@@ -937,6 +1265,7 @@ bool quant_supported(DType type) {
         case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: case DType::Q4_1: case DType::Q5_0:
         case DType::Q5_1: case DType::Q2_K: case DType::Q3_K: case DType::IQ4_NL: case DType::IQ4_XS:
+        case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ3_XXS:
             return true;
         default:
             return false;
@@ -1017,6 +1346,10 @@ bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
         case DType::Q3_K: quant_q3_k(src, static_cast<BlockQ3_K*>(dst), nb); break;
         case DType::IQ4_NL: quant_iq4_nl(src, static_cast<BlockIq4Nl*>(dst), nb); break;
         case DType::IQ4_XS: quant_iq4_xs(src, static_cast<BlockIq4Xs*>(dst), nb); break;
+        case DType::TQ1_0: quant_tq1_0(src, static_cast<BlockTq1_0*>(dst), nb); break;
+        case DType::TQ2_0: quant_tq2_0(src, static_cast<BlockTq2_0*>(dst), nb); break;
+        case DType::IQ2_XXS: quant_iq2_xxs(src, static_cast<BlockIq2Xxs*>(dst), nb); break;
+        case DType::IQ3_XXS: quant_iq3_xxs(src, static_cast<BlockIq3Xxs*>(dst), nb); break;
         default: return false;
     }
     return true;

@@ -266,6 +266,9 @@ private slots:
         QTest::addColumn<double>("std_tol");  // the dequantized std falls short by about half the type's NMSE
         for (const char* t : {"q4_0", "q4_1", "q5_0", "q5_1", "q3_k", "iq4_nl", "iq4_xs"}) QTest::newRow(t) << t << 0.05;
         QTest::newRow("q2_k") << "q2_k" << 0.08;
+        QTest::newRow("iq3_xxs") << "iq3_xxs" << 0.05;
+        QTest::newRow("iq2_xxs") << "iq2_xxs" << 0.08;
+        for (const char* t : {"tq1_0", "tq2_0"}) QTest::newRow(t) << t << 0.09;  // ternary: NMSE ≈ 0.11 on uniform values
     }
     void quantizedExpertTypes() {
         QFETCH(QString, type);

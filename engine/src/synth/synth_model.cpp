@@ -100,7 +100,7 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
             throw Error(ErrorCode::invalid_argument,
                         "synth: weight type " + std::string(kernels::dtype_info(t).name) + " is not supported (--weights)",
                         "use one of f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, "
-                        "mxfp4");
+                        "mxfp4, tq1_0, tq2_0, iq2_xxs, iq3_xxs");
     SynthPlan p;
     p.desc = desc;
     p.seed = seed;
@@ -153,8 +153,12 @@ std::uint32_t file_type(DType t) {
         case DType::Q5_K: return 16;  // Q5_K_S
         case DType::Q6_K: return 18;
         case DType::IQ4_NL: return 25;
+        case DType::IQ2_XXS: return 19;
+        case DType::IQ3_XXS: return 23;
         case DType::IQ4_XS: return 30;
         case DType::BF16: return 32;
+        case DType::TQ1_0: return 36;
+        case DType::TQ2_0: return 37;
         default: return 0;
     }
 }
