@@ -353,6 +353,18 @@
         <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Speed: the server&apos;s own timing where it reports one (llama.cpp does), else measured here from the first token to the last, or from the request when the whole reply arrived at once.</source>
+        <translation>Speed: the server&apos;s own timing where it reports one (llama.cpp does), else measured here from the first token to the last, or from the request when the whole reply arrived at once.</translation>
+    </message>
+    <message>
+        <source>No speed: the whole reply arrived at once, too fast to time (under 20 ms from the request), and the server did not report its own timing.</source>
+        <translation>No speed: the whole reply arrived at once, too fast to time (under 20 ms from the request), and the server did not report its own timing.</translation>
+    </message>
+    <message>
+        <source>No speed: a reply of one token has no decoding time to measure.</source>
+        <translation>No speed: a reply of one token has no decoding time to measure.</translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>
@@ -1397,8 +1409,8 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Speed measured here</source>
-        <translation type="unfinished"></translation>
+        <source>Speed of the last reply</source>
+        <translation>Speed of the last reply</translation>
     </message>
     <message>
         <source>%1 tokens in the last reply</source>
@@ -1407,6 +1419,10 @@
     <message>
         <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last reply arrived at once, too fast to time</source>
+        <translation>The last reply arrived at once, too fast to time</translation>
     </message>
 </context>
 <context>

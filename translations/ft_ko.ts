@@ -353,6 +353,18 @@
         <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
         <translation>답변이 길이 한도에 도달했습니다: 채팅 설정의 최대 토큰 수, 또는 모델 컨텍스트에 남은 공간.</translation>
     </message>
+    <message>
+        <source>Speed: the server&apos;s own timing where it reports one (llama.cpp does), else measured here from the first token to the last, or from the request when the whole reply arrived at once.</source>
+        <translation>속도: 서버가 자체 시간을 알려 주면(llama.cpp처럼) 그 값이고, 아니면 여기서 잰 값입니다. 첫 토큰부터 마지막 토큰까지, 응답 전체가 한 번에 왔다면 요청을 보낸 때부터 잽니다.</translation>
+    </message>
+    <message>
+        <source>No speed: the whole reply arrived at once, too fast to time (under 20 ms from the request), and the server did not report its own timing.</source>
+        <translation>속도 없음: 응답 전체가 한 번에, 잴 수 없을 만큼 빨리(요청 후 20 ms 이내) 도착했고, 서버도 자체 시간을 알려 주지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>No speed: a reply of one token has no decoding time to measure.</source>
+        <translation>속도 없음: 토큰 하나짜리 응답에는 잴 디코딩 시간이 없습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>
@@ -1394,8 +1406,8 @@
         <translation>보낸 순간부터 첫 텍스트까지, 네트워크 포함</translation>
     </message>
     <message>
-        <source>Speed measured here</source>
-        <translation>여기서 잰 속도</translation>
+        <source>Speed of the last reply</source>
+        <translation>마지막 응답의 속도</translation>
     </message>
     <message>
         <source>%1 tokens in the last reply</source>
@@ -1404,6 +1416,10 @@
     <message>
         <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
         <translation>차트와 캐시 크기는 아래에 있습니다. 적용을 누르면 크기를 서버로 보내고(/v1/cache/rebuild, 이 서버의 키로), 서버가 캐시를 다시 만들거나 안 되는 이유를 알려 줍니다.</translation>
+    </message>
+    <message>
+        <source>The last reply arrived at once, too fast to time</source>
+        <translation>마지막 응답이 한 번에, 잴 수 없을 만큼 빨리 도착했습니다</translation>
     </message>
 </context>
 <context>

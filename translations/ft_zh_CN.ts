@@ -353,6 +353,18 @@
         <source>The reply reached its length limit: Max tokens in Chat settings, or the room left in the model&apos;s context.</source>
         <translation>回复已达到长度上限：对话设置中的最大词元数，或模型上下文中剩余的空间。</translation>
     </message>
+    <message>
+        <source>Speed: the server&apos;s own timing where it reports one (llama.cpp does), else measured here from the first token to the last, or from the request when the whole reply arrived at once.</source>
+        <translation>速度：服务器报告自身计时时（如 llama.cpp）取服务器的数值，否则为本机测得：从第一个词元到最后一个词元；整段回复一次到达时从发出请求算起。</translation>
+    </message>
+    <message>
+        <source>No speed: the whole reply arrived at once, too fast to time (under 20 ms from the request), and the server did not report its own timing.</source>
+        <translation>无速度：整段回复一次到达，快得无法计时（发出请求后不到 20 毫秒），服务器也没有报告自身计时。</translation>
+    </message>
+    <message>
+        <source>No speed: a reply of one token has no decoding time to measure.</source>
+        <translation>无速度：只有一个词元的回复没有可测量的解码时间。</translation>
+    </message>
 </context>
 <context>
     <name>ChatPage</name>
@@ -1394,8 +1406,8 @@
         <translation>从发送到收到第一段文本，包含网络时间</translation>
     </message>
     <message>
-        <source>Speed measured here</source>
-        <translation>本机测得的速度</translation>
+        <source>Speed of the last reply</source>
+        <translation>上一条回复的速度</translation>
     </message>
     <message>
         <source>%1 tokens in the last reply</source>
@@ -1404,6 +1416,10 @@
     <message>
         <source>Its charts and cache sizes are below. Apply sends the sizes to the server (/v1/cache/rebuild, with this server&apos;s key), which rebuilds its caches or says why not.</source>
         <translation>其图表和缓存大小见下方。点“应用”会把大小发送给服务器（/v1/cache/rebuild，使用此服务器的密钥），服务器会重建缓存，或说明无法重建的原因。</translation>
+    </message>
+    <message>
+        <source>The last reply arrived at once, too fast to time</source>
+        <translation>上一条回复一次到达，快得无法计时</translation>
     </message>
 </context>
 <context>

@@ -220,8 +220,26 @@ void RemoteClient::stopAll() {
 
 void RemoteClient::emitText(quint64 id, Stream& s, const QString& text) {
     if (text.isEmpty()) return;
-    if (s.firstMs < 0) s.firstMs = s.clock.elapsed();
+    s.arrived();
     emit token(id, text);
+}
+
+double RemoteClient::measuredTokS(int tokens, double firstMs, double lastMs) {
+    if (tokens <= 0 || firstMs < 0 || lastMs < firstMs) return 0;
+    // Streamed: the tokens after the first over the time they took to come.
+    if (tokens > 1 && lastMs - firstMs >= kMinTimedMs) return (tokens - 1) * 1000.0 / (lastMs - firstMs);
+    // All at once (no streaming, or one SSE write): every token over the time from the request, prompt included.
+    if (lastMs >= kMinTimedMs) return tokens * 1000.0 / lastMs;
+    return 0;
+}
+
+void RemoteClient::readTimings(Stream& s, const QJsonObject& chunk) {
+    // llama.cpp's server adds {"timings": {prompt_n, prompt_ms, predicted_n, predicted_ms, …}} to its last chunk.
+    const QJsonObject t = chunk.value("timings").toObject();
+    const double predictedN = t.value("predicted_n").toDouble(), predictedMs = t.value("predicted_ms").toDouble();
+    if (predictedN > 0 && predictedMs > 0) s.serverDecodeTokS = predictedN * 1000.0 / predictedMs;
+    const double promptN = t.value("prompt_n").toDouble(), promptMs = t.value("prompt_ms").toDouble();
+    if (promptN > 0 && promptMs > 0) s.serverPrefillTokS = promptN * 1000.0 / promptMs;
 }
 
 void RemoteClient::onStreamData(quint64 id) {
@@ -257,6 +275,7 @@ void RemoteClient::handleEvent(quint64 id, Stream& s, const QByteArray& data) {
         s.errorBody = data;
         return;
     }
+    readTimings(s, j);
     const QJsonObject usage = j.value("usage").toObject();
     if (!usage.isEmpty()) {
         s.completionTokens = usage.value("completion_tokens").toInt(s.completionTokens);
@@ -283,7 +302,7 @@ void RemoteClient::handleEvent(quint64 id, Stream& s, const QByteArray& data) {
     }
     for (const QJsonValue& v : d.value("tool_calls").toArray()) {
         // A reply that is only a tool call: its first fragment is the first token (its text is shown at the end).
-        if (s.firstMs < 0) s.firstMs = s.clock.elapsed();
+        s.arrived();
         const QJsonObject t = v.toObject();
         const int index = t.value("index").toInt(int(s.tools.size()));
         while (s.tools.size() <= index) s.tools.append(ToolCall{});
@@ -323,6 +342,7 @@ void RemoteClient::onStreamDone(quint64 id) {
             s.finishReason = j.value("choices").toArray().at(0).toObject().value("finish_reason").toString();
             s.completionTokens = j.value("usage").toObject().value("completion_tokens").toInt(-1);
             s.promptTokens = j.value("usage").toObject().value("prompt_tokens").toInt(-1);
+            readTimings(s, j);
             s.sawDone = true;
             s.errorBody.clear();
         }
@@ -353,9 +373,10 @@ void RemoteClient::onStreamDone(quint64 id) {
                                                   : QStringLiteral("stop");
     sum.promptTokens = std::max(0, s.promptTokens);
     sum.completionTokens = s.completionTokens >= 0 ? s.completionTokens : s.deltas;
-    sum.ttftMs = s.firstMs >= 0 ? double(s.firstMs) : 0;
-    const double decodeS = (s.clock.elapsed() - std::max<qint64>(s.firstMs, 0)) / 1000.0;
-    sum.decodeTokS = decodeS > 0 && sum.completionTokens > 1 ? (sum.completionTokens - 1) / decodeS : 0;
+    sum.ttftMs = s.firstMs >= 0 ? s.firstMs : 0;
+    // A stopped reply's server timings never come; its measured rate covers what arrived.
+    sum.decodeTokS = s.serverDecodeTokS > 0 ? s.serverDecodeTokS : measuredTokS(sum.completionTokens, s.firstMs, s.lastMs);
+    sum.prefillTokS = s.serverPrefillTokS;
     emit generationFinished(id, sum);
 }
 

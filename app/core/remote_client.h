@@ -9,7 +9,10 @@
 // `reasoning`) is wrapped in <think>…</think>, tool calls are added at the end as a fenced ```tool-call block each.
 // It ends with finished() (reason "stop", "length" or "cancelled" after stop()) or failed() with a translated
 // message naming the problem and what to do; the text received before a failure has been delivered by token().
-// TTFT and tok/s are measured here, as the bytes arrive (the server's own figures are not known in general).
+// TTFT is measured here, as the bytes arrive. tok/s is the server's own where it reports one (llama.cpp's `timings`:
+// predicted_n tokens in predicted_ms); else measured here: from the first text to the last when the reply streamed
+// over a measurable span, else from the request to the last text (a server that sends the whole reply at once);
+// 0 (not known, shown as "—") when even that took under kMinTimedMs.
 #pragma once
 
 #include <QElapsedTimer>
@@ -57,6 +60,12 @@ public:
     // A short, key-free description of a network failure, for messages (also used by tests).
     static QString describeFailure(const QString& url, QNetworkReply* reply, const QByteArray& body, QString* kind);
 
+    // A span shorter than this is not timed (the timer's grain, the event loop and one network write are of its order).
+    static constexpr double kMinTimedMs = 20;
+    // The decode rate of a reply of `tokens` tokens whose first text arrived `firstMs` and last `lastMs` after the
+    // request (see above; 0: not measurable). Public for tests.
+    static double measuredTokS(int tokens, double firstMs, double lastMs);
+
 signals:
     void modelsListed(const QString& url, const QVariantList& models);
     void listFailed(const QString& url, const QString& message, const QString& kind);
@@ -83,12 +92,19 @@ private:
         QList<ToolCall> tools;
         int completionTokens = -1, promptTokens = -1, deltas = 0;
         QElapsedTimer clock;
-        qint64 firstMs = -1;
+        double firstMs = -1, lastMs = -1;             // the first and the last text (or tool-call fragment), after the request
+        double serverDecodeTokS = 0, serverPrefillTokS = 0;  // the server's own timings, where it sends them
+        double elapsedMs() const { return clock.nsecsElapsed() / 1e6; }
+        void arrived() {
+            lastMs = elapsedMs();
+            if (firstMs < 0) firstMs = lastMs;
+        }
     };
     QNetworkRequest request(const QString& url, const QString& path, const QString& apiKey) const;
     void onStreamData(quint64 id);
     void onStreamDone(quint64 id);
     void handleEvent(quint64 id, Stream& s, const QByteArray& data);
+    static void readTimings(Stream& s, const QJsonObject& chunk);
     void emitText(quint64 id, Stream& s, const QString& text);
 
     QNetworkAccessManager m_net;

@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QRegularExpression>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -28,7 +29,10 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QPointer>
 
+#include <cmath>
 #include <functional>
 
 #include "app_harness.h"
@@ -67,14 +71,12 @@ public:
     }
 };
 
-// A server of our own that speaks the OpenAI API's streaming shape for a tool call (as OpenAI's API reference
-// documents the chunks: the call's id, type and name first with empty arguments, the arguments in fragments, then
-// finish_reason "tool_calls", a usage chunk and [DONE]): ft serve emits tool calls only when its model writes them, and
-// neither the demo model nor a random-weight one does. /v1/models lists one model; anything else is a 404.
-class ToolCallServer : public QTcpServer {
+// A server of the test's own on loopback: /v1/models lists one model, POST /v1/chat/completions is answered by
+// answerChat() (the socket is closed after it), anything else is a 404.
+class ScriptedServer : public QTcpServer {
 public:
     QByteArray lastChatBody;
-    ToolCallServer() {
+    explicit ScriptedServer(const QString& model) : m_model(model) {
         connect(this, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* s = nextPendingConnection()) {
                 auto* buf = new QByteArray;
@@ -88,40 +90,16 @@ public:
                         if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
                     if (buf->size() < end + 4 + length) return;  // the body is still coming
                     const QByteArray body = buf->mid(end + 4, length);
+                    buf->clear();
                     if (head.startsWith("GET /v1/models")) {
-                        const QJsonObject model{{"id", "tool-model"}, {"object", "model"}, {"owned_by", "test"}};
+                        const QJsonObject model{{"id", m_model}, {"object", "model"}, {"owned_by", "test"}};
                         const QByteArray json = QJsonDocument(QJsonObject{{"object", "list"}, {"data", QJsonArray{model}}}).toJson(QJsonDocument::Compact);
                         s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
                                  QByteArray::number(json.size()) + "\r\n\r\n" + json);
                     } else if (head.startsWith("POST /v1/chat/completions")) {
                         lastChatBody = body;
-                        s->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n");
-                        auto chunk = [](const QJsonObject& delta, const QJsonValue& finish) {
-                            const QJsonObject choice{{"index", 0}, {"delta", delta}, {"finish_reason", finish}};
-                            return QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1},
-                                               {"model", "tool-model"}, {"choices", QJsonArray{choice}}};
-                        };
-                        auto call = [](const QJsonObject& function, bool first) {
-                            QJsonObject c{{"index", 0}, {"function", function}};
-                            if (first) {
-                                c["id"] = "call_w1";
-                                c["type"] = "function";
-                            }
-                            return QJsonObject{{"tool_calls", QJsonArray{c}}};
-                        };
-                        QJsonObject opening = call(QJsonObject{{"name", "get_weather"}, {"arguments", ""}}, true);
-                        opening["role"] = "assistant";
-                        opening["content"] = QJsonValue::Null;
-                        const QList<QJsonObject> events{
-                            chunk(opening, QJsonValue::Null),
-                            chunk(call(QJsonObject{{"arguments", "{\"location\":"}}, false), QJsonValue::Null),
-                            chunk(call(QJsonObject{{"arguments", " \"Seoul\", \"unit\": \"celsius\"}"}}, false), QJsonValue::Null),
-                            chunk(QJsonObject{}, "tool_calls"),
-                            QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1}, {"model", "tool-model"},
-                                        {"choices", QJsonArray{}},
-                                        {"usage", QJsonObject{{"prompt_tokens", 14}, {"completion_tokens", 11}, {"total_tokens", 25}}}}};
-                        for (const QJsonObject& e : events) s->write("data: " + QJsonDocument(e).toJson(QJsonDocument::Compact) + "\n\n");
-                        s->write("data: [DONE]\n\n");
+                        answerChat(s);
+                        return;  // answerChat closes it
                     } else {
                         s->write("HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}");
                     }
@@ -132,6 +110,85 @@ public:
                     s->deleteLater();
                 });
             }
+        });
+    }
+
+protected:
+    virtual void answerChat(QTcpSocket* s) = 0;
+    QJsonObject chunk(const QJsonObject& delta, const QJsonValue& finish) const {
+        const QJsonObject choice{{"index", 0}, {"delta", delta}, {"finish_reason", finish}};
+        return QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1},
+                           {"model", m_model}, {"choices", QJsonArray{choice}}};
+    }
+    QJsonObject usageChunk(int prompt, int completion) const {
+        return QJsonObject{{"id", "chatcmpl-t1"}, {"object", "chat.completion.chunk"}, {"created", 1}, {"model", m_model},
+                           {"choices", QJsonArray{}},
+                           {"usage", QJsonObject{{"prompt_tokens", prompt}, {"completion_tokens", completion},
+                                                 {"total_tokens", prompt + completion}}}};
+    }
+    static QByteArray sse(const QList<QJsonObject>& events) {
+        QByteArray out = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+        for (const QJsonObject& e : events) out += "data: " + QJsonDocument(e).toJson(QJsonDocument::Compact) + "\n\n";
+        return out + "data: [DONE]\n\n";
+    }
+
+private:
+    QString m_model;
+};
+
+// The OpenAI API's streaming shape for a tool call (as OpenAI's API reference documents the chunks: the call's id,
+// type and name first with empty arguments, the arguments in fragments, then finish_reason "tool_calls", a usage
+// chunk and [DONE]): ft serve emits tool calls only when its model writes them, and neither the demo model nor a
+// random-weight one does.
+class ToolCallServer : public ScriptedServer {
+public:
+    ToolCallServer() : ScriptedServer(QStringLiteral("tool-model")) {}
+
+protected:
+    void answerChat(QTcpSocket* s) override {
+        auto call = [](const QJsonObject& function, bool first) {
+            QJsonObject c{{"index", 0}, {"function", function}};
+            if (first) {
+                c["id"] = "call_w1";
+                c["type"] = "function";
+            }
+            return QJsonObject{{"tool_calls", QJsonArray{c}}};
+        };
+        QJsonObject opening = call(QJsonObject{{"name", "get_weather"}, {"arguments", ""}}, true);
+        opening["role"] = "assistant";
+        opening["content"] = QJsonValue::Null;
+        s->write(sse({chunk(opening, QJsonValue::Null),
+                      chunk(call(QJsonObject{{"arguments", "{\"location\":"}}, false), QJsonValue::Null),
+                      chunk(call(QJsonObject{{"arguments", " \"Seoul\", \"unit\": \"celsius\"}"}}, false), QJsonValue::Null),
+                      chunk(QJsonObject{}, "tool_calls"), usageChunk(14, 11)}));
+        s->disconnectFromHost();
+    }
+};
+
+// A server that sends a whole reply of 30 tokens in one write (as a server that buffers its stream does), after
+// `delayMs`; with `timings` its last chunk carries llama.cpp's documented timings object (35 tokens predicted in
+// 661.064 ms: 52.9 tok/s).
+class OneWriteServer : public ScriptedServer {
+public:
+    int delayMs = 0;
+    bool timings = false;
+    OneWriteServer() : ScriptedServer(QStringLiteral("buffered-model")) {}
+
+protected:
+    void answerChat(QTcpSocket* s) override {
+        QList<QJsonObject> events{chunk(QJsonObject{{"role", "assistant"}, {"content", ""}}, QJsonValue::Null)};
+        for (const char* piece : {"All", " at", " once", "."}) events << chunk(QJsonObject{{"content", piece}}, QJsonValue::Null);
+        events << chunk(QJsonObject{}, "stop");
+        QJsonObject usage = usageChunk(9, 30);
+        if (timings)
+            usage["timings"] = QJsonObject{{"prompt_n", 9}, {"prompt_ms", 30.958}, {"predicted_n", 35}, {"predicted_ms", 661.064}};
+        events << usage;
+        const QByteArray reply = sse(events);
+        QPointer<QTcpSocket> socket(s);
+        QTimer::singleShot(delayMs, s, [socket, reply] {
+            if (!socket) return;
+            socket->write(reply);
+            socket->disconnectFromHost();
         });
     }
 };
@@ -645,6 +702,109 @@ private slots:
                      code.contains("\"unit\": \"celsius\""),
                  qPrintable(code));
         m_ui->saveScreenshot("chat-remote-tool-call");
+    }
+
+    void aReplyThatArrivesAtOnceHasAnHonestSpeed() {
+        // The rule, on figures given: streamed replies over their span, all-at-once ones from the request, none
+        // under kMinTimedMs.
+        QCOMPARE(ft::RemoteClient::measuredTokS(30, 100, 390), 100.0);  // 29 tokens after the first in 290 ms
+        QCOMPARE(ft::RemoteClient::measuredTokS(30, 300, 300), 100.0);  // 30 tokens 300 ms after the request
+        QCOMPARE(ft::RemoteClient::measuredTokS(30, 5, 5), 0.0);        // too fast to time
+        QCOMPARE(ft::RemoteClient::measuredTokS(0, 100, 200), 0.0);
+        // A server that sends the whole reply in one write: the speed shown is the tokens over the time from the
+        // request (never 0.0), "—" with the reason when that time is too short, the server's own where it gives one.
+        OneWriteServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort());
+        QCOMPARE(addByDialog(url, {}), QString());
+        QTRY_VERIFY(servers()->rowOfUrl(url) >= 0);
+        chatWith(url, "buffered-model");
+        auto lastFigures = [&]() -> QQuickItem* {
+            m_ui->settle();
+            QQuickItem* shown = nullptr;
+            for (QQuickItem* f : m_ui->items("replyFigures"))
+                if (f->isVisible()) shown = f;
+            return shown;
+        };
+        auto ask = [&](const QString& text) -> ft::MessageRecord {
+            type(text);
+            ft::MessageRecord none;
+            none.state = QStringLiteral("no answer within 20 s");
+            if (!QTest::qWaitFor([&] { return !session()->busy(); }, 20000)) return none;
+            return messages().last();
+        };
+
+        server.delayMs = 300;
+        ft::MessageRecord r = ask("Late");
+        QCOMPARE(r.state, QStringLiteral("complete"));
+        QCOMPARE(r.completionTokens, 30);
+        QVERIFY2(r.ttftMs >= 300, qPrintable(QString::number(r.ttftMs)));
+        // 30 tokens over the time from the request to the one write (ttft: the same write).
+        QVERIFY2(r.tokensPerSecond > 0 && r.tokensPerSecond <= 100.0 + 1e-9, qPrintable(QString::number(r.tokensPerSecond)));
+        QVERIFY2(std::abs(r.tokensPerSecond - 30 * 1000.0 / r.ttftMs) < 0.01 * r.tokensPerSecond,
+                 qPrintable(QStringLiteral("%1 tok/s, ttft %2 ms").arg(r.tokensPerSecond).arg(r.ttftMs)));
+        QQuickItem* figures = lastFigures();
+        QVERIFY(figures);
+        QString shown = figures->property("text").toString();
+        QVERIFY2(shown.contains(QStringLiteral("· %1 tok/s").arg(r.tokensPerSecond, 0, 'f', 1)), qPrintable(shown));
+        QVERIFY(figures->property("rateNote").toString().contains("from the request"));
+
+        // At once, at once after the request: in this window the loopback round trip takes some 50 ms (events,
+        // rendering), so it is timed from the request; were it under kMinTimedMs, the rate would be 0 ("—").
+        server.delayMs = 0;
+        r = ask("Now");
+        QCOMPARE(r.state, QStringLiteral("complete"));
+        qInfo("at once: %d tokens, first text %.1f ms after the request, %.1f tok/s", r.completionTokens, r.ttftMs,
+              r.tokensPerSecond);
+        if (r.ttftMs < ft::RemoteClient::kMinTimedMs) QCOMPARE(r.tokensPerSecond, 0.0);
+        else QVERIFY2(std::abs(r.tokensPerSecond - 30 * 1000.0 / r.ttftMs) < 0.01 * r.tokensPerSecond,
+                      qPrintable(QStringLiteral("%1 tok/s, ttft %2 ms").arg(r.tokensPerSecond).arg(r.ttftMs)));
+
+        // How a reply without a speed (0: not measurable) is shown: "—" and the reason, never "0.0 tok/s". Saved
+        // replies, one of a server that came in under kMinTimedMs, one local reply of one token.
+        {
+            ft::ChatStore store;
+            const ft::ConversationRecord c = store.createConversation(QStringLiteral("Too fast to time"));
+            auto add = [&](const QString& role, const QString& text, int tokens, const QString& server) {
+                ft::MessageRecord m;
+                m.conversationId = c.id;
+                m.role = role;
+                m.content = text;
+                m.completionTokens = tokens;
+                m.promptTokens = tokens ? 9 : 0;
+                m.ttftMs = tokens ? 4 : 0;
+                m.model = QStringLiteral("buffered-model");
+                m.server = server;
+                store.addMessage(m);
+            };
+            add("user", "Now", 0, {});
+            add("assistant", "All at once.", 30, url);
+            add("user", "Again", 0, {});
+            add("assistant", "Hi", 1, {});
+            session()->reload();
+            QVERIFY(session()->select(c.id));
+        }
+        QMap<QString, QString> noteOf;  // the figures line → its tooltip
+        m_ui->settle();
+        for (QQuickItem* f : m_ui->items("replyFigures"))
+            if (f->isVisible()) noteOf.insert(f->property("text").toString(), f->property("rateNote").toString());
+        QCOMPARE(noteOf.size(), 2);
+        const QString remoteLine = noteOf.firstKey().startsWith("30") ? noteOf.firstKey() : noteOf.lastKey();
+        const QString localLine = noteOf.firstKey().startsWith("30") ? noteOf.lastKey() : noteOf.firstKey();
+        QVERIFY2(remoteLine.startsWith(QStringLiteral("30 tokens · — tok/s · first token in 4 ms")), qPrintable(remoteLine));
+        QVERIFY2(localLine.startsWith(QStringLiteral("1 tokens · — tok/s")), qPrintable(localLine));
+        QVERIFY2(noteOf[remoteLine].contains("arrived at once, too fast to time") && noteOf[remoteLine].contains("did not report"),
+                 qPrintable(noteOf[remoteLine]));
+        QVERIFY2(noteOf[localLine].contains("one token"), qPrintable(noteOf[localLine]));
+        chatWith(url, "buffered-model");
+
+        // The server's own timings win over what is measured here.
+        server.timings = true;
+        r = ask("Timed");
+        QCOMPARE(r.state, QStringLiteral("complete"));
+        QVERIFY2(std::abs(r.tokensPerSecond - 35 * 1000.0 / 661.064) < 1e-9, qPrintable(QString::number(r.tokensPerSecond)));
+        shown = lastFigures()->property("text").toString();
+        QVERIFY2(shown.contains(QStringLiteral("· 52.9 tok/s")), qPrintable(shown));
     }
 
     void noQmlWarnings() {

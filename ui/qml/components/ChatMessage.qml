@@ -174,11 +174,23 @@ Item {
             Text {
                 objectName: "replyFigures"
                 visible: !msg.mine && msg.completionTokens > 0
+                // "—" where the speed is not known (0): never a rate of 0.0 for a reply that came.
                 text: qsTr("%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens")
-                          .arg(msg.completionTokens).arg(msg.tokensPerSecond.toFixed(1))
+                          .arg(msg.completionTokens).arg(msg.tokensPerSecond > 0 ? msg.tokensPerSecond.toFixed(1) : "—")
                           .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens > 0 ? String(msg.promptTokens) : "—")  // a stopped remote reply: its usage never came
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption
+                // Where the speed comes from, and why it is "—" when it is.
+                readonly property string rateNote: msg.tokensPerSecond > 0
+                    ? (msg.replyServer.length > 0
+                       ? qsTr("Speed: the server's own timing where it reports one (llama.cpp does), else measured here from the first token to the last, or from the request when the whole reply arrived at once.")
+                       : "")
+                    : (msg.replyServer.length > 0
+                       ? qsTr("No speed: the whole reply arrived at once, too fast to time (under 20 ms from the request), and the server did not report its own timing.")
+                       : qsTr("No speed: a reply of one token has no decoding time to measure."))
+                ToolTip.visible: figuresHover.hovered && rateNote.length > 0
+                ToolTip.text: rateNote
+                HoverHandler { id: figuresHover }
             }
             Pill {
                 objectName: "partialPill"

@@ -148,9 +148,10 @@ Card {
         MetricCard {
             objectName: "remoteMeasuredSpeed"
             Layout.fillWidth: true
-            title: qsTr("Speed measured here")
-            available: card.mineHere
-            note: qsTr("Send a message to measure")
+            title: qsTr("Speed of the last reply")  // the server's own timing where it reports one, else measured here
+            available: card.mineHere && card.mine.tokensPerSecond > 0
+            note: card.mineHere && card.mine.completionTokens > 0 ? qsTr("The last reply arrived at once, too fast to time")
+                                                                 : qsTr("Send a message to measure")
             value: card.mineHere ? card.mine.tokensPerSecond.toFixed(1) : "—"
             unit: qsTr("tok/s")
             caption: card.mineHere ? qsTr("%1 tokens in the last reply").arg(card.mine.completionTokens) : ""
