@@ -641,6 +641,18 @@
         <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart.</source>
+        <translation>The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart.</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: every expert is resident in its VRAM.</source>
+        <translation>No expert cache on the server: every expert is resident in its VRAM.</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: its CPU engine computes every expert from its RAM.</source>
+        <translation>No expert cache on the server: its CPU engine computes every expert from its RAM.</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>

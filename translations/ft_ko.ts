@@ -641,6 +641,18 @@
         <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
         <translation>CPU가 계산하는 미스에 대해 초당 읽는 전문가 가중치; 유휴 시 0.</translation>
     </message>
+    <message>
+        <source>The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart.</source>
+        <translation>서버에 GPU가 없습니다: 모델을 CPU에서 실행하므로 차트로 그릴 VRAM이나 PCIe 트래픽이 없습니다.</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: every expert is resident in its VRAM.</source>
+        <translation>서버에 전문가 캐시가 없습니다: 모든 전문가가 서버의 VRAM에 상주합니다.</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: its CPU engine computes every expert from its RAM.</source>
+        <translation>서버에 전문가 캐시가 없습니다: 서버의 CPU 엔진이 모든 전문가를 서버 RAM에서 계산합니다.</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>

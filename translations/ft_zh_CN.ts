@@ -641,6 +641,18 @@
         <source>Expert weights the CPU reads per second for the misses it computes; 0 while idle.</source>
         <translation>CPU 为其计算的未命中专家每秒读取的权重；空闲时为 0。</translation>
     </message>
+    <message>
+        <source>The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart.</source>
+        <translation>服务器没有 GPU：它在 CPU 上运行模型，因此没有可绘制的显存或 PCIe 流量。</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: every expert is resident in its VRAM.</source>
+        <translation>服务器没有专家缓存：所有专家都常驻在它的显存中。</translation>
+    </message>
+    <message>
+        <source>No expert cache on the server: its CPU engine computes every expert from its RAM.</source>
+        <translation>服务器没有专家缓存：它的 CPU 引擎直接从它的内存计算所有专家。</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleModelCard</name>

@@ -285,7 +285,7 @@ private slots:
         qputenv("FT_DATA_DIR", m_data.path().toUtf8());
         ft::attach_log_hub(m_hub, "freetoken");
         ft::test::install_warning_capture();
-        QVERIFY2(startServe(m_demo, {"--model", kDemo, "--api-key", kKey, "--threads", "1", "--ctx", "4096"}),
+        QVERIFY2(startServe(m_demo, {"--model", kDemo, "--api-key", kKey, "--threads", "1", "--ctx", "4096", "--device", "cpu"}),
                  qPrintable(m_demo.out));
         QVERIFY(m_html.listen(QHostAddress::LocalHost));
         startApp();
@@ -477,6 +477,36 @@ private slots:
         QVERIFY(!m_ui->item("consoleCharts")->isVisible());  // nothing is loaded here: the charts are the server's
         QQuickItem* kvChart = m_ui->item("kvChart");  // the first one on screen: the server's
         QVERIFY(kvChart && kvChart->isVisible());
+        // The server runs on its CPU (--device cpu): its VRAM and PCIe cards say so in words, of the server (not
+        // "the CPU engine", which reads as this PC's), in each language — not an empty chart.
+        QVERIFY(!cm->gpu());
+        auto serverSays = [&](const char* card) {
+            QQuickItem* charts = m_ui->item("remoteConsoleCharts");
+            for (QQuickItem* t : m_ui->items("chartEmptyText")) {
+                bool inCard = false, inCharts = false;
+                for (QQuickItem* a = t; a; a = a->parentItem()) {
+                    inCard = inCard || a->objectName() == QLatin1String(card);
+                    inCharts = inCharts || a == charts;
+                }
+                if (inCard && inCharts) return t->isVisible() ? t->property("text").toString() : QStringLiteral("(hidden)");
+            }
+            return QStringLiteral("(none)");
+        };
+        QTRY_VERIFY(!m_ui->item("vramChart")->property("hasData").toBool());
+        QCOMPARE(serverSays("chartVram"),
+                 QStringLiteral("The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart."));
+        QCOMPARE(serverSays("chartPcie"), serverSays("chartVram"));
+        QVERIFY2(serverSays("chartHitRate").startsWith("No expert cache on the server"), qPrintable(serverSays("chartHitRate")));
+        QObject* settings = m_ui->object("settingsModel");
+        settings->setProperty("language", "ko");
+        m_ui->settle(200);
+        QVERIFY2(serverSays("chartVram").contains(QStringLiteral("서버")), qPrintable(serverSays("chartVram")));
+        settings->setProperty("language", "zh_CN");
+        m_ui->settle(200);
+        QVERIFY2(serverSays("chartVram").contains(QStringLiteral("服务器")), qPrintable(serverSays("chartVram")));
+        settings->setProperty("language", "en");
+        m_ui->settle(200);
+        QVERIFY(serverSays("chartVram").startsWith("The server has no GPU"));
         QTRY_VERIFY(kvChart->property("hasData").toBool());
         const QJsonObject plan = stats(m_demo.url, kKey).value("plan").toObject();
         const double kvBefore = plan.value("kv_tokens").toDouble();

@@ -3,15 +3,20 @@ import QtQuick.Layouts
 import FreeToken.Ui
 
 // The Console's live charts over the chosen window, drawn by TimeChart / HeatmapChart from the ConsoleModel's
-// history. GPU-only charts say why they are empty on the CPU engine.
+// history. GPU-only charts say why they are empty on the CPU engine, this PC's or (`remote`) a server's.
 ColumnLayout {
     id: root
     property ConsoleModel vm
     property int columns: 2
+    property bool remote: false  // the charts of a remote server's engine (its /v1/stats), not this PC's
     spacing: Theme.s4
-    readonly property string noGpu: qsTr("No GPU: the CPU engine has no VRAM or PCIe traffic.")
-    readonly property string noCache: vm && vm.gpu ? qsTr("No expert cache: every expert is resident in VRAM.")
-                                                  : qsTr("No expert cache: the CPU engine computes every expert from host RAM.")
+    readonly property string noGpu: remote ? qsTr("The server has no GPU: it runs its model on its CPU, so it has no VRAM or PCIe traffic to chart.")
+                                           : qsTr("No GPU: the CPU engine has no VRAM or PCIe traffic.")
+    readonly property string noCache: vm && vm.gpu
+        ? (remote ? qsTr("No expert cache on the server: every expert is resident in its VRAM.")
+                  : qsTr("No expert cache: every expert is resident in VRAM."))
+        : (remote ? qsTr("No expert cache on the server: its CPU engine computes every expert from its RAM.")
+                  : qsTr("No expert cache: the CPU engine computes every expert from host RAM."))
     readonly property var vramColors: [Theme.accent, Theme.success, Theme.warning, "#b48cff", Theme.textMuted, Theme.track]
     readonly property var vramLabels: [qsTr("Weights"), qsTr("Experts"), qsTr("KV"), qsTr("Scratch"), qsTr("Other"), qsTr("Free")]
     function legend(labels, colors) {

@@ -69,6 +69,7 @@ Page {
         Layout.fillWidth: true
         visible: remoteCard.visible && remoteCard.live && remoteCard.serverConsole.loaded
         vm: remoteCard.serverConsole
+        remote: true
         columns: page.columns >= 3 ? 2 : 1
     }
 
