@@ -9,6 +9,11 @@
 # split, compiled build; its source package has the single header), each installed with its CMake config package
 # where it has one. Everything stays under BUILD_DIR; a second run reuses the libraries already built there.
 # Checks at the end: ft.exe is a PE32+ x86-64 executable and imports only DLLs that every Windows has.
+# The desktop app, with FT_MINGW_QT=<the Qt for MinGW of scripts/cross-qt-mingw.sh> (its four modules built; e.g.
+# /var/cache/freetoken-qt-mingw/qt-6.4.2-mingw): BUILD_DIR/app is a second build with FT_GUI=ON: freetoken.exe and
+# ft.exe linked against Qt's and MinGW's DLLs, installed into BUILD_DIR/app/install with everything they load beside
+# them (installer/windows/deploy.cmake), and an installer with the app (BUILD_DIR/app/freetoken-*-win64.exe). Without
+# FT_MINGW_QT this part is skipped, said in one line (CI: the Qt build does not fit its time; docs/windows.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src_root=$PWD
@@ -20,6 +25,8 @@ prefix=$deps/prefix
 jobs=${FT_MINGW_JOBS:-$(nproc)}
 triple=x86_64-w64-mingw32
 export FT_MINGW_PREFIX=$prefix
+qt_mingw=${FT_MINGW_QT:-}
+unset FT_MINGW_QT  # the CI build below is Qt-free and static; the desktop app's build at the end sets it again
 start=$(date +%s)
 
 die() { echo "cross-mingw: $*" >&2; exit 1; }
@@ -175,3 +182,36 @@ for want in "Software\\Classes\\FreeToken.GGUF\\shell\\open\\command" "WriteUnin
   grep -qF "$want" "$nsi" || die "the NSIS script lacks $want"
 done
 step "done: $exe, $(basename "$installer") ($(du -h "$installer" | cut -f1))"
+
+# --- The desktop app: freetoken.exe against the Qt for MinGW of scripts/cross-qt-mingw.sh -----------------------------
+if [[ -z "$qt_mingw" ]]; then
+  step "no desktop app (FT_MINGW_QT is not set: scripts/cross-qt-mingw.sh builds the Qt for MinGW it names)"
+  exit 0
+fi
+missing=""
+for m in qtbase qtshadertools qtsvg qtdeclarative; do [[ -f "$qt_mingw/.built-$m" ]] || missing+=" $m"; done
+if [[ -n "$missing" ]]; then
+  die "FT_MINGW_QT=$qt_mingw lacks${missing}: scripts/cross-qt-mingw.sh builds them there (hours)"
+fi
+export FT_MINGW_QT=$qt_mingw  # the toolchain: Qt's prefix is searched, and executables use MinGW's runtime DLLs as Qt does
+host_cmake=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/cmake
+step "configuring the desktop app for Windows against $qt_mingw (FT_GUI=ON FT_CUDA=OFF FT_TESTS=OFF)"
+cmake -S "$src_root" -B "$out/app" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$tc" -DCMAKE_BUILD_TYPE=Release \
+      -DFT_CUDA=OFF -DFT_GUI=ON -DFT_TESTS=OFF -DFT_WERROR=OFF -DFT_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$prefix;$qt_mingw" \
+      -DQT_HOST_PATH=/usr -DQT_HOST_PATH_CMAKE_DIR="$host_cmake" -DPCRE2_DIR="$prefix/cmake" \
+      -DCMAKE_C_FLAGS_RELEASE="-O3 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG" >"$out/app-configure.log" 2>&1 \
+  || { tail -40 "$out/app-configure.log"; die "configuring the desktop app for Windows failed (log: $out/app-configure.log)"; }
+step "building freetoken.exe and ft.exe with -j$jobs"
+cmake --build "$out/app" --target freetoken ft -j "$jobs" || die "the Windows desktop app build failed (see above)"
+app_exe=$out/app/app/freetoken.exe
+$triple-objdump -f "$app_exe" | grep -q 'file format pei-x86-64' || die "$app_exe is not a PE32+ x86-64 executable"
+step "installing into $out/app/install (the DLLs, plugins and QML modules it loads beside it)"
+rm -rf "$out/app/install"
+cmake --install "$out/app" --prefix "$out/app/install" >"$out/app-install.log" 2>&1 \
+  || { tail -40 "$out/app-install.log"; die "installing the desktop app failed (log: $out/app-install.log)"; }
+step "NSIS installer with the desktop app (cpack -G NSIS)"
+rm -f "$out"/app/freetoken-*-win64.exe
+(cd "$out/app" && cpack -G NSIS >"$out/app-nsis.log" 2>&1) || { tail -40 "$out/app-nsis.log"; die "cpack -G NSIS (app) failed"; }
+app_installer=$(ls "$out"/app/freetoken-*-win64.exe 2>/dev/null | head -1)
+[[ -f "$app_installer" ]] || die "cpack -G NSIS wrote no installer with the desktop app"
+step "done: $app_exe, $out/app/install ($(du -sh "$out/app/install" | cut -f1)), $(basename "$app_installer") ($(du -h "$app_installer" | cut -f1))"

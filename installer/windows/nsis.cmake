@@ -3,14 +3,16 @@
 # installer/windows/deploy.cmake adds, share\), adds Start-menu entries and a .gguf association that name programs
 # this installer installs, and registers an uninstaller in "Apps & features". Per-user data (models, library, chats,
 # logs) lives in %LOCALAPPDATA%\FreeToken and is kept on uninstall.
-#  - With the desktop app (FT_GUI, the MSVC build): "FreeToken Desktop" starts freetoken.exe, and a double-click on
-#    a .gguf runs `freetoken.exe "<file>"` (the file is added to the library and loaded).
-#  - Without it (the MinGW cross build of CI: no Qt for MinGW yet): "FreeToken Chat" opens `ft.exe chat` on the
+#  - With the desktop app (FT_GUI: the MSVC build, and the MinGW build with FT_MINGW_QT of scripts/cross-mingw.sh):
+#    "FreeToken Desktop" starts freetoken.exe, and a double-click on a .gguf runs `freetoken.exe "<file>"` (the file
+#    is added to the library and loaded).
+#  - Without it (the MinGW cross build of CI, which has no Qt for MinGW): "FreeToken Chat" opens `ft.exe chat` on the
 #    bundled model in a console, and a double-click on a .gguf runs `ft.exe chat --model "<file>"`.
 #  Both: "Uninstall FreeToken" (CPack's own entry).
 # CI builds it with Debian's makensis around the MinGW cross build (scripts/cross-mingw.sh) and installs and
 # uninstalls it under Wine (tests/windows/test_wine_installer.cpp, which checks that every shortcut and registry
-# entry names an installed file); it has not been run on a Windows PC.
+# entry names an installed file; tests/windows/test_wine_app.cpp does the same for the one with the app); it has not
+# been run on a Windows PC.
 set(CPACK_GENERATOR "NSIS;ZIP")
 set(CPACK_NSIS_DISPLAY_NAME "FreeToken Desktop")
 set(CPACK_NSIS_PACKAGE_NAME "FreeToken Desktop ${PROJECT_VERSION}")
