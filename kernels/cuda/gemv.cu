@@ -878,6 +878,106 @@ __global__ void __launch_bounds__(kThreads) gemv_generic_kernel(const KArgs a) {
     }
 }
 
+// ---------------------------------------------------------------- decode-only types, one vector (m = 1)
+
+// R rows per warp (R gate and R up rows for gate_up), 8 elements per quant::decode8 step, lane l taking groups l,
+// l + 32, …: x is loaded once per step (two float4 when aligned) for the R rows, and the R rows' loads are independent.
+// One row per warp spent most of its time on x, whose 8 scalar loads per step each touched 32 sectors.
+template <DType T, int kMode, int R>
+__global__ void __launch_bounds__(kThreads) gemv_decode8_kernel(const KArgs a) {
+    constexpr int N = kMode == kGateUp ? 2 * R : R;  // values reduced per warp
+    pdl_enter();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const std::int64_t row0 = (std::int64_t(blockIdx.x) * kWarps + warp) * R;
+    const std::uint8_t* w0 = a.w0;
+    const std::uint8_t* w1 = a.w1;
+    const float* x = a.x;
+    float* y = a.y;
+    std::int64_t boff = 0;
+    if constexpr (kMode != kPlain) {
+        const int p = blockIdx.y;
+        const int e = a.ids[p];
+        const int slot = e < 0 ? -1 : (a.slot_map ? a.slot_map[e] : e);
+        y += std::int64_t(p) * a.ldy;
+        boff = std::int64_t(a.bias_ids ? a.bias_ids[p] : e) * a.bstride;
+        if (slot < 0) {
+            if (lane < R && row0 + lane < a.rows) y[row0 + lane] = 0.f;
+            return;
+        }
+        w0 += std::size_t(slot) * a.stride0;
+        if constexpr (kMode == kGateUp) w1 += std::size_t(slot) * a.stride1;
+        x += std::int64_t(p / a.x_div) * a.ldx;
+    }
+    if (row0 >= a.rows) return;  // whole warps only: no barriers in this kernel
+    const std::uint8_t* rp[N];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const std::int64_t row = row0 + r < a.rows ? row0 + r : a.rows - 1;  // past the end: recompute the last row
+        rp[r] = w0 + std::size_t(row) * a.row_bytes;
+        if constexpr (kMode == kGateUp) rp[R + r] = w1 + std::size_t(row) * a.row_bytes;
+    }
+    float acc[N];
+#pragma unroll
+    for (int r = 0; r < N; ++r) acc[r] = 0.f;
+    const bool x16 = (reinterpret_cast<std::uintptr_t>(x) & 15) == 0;
+    for (std::int64_t i = 8 * std::int64_t(lane); i < a.k; i += 256) {
+        float xv[8];
+        if (x16) {
+            const float4 lo = __ldg(reinterpret_cast<const float4*>(x + i));
+            const float4 hi = __ldg(reinterpret_cast<const float4*>(x + i) + 1);
+            xv[0] = lo.x, xv[1] = lo.y, xv[2] = lo.z, xv[3] = lo.w, xv[4] = hi.x, xv[5] = hi.y, xv[6] = hi.z, xv[7] = hi.w;
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e) xv[e] = __ldg(x + i + e);
+        }
+#pragma unroll
+        for (int r = 0; r < N; ++r) {
+            float w[8];
+            quant::decode8<T>(rp[r], i, 8, w);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) acc[r] = fmaf(w[e], xv[e], acc[r]);
+        }
+    }
+    warp_reduce<N, 16>(acc, lane);  // lane l: the total of value l / (32 / N) in acc[0]
+    constexpr int kLanes = 32 / N;
+    const int idx = lane / kLanes;
+    if constexpr (kMode == kGateUp) {
+        const float up = __shfl_sync(kFull, acc[0], ((idx + R) % N) * kLanes);
+        if (lane % kLanes != 0 || idx >= R) return;
+        const std::int64_t row = row0 + idx;
+        if (row < a.rows)
+            y[row] = swiglu(with_bias(acc[0], a.b0, boff + row), with_bias(up, a.b1, boff + row), a.limit);
+    } else {
+        if (lane % kLanes != 0) return;
+        const std::int64_t row = row0 + idx;
+        if (row >= a.rows) return;
+        const float v = with_bias(acc[0], a.b0, boff + row);
+        y[row] = a.accumulate ? y[row] + v : v;
+    }
+}
+
+template <DType T, int kMode, int R>
+cudaError_t launch_decode8(const KArgs& a, unsigned grid_y, cudaStream_t stream) {
+    const std::int64_t grid_x = (a.rows + kWarps * R - 1) / (kWarps * R);
+    if (grid_x > 0x7fffffff) return cudaErrorInvalidValue;
+    return launch_pdl(gemv_decode8_kernel<T, kMode, R>, dim3(unsigned(grid_x), grid_y), dim3(kThreads), 0, stream, a);
+}
+
+// m = 1 (decode): R = 4 rows per warp for tall matrices, 1 below: an expert's 768 rows need every warp in flight
+// (H100, 8 pairs of 768×2048 with R = 2: slower than one row per warp for most types; docs/benchmarks.md).
+template <int kMode>
+cudaError_t dispatch_decode8(DType t, const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    const bool tall = a.rows >= 4096;
+    switch (t) {
+#define FT_X(T)                                                                                                        \
+    case DType::T:                                                                                                     \
+        return tall ? launch_decode8<DType::T, kMode, 4>(a, grid_y, s) : launch_decode8<DType::T, kMode, 1>(a, grid_y, s);
+        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
+        default: return cudaErrorInvalidValue;
+    }
+}
+
 // ---------------------------------------------------------------- host side
 
 int unit_elems(DType t) {
@@ -1012,11 +1112,17 @@ cudaError_t dispatch_generic(DType t, const KArgs& a, unsigned grid_y, cudaStrea
         case DType::Q5_K: return launch_generic<DType::Q5_K, kMode>(a, grid_y, s);
         case DType::Q6_K: return launch_generic<DType::Q6_K, kMode>(a, grid_y, s);
         case DType::MXFP4: return launch_generic<DType::MXFP4, kMode>(a, grid_y, s);
-#define FT_X(T) case DType::T: return launch_generic<DType::T, kMode>(a, grid_y, s);
-        FT_CUDA_DECODE_ONLY_TYPES(FT_X)
-#undef FT_X
-        default: return cudaErrorInvalidValue;
+        default: break;
     }
+    if constexpr (kMode == kPlain) {  // m > 1 (the expert modes and m = 1 take dispatch_decode8)
+        switch (t) {
+#define FT_X(T) case DType::T: return launch_generic<DType::T, kMode>(a, grid_y, s);
+            FT_CUDA_DECODE_ONLY_TYPES(FT_X)
+#undef FT_X
+            default: break;
+        }
+    }
+    return cudaErrorInvalidValue;
 }
 
 template <DType T>
@@ -1106,6 +1212,7 @@ cudaError_t gemv(const GemvParams& p, cudaStream_t stream) {
     const std::size_t al = fast_align(p.type);
     const bool fast = !quant::decode_only(p.type) && p.k % unit_elems(p.type) == 0 && aligned(p.w, al) &&
                       p.row_bytes % al == 0;
+    if (quant::decode_only(p.type) && p.m == 1) return dispatch_decode8<kPlain>(p.type, a, 1, stream);
     return fast ? dispatch_fast<kPlain>(p.type, a, 1, stream) : dispatch_generic<kPlain>(p.type, a, 1, stream);
 }
 
@@ -1148,6 +1255,8 @@ cudaError_t expert_launch(const ExpertGemvParams& p, const ExpertMatrix* up, flo
     const bool fast = !quant::decode_only(g.type) && g.k % unit_elems(g.type) == 0 && aligned(a.w0, al) && aligned(a.w1, al) &&
                       g.row_bytes % al == 0 && a.stride0 % al == 0 && a.stride1 % al == 0;
     const unsigned grid_y = unsigned(p.n_pairs);
+    if (quant::decode_only(g.type))
+        return up ? dispatch_decode8<kGateUp>(g.type, a, grid_y, stream) : dispatch_decode8<kExpert>(g.type, a, grid_y, stream);
     if (up) return fast ? dispatch_fast<kGateUp>(g.type, a, grid_y, stream)
                         : dispatch_generic<kGateUp>(g.type, a, grid_y, stream);
     return fast ? dispatch_fast<kExpert>(g.type, a, grid_y, stream) : dispatch_generic<kExpert>(g.type, a, grid_y, stream);

@@ -215,6 +215,9 @@ private slots:
                             << int(t) << rows << k << m << (m > 1 ? k + 4 : 0) << (m > 1 ? rows + 3 : 0) << (m == 3) << 0;
             QTest::addRow("%s 4100x2048 m2 acc", tname(t)) << int(t) << 4100 << 2048 << 2 << 2049 << 4111 << true << 0;
             QTest::addRow("%s 9000x256 m4", tname(t)) << int(t) << 9000 << 256 << 4 << 0 << 0 << false << 0;
+            // m = 1 takes R rows per warp: 4 from 4096 rows (a partial last group), 2 below.
+            QTest::addRow("%s 4102x2048 m1", tname(t)) << int(t) << 4102 << 2048 << 1 << 0 << 0 << false << 0;
+            QTest::addRow("%s 9001x256 m1 acc", tname(t)) << int(t) << 9001 << 256 << 1 << 0 << 0 << true << 0;
             QTest::addRow("%s 3x16384 m1", tname(t)) << int(t) << 3 << 16384 << 1 << 0 << 0 << false << 0;
             QTest::addRow("%s 33x512 pad1", tname(t)) << int(t) << 33 << 512 << 1 << 0 << 0 << false << 1;
         }
@@ -417,7 +420,7 @@ private slots:
         const std::int32_t ids[kPairs] = {3, 0, -1, 5, 1, 2, -1, 4, 5, 3, 2, 0, 1, -1, -1, 4};
         std::vector<std::int32_t> smap(kExperts);
         for (int e = 0; e < kExperts; ++e) smap[std::size_t(e)] = slot_of[e];
-        const std::int64_t ldx = k + 8, ldy = rows + 2;
+        const std::int64_t ldx = k + (rows == 37 ? 9 : 8), ldy = rows + 2;  // 37 rows: token 1's x not 16-byte aligned
         const auto x = ft::test::random_floats(std::size_t(kTokens * ldx), 7 + rows, -2.f, 2.f);
         // Biases per expert id, rows apart plus a gap (bias_stride > rows): large enough to move values past the clamp.
         const std::int64_t bstride = rows + 5;
