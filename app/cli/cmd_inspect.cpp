@@ -30,7 +30,7 @@ const CommandSpec& spec_inspect() {
             {"vram", "BYTES", "--plan: VRAM the model may use, e.g. 8G (0: no GPU)", "this GPU's free VRAM × 0.9"},
             {"ram", "BYTES", "--plan: host RAM, e.g. 32G", "this machine's RAM"},
             {"pcie-gbps", "G", "--plan: expert fetch bandwidth over PCIe, GB/s", "the stored profile, else 25"},
-            {"host-gbps", "G", "--plan: CPU expert kernel read bandwidth, GB/s", "the stored profile, else 40"},
+            {"host-gbps", "G", "--plan: CPU expert kernel read bandwidth for Q4_K experts, GB/s (other types scaled by the kernel's measured rate per type)", "the stored profile of the model's expert format, else another format's scaled by type, else 40 for Q4_K scaled by type"},
             {"gpu-gbps", "G", "--plan: the GPU's memory bandwidth, GB/s", "this GPU's peak (memory clock × bus width), else 400"},
             {"ctx", "N", "--plan: context per request", "4096"},
             {"parallel", "N", "--plan: requests decoded together", "4"},
@@ -91,6 +91,7 @@ int run_plan(const Args& args, const std::filesystem::path& path) {
                          {"prefill_tok_s", f.prefill_tok_s},
                          {"machine", {{"gpu", pc.gpu_name}, {"vram", pc.vram_bytes}, {"ram", pc.ram_bytes},
                                       {"pcie_gbps", pc.pcie_gbps}, {"host_gbps", pc.host_gbps},
+                                      {"cpu_expert_gbps", f.cpu_expert_gbps}, {"cpu_expert_rate_source", f.cpu_expert_rate_source},
                                       {"gpu_mem_gbps", pc.gpu_mem_gbps}, {"gpu_sms", pc.gpu_sms}, {"gpu_cc", pc.gpu_cc}}}};
         if (f.plan.gpu) j["plan"] = plan_json(f.plan);
         std::printf("%s\n", j.dump(2).c_str());
@@ -98,11 +99,18 @@ int run_plan(const Args& args, const std::filesystem::path& path) {
     }
     std::printf("%s\n", f.summary.c_str());
     if (!f.reason.empty()) std::printf("  why           %s\n", f.reason.c_str());
-    std::printf("  machine       %s, VRAM %s (%.0f GB/s), RAM %s, PCIe %.1f GB/s, CPU experts %.1f GB/s%s\n",
+    std::printf("  machine       %s, VRAM %s (%.0f GB/s), RAM %s, PCIe %.1f GB/s%s\n",
                 pc.gpu_name.empty() ? "no GPU" : pc.gpu_name.c_str(), gib(pc.vram_bytes).c_str(),
                 pc.gpu_mem_gbps > 0 ? pc.gpu_mem_gbps : 400.0, gib(pc.ram_bytes).c_str(),
-                pc.pcie_gbps > 0 ? pc.pcie_gbps : 25.0, pc.host_gbps > 0 ? pc.host_gbps : 40.0,
-                pc.pcie_gbps > 0 ? "" : " (defaults: no `ft bench bw` profile)");
+                pc.pcie_gbps > 0 ? pc.pcie_gbps : 25.0, pc.pcie_gbps > 0 ? "" : " (default: no `ft bench bw` profile)");
+    if (f.cpu_expert_gbps > 0) {
+        const std::string& src = f.cpu_expert_rate_source;
+        std::printf("  CPU experts   %.1f GB/s (%s)\n", f.cpu_expert_gbps,
+                    src == "given" ? "--host-gbps for Q4_K, scaled to these experts' types"
+                    : src == "profile" ? "measured: the `ft bench bw` profile of these experts' format"
+                    : src == "scaled" ? "another format's `ft bench bw` profile, scaled to these experts' types"
+                                      : "default: 40 GB/s for Q4_K, scaled to these experts' types");
+    }
     std::printf("  RAM needed    %s\n", gib(f.ram_needed).c_str());
     if (f.plan.gpu) {
         const MemoryPlan& p = f.plan;

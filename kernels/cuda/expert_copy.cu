@@ -17,7 +17,7 @@ __global__ void expert_copy_kernel(ExpertCopyParams p) {
     const ExpertCopyBank bank = p.banks[b];
     const std::uint8_t* src = bank.src[e.flat_id];
     std::uint8_t* dst = bank.dst + std::size_t(e.slot) * bank.stride;
-    const std::size_t n = bank.bytes;
+    const std::size_t n = bank.layer_bytes ? std::size_t(bank.layer_bytes[e.flat_id / bank.n_expert]) : bank.bytes;
     const std::size_t tid = std::size_t(blockIdx.x) * kThreads + threadIdx.x;
     const std::size_t stride = std::size_t(gridDim.x) * kThreads;
     if (((reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst) | n) & 15) == 0) {
@@ -220,7 +220,9 @@ cudaError_t expert_copy(const ExpertCopyParams& p, cudaStream_t stream) {
     if (p.n_banks < 0 || p.n_banks > kExpertCopyMaxBanks || p.max_fetch < 0 || (p.max_fetch > 0 && (!p.fetch || !p.fetch_count)))
         return cudaErrorInvalidValue;
     for (int b = 0; b < p.n_banks; ++b)
-        if (p.banks[b].stride < p.banks[b].bytes || !p.banks[b].src || !p.banks[b].dst) return cudaErrorInvalidValue;
+        if (p.banks[b].stride < p.banks[b].bytes || !p.banks[b].src || !p.banks[b].dst ||
+            (p.banks[b].layer_bytes && p.banks[b].n_expert <= 0))
+            return cudaErrorInvalidValue;
     if (p.max_fetch == 0 || p.n_banks == 0) return cudaSuccess;
     const dim3 grid(unsigned(p.blocks_per_copy > 0 ? p.blocks_per_copy : kBlocksPerCopy), unsigned(p.max_fetch),
                     unsigned(p.n_banks));

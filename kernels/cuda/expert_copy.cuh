@@ -19,8 +19,12 @@ constexpr int kExpertCopyMaxBanks = 4;
 struct ExpertCopyBank {
     const std::uint8_t* const* src = nullptr;  // [n_flat] device-readable source of each flat id's matrix
     std::uint8_t* dst = nullptr;               // slot pool of this matrix
-    std::size_t bytes = 0;                     // one expert's matrix
+    std::size_t bytes = 0;                     // one expert's matrix (the largest, with layer_bytes)
     std::size_t stride = 0;                    // bytes between slots (>= bytes)
+    // Experts whose size differs between layers (llama.cpp's _M recipes): layer_bytes[flat / n_expert] bytes are
+    // copied (each ≤ bytes); null: every expert has `bytes`.
+    const std::uint32_t* layer_bytes = nullptr;  // [n_layer], device memory
+    int n_expert = 0;
 };
 
 struct ExpertCopyParams {

@@ -548,6 +548,51 @@ private slots:
         QCOMPARE(g.slot_owner[7], 4 + 3);
     }
 
+    // expert_copy with experts whose size differs by layer (llama.cpp's _M recipes keep some layers' down projection in
+    // Q6_K): each fetch copies its own layer's bytes into a slot sized for the largest, and nothing past them.
+    void copyTakesEachLayersBytes() {
+        namespace kc = ft::kernels::cuda;
+        constexpr int n_layer = 3, n_expert = 4, n_slots = 6;
+        const std::uint32_t layer_bytes[n_layer] = {1008, 1650, 1232};  // 1650: not a multiple of 16 (byte path)
+        constexpr std::size_t stride = 1664;
+        Mapped src(std::size_t(n_layer * n_expert) * stride);  // flat f's matrix at f * stride, pinned and mapped
+        Dev dst(n_slots * stride), d_tab(n_layer * n_expert * sizeof(void*)), d_lb(sizeof layer_bytes),
+            d_fetch(8 * sizeof(ExpertFetch)), d_count(4);
+        QVERIFY(src.h && src.d && dst.p && d_tab.p && d_lb.p && d_fetch.p && d_count.p);
+        auto* hs = static_cast<std::uint8_t*>(src.h);
+        for (std::size_t i = 0; i < std::size_t(n_layer * n_expert) * stride; ++i) hs[i] = std::uint8_t(i * 131 + i / 977);
+        std::vector<const std::uint8_t*> tab(n_layer * n_expert);
+        for (int f = 0; f < n_layer * n_expert; ++f) tab[std::size_t(f)] = static_cast<const std::uint8_t*>(src.d) + std::size_t(f) * stride;
+        CHECK_CUDA(cudaMemcpy(d_tab.p, tab.data(), tab.size() * sizeof(void*), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_lb.p, layer_bytes, sizeof layer_bytes, cudaMemcpyHostToDevice));
+        // flat 1 (layer 0) → slot 5, flat 6 (layer 1) → slot 0, flat 11 (layer 2) → slot 3, flat 4 (layer 1) → slot 2.
+        const std::vector<ExpertFetch> fetch = {{1, 5}, {6, 0}, {11, 3}, {4, 2}};
+        const std::int32_t count = std::int32_t(fetch.size());
+        CHECK_CUDA(cudaMemcpy(d_fetch.p, fetch.data(), fetch.size() * sizeof(ExpertFetch), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_count.p, &count, 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemset(dst.p, 0xA5, n_slots * stride));
+        kc::ExpertCopyParams cp;
+        cp.banks[0] = {static_cast<const std::uint8_t* const*>(d_tab.p), dst.as<std::uint8_t>(), 1650, stride,
+                       d_lb.as<std::uint32_t>(), n_expert};
+        cp.n_banks = 1;
+        cp.fetch = d_fetch.as<ExpertFetch>();
+        cp.fetch_count = d_count.as<std::int32_t>();
+        cp.max_fetch = 8;
+        CHECK_CUDA(kc::expert_copy(cp, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<std::uint8_t> got(n_slots * stride);
+        CHECK_CUDA(cudaMemcpy(got.data(), dst.p, got.size(), cudaMemcpyDeviceToHost));
+        std::vector<std::uint8_t> want(n_slots * stride, 0xA5);
+        for (const ExpertFetch& e : fetch)
+            std::memcpy(want.data() + std::size_t(e.slot) * stride, hs + std::size_t(e.flat_id) * stride,
+                        layer_bytes[e.flat_id / n_expert]);
+        for (std::size_t i = 0; i < want.size(); ++i)
+            QVERIFY2(got[i] == want[i], qPrintable(QString("slot %1 byte %2: %3, want %4").arg(i / stride).arg(i % stride)
+                                                       .arg(got[i]).arg(want[i])));
+        cp.banks[0].n_expert = 0;  // a per-layer table needs the experts per layer
+        QCOMPARE(kc::expert_copy(cp, nullptr), cudaErrorInvalidValue);
+    }
+
     void emulatedLinkHoldsTheStream() {
         namespace kc = ft::kernels::cuda;
         Dev buf(256);

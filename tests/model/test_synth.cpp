@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "ft/error.h"
 #include "ft_process.h"
 #include "ft_test.h"
+#include "memory/cpu_rate.h"
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
 #include "model/weights.h"
@@ -306,6 +308,16 @@ private slots:
         QVERIFY2(j["types"].contains(tname), qPrintable(QString::fromStdString(j["types"].dump())));
         QCOMPARE(j["types"][tname]["tensors"].get<int>(), 3);
         QCOMPARE(j["types"][tname]["bits_per_weight"].get<double>(), ft::kernels::dtype_bits_per_weight(dt));
+        // The fit prediction of the file takes the CPU expert kernel's rate for its experts' type: with no stored
+        // profile (an empty data folder) and no GPU, 40 GB/s for Q4_K through the per-type table.
+        const QByteArray data_dir = qgetenv("FT_DATA_DIR");
+        qputenv("FT_DATA_DIR", path("empty-data").toUtf8());
+        r = run_ft({"inspect", file, "--plan", "--vram", "0", "--ram", "64G", "--json"});
+        data_dir.isNull() ? qunsetenv("FT_DATA_DIR") : qputenv("FT_DATA_DIR", data_dir);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const json fit = json::parse(r.out.toStdString());
+        QCOMPARE(fit["machine"]["cpu_expert_rate_source"].get<std::string>(), std::string("default"));
+        QCOMPARE(fit["machine"]["cpu_expert_gbps"].get<double>(), 40.0 * ft::memory::cpu_rate_factor(dt));
         r = run_ft({"run", "--model", file, "--device", "cpu", "--ids", "1,2,3", "--max-tokens", "3", "--temperature", "0",
                     "--ctx", "256", "--threads", "1"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -334,6 +346,25 @@ private slots:
         }
         const double ratio = double(ram[0]) / double(ram[1]);
         QVERIFY2(ratio > 3.4375 / 4.5 && ratio < 3.4375 / 4.5 * 1.02, qPrintable(QString::number(ratio)));
+    }
+    // `ft inspect --plan` shows the CPU expert rate it assumed: the 30B-shaped preset in IQ2_XXS (the f32 decoder)
+    // reads its experts on the CPU several times slower than in Q4_K (the int8 path), in the text and the JSON.
+    void planShowsTheCpuRateByType() {
+        const QByteArray data_dir = qgetenv("FT_DATA_DIR");
+        qputenv("FT_DATA_DIR", path("empty-data").toUtf8());  // no stored profile
+        double gbps[2];
+        int i = 0;
+        for (const char* t : {"iq2_xxs", "q4_k"}) {
+            const auto p = run_ft({"inspect", "--plan", "--preset", "qwen3-30b-a3b", "--weights", t, "--vram", "0", "--ram", "64G"});
+            QVERIFY2(p.code == 0, qPrintable(p.err));
+            const QRegularExpression line(R"(CPU experts\s+([0-9.]+) GB/s \(default: 40 GB/s for Q4_K)");
+            const auto m = line.match(p.out);
+            QVERIFY2(m.hasMatch(), qPrintable(p.out));
+            gbps[i++] = m.captured(1).toDouble();
+        }
+        data_dir.isNull() ? qunsetenv("FT_DATA_DIR") : qputenv("FT_DATA_DIR", data_dir);
+        QCOMPARE(gbps[1], 40.0);
+        QVERIFY2(gbps[0] < 0.5 * gbps[1], qPrintable(QString::number(gbps[0])));
     }
 
     void inspectSynthFile() {

@@ -66,14 +66,25 @@ struct RebuildResult {
     MemoryPlan plan;                    // the plan in force afterwards (the old one when rejected)
 };
 
+// The CPU expert kernel's measured read rate for one expert format ("q4_K", "iq2_xxs", "q4_K/q4_K/q6_K": gate/up/down),
+// from a stored `ft bench bw` profile (B_C, measured while PCIe is busy where it was).
+struct CpuRate {
+    std::string format;
+    int threads = 0;
+    double gbps = 0;
+};
+
 // What the fit predictor knows of a PC. Zero fields are filled from this machine (its GPU, RAM, the stored
-// bandwidth profile) by the callers that have one (`ft inspect --plan`, the app).
+// bandwidth profiles) by the callers that have one (`ft inspect --plan`, the app).
 struct MachineProfile {
     std::string gpu_name;
     std::uint64_t vram_bytes = 0;       // VRAM the model may use (0: no GPU)
     std::uint64_t ram_bytes = 0;        // host RAM available to the model
     double pcie_gbps = 0;               // B_P: expert fetches over PCIe (GB/s)
-    double host_gbps = 0;               // B_C: the CPU expert kernel's read bandwidth (GB/s)
+    // B_C, the CPU expert kernel's read bandwidth (GB/s) for Q4_K experts, given by the user (`--host-gbps`); other
+    // types are scaled by the kernel's measured rate per type (memory/cpu_rate.h). 0: from cpu_rates, else a default.
+    double host_gbps = 0;
+    std::vector<CpuRate> cpu_rates;     // the stored profiles of this GPU, newest first: one of the model's format wins
     double gpu_mem_gbps = 0;            // the GPU's memory bandwidth (0: an estimate by GPU class)
     int gpu_sms = 0, gpu_cc = 0;        // multiprocessors and compute capability ×10 (0: an estimate by GPU class)
     int cpu_threads = 0;
@@ -91,6 +102,11 @@ struct FitPrediction {
     double miss_rate = 0;               // predicted expert-cache miss rate at that fraction
     double decode_tok_s_low = 0, decode_tok_s_high = 0;
     double prefill_tok_s = 0;           // an 8k-token prompt
+    // The CPU expert kernel's rate it assumed for this model's expert types (GB/s), and where it came from: "given"
+    // (host_gbps, scaled to the types), "profile" (measured for this format), "scaled" (another format's profile
+    // through the per-type table), "default" (40 GB/s for Q4_K through the table).
+    double cpu_expert_gbps = 0;
+    std::string cpu_expert_rate_source;
     MemoryPlan plan;                    // the GPU plan it assumed (empty for cpu / no_fit)
 };
 
@@ -106,8 +122,9 @@ struct FitOptions {
     std::int64_t kv_reserve_tokens = 8192;
 };
 
-// This machine as the fit predictor sees it: GPU `gpu` (its free VRAM × 0.9), physical RAM, and the bandwidths of the
-// newest stored `ft bench bw` profile for that GPU (else 0: the predictor's defaults).
+// This machine as the fit predictor sees it: GPU `gpu` (its free VRAM × 0.9), physical RAM, the PCIe bandwidth of the
+// newest stored `ft bench bw` profile for that GPU and the CPU expert rate of every stored profile of it (cpu_rates;
+// else 0 and none: the predictor's defaults).
 MachineProfile this_machine(int gpu = 0);
 
 // Whether and how fast the model at `path` runs on `pc`, from its metadata only (nothing is loaded; cheap enough for

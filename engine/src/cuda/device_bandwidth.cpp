@@ -64,9 +64,9 @@ FetchBench::FetchBench(const model::Weights& w, int gpu) : impl_(std::make_uniqu
     gpu::OffloadOptions o;
     o.backend = gpu::OffloadBackend::offload;
     const auto& d = w.desc();
-    std::size_t one = 0;
-    for (int il = 0; il < int(d.n_layer) && one == 0; ++il)
-        if (w.layer_has_experts(il)) one = w.expert(il, 0).bytes();
+    std::size_t one = 0;  // the largest layer's expert (the cache's slots fit it)
+    for (int il = 0; il < int(d.n_layer); ++il)
+        if (w.layer_has_experts(il)) one = std::max<std::size_t>(one, w.expert(il, 0).bytes());
     o.cache_bytes = (one + 3 * 256) * std::size_t(d.moe.n_expert) * 2;  // two layers' worth (the prefill buffers)
     impl_->offload = std::make_unique<gpu::ExpertOffload>(w, *impl_->vram, impl_->stream, o);
 }

@@ -43,7 +43,9 @@ ExpertBounce::ExpertBounce(const Options& o, const std::vector<const std::uint8_
         throw Error(ErrorCode::internal, "expert bounce ring: bad geometry");
     n_flat_ = pinned.size();
     for (int b = 0; b < kBanks; ++b) {
-        if (sources[b].size() != n_flat_ || o.stride[b] < o.bytes[b] || o.stride[b] % 16)
+        if (sources[b].size() != n_flat_ || o.stride[b] < o.bytes[b] || o.stride[b] % 16 || o.n_expert < 1 ||
+            std::any_of(o.layer_bytes[b].begin(), o.layer_bytes[b].end(), [&](std::size_t n) { return n > o.bytes[b]; }) ||
+            (!o.layer_bytes[b].empty() && o.layer_bytes[b].size() * std::size_t(o.n_expert) < n_flat_))
             throw Error(ErrorCode::internal, "expert bounce ring: bad source table");
         off_[b] = slot_bytes_;
         slot_bytes_ += o.stride[b];
@@ -159,6 +161,7 @@ void ExpertBounce::serve() {
     const int n = std::clamp(h->count, 0, o_.max_list);
     const auto* list = reinterpret_cast<const kernels::ExpertFetch*>(host_ + list_off_);
     int used = 0;
+    std::uint64_t copied = 0;
     for (int i = 0; i < n; ++i) {
         const kernels::ExpertFetch e = list[i];
         if (e.flat_id < 0 || std::size_t(e.flat_id) >= n_flat_ || e.slot < 0 || !src_[0][std::size_t(e.flat_id)]) continue;
@@ -170,14 +173,17 @@ void ExpertBounce::serve() {
             break;
         }
         const std::size_t slot = ring_off_ + std::size_t(used) * slot_bytes_;
+        const std::size_t layer = std::size_t(e.flat_id / o_.n_expert);
         for (int b = 0; b < kBanks; ++b) {
-            std::memcpy(host_ + slot + off_[b], src_[b][std::size_t(e.flat_id)], o_.bytes[b]);
+            const std::size_t n = o_.layer_bytes[b].empty() ? o_.bytes[b] : o_.layer_bytes[b][layer];
+            std::memcpy(host_ + slot + off_[b], src_[b][std::size_t(e.flat_id)], n);
             reinterpret_cast<const std::uint8_t**>(host_ + table_off_[b])[e.flat_id] = dev_ + slot + off_[b];
+            copied += n;
         }
         ++used;
     }
     experts_ += std::uint64_t(used);
-    bytes_ += std::uint64_t(used) * (o_.bytes[0] + o_.bytes[1] + o_.bytes[2]);
+    bytes_ += copied;
 }
 
 void ExpertBounce::coordinator() {

@@ -46,6 +46,9 @@ public:
         int slots = 0;                             // ring slots: unpinned experts one call can fetch (≤ max_list)
         std::size_t bytes[kBanks] = {0, 0, 0};     // one expert's matrix
         std::size_t stride[kBanks] = {0, 0, 0};    // the same rounded up (16-byte multiples keep the fast copy path)
+        // Sizes that differ by layer: layer_bytes[b][flat / n_expert] (each ≤ bytes[b]); empty: bytes[b] for all.
+        std::vector<std::size_t> layer_bytes[kBanks];
+        int n_expert = 1;
         bool host_functions = false;               // hand over through host-function nodes, not memory operations
     };
     // sources[b][flat]: where flat id `flat`'s matrix b is; pinned[flat]: whether that address is device-readable

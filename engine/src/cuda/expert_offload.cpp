@@ -60,34 +60,50 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
             ++n_moe;
         }
     if (first_moe < 0) throw Error(ErrorCode::invalid_argument, "expert offload: the model has no routed experts");
-    for (int b = 0; b < 3; ++b) {
-        const model::TensorView& t = mat(w.expert(first_moe, 0), b);
-        proto_[b].type = t.type;
-        proto_[b].row_bytes = t.row_bytes;
-        proto_[b].rows = t.rows;
-        proto_[b].k = t.cols;
-        matrix_bytes_[b] = t.bytes();
-        bank_bytes_[b] = (t.bytes() + 255) / 256 * 256;
-        slot_bytes_ += bank_bytes_[b];
-        if (!gpu_reads(t.type))
-            throw Error(ErrorCode::unsupported, fmt::format("layer {}'s expert {} matrices are {}, which the GPU kernels do not "
-                                                            "read yet", first_moe, kNames[b], kernels::dtype_info(t.type).name),
-                        "use --device cpu");
-    }
-    // The slots are laid out once, from the first MoE layer: a layer whose experts have another type or size (llama.cpp's
-    // _M recipes keep some layers' down projections in Q6_K) would be copied and read with the wrong layout.
-    for (int il = first_moe + 1; il < n_layer_; ++il) {
+    // Each MoE layer's layout; a bank's stride fits its largest matrix.
+    layout_.assign(std::size_t(n_layer_), LayerLayout{});
+    std::uint64_t all_bytes = 0;
+    for (int il = 0; il < n_layer_; ++il) {
         if (!w.layer_has_experts(il)) continue;
+        LayerLayout& L = layout_[std::size_t(il)];
         for (int b = 0; b < 3; ++b) {
             const model::TensorView& t = mat(w.expert(il, 0), b);
-            const model::TensorView& p = mat(w.expert(first_moe, 0), b);
-            if (t.type != p.type || t.row_bytes != p.row_bytes || t.rows != p.rows)
+            if (!gpu_reads(t.type))
+                throw Error(ErrorCode::unsupported, fmt::format("layer {}'s expert {} matrices are {}, which the GPU kernels do "
+                                                                "not read yet", il, kNames[b], kernels::dtype_info(t.type).name),
+                            "use --device cpu");
+            if (t.bytes() > 0xffffffffull)
+                throw Error(ErrorCode::unsupported, fmt::format("layer {}'s expert {} matrix is {}: the expert cache takes "
+                                                                "matrices under 4 GiB", il, kNames[b], gib(double(t.bytes()))));
+            L.proto[b].type = t.type;
+            L.proto[b].row_bytes = t.row_bytes;
+            L.proto[b].rows = t.rows;
+            L.proto[b].k = t.cols;
+            L.bytes[b] = t.bytes();
+            const LayerLayout& F = layout_[std::size_t(first_moe)];
+            if (L.proto[b].rows != F.proto[b].rows || L.proto[b].k != F.proto[b].k)
                 throw Error(ErrorCode::unsupported,
-                            fmt::format("layer {}'s expert {} matrices are {} while layer {}'s are {}: the GPU expert cache "
-                                        "does not take experts whose type differs between layers yet", il, kNames[b],
-                                        kernels::dtype_info(t.type).name, first_moe, kernels::dtype_info(p.type).name),
+                            fmt::format("layer {}'s expert {} matrices are {}×{} while layer {}'s are {}×{}: the expert cache "
+                                        "takes one expert shape for every layer", il, kNames[b], t.rows, t.cols, first_moe,
+                                        F.proto[b].rows, F.proto[b].k),
                             "use --device cpu, or --moe-backend resident");
+            mixed_ = mixed_ || L.bytes[b] != F.bytes[b];
+            max_bytes_[b] = std::max(max_bytes_[b], L.bytes[b]);
+            all_bytes += L.bytes[b];
         }
+    }
+    mean_expert_bytes_ = all_bytes / std::uint64_t(n_moe);
+    for (int b = 0; b < 3; ++b) {
+        bank_bytes_[b] = (max_bytes_[b] + 255) / 256 * 256;
+        slot_bytes_ += bank_bytes_[b];
+    }
+    if (mixed_) {
+        std::vector<std::uint32_t> lb(std::size_t(3 * n_layer_), 0);
+        for (int b = 0; b < 3; ++b)
+            for (int il = 0; il < n_layer_; ++il) lb[std::size_t(b * n_layer_ + il)] = std::uint32_t(layout_[std::size_t(il)].bytes[b]);
+        d_layer_bytes_ = vram_.alloc(lb.size() * sizeof(std::uint32_t), VramUse::scratch, "expert sizes per layer");
+        check(cudaMemcpy(d_layer_bytes_.get(), lb.data(), lb.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice),
+              "upload the expert sizes per layer");
     }
 
     // Slots.
@@ -291,8 +307,11 @@ ExpertOffload::~ExpertOffload() {
 }
 
 std::string ExpertOffload::describe() const {
-    std::string s = fmt::format("{} backend, {} cache slots of {:.2f} MiB ({} of {} experts, {}), host store {}",
+    std::string s = fmt::format("{} backend, {} cache slots of {:.2f} MiB{} ({} of {} experts, {}), host store {}",
                                 offload_backend_name(o_.backend), n_slots_, double(slot_bytes_) / double(1 << 20),
+                                mixed_ ? fmt::format(" (the largest layer's expert; the mean is {:.2f} MiB)",
+                                                     double(mean_expert_bytes_) / double(1 << 20))
+                                       : std::string(),
                                 n_slots_, n_layer_ * n_expert_, gib(double(n_slots_) * double(slot_bytes_)),
                                 all_pinned_ ? "pinned in place"
                                             : fmt::format("{} of {} pinned in place{}", gib(double(pinned_bytes_)),
@@ -456,12 +475,12 @@ void ExpertOffload::register_host_store() {
             if (!host[0][flat]) continue;
             const std::uint8_t* d[3];
             bool pinned = true;
-            for (int b = 0; b < 3; ++b) pinned = (d[b] = device_of(host[b][flat], matrix_bytes_[b])) != nullptr && pinned;
+            for (int b = 0; b < 3; ++b) pinned = (d[b] = device_of(host[b][flat], mat_bytes(flat, b))) != nullptr && pinned;
             host_pinned_[flat] = pinned;
             for (int b = 0; b < 3; ++b) host_src_[b][flat] = pinned ? d[b] : host[b][flat];
             if (!pinned) {
                 layer_bounced_[flat / std::size_t(n_expert_)] = 1;
-                unpinned_bytes += expert_bytes();
+                unpinned_bytes += expert_bytes(int(flat / std::size_t(n_expert_)));
             }
         }
     };
@@ -474,9 +493,12 @@ void ExpertOffload::register_host_store() {
         bo.slots = std::min(bo.max_list, n_expert_);  // a call fetches each expert once
         bo.host_functions = o_.host_functions;
         for (int b = 0; b < 3; ++b) {
-            bo.bytes[b] = matrix_bytes_[b];
+            bo.bytes[b] = max_bytes_[b];
             bo.stride[b] = bank_bytes_[b];
+            if (mixed_)
+                for (int il = 0; il < n_layer_; ++il) bo.layer_bytes[b].push_back(layout_[std::size_t(il)].bytes[b]);
         }
+        bo.n_expert = n_expert_;
         std::vector<bool> pinned_or_absent(host_pinned_);
         for (std::size_t flat = 0; flat < n_flat; ++flat) pinned_or_absent[flat] = pinned_or_absent[flat] || !host[0][flat];
         try {
@@ -555,13 +577,13 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
             if (o_.link_gbps > 0) check(kc::link_clock_start(link_t0_, stream_), "emulated link");
             check(kc::expert_copy(cp, stream_), "expert fetch");
             if (o_.link_gbps > 0)
-                check(kc::link_throttle(link_t0_, fetch_count_, double(expert_bytes()), o_.link_gbps, stream_), "emulated link");
+                check(kc::link_throttle(link_t0_, fetch_count_, double(expert_bytes(il)), o_.link_gbps, stream_), "emulated link");
             if (tuner_) tuner_->fetch_end(il, stream_);
             phase("experts: PCIe fetch");
         }
         kc::ExpertMatrix m[3];
         for (int b = 0; b < 3; ++b) {
-            m[b] = proto_[b];
+            m[b] = layout_[std::size_t(il)].proto[b];
             m[b].base = static_cast<const std::uint8_t*>(banks_[b].get()) + std::size_t(base) * bank_bytes_[b];
             m[b].slot_stride = bank_bytes_[b];
         }
@@ -622,7 +644,8 @@ kc::ExpertCopyParams ExpertOffload::copy_params() const {
     kc::ExpertCopyParams cp;
     for (int b = 0; b < 3; ++b)
         cp.banks[b] = {bounce_ ? bounce_->table(b) : static_cast<const std::uint8_t* const*>(d_src_[b].get()),
-                       static_cast<std::uint8_t*>(banks_[b].get()), matrix_bytes_[b], bank_bytes_[b]};
+                       static_cast<std::uint8_t*>(banks_[b].get()), max_bytes_[b], bank_bytes_[b],
+                       mixed_ ? static_cast<const std::uint32_t*>(d_layer_bytes_.get()) + b * n_layer_ : nullptr, n_expert_};
     cp.n_banks = 3;
     return cp;
 }
@@ -734,7 +757,7 @@ int ExpertOffload::restore_cache() {
         usage[slot] = recorded[flat];
         for (int b = 0; b < 3; ++b)
             copy_from_store(static_cast<std::uint8_t*>(banks_[b].get()) + slot * bank_bytes_[b], host_src_[b][flat],
-                            matrix_bytes_[b], stream_, "restore the expert cache");
+                            mat_bytes(flat, b), stream_, "restore the expert cache");
     }
     check(cudaMemcpyAsync(state_.residency, residency.data(), n_flat * sizeof(std::int32_t), cudaMemcpyHostToDevice, stream_),
           "expert cache restore");
@@ -830,7 +853,7 @@ void ExpertOffload::warm(const std::vector<std::int32_t>& flat_ids) {
         const int slot = n_slots_ - 1 - i;
         for (int b = 0; b < 3; ++b)
             copy_from_store(static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(slot) * bank_bytes_[b],
-                            host_src_[b][std::size_t(flat)], matrix_bytes_[b], stream_, "warm the expert cache");
+                            host_src_[b][std::size_t(flat)], mat_bytes(std::size_t(flat), b), stream_, "warm the expert cache");
         residency[std::size_t(flat)] = slot;
         owner[std::size_t(slot)] = flat;
     }

@@ -131,7 +131,11 @@ public:
 
     std::vector<OffloadLayerStats> layer_stats() const;  // reads the GPU counters (synchronises the stream)
     std::uint64_t prefill_h2d_bytes() const { return prefill_h2d_; }  // whole layers streamed for prefill
-    std::uint64_t expert_bytes() const { return matrix_bytes_[0] + matrix_bytes_[1] + matrix_bytes_[2]; }  // one expert
+    std::uint64_t expert_bytes() const { return mean_expert_bytes_; }  // one expert (the mean over the MoE layers)
+    std::uint64_t expert_bytes(int il) const {                          // one expert of layer il
+        const auto& l = layout_[std::size_t(il)];
+        return l.bytes[0] + l.bytes[1] + l.bytes[2];
+    }
     std::uint64_t cpu_expert_bytes() const;
     // The CPU side of the handshake (hybrid, cpu): layers served; nanoseconds busy, in the expert executor, and
     // waiting for the GPU between layers of a step. Zero without a coordinator thread.
@@ -194,10 +198,21 @@ private:
     std::unique_ptr<FractionTuner> tuner_;
     int n_layer_ = 0, n_expert_ = 0, k_ = 0;
     std::int64_t n_embd_ = 0, n_ff_ = 0;
-    kernels::cuda::ExpertMatrix proto_[3];  // type / row bytes / shape of gate, up, down
-    std::size_t matrix_bytes_[3] = {0, 0, 0};  // one expert's matrix
-    std::size_t bank_bytes_[3] = {0, 0, 0};    // the same rounded up to 256 bytes: the slot stride of each bank
+    // Each MoE layer's gate, up and down: type, row bytes, shape and one expert's bytes. They may differ between layers
+    // (llama.cpp's _M recipes keep some layers' down projections in Q6_K): a slot holds any layer's expert, so each
+    // bank's stride fits the largest, and the fetch kernel copies each layer's own size (d_layer_bytes_).
+    struct LayerLayout {
+        kernels::cuda::ExpertMatrix proto[3];
+        std::size_t bytes[3] = {0, 0, 0};
+    };
+    std::vector<LayerLayout> layout_;           // [n_layer]; empty entries for dense layers
+    std::size_t max_bytes_[3] = {0, 0, 0};      // the largest matrix of each bank over the layers
+    std::size_t bank_bytes_[3] = {0, 0, 0};     // the same rounded up to 256 bytes: the slot stride of each bank
     std::size_t slot_bytes_ = 0;
+    std::uint64_t mean_expert_bytes_ = 0;       // one expert, averaged over the MoE layers
+    bool mixed_ = false;                        // some layer's matrices differ in size from another's
+    std::shared_ptr<void> d_layer_bytes_;       // mixed_: [3][n_layer] uint32 bytes per layer, for the fetch kernel
+    std::size_t mat_bytes(std::size_t flat, int b) const { return layout_[flat / std::size_t(n_expert_)].bytes[b]; }
     int n_slots_ = 0;
     std::shared_ptr<void> banks_[3];
     // Host store: every flat id's three matrices, at the device-mapped address where pinned (host_pinned_[flat]),

@@ -29,9 +29,9 @@ void ExpertOffload::stream_layer(int il, int buffer) {
     if (o_.link_gbps > 0) check(kc::link_clock_start(link_t0_ + 1, copy_stream_), "emulated link");
     copy_layer(il, first, copy_stream_);
     if (o_.link_gbps > 0)
-        check(kc::link_throttle(link_t0_ + 1, nullptr, double(expert_bytes()) * n_expert_, o_.link_gbps, copy_stream_),
+        check(kc::link_throttle(link_t0_ + 1, nullptr, double(expert_bytes(il)) * n_expert_, o_.link_gbps, copy_stream_),
               "emulated link");
-    prefill_h2d_ += expert_bytes() * std::size_t(n_expert_);
+    prefill_h2d_ += expert_bytes(il) * std::size_t(n_expert_);
     check(cudaEventRecord(ready_[buffer], copy_stream_), "prefill event");
     buffer_layer_[std::size_t(buffer)] = il;
 }
@@ -60,7 +60,7 @@ void ExpertOffload::copy_from_store(std::uint8_t* dst, const std::uint8_t* src, 
 // (synchronous for the host, still correct).
 void ExpertOffload::copy_layer(int il, int first_slot, cudaStream_t stream) {
     for (int b = 0; b < 3; ++b) {
-        const std::size_t bytes = matrix_bytes_[b];
+        const std::size_t bytes = layout_[std::size_t(il)].bytes[b];
         auto* dst = static_cast<std::uint8_t*>(banks_[b].get()) + std::size_t(first_slot) * bank_bytes_[b];
         // One copy when the layer's experts are stored back to back with the bank's stride (GGUF), else one each.
         const std::uint8_t* src0 = host_src_[b][std::size_t(il * n_expert_)];
@@ -97,7 +97,7 @@ bool ExpertOffload::prefill_layer(int il, kc::ExpertMatrix& gate, kc::ExpertMatr
         first = b * n_expert_;
     }
     for (int b = 0; b < 3; ++b) {
-        *out[b] = proto_[b];
+        *out[b] = layout_[std::size_t(il)].proto[b];
         out[b]->base = static_cast<const std::uint8_t*>(banks_[b].get()) + std::size_t(first) * bank_bytes_[b];
         out[b]->slot_stride = bank_bytes_[b];
     }
@@ -160,6 +160,10 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
             lists[std::size_t(i * kPerLaunch + j)] = {flats[next() % flats.size()],
                                                       int((std::size_t(i) * kPerLaunch + std::size_t(j)) % std::size_t(n_slots_))};
         }
+    std::vector<std::uint64_t> list_bytes(kLists, 0);  // what each list copies (sizes may differ by layer)
+    for (int i = 0; i < kLists; ++i)
+        for (int j = 0; j < kPerLaunch; ++j)
+            list_bytes[std::size_t(i)] += expert_bytes(lists[std::size_t(i * kPerLaunch + j)].flat_id / n_expert_);
     auto d_lists = vram_.alloc(lists.size() * sizeof(kernels::ExpertFetch) + 256, VramUse::scratch, "fetch benchmark");
     auto* count = reinterpret_cast<std::int32_t*>(static_cast<std::uint8_t*>(d_lists.get()) + lists.size() * sizeof(kernels::ExpertFetch));
     const std::int32_t n = kPerLaunch;
@@ -174,17 +178,18 @@ std::pair<std::uint64_t, double> ExpertOffload::bench_fetch(double seconds, cons
     check(cudaEventCreateWithFlags(&done, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
     std::unique_ptr<CUevent_st, decltype(&cudaEventDestroy)> done_guard(done, &cudaEventDestroy);
     const auto t0 = std::chrono::steady_clock::now();
-    std::uint64_t launches = 0;
+    std::uint64_t launches = 0, copied = 0;
     for (;;) {
         for (int i = 0; i < 16; ++i) {  // 16 launches between clock reads, synchronised so timing is real
             cp.fetch = static_cast<const kernels::ExpertFetch*>(d_lists.get()) + (launches % kLists) * kPerLaunch;
             check(kc::expert_copy(cp, stream_), "fetch benchmark");
+            copied += list_bytes[launches % kLists];
             ++launches;
         }
         check(cudaEventRecord(done, stream_), "fetch benchmark");
         check(cudaEventSynchronize(done), "fetch benchmark");
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s >= seconds || (stop && stop->load())) return {launches * kPerLaunch * expert_bytes(), s};
+        if (s >= seconds || (stop && stop->load())) return {copied, s};
     }
 }
 
@@ -201,8 +206,9 @@ double ExpertOffload::bench_dma(double seconds) {
     const auto t0 = std::chrono::steady_clock::now();
     std::uint64_t bytes = 0;
     for (std::size_t i = 0;; ++i) {
-        copy_layer(moe_layers[i % moe_layers.size()], 0, stream_);
-        bytes += expert_bytes() * std::size_t(n_expert_);
+        const int il = moe_layers[i % moe_layers.size()];
+        copy_layer(il, 0, stream_);
+        bytes += expert_bytes(il) * std::size_t(n_expert_);
         check(cudaStreamSynchronize(stream_), "DMA benchmark");
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s >= seconds) return double(bytes) / s / 1e9;

@@ -39,18 +39,27 @@ MachineProfile this_machine(int gpu) {
         pc.gpu_mem_gbps = d.mem_gbps;
         pc.gpu_sms = d.multiprocessors;
         pc.gpu_cc = d.cc_major * 10 + d.cc_minor;
-        try {
-            if (auto p = profile::newest_profile(d.name)) {
-                pc.pcie_gbps = p->pcie_both_gbs > 0 ? p->pcie_both_gbs : p->pcie_gbs;
-                pc.host_gbps = p->cpu_both_gbs > 0 ? p->cpu_both_gbs : p->cpu_gbs;
-                pc.cpu_threads = p->threads;
-            }
-        } catch (const Error& e) {
-            spdlog::debug("fit predictor: no bandwidth profile ({})", e.what());
-        }
+        memory::add_stored_profiles(pc, d.name);
     }
     return pc;
 }
+
+namespace memory {
+
+void add_stored_profiles(MachineProfile& pc, const std::string& gpu) {
+    try {
+        const auto all = profile::profiles_of(gpu);  // newest first
+        if (all.empty()) return;
+        const profile::BwProfile& p = all.front();
+        pc.pcie_gbps = p.pcie_both_gbs > 0 ? p.pcie_both_gbs : p.pcie_gbs;
+        pc.cpu_threads = p.threads;
+        for (const auto& q : all) pc.cpu_rates.push_back({q.format, q.threads, q.cpu_both_gbs > 0 ? q.cpu_both_gbs : q.cpu_gbs});
+    } catch (const Error& e) {
+        spdlog::debug("fit predictor: no bandwidth profile ({})", e.what());
+    }
+}
+
+}  // namespace memory
 
 FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfile& pc, const FitOptions& o) {
     const nlohmann::json j = model::inspect_path(path);
@@ -75,8 +84,21 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
         return f;
     }
     const auto& s = j["sizes"];
-    const memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
-                                                        s.value("expert_pool_bytes", std::uint64_t(0)));
+    memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
+                                                  s.value("expert_pool_bytes", std::uint64_t(0)));
+    // The tensors' types (the CPU expert kernel's rate by type) from the same report.
+    std::vector<model::TensorStat> stats;
+    for (const auto& t : j.value("tensors", nlohmann::json::array())) {
+        const auto type = kernels::dtype_from_name(t.value("type", std::string()));
+        if (!type) continue;
+        model::TensorStat st;
+        st.name = t.value("name", std::string());
+        st.dims = t.value("shape", std::vector<std::uint64_t>());
+        st.type = *type;
+        st.n_bytes = t.value("bytes", std::uint64_t(0));
+        stats.push_back(std::move(st));
+    }
+    memory::set_expert_types(g, d, stats);
     return memory::predict_fit(g, pc, plan_request(o));
 }
 
@@ -108,7 +130,8 @@ FitPrediction predict_fit_preset(const std::string& preset, const std::string& w
         stats.push_back(std::move(s));
     }
     const model::SizeReport sizes = model::measure(&d, stats);
-    const memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
+    memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
+    memory::set_expert_types(g, d, stats);
     return memory::predict_fit(g, pc, plan_request(o));
 }
 

@@ -113,13 +113,17 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
 
 ModelGeometry geometry_of(const model::Weights& w) {
     ModelGeometry g = geometry_of(w.desc(), w.other_bytes(), w.expert_bytes());
-    // Exact slot bytes from the first MoE layer's tensors.
+    // Exact slot bytes, as the expert cache lays its banks out: each matrix's largest size over the MoE layers
+    // (llama.cpp's _M recipes give some layers' down projections a larger type), padded to 256 bytes.
+    std::uint64_t big[3] = {0, 0, 0};
     for (int il = 0; il < g.n_layer; ++il) {
         if (!w.layer_has_experts(il)) continue;
         const model::ExpertView& e = w.expert(il, 0);
-        g.slot_bytes = a256(e.gate.bytes()) + a256(e.up.bytes()) + a256(e.down.bytes());
-        break;
+        big[0] = std::max<std::uint64_t>(big[0], e.gate.bytes());
+        big[1] = std::max<std::uint64_t>(big[1], e.up.bytes());
+        big[2] = std::max<std::uint64_t>(big[2], e.down.bytes());
     }
+    if (big[0] + big[1] + big[2] > 0) g.slot_bytes = a256(big[0]) + a256(big[1]) + a256(big[2]);
     return g;
 }
 

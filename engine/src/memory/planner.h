@@ -4,12 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ft/plan.h"
+#include "ref/dtype.h"
 
 namespace ft::model {
 struct ModelDesc;
+struct TensorStat;
 class Weights;
 }  // namespace ft::model
 
@@ -42,11 +47,19 @@ struct ModelGeometry {
     // scratch, the indexer's top-k and the CSA ratio (its scores workspace holds n_ctx / ratio per token of a chunk).
     std::int64_t hc_width = 0, hc_scratch = 0, v4_scratch = 0, v4_topk = 0, v4_csa_ratio = 0;  // hc_width: N · n_embd
     std::int64_t v4_attended = 0, v4_head_dim = 0;  // rows a query attends (window + picks) and their width
+    // The routed experts' block types (the CPU expert kernel's rate differs by type: memory/cpu_rate.h): the pool's
+    // bytes per type, and the bandwidth profile's key, the first MoE layer's gate/up/down types ("q4_K" when one,
+    // "q4_K/q4_K/q6_K" otherwise; empty when unknown).
+    std::vector<std::pair<kernels::DType, std::uint64_t>> expert_bytes_by_type;
+    std::string expert_format;
 };
 
 ModelGeometry geometry_of(const model::Weights& w);
 // Without loading (the fit predictor): from the description and the byte counts `ft inspect` reports.
 ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes);
+// The fit predictor's expert types (expert_bytes_by_type, expert_format) of a model from its tensor list
+// (memory/cpu_rate.cpp).
+void set_expert_types(ModelGeometry& g, const model::ModelDesc& d, std::span<const model::TensorStat> tensors);
 
 struct PlanRequest {
     std::uint64_t device_total = 0, device_free = 0;
@@ -91,6 +104,9 @@ RebuildCheck check_rebuild(const ModelGeometry& g, const MemoryPlan& current, co
 // lru_miss_rate: the decode miss rate it assumes for a global LRU holding fraction c of all experts.
 double lru_miss_rate(double c);
 FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, const PlanRequest& r);
+// The stored `ft bench bw` profiles of GPU `gpu` into pc (fit.cpp; this_machine): the newest one's PCIe bandwidth and
+// threads, every one's CPU expert rate (cpu_rates, newest first). Nothing stored or readable: pc unchanged.
+void add_stored_profiles(MachineProfile& pc, const std::string& gpu);
 
 std::string gib(double bytes);  // "7.45 GiB"
 

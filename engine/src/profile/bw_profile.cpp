@@ -178,24 +178,33 @@ std::optional<BwProfile> load_profile(const std::string& gpu, const std::string&
 }
 
 std::optional<BwProfile> newest_profile(const std::string& gpu) {
+    auto all = profiles_of(gpu);
+    if (all.empty()) return std::nullopt;
+    return all.front();
+}
+
+std::vector<BwProfile> profiles_of(const std::string& gpu) {
     Db db;
     SqliteStmt st(db,
             "SELECT pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction, measured_at, format, threads "
-            "FROM profiles WHERE gpu = ? ORDER BY measured_at DESC LIMIT 1");
+            "FROM profiles WHERE gpu = ? ORDER BY measured_at DESC");
     sqlite3_bind_text(st.get(), 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
-    BwProfile p;
-    p.gpu = gpu;
-    p.pcie_gbs = sqlite3_column_double(st.get(), 0);
-    p.cpu_gbs = sqlite3_column_double(st.get(), 1);
-    p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
-    p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
-    p.dma_gbs = sqlite3_column_double(st.get(), 4);
-    p.fraction = sqlite3_column_double(st.get(), 5);
-    if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
-    if (const unsigned char* t = sqlite3_column_text(st.get(), 7)) p.format = reinterpret_cast<const char*>(t);
-    p.threads = sqlite3_column_int(st.get(), 8);
-    return p;
+    std::vector<BwProfile> out;
+    while (sqlite3_step(st.get()) == SQLITE_ROW) {
+        BwProfile p;
+        p.gpu = gpu;
+        p.pcie_gbs = sqlite3_column_double(st.get(), 0);
+        p.cpu_gbs = sqlite3_column_double(st.get(), 1);
+        p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
+        p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
+        p.dma_gbs = sqlite3_column_double(st.get(), 4);
+        p.fraction = sqlite3_column_double(st.get(), 5);
+        if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
+        if (const unsigned char* t = sqlite3_column_text(st.get(), 7)) p.format = reinterpret_cast<const char*>(t);
+        p.threads = sqlite3_column_int(st.get(), 8);
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 double stored_hybrid_fraction(const std::vector<GpuInfo>& devices, int gpu, const std::string& fmt, int threads) {

@@ -51,6 +51,8 @@ void store_profile(const BwProfile& p);
 std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads);
 // The most recently measured profile of a GPU, any format and thread count (the fit predictor's bandwidths).
 std::optional<BwProfile> newest_profile(const std::string& gpu);
+// Every stored profile of a GPU, newest first (the fit predictor's CPU expert rate per format).
+std::vector<BwProfile> profiles_of(const std::string& gpu);
 // The hybrid fraction of GPU `gpu` (an index into gpu_devices(), as --gpu) for an expert format and `threads` CPU
 // workers, or -1 with a log line saying so when no profile matches or there is no such GPU (needs no GPU itself:
 // the engine's load passes gpu_devices(), tests a list of their own).
