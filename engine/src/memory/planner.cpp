@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "ft/error.h"
+#include "memory/cpu_rate.h"
 #include "model/model_desc.h"
 #include "model/weights.h"
 
@@ -432,7 +433,10 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
     const std::uint64_t model_bytes = g.non_expert_bytes + g.expert_pool_bytes;
     // Host RAM: the mapped file (experts + the rest, which the page cache also holds) plus ~1 GiB of runtime.
     f.ram_needed = model_bytes + (1ull << 30);
-    const double bp = pc.pcie_gbps > 0 ? pc.pcie_gbps : 25.0, bc = pc.host_gbps > 0 ? pc.host_gbps : 40.0;
+    const CpuExpertRate cpu_rate = cpu_expert_rate(g, pc);  // B_C for these expert types (memory/cpu_rate.h)
+    f.cpu_expert_gbps = cpu_rate.gbps;
+    f.cpu_expert_rate_source = cpu_rate.source;
+    const double bp = pc.pcie_gbps > 0 ? pc.pcie_gbps : 25.0, bc = cpu_rate.gbps;
     const double step_overhead_s = 70e-6 * double(g.n_layer);  // launches, sync, attention at batch 1 (H200: ≈ 74 µs/layer)
     if (pc.ram_bytes && f.ram_needed > pc.ram_bytes) {
         f.verdict = "no_fit";
@@ -445,9 +449,10 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
         f.verdict = "cpu";
         f.backend = "cpu";
         f.reason = std::move(why);
-        // Every token reads its experts and the non-expert weights from host memory.
-        const double bytes = double(g.active_expert_bytes + g.active_other_bytes);
-        const double t = bytes / (bc * 1e9) + step_overhead_s;
+        // Every token reads its experts and the non-expert weights from host memory: the experts at their types' rate,
+        // the rest at Q4_K's (its types are not counted; most files keep the matrices in an int8-path type).
+        const double t = double(g.active_expert_bytes) / (bc * 1e9) +
+                         double(g.active_other_bytes) / (bc / cpu_rate.factor * 1e9) + step_overhead_s;
         f.decode_tok_s_high = 1.0 / t;
         f.decode_tok_s_low = 0.7 / t;
         f.prefill_tok_s = 0;  // not predicted for the CPU (compute-bound; depends on the ISA)
