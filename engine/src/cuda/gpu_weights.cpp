@@ -33,15 +33,7 @@ void DeviceWeights::uploaded() {
     on_upload_(uploader_->bytes(), total_);
 }
 
-bool gpu_reads(kernels::DType t) {
-    if (!kc::gemv_supported(t)) return false;
-    if (!kc::gemv_decode_only(t)) return true;
-    static const bool allowed = [] {
-        const char* v = std::getenv("FT_GPU_DECODE_ONLY_TYPES");
-        return v && std::string(v) == "1";
-    }();
-    return allowed;
-}
+bool gpu_reads(kernels::DType t) { return kc::gemv_supported(t); }
 
 DeviceMatrix DeviceWeights::matrix(const model::TensorView& t) {
     if (auto it = matrices_.find(t.data); it != matrices_.end()) return it->second;  // a tied LM head: the embedding

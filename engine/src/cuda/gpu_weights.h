@@ -20,10 +20,7 @@
 
 namespace ft::gpu {
 
-// Whether the GPU runner takes weights of type t. The types the kernels read only through quant::decode8 (Q4_0, Q4_1,
-// Q5_0, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K, TQ1_0, TQ2_0, IQ2_*, IQ3_*, IQ1_*) have kernels and kernel tests that have
-// not yet run on a GPU: the runner refuses them (so --device auto runs such a model on the CPU) unless the
-// environment sets FT_GPU_DECODE_ONLY_TYPES=1, as the GPU tests do.
+// Whether the GPU runner takes weights of type t (the GEMV kernels read it; kernels/cuda/gemv.cuh).
 bool gpu_reads(kernels::DType t);
 
 // One layer's routed experts packed [n_expert, rows, cols] per matrix.
