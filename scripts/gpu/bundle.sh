@@ -28,10 +28,10 @@ mkdir -p "$stage/build" "$stage/lib"
 # The build tree minus objects and CMake internals: executables, CTestTestfile.cmake files, test data.
 # FT_BUNDLE_ONLY (a regex over executable names) keeps only the executables it matches: a small bundle for a few runs.
 # Left behind: the installers' outputs (the .deb, CPack's staging, the portable bundle), what earlier test runs
-# wrote (test-data-dir, the tokenizer tests' downloads) and the GUI's build (no Qt Quick there).
+# wrote (test-data-dir, the tokenizer tests' downloads, Wine prefixes) and the GUI's build (no Qt Quick there).
 (cd "$build" && find . \( -name '*.o' -o -name '*.a' -o -path '*/CMakeFiles/*' -o -name '*.ninja*' \
    -o -name '.ninja_*' -o -path '*_autogen/*' -o -name '*.deb' -o -path ./_CPack_Packages -o -path ./bundle \
-   -o -path ./test-data-dir -o -path './test-tokenizer-*' -o -path ./ui \) -prune \
+   -o -path ./test-data-dir -o -path './test-tokenizer-*' -o -path './wine-*' -o -path ./ui \) -prune \
    -o -type f -print) |
   while read -r f; do
     if [[ -n "${FT_BUNDLE_ONLY:-}" && -x "$build/$f" && "$f" != *.sh && ! "$(basename "$f")" =~ ^(${FT_BUNDLE_ONLY})$ ]]; then
