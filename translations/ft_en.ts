@@ -1045,6 +1045,94 @@
         <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 is incomplete: it has %2, but its contents need at least %3. The download or conversion stopped early: download or convert it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is empty: download or convert it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is a big-endian GGUF file; this PC reads little-endian ones. Convert the model again for this PC.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is a GGUF file of version 1, which is no longer read. Convert the model again with a current llama.cpp.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has GGUF version %2, which this version of FreeToken does not know (versions 2 and 3 are read). The file is newer than this program, or damaged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 uses a quantization this version of FreeToken does not know (type %3). Use another quantization of the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the architecture &quot;%2&quot; does not run in this version of FreeToken. Supported: %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The architecture %1 is recognised, but it does not run in this version of FreeToken yet. Supported: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot compute with yet. Use another quantization or a GGUF file of the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The video memory left for the KV cache holds %1 positions, less than one %2-token context; it needs at least %3 of video memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KV positions need %2; the video memory budget leaves %3 for them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 expert slots need %2; the video memory budget leaves %3 for them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no usable GPU: it runs on the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The weights need about %1 of RAM; this PC has %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2157,34 +2245,6 @@
     </message>
     <message>
         <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the server&apos;s name was not found</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the server refused the connection</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the server closed the connection</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the server did not answer in time</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the secure connection could not be set up</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the network is down</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the proxy cannot be reached</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1044,6 +1044,94 @@
         <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
         <translation>프롬프트가 %1 토큰인데 모델의 컨텍스트는 %2 토큰까지입니다. 새 채팅을 시작하거나 메시지를 줄이거나, 더 큰 컨텍스트로 모델을 불러오세요.</translation>
     </message>
+    <message>
+        <source>%1 is incomplete: it has %2, but its contents need at least %3. The download or conversion stopped early: download or convert it again.</source>
+        <translation>%1 파일이 완전하지 않습니다. 크기는 %2이지만 내용에는 최소 %3이(가) 필요합니다. 다운로드나 변환이 중간에 멈췄습니다. 다시 다운로드하거나 변환하세요.</translation>
+    </message>
+    <message>
+        <source>%1 is empty: download or convert it again.</source>
+        <translation>%1 파일이 비어 있습니다. 다시 다운로드하거나 변환하세요.</translation>
+    </message>
+    <message>
+        <source>%1 is a big-endian GGUF file; this PC reads little-endian ones. Convert the model again for this PC.</source>
+        <translation>%1은(는) 빅 엔디언 GGUF 파일입니다. 이 PC는 리틀 엔디언 파일을 읽습니다. 이 PC에 맞게 모델을 다시 변환하세요.</translation>
+    </message>
+    <message>
+        <source>%1 is a GGUF file of version 1, which is no longer read. Convert the model again with a current llama.cpp.</source>
+        <translation>%1은(는) 버전 1 GGUF 파일이며 더 이상 읽을 수 없습니다. 최신 llama.cpp로 모델을 다시 변환하세요.</translation>
+    </message>
+    <message>
+        <source>%1 has GGUF version %2, which this version of FreeToken does not know (versions 2 and 3 are read). The file is newer than this program, or damaged.</source>
+        <translation>%1의 GGUF 버전 %2은(는) 이 버전의 FreeToken이 모르는 버전입니다(버전 2와 3을 읽습니다). 파일이 이 프로그램보다 새롭거나 손상되었습니다.</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 uses a quantization this version of FreeToken does not know (type %3). Use another quantization of the model.</source>
+        <translation>%1: 텐서 %2은(는) 이 버전의 FreeToken이 모르는 양자화(유형 %3)를 사용합니다. 모델의 다른 양자화를 사용하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the architecture &quot;%2&quot; does not run in this version of FreeToken. Supported: %3.</source>
+        <translation>%1: 아키텍처 &quot;%2&quot;은(는) 이 버전의 FreeToken에서 실행되지 않습니다. 지원: %3.</translation>
+    </message>
+    <message>
+        <source>The architecture %1 is recognised, but it does not run in this version of FreeToken yet. Supported: %2.</source>
+        <translation>아키텍처 %1은(는) 인식되지만 이 버전의 FreeToken에서는 아직 실행되지 않습니다. 지원: %2.</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot compute with yet. Use another quantization or a GGUF file of the model.</source>
+        <translation>%1: 텐서 %2은(는) %3 형식으로 저장되어 있으며, FreeToken은 아직 이 형식으로 계산할 수 없습니다. 모델의 다른 양자화나 GGUF 파일을 사용하세요.</translation>
+    </message>
+    <message>
+        <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
+        <translation>비디오 메모리 %1은(는) %2 백엔드로 이 모델을 실행하기에 부족합니다. 최소 %3이(가) 필요합니다. 대신 CPU에서 실행됩니다. GPU를 쓰는 프로그램을 닫으면 비디오 메모리가 확보됩니다.</translation>
+    </message>
+    <message>
+        <source>The video memory left for the KV cache holds %1 positions, less than one %2-token context; it needs at least %3 of video memory.</source>
+        <translation>KV 캐시에 남는 비디오 메모리는 위치 %1개를 담아 %2토큰 컨텍스트 하나보다 적습니다. 비디오 메모리가 최소 %3 필요합니다.</translation>
+    </message>
+    <message>
+        <source>%1 KV positions need %2; the video memory budget leaves %3 for them.</source>
+        <translation>KV 위치 %1개에는 %2이(가) 필요합니다. 비디오 메모리 예산에서 남는 것은 %3입니다.</translation>
+    </message>
+    <message>
+        <source>%1 expert slots need %2; the video memory budget leaves %3 for them.</source>
+        <translation>전문가 슬롯 %1개에는 %2이(가) 필요합니다. 비디오 메모리 예산에서 남는 것은 %3입니다.</translation>
+    </message>
+    <message>
+        <source>no usable GPU: it runs on the CPU</source>
+        <translation>사용할 수 있는 GPU가 없습니다: CPU에서 실행됩니다</translation>
+    </message>
+    <message>
+        <source>The weights need about %1 of RAM; this PC has %2.</source>
+        <translation>가중치에 RAM이 약 %1 필요합니다. 이 PC의 RAM은 %2입니다.</translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation>서버 이름을 찾을 수 없습니다</translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation>서버가 연결을 거부했습니다</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>서버가 연결을 끊었습니다</translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation>서버가 제때 응답하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation>보안 연결을 설정할 수 없습니다</translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation>네트워크가 끊겼습니다</translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation>프록시에 연결할 수 없습니다</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2155,34 +2243,6 @@
     <message>
         <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
         <translation>%1에 연결할 수 없습니다(%2): 네트워크 연결과 설정의 Hugging Face 주소를 확인한 뒤 다시 시도하세요</translation>
-    </message>
-    <message>
-        <source>the server&apos;s name was not found</source>
-        <translation>서버 이름을 찾을 수 없습니다</translation>
-    </message>
-    <message>
-        <source>the server refused the connection</source>
-        <translation>서버가 연결을 거부했습니다</translation>
-    </message>
-    <message>
-        <source>the server closed the connection</source>
-        <translation>서버가 연결을 끊었습니다</translation>
-    </message>
-    <message>
-        <source>the server did not answer in time</source>
-        <translation>서버가 제때 응답하지 않았습니다</translation>
-    </message>
-    <message>
-        <source>the secure connection could not be set up</source>
-        <translation>보안 연결을 설정할 수 없습니다</translation>
-    </message>
-    <message>
-        <source>the network is down</source>
-        <translation>네트워크가 끊겼습니다</translation>
-    </message>
-    <message>
-        <source>the proxy cannot be reached</source>
-        <translation>프록시에 연결할 수 없습니다</translation>
     </message>
 </context>
 <context>

@@ -1044,6 +1044,94 @@
         <source>The prompt has %1 tokens; the model&apos;s context holds %2. Start a new chat or shorten the message, or load the model with a larger context.</source>
         <translation>提示有 %1 个词元，而模型的上下文只能容纳 %2 个。请开始新的聊天或缩短消息，或以更大的上下文加载模型。</translation>
     </message>
+    <message>
+        <source>%1 is incomplete: it has %2, but its contents need at least %3. The download or conversion stopped early: download or convert it again.</source>
+        <translation>%1 不完整：它只有 %2，但其内容至少需要 %3。下载或转换中途停止了：请重新下载或转换。</translation>
+    </message>
+    <message>
+        <source>%1 is empty: download or convert it again.</source>
+        <translation>%1 是空文件：请重新下载或转换。</translation>
+    </message>
+    <message>
+        <source>%1 is a big-endian GGUF file; this PC reads little-endian ones. Convert the model again for this PC.</source>
+        <translation>%1 是大端序 GGUF 文件；本机读取小端序文件。请为本机重新转换模型。</translation>
+    </message>
+    <message>
+        <source>%1 is a GGUF file of version 1, which is no longer read. Convert the model again with a current llama.cpp.</source>
+        <translation>%1 是版本 1 的 GGUF 文件，已不再支持读取。请用最新的 llama.cpp 重新转换模型。</translation>
+    </message>
+    <message>
+        <source>%1 has GGUF version %2, which this version of FreeToken does not know (versions 2 and 3 are read). The file is newer than this program, or damaged.</source>
+        <translation>%1 的 GGUF 版本为 %2，此版本的 FreeToken 不认识（可读取版本 2 和 3）。该文件比本程序新，或已损坏。</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 uses a quantization this version of FreeToken does not know (type %3). Use another quantization of the model.</source>
+        <translation>%1：张量 %2 使用了此版本的 FreeToken 不认识的量化方式（类型 %3）。请使用该模型的其他量化版本。</translation>
+    </message>
+    <message>
+        <source>%1: the architecture &quot;%2&quot; does not run in this version of FreeToken. Supported: %3.</source>
+        <translation>%1：架构“%2”无法在此版本的 FreeToken 中运行。支持的架构：%3。</translation>
+    </message>
+    <message>
+        <source>The architecture %1 is recognised, but it does not run in this version of FreeToken yet. Supported: %2.</source>
+        <translation>已识别架构 %1，但此版本的 FreeToken 尚不能运行它。支持的架构：%2。</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot compute with yet. Use another quantization or a GGUF file of the model.</source>
+        <translation>%1：张量 %2 以 %3 格式存储，FreeToken 尚不能用它计算。请使用该模型的其他量化版本或 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
+        <translation>%1 显存不足以用 %2 后端运行此模型：至少需要 %3。它将改在 CPU 上运行；关闭占用 GPU 的程序可释放显存。</translation>
+    </message>
+    <message>
+        <source>The video memory left for the KV cache holds %1 positions, less than one %2-token context; it needs at least %3 of video memory.</source>
+        <translation>留给 KV 缓存的显存只能容纳 %1 个位置，少于一个 %2 词元的上下文；至少需要 %3 显存。</translation>
+    </message>
+    <message>
+        <source>%1 KV positions need %2; the video memory budget leaves %3 for them.</source>
+        <translation>%1 个 KV 位置需要 %2；显存预算只为其留出 %3。</translation>
+    </message>
+    <message>
+        <source>%1 expert slots need %2; the video memory budget leaves %3 for them.</source>
+        <translation>%1 个专家槽需要 %2；显存预算只为其留出 %3。</translation>
+    </message>
+    <message>
+        <source>no usable GPU: it runs on the CPU</source>
+        <translation>没有可用的 GPU：在 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>The weights need about %1 of RAM; this PC has %2.</source>
+        <translation>权重约需 %1 内存；本机有 %2。</translation>
+    </message>
+    <message>
+        <source>the server&apos;s name was not found</source>
+        <translation>找不到服务器名称</translation>
+    </message>
+    <message>
+        <source>the server refused the connection</source>
+        <translation>服务器拒绝了连接</translation>
+    </message>
+    <message>
+        <source>the server closed the connection</source>
+        <translation>服务器关闭了连接</translation>
+    </message>
+    <message>
+        <source>the server did not answer in time</source>
+        <translation>服务器未及时响应</translation>
+    </message>
+    <message>
+        <source>the secure connection could not be set up</source>
+        <translation>无法建立安全连接</translation>
+    </message>
+    <message>
+        <source>the network is down</source>
+        <translation>网络已断开</translation>
+    </message>
+    <message>
+        <source>the proxy cannot be reached</source>
+        <translation>无法连接代理</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2155,34 +2243,6 @@
     <message>
         <source>Cannot reach %1 (%2): check the network connection and the Hugging Face address in Settings, then try again</source>
         <translation>无法访问 %1（%2）：请检查网络连接和设置中的 Hugging Face 地址，然后重试</translation>
-    </message>
-    <message>
-        <source>the server&apos;s name was not found</source>
-        <translation>找不到服务器名称</translation>
-    </message>
-    <message>
-        <source>the server refused the connection</source>
-        <translation>服务器拒绝了连接</translation>
-    </message>
-    <message>
-        <source>the server closed the connection</source>
-        <translation>服务器关闭了连接</translation>
-    </message>
-    <message>
-        <source>the server did not answer in time</source>
-        <translation>服务器未及时响应</translation>
-    </message>
-    <message>
-        <source>the secure connection could not be set up</source>
-        <translation>无法建立安全连接</translation>
-    </message>
-    <message>
-        <source>the network is down</source>
-        <translation>网络已断开</translation>
-    </message>
-    <message>
-        <source>the proxy cannot be reached</source>
-        <translation>无法连接代理</translation>
     </message>
 </context>
 <context>

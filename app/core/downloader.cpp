@@ -23,6 +23,7 @@
 #include "ft/error.h"
 #include "ft/paths.h"
 #include "ft/utf8.h"
+#include "engine_text.h"
 #include "model_facts.h"
 #include "model_library.h"
 
@@ -31,12 +32,8 @@ namespace ft {
 namespace {
 
 // The reply's QNetworkReply::NetworkError by name ("HostNotFoundError"): the UI words the common ones in the user's
-// language (Qt's errorString() is English).
-QString network_error_key(const QNetworkReply* reply) {
-    const QMetaEnum e = QMetaEnum::fromType<QNetworkReply::NetworkError>();
-    const char* key = e.valueToKey(int(reply->error()));
-    return key ? QString::fromLatin1(key) : QString::number(int(reply->error()));
-}
+// language (EngineText::networkReason; Qt's errorString() is English where Qt's own catalog is not embedded).
+QString network_error_key(const QNetworkReply* reply) { return EngineText::networkErrorKey(reply); }
 
 }  // namespace
 

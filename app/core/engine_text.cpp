@@ -1,6 +1,17 @@
 #include "engine_text.h"
 
+#include <QLocale>
+#include <QMetaEnum>
+#include <QNetworkReply>
+
 namespace ft {
+
+namespace {
+
+// A byte count from the engine (decimal digits) in the app's locale ("1.0 MiB"; the decimal sign is the locale's).
+QString bytes(const QString& digits) { return QLocale().formattedDataSize(digits.toLongLong(), 1, QLocale::DataSizeIecFormat); }
+
+}  // namespace
 
 QString EngineText::text(const Message& m, const QString& english) {
     const auto a = [&](std::size_t i) { return i < m.args.size() ? QString::fromStdString(m.args[i]) : QString(); };
@@ -8,6 +19,25 @@ QString EngineText::text(const Message& m, const QString& english) {
     // A damaged or foreign model file (gguf_reader).
     if (k == "file_damaged")
         return tr("%1 is damaged or incomplete (%2): download or convert it again").arg(a(0), a(1));
+    // A file that ends early: a download or a conversion cut short (gguf_reader: its size, what its header needs).
+    if (k == "file_truncated")
+        return tr("%1 is incomplete: it has %2, but its contents need at least %3. The download or conversion stopped early: download or convert it again.")
+            .arg(a(0), bytes(a(1)), bytes(a(2)));
+    if (k == "file_empty") return tr("%1 is empty: download or convert it again.").arg(a(0));
+    if (k == "gguf_big_endian") return tr("%1 is a big-endian GGUF file; this PC reads little-endian ones. Convert the model again for this PC.").arg(a(0));
+    if (k == "gguf_version_old") return tr("%1 is a GGUF file of version 1, which is no longer read. Convert the model again with a current llama.cpp.").arg(a(0));
+    if (k == "gguf_version_unknown")
+        return tr("%1 has GGUF version %2, which this version of FreeToken does not know (versions 2 and 3 are read). The file is newer than this program, or damaged.").arg(a(0), a(1));
+    if (k == "tensor_type_unknown")
+        return tr("%1: the tensor %2 uses a quantization this version of FreeToken does not know (type %3). Use another quantization of the model.").arg(a(0), a(1), a(2));
+    // A model the engine cannot run (gguf_desc, hf_config, build_graph): its architecture; a tensor's type (Weights).
+    if (k == "arch_unsupported")
+        return tr("%1: the architecture \"%2\" does not run in this version of FreeToken. Supported: %3.").arg(a(0), a(1), a(2));
+    if (k == "arch_no_forward")
+        return tr("The architecture %1 is recognised, but it does not run in this version of FreeToken yet. Supported: %2.").arg(a(0), a(1));
+    if (k == "type_unsupported")
+        return tr("%1: the tensor %2 is stored as %3, which FreeToken cannot compute with yet. Use another quantization or a GGUF file of the model.")
+            .arg(a(0), a(1), a(2));
     if (k == "not_gguf")
         return tr("%1 is not a GGUF model file (it starts with \"%2\"): choose a .gguf file or a Hugging Face folder of safetensors").arg(a(0), a(1));
     // A model file that is not there (moved or deleted since it was added: MappedFile::open).
@@ -29,6 +59,17 @@ QString EngineText::text(const Message& m, const QString& english) {
         return tr("%1 expert slots (%2) and %3 KV positions (%4) need %5 with the rest of the plan; the budget is %6.")
             .arg(a(0), a(1), a(2), a(3), a(4), a(5));
     if (k == "rebuild_failed") return tr("The rebuild failed and was undone: %1").arg(a(0));
+    // The VRAM planner (plan_memory) and the fit predictor on the Models page (FitPrediction::reason_key).
+    if (k == "vram_too_small")
+        return tr("%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.")
+            .arg(a(0), a(1), a(2));
+    if (k == "vram_kv_below_context")
+        return tr("The video memory left for the KV cache holds %1 positions, less than one %2-token context; it needs at least %3 of video memory.")
+            .arg(a(0), a(1), a(2));
+    if (k == "vram_kv_over") return tr("%1 KV positions need %2; the video memory budget leaves %3 for them.").arg(a(0), a(1), a(2));
+    if (k == "vram_slots_over") return tr("%1 expert slots need %2; the video memory budget leaves %3 for them.").arg(a(0), a(1), a(2));
+    if (k == "fit_no_gpu") return tr("no usable GPU: it runs on the CPU");
+    if (k == "fit_no_ram") return tr("The weights need about %1 of RAM; this PC has %2.").arg(a(0), a(1));
     // Why there is no GPU (gpu_unavailable_message()).
     if (k == "no_cuda_build") return tr("this build has no CUDA support");
     if (k == "no_gpu") return tr("no NVIDIA GPU found");
@@ -39,6 +80,24 @@ QString EngineText::text(const Message& m, const QString& english) {
     // The device a model runs on (ModelInfo::device_key).
     if (k == "device_cpu") return tr("CPU (%1 threads)").arg(a(0));
     return english;
+}
+
+QString EngineText::networkReason(const QString& key, const QString& english) {
+    if (key == "HostNotFoundError") return tr("the server's name was not found");
+    if (key == "ConnectionRefusedError") return tr("the server refused the connection");
+    if (key == "RemoteHostClosedError") return tr("the server closed the connection");
+    if (key == "TimeoutError" || key == "OperationCanceledError") return tr("the server did not answer in time");
+    if (key == "SslHandshakeFailedError") return tr("the secure connection could not be set up");
+    if (key == "NetworkSessionFailedError" || key == "TemporaryNetworkFailureError") return tr("the network is down");
+    if (key == "ProxyConnectionRefusedError" || key == "ProxyNotFoundError" || key == "ProxyTimeoutError")
+        return tr("the proxy cannot be reached");
+    return english;  // a rarer failure: Qt's own words
+}
+
+QString EngineText::networkErrorKey(const QNetworkReply* reply) {
+    const QMetaEnum e = QMetaEnum::fromType<QNetworkReply::NetworkError>();
+    const char* key = e.valueToKey(int(reply->error()));
+    return key ? QString::fromLatin1(key) : QString::number(int(reply->error()));
 }
 
 QString EngineText::error(const Error& e) {

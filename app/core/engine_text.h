@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QString>
 
+class QNetworkReply;
+
 #include "ft/error.h"
 
 namespace ft {
@@ -18,6 +20,10 @@ public:
     static QString text(const Message& m, const QString& english);
     // An engine error: its key translated, else its message and hint ("message — hint").
     static QString error(const Error& e);
+    // A network failure's reason: `key` is the QNetworkReply::NetworkError by name (networkErrorKey()); the common
+    // ones in the app's language, the rest in Qt's words (`english`: QNetworkReply::errorString()).
+    static QString networkReason(const QString& key, const QString& english);
+    static QString networkErrorKey(const QNetworkReply* reply);
 };
 
 }  // namespace ft

@@ -96,11 +96,23 @@ ModelFacts read_model_facts(const fs::path& path) {
         f.n_head_kv = d["attention"].value("n_head_kv", 0u);
         f.head_dim = d["attention"].value("head_dim", 0u);
     }
+    // The inspector's ft::Message {"key", "args"} of a note, when it has one.
+    const auto message_of = [](const json& j) {
+        Message m;
+        if (!j.is_object() || !j.contains("key") || !j["key"].is_string()) return m;
+        m.key = j["key"].get<std::string>();
+        if (j.contains("args") && j["args"].is_array())
+            for (const json& a : j["args"])
+                if (a.is_string()) m.args.push_back(a.get<std::string>());
+        return m;
+    };
     if (!f.described) {
         f.support_note = first.value("description_error", std::string("the architecture is not recognised"));
+        if (first.contains("description_error_key")) f.support_key = message_of(first["description_error_key"]);
     } else if (!first.value("runs", false)) {
         // The engine's own answer (its architecture registry): described, but no forward pass yet.
         f.support_note = first.value("support_note", "architecture " + f.architecture + " does not run in this version");
+        if (first.contains("support_key")) f.support_key = message_of(first["support_key"]);
     }
     f.runnable = f.described && f.support_note.empty();
 

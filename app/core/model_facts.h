@@ -24,6 +24,7 @@ struct ModelFacts {
     bool described = false;           // the engine knows this architecture's hyper-parameters
     bool runnable = false;            // the engine has a forward pass for it (can load it)
     std::string support_note;         // why it cannot run, when !runnable
+    Message support_key;              // the same as a key for the app's language; may be empty
     std::string name;                 // general.name, if any
     std::string quant;                // dominant weight type of the routed experts ("Q4_K", "BF16"); "mixed" rare
     std::uint64_t total_params = 0, active_params = 0;

@@ -75,6 +75,11 @@ QString facts_to_json(const ModelFacts& f) {
     o["described"] = f.described;
     o["runnable"] = f.runnable;
     o["support_note"] = QString::fromStdString(f.support_note);
+    if (!f.support_key.empty()) {
+        QJsonArray args;
+        for (const std::string& a : f.support_key.args) args.append(QString::fromStdString(a));
+        o["supportKey"] = QJsonObject{{"key", QString::fromStdString(f.support_key.key)}, {"args", args}};
+    }
     o["name"] = QString::fromStdString(f.name);
     o["quant"] = QString::fromStdString(f.quant);
     // 64-bit counts as strings: JSON numbers are doubles in Qt.
@@ -113,6 +118,11 @@ bool facts_from_json(const QString& text, ModelFacts& f) {
     f.described = o["described"].toBool();
     f.runnable = o["runnable"].toBool();
     f.support_note = q(o["support_note"].toString());
+    if (o.contains("supportKey")) {
+        const QJsonObject k = o["supportKey"].toObject();
+        f.support_key.key = q(k["key"].toString());
+        for (const QJsonValue& a : k["args"].toArray()) f.support_key.args.push_back(q(a.toString()));
+    }
     f.name = q(o["name"].toString());
     f.quant = q(o["quant"].toString());
     auto u64 = [&](const char* k) { return o[k].toString().toULongLong(); };

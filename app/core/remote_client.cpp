@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "engine_text.h"
+
 namespace ft {
 
 namespace {
@@ -31,6 +33,9 @@ QString server_message(const QByteArray& body) {
     if (body.size() > 160) t += QChar(0x2026);
     return t;
 }
+
+// Why the connection failed, in the app's language where it is a common failure (EngineText::networkReason).
+QString network_reason(const QNetworkReply* r) { return EngineText::networkReason(EngineText::networkErrorKey(r), r->errorString()); }
 
 bool is_sse(QNetworkReply* r) {
     return r->header(QNetworkRequest::ContentTypeHeader).toString().startsWith(QLatin1String("text/event-stream"));
@@ -79,7 +84,7 @@ QString RemoteClient::describeFailure(const QString& url, QNetworkReply* reply, 
     case QNetworkReply::ProxyTimeoutError:
         set("unreachable");
         return tr("Cannot reach the server at %1 (%2). Check the address and port, and that the server is running.")
-            .arg(url, reply->errorString());
+            .arg(url, network_reason(reply));
     default:
         break;
     }
@@ -105,7 +110,7 @@ QString RemoteClient::describeFailure(const QString& url, QNetworkReply* reply, 
     if (reply->error() != QNetworkReply::NoError) {
         set("unreachable");
         return tr("The connection to the server at %1 failed (%2). Check the address and that the server is running.")
-            .arg(url, reply->errorString());
+            .arg(url, network_reason(reply));
     }
     set("not-openai");
     const QString type = reply->header(QNetworkRequest::ContentTypeHeader).toString();
@@ -355,7 +360,7 @@ void RemoteClient::onStreamDone(quint64 id) {
         else if (status == 200 && r->error() != QNetworkReply::NoError)
             message = tr("The server at %1 closed the connection before the reply finished (%2). The text that arrived "
                          "is kept; check the server, then press Regenerate.")
-                          .arg(s.url, r->errorString());
+                          .arg(s.url, network_reason(r));
         else
             message = describeFailure(s.url, r, s.errorBody, nullptr);
         emit generationFailed(id, message);

@@ -141,6 +141,16 @@ private slots:
         QVERIFY(!f.described);
         QVERIFY(!f.runnable);
         QVERIFY2(QString::fromStdString(f.support_note).contains("qwen9moe"), f.support_note.c_str());
+        // The note as a key for the app's language, and kept so through the library's stored facts.
+        QCOMPARE(QString::fromStdString(f.support_key.key), QStringLiteral("arch_unsupported"));
+        QVERIFY(f.support_key.args.size() == 3 && f.support_key.args[1] == "qwen9moe");
+        {
+            ft::ModelLibrary lib(m_dir.filePath("other-arch.db"));
+            lib.add(other);
+        }
+        const ft::ModelLibrary reopened(m_dir.filePath("other-arch.db"));
+        QCOMPARE(QString::fromStdString(reopened.models()[0].facts.support_key.key), QStringLiteral("arch_unsupported"));
+        QVERIFY(reopened.models()[0].facts.support_key.args == f.support_key.args);
         QVERIFY(f.total_params > 0);   // what can be read is still shown
     }
 
@@ -154,6 +164,11 @@ private slots:
         QVERIFY(!rec.facts.readable);
         QVERIFY(!rec.facts.runnable);
         QVERIFY2(!rec.facts.error.empty(), "no reason given");
+        // A file cut short says so, with its size and the size it needs (for the app's language).
+        QCOMPARE(QString::fromStdString(rec.facts.error_key.key), QStringLiteral("file_truncated"));
+        QCOMPARE(QString::fromStdString(rec.facts.error_key.args.at(1)), QString::number(QFileInfo(cut).size()));
+        const qint64 needed = QString::fromStdString(rec.facts.error_key.args.at(2)).toLongLong();
+        QVERIFY2(needed > QFileInfo(cut).size() && needed <= in.size(), rec.facts.error_key.args.at(2).c_str());
         QVERIFY(!lib.models()[0].facts.readable);   // stored as such
     }
 

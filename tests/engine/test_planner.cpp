@@ -138,6 +138,12 @@ private slots:
             QVERIFY(match.hasMatch());
             const double need = match.captured(1).toDouble();
             QVERIFY(need > 1.0);
+            // The same for translating front ends (the app's Models page and load error): {budget, backend, needed}.
+            QCOMPARE(QString::fromStdString(e.key().key), QStringLiteral("vram_too_small"));
+            QCOMPARE(int(e.key().args.size()), 3);
+            QCOMPARE(QString::fromStdString(e.key().args[0]), QStringLiteral("1.00 GiB"));
+            QCOMPARE(QString::fromStdString(e.key().args[1]), QStringLiteral("offload"));
+            QCOMPARE(QString::fromStdString(e.key().args[2]), match.captured(1) + QStringLiteral(" GiB"));
             const ft::MemoryPlan p = ft::memory::plan_memory(g, at(std::uint64_t((need + 0.02) * double(GiB))));
             QVERIFY(p.total() <= std::uint64_t((need + 0.02) * double(GiB)));
         }
@@ -211,15 +217,22 @@ private slots:
         pc.vram_bytes = 48 * GiB;
         QCOMPARE(QString::fromStdString(ft::memory::predict_fit(g, pc, r).verdict), QStringLiteral("gpu"));
         pc.vram_bytes = 0;
-        QCOMPARE(QString::fromStdString(ft::memory::predict_fit(g, pc, r).verdict), QStringLiteral("cpu"));
-        pc.vram_bytes = GiB / 2;  // too small for the weights: CPU with the reason
+        f = ft::memory::predict_fit(g, pc, r);
+        QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("cpu"));
+        QCOMPARE(QString::fromStdString(f.reason_key.key), QStringLiteral("fit_no_gpu"));
+        pc.vram_bytes = GiB / 2;  // too small for the weights: CPU with the reason, keyed for the app's language
         f = ft::memory::predict_fit(g, pc, r);
         QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("cpu"));
         QVERIFY(!f.reason.empty());
+        QCOMPARE(QString::fromStdString(f.reason_key.key), QStringLiteral("vram_too_small"));
+        QCOMPARE(QString::fromStdString(f.reason_key.args.at(0)), QStringLiteral("0.50 GiB"));
+        QVERIFY2(QString::fromStdString(f.reason).contains(QString::fromStdString(f.reason_key.args.at(2))), f.reason.c_str());
         pc.ram_bytes = 8 * GiB;
         f = ft::memory::predict_fit(g, pc, r);
         QCOMPARE(QString::fromStdString(f.verdict), QStringLiteral("no_fit"));
         QVERIFY2(QString::fromStdString(f.reason).contains("GiB"), f.reason.c_str());
+        QCOMPARE(QString::fromStdString(f.reason_key.key), QStringLiteral("fit_no_ram"));
+        QCOMPARE(QString::fromStdString(f.reason_key.args.at(1)), QStringLiteral("8.00 GiB"));
     }
 
     void predictorMatchesTheH200() {

@@ -537,6 +537,26 @@ private slots:
             const std::string mismatch = ft::test::error_mismatch([&] { Reader::parse(prefix, "cut.gguf"); },
                                                                   ErrorCode::invalid_file, "cut.gguf: ");
             QVERIFY2(mismatch.empty(), (std::to_string(n) + " bytes: " + mismatch).c_str());
+            // For translating front ends: a cut in the tensor data (a download stopped early) is "file_truncated"
+            // {file, its size, the whole file's size}; a cut in the header names at least the bytes it was reading
+            // (or, inside a string or an array, "file_damaged" with the English detail).
+            try {
+                Reader::parse(prefix, "cut.gguf");
+            } catch (const ft::Error& e) {
+                const ft::Message& k = e.key();
+                const std::string at = std::to_string(n) + " bytes: " + k.key;
+                if (n == 0) {
+                    QVERIFY2(k.key == "file_empty" && k.args == std::vector<std::string>{"cut.gguf"}, at.c_str());
+                } else if (n >= full.data_offset()) {
+                    QVERIFY2(k.key == "file_truncated", at.c_str());
+                    QVERIFY2(k.args == (std::vector<std::string>{"cut.gguf", std::to_string(n), std::to_string(needed)}), at.c_str());
+                } else if (k.key == "file_truncated") {
+                    QVERIFY2(k.args.size() == 3 && k.args[0] == "cut.gguf" && k.args[1] == std::to_string(n), at.c_str());
+                    QVERIFY2(std::stoull(k.args[2]) > n && std::stoull(k.args[2]) <= needed, at.c_str());
+                } else {
+                    QVERIFY2(k.key == "file_damaged" && k.args.size() == 2 && k.args[0] == "cut.gguf", at.c_str());
+                }
+            }
         }
     }
 

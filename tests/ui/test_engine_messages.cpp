@@ -3,20 +3,28 @@
 // ModelInfo::device_key) and the app translates them (app/core/engine_text.h). In the real window (offscreen, and
 // under Xvfb as test_engine_messages_xvfb) with the real CPU engine: a damaged model file on the Models page (and its
 // load error), the engine refusing a KV size, why there is no GPU, and the device the model runs on — in Korean and
-// Simplified Chinese, and back in English.
+// Simplified Chinese, and back in English; then the reasons themselves (not only their frame) in both languages: a
+// download cut short, a missing file, an architecture this version does not run, a server address nothing listens
+// on, the VRAM too small for a model.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QLocale>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "app_harness.h"
 #include "console_model.h"
 #include "engine_host.h"
+#include "engine_text.h"
 #include "ft/gpu.h"
 #include "ft/log.h"
+#include "ft/plan.h"
 #include "log_hub.h"
+#include "remote_server_list_model.h"
 #include "system_monitor.h"
 
 namespace {
@@ -47,6 +55,27 @@ class TestEngineMessages : public QObject {
     void setLanguage(const QString& l) {
         m_ui->object("settingsModel")->setProperty("language", l);
         m_ui->settle(200);
+    }
+    bool addServerOpen() { return m_ui->object("addServerDialog")->property("opened").toBool(); }
+    // The Add a server dialog filled with `url` and Add server pressed: the error it shows ("" once it closed).
+    QString addServer(const QString& url) {
+        if (!addServerOpen()) {
+            m_ui->showPage("models");
+            if (!m_ui->click("addServerButton")) return "no Add a server button";
+            if (!QTest::qWaitFor([&] { return addServerOpen(); }, 5000)) return "the dialog did not open";
+        }
+        m_ui->item("serverUrlField")->setProperty("text", url);
+        m_ui->item("serverKeyField")->setProperty("text", QString());
+        m_ui->settle(50);
+        if (!m_ui->click("addServerConfirm")) return "Add server could not be clicked";
+        auto* servers = qobject_cast<ft::ui::RemoteServerListModel*>(m_ui->object("serverModel"));
+        if (!servers || !QTest::qWaitFor([&] { return !servers->adding(); }, 15000)) return "the check did not end";
+        m_ui->settle(50);
+        return addServerOpen() ? m_ui->item("addServerError")->property("text").toString() : QString();
+    }
+    void closeAddServer() {
+        if (addServerOpen()) QMetaObject::invokeMethod(m_ui->object("addServerDialog"), "close");
+        m_ui->settle(50);
     }
     // The Models page's problem line of the row of `path`.
     QString problemOf(const QString& path) {
@@ -80,7 +109,7 @@ private slots:
         QVERIFY(m_ui->showPage("models"));
         QObject* library = m_ui->object("libraryModel");
         QVERIFY(QMetaObject::invokeMethod(library, "addPath", Q_ARG(QString, m_damaged), Q_ARG(QString, QStringLiteral("added"))));
-        QTRY_VERIFY_WITH_TIMEOUT(problemOf(m_damaged).contains(QStringLiteral("damaged")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(problemOf(m_damaged).contains(QStringLiteral("is incomplete")), 20000);  // cut short
         setLanguage("ko");
         QTRY_VERIFY2(has_hangul(problemOf(m_damaged)) && problemOf(m_damaged).contains(QStringLiteral("cut-short.gguf")),
                      qPrintable(problemOf(m_damaged)));
@@ -93,7 +122,7 @@ private slots:
         setLanguage("zh_CN");
         QTRY_VERIFY2(has_han(problemOf(m_damaged)), qPrintable(problemOf(m_damaged)));
         setLanguage("en");
-        QTRY_VERIFY2(problemOf(m_damaged).contains(QStringLiteral("is damaged or incomplete")), qPrintable(problemOf(m_damaged)));
+        QTRY_VERIFY2(problemOf(m_damaged).contains(QStringLiteral("is incomplete: it has 1.0 MiB")), qPrintable(problemOf(m_damaged)));
         host()->clearError();
     }
 
@@ -164,6 +193,81 @@ private slots:
                  qPrintable(zh));  // "Could not load %1: %2", the reason in Chinese after its own file name
         setLanguage("en");
         host()->clearError();
+    }
+
+    // The reasons themselves, not only their frame, in the language chosen (before, "무엇무엇을 불러올 수 없습니다"
+    // framed the engine's English: "(truncated file: … bytes needed at offset …)", "(Connection refused)"): a download
+    // cut short and a file gone, loaded for real; a server address nothing listens on, added through the Add a
+    // server dialog; the VRAM too small for a model, as the Models page's fit note gives it.
+    void reasonsInTheChosenLanguage() {
+        const QString cut = QFileInfo(m_damaged).fileName();
+        const QStringList english = {"truncated", "bytes needed", "runs past the end", "not there any more", "moved or deleted",
+                                     "Connection refused", "connection refused", "too small", "too little", "not supported",
+                                     "does not run"};
+        const auto no_english = [&](const QString& s) {
+            for (const QString& w : english)
+                if (s.contains(w)) return false;
+            return true;
+        };
+        // A model of an architecture this version does not run: the demo model renamed "qwen9moe" (same length: the
+        // file stays well-formed), on the Models page.
+        const QString otherArch = m_data.filePath("other-arch.gguf");
+        {
+            QFile in(kDemo), out(otherArch);
+            QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+            QByteArray bytes = in.readAll();
+            QVERIFY(bytes.count("qwen3moe") >= 2);
+            out.write(bytes.replace("qwen3moe", "qwen9moe"));
+        }
+        QVERIFY(QMetaObject::invokeMethod(m_ui->object("libraryModel"), "addPath", Q_ARG(QString, otherArch),
+                                          Q_ARG(QString, QStringLiteral("added"))));
+        for (const QString& lang : {QStringLiteral("ko"), QStringLiteral("zh_CN")}) {
+            const auto native = [&](const QString& s) { return lang == "ko" ? has_hangul(s) : has_han(s); };
+            const QLocale locale = lang == "ko" ? QLocale(QLocale::Korean, QLocale::SouthKorea) : QLocale(QLocale::Chinese, QLocale::China);
+            setLanguage(lang);
+            // A download cut short: its name, its real size (in the language's number format) and why, in `lang`.
+            host()->load(m_damaged);
+            QTRY_COMPARE_WITH_TIMEOUT(host()->state(), QStringLiteral("error"), 20000);
+            QString e = host()->lastError();
+            const QString size = locale.formattedDataSize(QFileInfo(m_damaged).size(), 1, QLocale::DataSizeIecFormat);
+            QVERIFY2(e.count(cut) >= 2 && e.contains(size) && native(e.section(cut, -1)) && no_english(e), qPrintable(lang + ": " + e));
+            host()->clearError();
+            // The same reason on the Models page's row (added by damagedFile()).
+            QTRY_VERIFY2(native(problemOf(m_damaged)) && no_english(problemOf(m_damaged)) && problemOf(m_damaged).contains(cut),
+                         qPrintable(lang + ": " + problemOf(m_damaged)));
+            QTRY_VERIFY2(native(problemOf(otherArch)) && no_english(problemOf(otherArch)) && problemOf(otherArch).contains("qwen9moe"),
+                         qPrintable(lang + ": " + problemOf(otherArch)));
+            // A file that is not there.
+            const QString gone = m_data.filePath(QStringLiteral("gone-%1.gguf").arg(lang));
+            host()->load(gone);
+            QTRY_COMPARE_WITH_TIMEOUT(host()->state(), QStringLiteral("error"), 20000);
+            e = host()->lastError();
+            QVERIFY2(e.count(QFileInfo(gone).fileName()) >= 2 && native(e.section(QFileInfo(gone).fileName(), -1)) && no_english(e),
+                     qPrintable(lang + ": " + e));
+            host()->clearError();
+            // A server address nothing listens on (a port taken and released): the reason is this app's, in `lang`.
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost));
+            const QString closed = QStringLiteral("http://127.0.0.1:%1").arg(probe.serverPort());
+            probe.close();
+            e = addServer(closed);
+            QVERIFY2(e.contains(closed) && native(e.section(closed, -1)) && no_english(e) &&
+                         e.contains(ft::EngineText::networkReason(QStringLiteral("ConnectionRefusedError"), {})),
+                     qPrintable(lang + ": " + e));
+            // VRAM too small for a 30B-A3B model (the fit predictor's plan at 0.5 GiB, no GPU needed): the Models page's
+            // note, with the budget and the smallest one that works.
+            ft::MachineProfile pc;
+            pc.ram_bytes = 64ull << 30;
+            pc.vram_bytes = 1ull << 29;
+            const ft::FitPrediction fit = ft::predict_fit_preset("qwen3-30b-a3b", "q4_k", pc);
+            QCOMPARE(QString::fromStdString(fit.reason_key.key), QStringLiteral("vram_too_small"));
+            e = ft::EngineText::text(fit.reason_key, QString::fromStdString(fit.reason));
+            QVERIFY2(e.contains(QStringLiteral("0.50 GiB")) && e.contains(QString::fromStdString(fit.reason_key.args.at(2))) &&
+                         native(e) && no_english(e),
+                     qPrintable(lang + ": " + e));
+        }
+        closeAddServer();
+        setLanguage("en");
     }
 
     void cleanupTestCase() {

@@ -1,6 +1,7 @@
 #include "download_list_model.h"
 
 #include "app_settings.h"
+#include "engine_text.h"
 #include "ft/error.h"
 #include "model_list_model.h"
 
@@ -217,15 +218,7 @@ QString DownloadListModel::describeError(const QString& code, const QStringList&
 }
 
 QString DownloadListModel::networkReason(const QString& key, const QString& english) {
-    if (key == "HostNotFoundError") return tr("the server's name was not found");
-    if (key == "ConnectionRefusedError") return tr("the server refused the connection");
-    if (key == "RemoteHostClosedError") return tr("the server closed the connection");
-    if (key == "TimeoutError" || key == "OperationCanceledError") return tr("the server did not answer in time");
-    if (key == "SslHandshakeFailedError") return tr("the secure connection could not be set up");
-    if (key == "NetworkSessionFailedError" || key == "TemporaryNetworkFailureError") return tr("the network is down");
-    if (key == "ProxyConnectionRefusedError" || key == "ProxyNotFoundError" || key == "ProxyTimeoutError")
-        return tr("the proxy cannot be reached");
-    return english;  // a rarer failure: Qt's own words
+    return EngineText::networkReason(key, english);  // shared with the remote servers' messages (RemoteClient)
 }
 
 }  // namespace ft::ui

@@ -69,13 +69,13 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case ReadErrorRole: return EngineText::text(f.error_key, QString::fromStdString(f.error));  // the app's language
     case ArchitectureRole: return QString::fromStdString(f.architecture);
     case RunnableRole: return f.runnable;
-    case SupportNoteRole: return QString::fromStdString(f.support_note);
+    case SupportNoteRole: return EngineText::text(f.support_key, QString::fromStdString(f.support_note));  // the app's language
     case QuantRole: return QString::fromStdString(f.quant);
     case TotalParamsRole: return static_cast<double>(f.total_params);
     case ActiveParamsRole: return static_cast<double>(f.active_params);
     case PartsRole: return static_cast<int>(f.parts.size());
     case FitVerdictRole: return QString::fromStdString(fit.verdict);   // empty when it cannot run
-    case FitReasonRole: return QString::fromStdString(fit.reason);
+    case FitReasonRole: return EngineText::text(fit.reason_key, QString::fromStdString(fit.reason));  // the app's language
     case TokSLowRole: return fit.decode_tok_s_low;
     case TokSHighRole: return fit.decode_tok_s_high;
     default: return {};
@@ -217,10 +217,10 @@ void ModelListModel::setError(const QString& error) {
     emit lastErrorChanged();
 }
 
-// A language switch: the engine's messages the rows show (readError) are worded again.
+// A language switch: the engine's messages the rows show (readError, supportNote, fitReason) are worded again.
 bool ModelListModel::eventFilter(QObject* watched, QEvent* event) {
     if (watched == QCoreApplication::instance() && event->type() == QEvent::LanguageChange && !m_rows.isEmpty())
-        emit dataChanged(index(0), index(int(m_rows.size()) - 1), {ReadErrorRole});
+        emit dataChanged(index(0), index(int(m_rows.size()) - 1), {ReadErrorRole, SupportNoteRole, FitReasonRole});
     return QAbstractListModel::eventFilter(watched, event);
 }
 

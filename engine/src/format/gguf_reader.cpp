@@ -26,8 +26,9 @@ public:
     Parser(Reader& r, std::shared_ptr<const void> owner) : r_(r), b_(r.bytes_), owner_(std::move(owner)) {}
 
     void run() {
-        if (b_.empty()) fail("empty file", "header", "the file has no content; download or convert it again");
-        if (b_.size() < 4) fail("truncated file: " + std::to_string(b_.size()) + " bytes", "magic");
+        if (b_.empty())
+            fail("empty file", "header", "the file has no content; download or convert it again", {"file_empty", {r_.name_}});
+        if (b_.size() < 4) fail_truncated("truncated file: " + std::to_string(b_.size()) + " bytes", "magic", 4);
         if (std::memcmp(b_.data(), "GGUF", 4) != 0) {
             std::string magic;
             for (int i = 0; i < 4; ++i) {
@@ -44,12 +45,13 @@ public:
             const std::uint32_t swapped = (version >> 24) | ((version >> 8) & 0xff00u) | ((version << 8) & 0xff0000u) | (version << 24);
             if (swapped >= 1 && swapped <= 3)
                 fail("big-endian GGUF file (version " + std::to_string(swapped) + " byte-swapped); only little-endian "
-                     "files are supported", "version", "convert the model again for a little-endian machine");
+                     "files are supported", "version", "convert the model again for a little-endian machine",
+                     {"gguf_big_endian", {r_.name_}});
             if (version == 1)
                 fail("GGUF version 1 is not supported (versions 2 and 3 are)", "version",
-                     "convert the model again with a current llama.cpp");
+                     "convert the model again with a current llama.cpp", {"gguf_version_old", {r_.name_}});
             fail("unsupported GGUF version " + std::to_string(version) + " (versions 2 and 3 are supported)",
-                 "version", "the file is newer than this program or damaged");
+                 "version", "the file is newer than this program or damaged", {"gguf_version_unknown", {r_.name_, std::to_string(version)}});
         }
         r_.version_ = version;
 
@@ -73,22 +75,28 @@ public:
     }
 
 private:
-    // A damaged file's error carries the key "file_damaged" {file, the English detail} for translating front ends;
-    // not_gguf() its own.
-    [[noreturn]] void fail(const std::string& what, std::string_view field, const char* hint = kDamagedHint) const {
+    // For translating front ends every error carries a key: `key` where given, else "file_damaged" {file, the
+    // English detail} (the detail is a format-level fact — a field, an offset — that only a developer acts on).
+    [[noreturn]] void fail(const std::string& what, std::string_view field, const char* hint = kDamagedHint,
+                           Message key = {}) const {
         std::string msg = r_.name_ + ": " + what;
         if (!field.empty()) msg.append(" (").append(field).append(")");
         Error e(ErrorCode::invalid_file, std::move(msg), hint);
-        if (hint == kDamagedHint) e.keyed("file_damaged", {r_.name_, what});
+        e.keyed(key.empty() ? "file_damaged" : std::move(key.key), key.empty() ? std::vector<std::string>{r_.name_, what} : std::move(key.args));
         throw e;
+    }
+    // The file ends before `needed` bytes: a download or a conversion cut short. "file_truncated" {file, its size,
+    // the bytes its header says it needs (at least)}.
+    [[noreturn]] void fail_truncated(const std::string& what, std::string_view field, std::uint64_t needed) const {
+        fail(what, field, kDamagedHint, {"file_truncated", {r_.name_, std::to_string(b_.size()), std::to_string(needed)}});
     }
 
     std::uint64_t left() const { return b_.size() - pos_; }
 
     void need(std::uint64_t n, std::string_view field) const {
         if (n > left())
-            fail("truncated file: " + std::to_string(n) + " bytes needed at offset " + std::to_string(pos_) +
-                 ", only " + std::to_string(left()) + " left", field);
+            fail_truncated("truncated file: " + std::to_string(n) + " bytes needed at offset " + std::to_string(pos_) +
+                               ", only " + std::to_string(left()) + " left", field, pos_ + n);
     }
 
     std::uint32_t u32(std::string_view field) {
@@ -214,7 +222,8 @@ private:
         const kernels::DTypeInfo* info = kernels::dtype_info(type_id);
         if (!info)
             fail("unknown tensor type id " + std::to_string(type_id), where + ".type",
-                 "the file uses a quantization this program does not know; use another quantization of the model");
+                 "the file uses a quantization this program does not know; use another quantization of the model",
+                 {"tensor_type_unknown", {r_.name_, t.name, std::to_string(type_id)}});
         t.type = info->type;
         if (t.dims[0] % info->block_elems != 0)
             fail("row length " + std::to_string(t.dims[0]) + " is not a multiple of the " + std::string(info->name) +
@@ -234,15 +243,20 @@ private:
     void check_tensor_layout() {
         if (r_.tensors_.empty()) return;  // vocab-only files may end without padding before the data section
         const std::uint64_t size = b_.size();
+        // A file cut short names the size its last tensor needs (the whole file), not only the first one past the end.
+        std::uint64_t needed = r_.data_offset_;
+        const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - r_.data_offset_;
+        for (const auto& t : r_.tensors_)
+            if (t.n_bytes <= room && t.offset <= room - t.n_bytes) needed = std::max(needed, r_.data_offset_ + t.offset + t.n_bytes);
         if (r_.data_offset_ > size)
-            fail("truncated file: the data section would start at " + std::to_string(r_.data_offset_) +
-                 ", past the end (" + std::to_string(size) + " bytes)", "tensor data");
+            fail_truncated("truncated file: the data section would start at " + std::to_string(r_.data_offset_) +
+                               ", past the end (" + std::to_string(size) + " bytes)", "tensor data", needed);
         const std::uint64_t data_size = size - r_.data_offset_;
         for (const auto& t : r_.tensors_) {
             if (t.offset > data_size || t.n_bytes > data_size - t.offset)
-                fail("tensor data [" + std::to_string(t.offset) + ", +" + std::to_string(t.n_bytes) +
-                     ") runs past the end of the file (data section is " + std::to_string(data_size) + " bytes)",
-                     "tensor '" + t.name + "'.offset");
+                fail_truncated("tensor data [" + std::to_string(t.offset) + ", +" + std::to_string(t.n_bytes) +
+                                   ") runs past the end of the file (data section is " + std::to_string(data_size) + " bytes)",
+                               "tensor '" + t.name + "'.offset", needed);
         }
         std::vector<const TensorInfo*> order;
         order.reserve(r_.tensors_.size());

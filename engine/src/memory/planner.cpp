@@ -280,7 +280,8 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
                                 gib(double(budget)), backend, gib(double(resident ? fixed + pages_of(kv_min) * kvt : need_min)),
                                 gib(double(p.weights)), r.n_ctx, gib(double(pages_of(kv_min) * kvt)), min_slots_b,
                                 gib(double(min_slots_b * g.slot_bytes)), gib(double(fixed - p.weights))),
-                    "raise --vram-budget to at least that, lower --ctx or --max-seqs, or use --device cpu");
+                    "raise --vram-budget to at least that, lower --ctx or --max-seqs, or use --device cpu")
+            .keyed("vram_too_small", {gib(double(budget)), backend, gib(double(resident ? fixed + pages_of(kv_min) * kvt : need_min))});
     }
     const std::uint64_t avail = budget - fixed;  // for KV + experts
 
@@ -312,7 +313,8 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
         throw Error(ErrorCode::out_of_memory,
                     fmt::format("{} expert slots need {} but the budget leaves {} beside the weights and scratch", slots,
                                 gib(double(p.experts)), gib(double(avail))),
-                    "ask for fewer slots or raise --vram-budget");
+                    "ask for fewer slots or raise --vram-budget")
+            .keyed("vram_slots_over", {std::to_string(slots), gib(double(p.experts)), gib(double(avail))});
     const std::int64_t kv_fit = std::int64_t((avail - p.experts) / std::max<std::uint64_t>(1, kvt)) / kPage * kPage;
     std::int64_t kv_tokens = std::min<std::int64_t>(kv_fit, pages_of(kv_full));
     if (r.kv_tokens > 0) {
@@ -320,13 +322,15 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
             throw Error(ErrorCode::out_of_memory,
                         fmt::format("{} KV positions need {}; the budget leaves {} beside the weights, scratch and {} expert slots",
                                     r.kv_tokens, gib(double(pages_of(r.kv_tokens) * kvt)), gib(double(avail - p.experts)), slots),
-                        "ask for fewer positions or raise --vram-budget");
+                        "ask for fewer positions or raise --vram-budget")
+                .keyed("vram_kv_over", {std::to_string(r.kv_tokens), gib(double(pages_of(r.kv_tokens) * kvt)), gib(double(avail - p.experts))});
         kv_tokens = pages_of(r.kv_tokens);
     }
     if (kv_tokens < kv_min)
         throw Error(ErrorCode::out_of_memory,
                     fmt::format("the KV cache would hold {} positions, less than one {}-token context", kv_tokens, r.n_ctx),
-                    fmt::format("raise --vram-budget to at least {}, or lower --ctx", gib(double(need_min))));
+                    fmt::format("raise --vram-budget to at least {}, or lower --ctx", gib(double(need_min))))
+            .keyed("vram_kv_below_context", {std::to_string(kv_tokens), std::to_string(r.n_ctx), gib(double(need_min))});
     p.kv_tokens = kv_tokens;
     p.kv = std::uint64_t(kv_tokens) * kvt;
     p.prefill_overlap = !resident && slots >= 2 * std::int64_t(g.n_expert);
@@ -442,13 +446,15 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
         f.verdict = "no_fit";
         f.reason = fmt::format("needs about {} of RAM for the weights; this PC has {}", gib(double(f.ram_needed)),
                                gib(double(pc.ram_bytes)));
+        f.reason_key = Message{"fit_no_ram", {gib(double(f.ram_needed)), gib(double(pc.ram_bytes))}};
         f.summary = "does not fit in RAM";
         return f;
     }
-    auto cpu_only = [&](std::string why) {
+    auto cpu_only = [&](std::string why, Message key) {
         f.verdict = "cpu";
         f.backend = "cpu";
         f.reason = std::move(why);
+        f.reason_key = std::move(key);
         // Every token reads its experts and the non-expert weights from host memory: the experts at their types' rate,
         // the rest at Q4_K's (its types are not counted; most files keep the matrices in an int8-path type).
         const double t = double(g.active_expert_bytes) / (bc * 1e9) +
@@ -459,7 +465,7 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
         f.summary = fmt::format("CPU only, about {:.0f}–{:.0f} tok/s", f.decode_tok_s_low, f.decode_tok_s_high);
         return f;
     };
-    if (pc.vram_bytes == 0) return cpu_only("no usable GPU");
+    if (pc.vram_bytes == 0) return cpu_only("no usable GPU", Message{"fit_no_gpu", {}});
     PlanRequest q = r;
     q.device_free = q.device_total = pc.vram_bytes;
     q.vram_budget = pc.vram_bytes;
@@ -467,7 +473,7 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
     try {
         f.plan = plan_memory(g, q);
     } catch (const Error& e) {
-        return cpu_only(e.message());
+        return cpu_only(e.message(), e.key());  // the VRAM too small for the smallest plan: "vram_too_small" …
     }
     f.backend = f.plan.backend;
     f.vram_needed_min = g.non_expert_bytes + f.plan.state + f.plan.scratch + f.plan.cublas + f.plan.graphs + f.plan.reserve +

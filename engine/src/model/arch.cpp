@@ -114,7 +114,8 @@ ModelGraph build_graph(const Weights& w) {
     const Arch& a = arch_of(w.desc().arch);
     if (!a.graph)
         throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": " + *arch_unsupported_reason(a.id),
-                    "use a model of a supported architecture");
+                    "use a model of a supported architecture")
+            .keyed("arch_unsupported", {path_to_utf8(w.path()), std::string(a.name), runnable_arch_names()});
     return a.graph(w);
 }
 

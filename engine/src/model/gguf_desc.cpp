@@ -23,7 +23,8 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
     if (!arch || !arch->graph)
         throw Error(ErrorCode::unsupported,
                     md.source() + ": architecture \"" + arch_str + "\" is not supported (general.architecture)",
-                    "supported: " + runnable_gguf_names());
+                    "supported: " + runnable_gguf_names())
+            .keyed("arch_unsupported", {md.source(), arch_str, runnable_gguf_names()});
     d.arch = arch->id;
     if (auto n = md.opt_string("general.name")) d.name = std::string(*n);
 

@@ -36,7 +36,8 @@ ModelDesc desc_from_hf_config(const json& cfg_in, const std::string& source) {
     }
     if (!arch || !arch->graph)
         throw Error(ErrorCode::unsupported, source + ": architecture \"" + arch_label + "\" is not supported (" + field + ")",
-                    "supported: " + runnable_hf_classes());
+                    "supported: " + runnable_hf_classes())
+            .keyed("arch_unsupported", {source, arch_label, runnable_hf_classes()});
     d.arch = arch->id;
 
     d.n_vocab = f.req_u32("vocab_size");

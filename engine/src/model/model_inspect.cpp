@@ -21,13 +21,18 @@ using nlohmann::json;
 // Whether the engine runs the architecture (it has a forward pass), and if not why.
 void add_support(json& j, ArchId arch) {
     j["runs"] = arch_runs(arch);
-    if (auto why = arch_unsupported_reason(arch)) j["support_note"] = *why;
+    if (auto why = arch_unsupported_reason(arch)) {
+        j["support_note"] = *why;
+        // For translating front ends (ft::Message): the architecture and the ones that run.
+        j["support_key"] = {{"key", "arch_no_forward"}, {"args", {std::string(arch_name(arch)), runnable_arch_names()}}};
+    }
 }
 
 // Why the file could not be described; an architecture that is not registered does not run, and the note lists
 // what does.
 void add_description_error(json& j, const Error& e) {
     j["description_error"] = e.message();
+    if (!e.key().empty()) j["description_error_key"] = {{"key", e.key().key}, {"args", e.key().args}};  // ft::Message
     if (e.code() == ErrorCode::unsupported) {
         j["runs"] = false;
         j["support_note"] = e.hint();

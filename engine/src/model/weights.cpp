@@ -239,7 +239,8 @@ TensorView Weights::repack_fused_experts(const TensorSpec& s) {
         const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
         if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype))
             throw Error(ErrorCode::unsupported, file + ": tensor " + p + " has type " +
-                                                    std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16");
+                                                    std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16")
+                .keyed("type_unsupported", {file, p, std::string(safetensors::dtype_name(e->info->dtype))});
         const std::size_t es = safetensors::dtype_size(e->info->dtype);
         v.type = *kt;
         v.row_bytes = in * es;
@@ -304,7 +305,8 @@ TensorView Weights::repack_fused_bias(const TensorSpec& s) {
     const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
     if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype))
         throw Error(ErrorCode::unsupported, file + ": tensor " + p + " has type " +
-                                                std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16");
+                                                std::string(safetensors::dtype_name(e->info->dtype)) + ", expected F32, F16 or BF16")
+            .keyed("type_unsupported", {file, p, std::string(safetensors::dtype_name(e->info->dtype))});
     const std::size_t es = safetensors::dtype_size(e->info->dtype);
     TensorView v;
     v.type = kernels::DType::F32;
@@ -430,7 +432,8 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
             throw Error(ErrorCode::unsupported,
                         file + ": tensor " + name + " has type " + std::string(safetensors::dtype_name(e->info->dtype)) +
                             ", which the engine cannot compute with yet",
-                        "use an F32/F16/BF16 checkpoint, or a GGUF file");
+                        "use an F32/F16/BF16 checkpoint, or a GGUF file")
+                .keyed("type_unsupported", {file, name, std::string(safetensors::dtype_name(e->info->dtype))});
         }
         v.type = *kt;
         have.assign(e->info->shape.rbegin(), e->info->shape.rend());  // to GGUF order
@@ -450,7 +453,8 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
         throw Error(ErrorCode::unsupported, file + ": tensor " + name + " has type " +
                                                 std::string(kernels::dtype_info(v.type).name) + ", which the engine cannot read yet",
                     "supported: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_K, q3_K, q4_K, q5_K, q6_K, iq4_nl, "
-                    "iq4_xs, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s, tq1_0, tq2_0, mxfp4");
+                    "iq4_xs, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s, tq1_0, tq2_0, mxfp4")
+            .keyed("type_unsupported", {file, name, std::string(kernels::dtype_info(v.type).name)});
     }
     v.cols = std::int64_t(want[0]);
     v.row_bytes = *kernels::dtype_bytes(v.type, want[0]);
