@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -268,6 +269,26 @@ private slots:
         }
         closeAddServer();
         setLanguage("en");
+    }
+
+    // The Logs page's times in the language's own time format (Korean: "오후 3:04:05.123"; before, "15:04:05.123" in
+    // every language), re-formatted on a switch, and the level tags after them however wide they are.
+    void logTimesInTheChosenLanguage() {
+        QVERIFY(m_ui->showPage("logs"));  // the lines of the loads above
+        QTRY_VERIFY(!m_ui->items("logTime").isEmpty());
+        const auto check = [&](const QString& lang, const QRegularExpression& re, bool hangul) {
+            setLanguage(lang);
+            const QList<QQuickItem*> times = m_ui->items("logTime"), tags = m_ui->items("logLevelTag");
+            QVERIFY(!times.isEmpty() && times.size() == tags.size());
+            for (int i = 0; i < times.size(); ++i) {
+                const QString t = times[i]->property("text").toString();
+                QVERIFY2(re.match(t).hasMatch() && has_hangul(t) == hangul, qPrintable(lang + ": " + t));
+                QVERIFY2(tags[i]->x() >= times[i]->x() + times[i]->property("implicitWidth").toReal(), qPrintable(lang + ": " + t));
+            }
+        };
+        check("ko", QRegularExpression("^(오전|오후) \\d{1,2}:\\d\\d:\\d\\d\\.\\d{3}$"), true);
+        check("zh_CN", QRegularExpression("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3}$"), false);
+        check("en", QRegularExpression("\\d{1,2}:\\d\\d:\\d\\d\\.\\d{3}"), false);
     }
 
     void cleanupTestCase() {

@@ -23,6 +23,7 @@ QVariant LogListModel::data(const QModelIndex& index, int role) const {
     case LevelRole: return e.level;
     case LevelNameRole: return ft::LogHub::levelName(e.level);
     case TimeRole: return QDateTime::fromMSecsSinceEpoch(e.msecs).toString("HH:mm:ss.zzz");
+    case MsecsRole: return static_cast<double>(e.msecs);
     case Qt::DisplayRole:
     case TextRole: return e.text;
     default: return {};
@@ -30,7 +31,7 @@ QVariant LogListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> LogListModel::roleNames() const {
-    return {{SeqRole, "seq"}, {LevelRole, "level"}, {LevelNameRole, "levelName"}, {TimeRole, "time"}, {TextRole, "text"}};
+    return {{SeqRole, "seq"}, {LevelRole, "level"}, {LevelNameRole, "levelName"}, {TimeRole, "time"}, {TextRole, "text"}, {MsecsRole, "msecs"}};
 }
 
 void LogListModel::setHub(QObject* object) {

@@ -23,7 +23,8 @@ class LogListModel : public QAbstractListModel {
     Q_PROPERTY(int totalCount READ totalCount NOTIFY countChanged)
     Q_PROPERTY(QString logFilePath READ logFilePath NOTIFY hubChanged)
 public:
-    enum Role { SeqRole = Qt::UserRole + 1, LevelRole, LevelNameRole, TimeRole, TextRole };
+    // TimeRole: "HH:mm:ss.zzz" (as copied); MsecsRole: the time itself, which the Logs page shows in the app's language.
+    enum Role { SeqRole = Qt::UserRole + 1, LevelRole, LevelNameRole, TimeRole, TextRole, MsecsRole };
 
     explicit LogListModel(QObject* parent = nullptr);
 

@@ -99,12 +99,12 @@ Page {
             ScrollBar.vertical: ScrollBar {}
             onCountChanged: if (follow.checked) Qt.callLater(list.positionViewAtEnd)
             delegate: LogLine {
-                required property string time
+                required property double msecs
                 required property int level
                 required property string levelName
                 required property string text
                 width: list.width - 12
-                timeText: time
+                timeMs: msecs
                 levelValue: level
                 levelText: levelName
                 message: text
