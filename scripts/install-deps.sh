@@ -9,6 +9,8 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git xz-utils
   libhwloc-dev libspdlog-dev libfmt-dev libhwy-dev libpcre2-dev libsqlite3-dev sqlite3 nlohmann-json3-dev
   libcpp-httplib-dev
+  # API keys of remote servers in the Secret Service (app/server/keychain_secret.cpp; optional at build time).
+  libsecret-1-dev
   qt6-base-dev libqt6test6 qt6-base-dev-tools
   # The Windows cross build of engine + kernels + ft (scripts/cross-mingw.sh) and its NSIS installer check:
   # MinGW-w64 GCC with POSIX threads, dpkg-source and tclsh for the libraries built from Debian's sources.
@@ -32,6 +34,8 @@ if [[ "$mode" == "--gui" ]]; then
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
     # tests/ui/walkthrough.sh: the real window driven by clicks and keys.
     xdotool
+    # test_keychain: a Secret Service of its own (a session bus and GNOME Keyring).
+    dbus-daemon gnome-keyring
     # The .deb and portable-bundle tests (installer/linux): RPATHs, the desktop entry, the MIME database.
     patchelf desktop-file-utils shared-mime-info
   )

@@ -1556,8 +1556,8 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>API key</source>
-        <translation type="unfinished"></translation>
+        <source>API key in the keychain</source>
+        <translation>API key in the keychain</translation>
     </message>
     <message>
         <source>Unencrypted</source>
@@ -1586,6 +1586,10 @@
     <message>
         <source>Chat</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key in a file</source>
+        <translation>API key in a file</translation>
     </message>
 </context>
 <context>
@@ -2283,12 +2287,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
-        <translation type="unfinished"></translation>
+        <source>The Windows Credential Manager cannot be used (%1), so the API key is kept in %2, in your user profile, which other users of this PC cannot read.</source>
+        <translation>The Windows Credential Manager cannot be used (%1), so the API key is kept in %2, in your user profile, which other users of this PC cannot read.</translation>
     </message>
     <message>
-        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
-        <translation type="unfinished"></translation>
+        <source>The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user account can read (permissions 0600).</source>
+        <translation>The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user account can read (permissions 0600).</translation>
     </message>
     <message>
         <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
@@ -2313,6 +2317,38 @@
     <message>
         <source>The server cannot be removed: %1</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this build of FreeToken has no keychain support</source>
+        <translation>this build of FreeToken has no keychain support</translation>
+    </message>
+    <message>
+        <source>turned off by FT_KEYCHAIN=off</source>
+        <translation>turned off by FT_KEYCHAIN=off</translation>
+    </message>
+    <message>
+        <source>no D-Bus session bus is running</source>
+        <translation>no D-Bus session bus is running</translation>
+    </message>
+    <message>
+        <source>no keychain service is running</source>
+        <translation>no keychain service is running</translation>
+    </message>
+    <message>
+        <source>the keychain did not answer within %1 s</source>
+        <translation>the keychain did not answer within %1 s</translation>
+    </message>
+    <message>
+        <source>the keychain refused to store or give the key</source>
+        <translation>the keychain refused to store or give the key</translation>
+    </message>
+    <message>
+        <source>The API key is kept in the system keychain (%1), not in FreeToken&apos;s files.</source>
+        <translation>The API key is kept in the system keychain (%1), not in FreeToken&apos;s files.</translation>
+    </message>
+    <message>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
+        <translation>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</translation>
     </message>
 </context>
 </TS>

@@ -1553,8 +1553,8 @@
         <translation>확인 중…</translation>
     </message>
     <message>
-        <source>API key</source>
-        <translation>API 키</translation>
+        <source>API key in the keychain</source>
+        <translation>키체인의 API 키</translation>
     </message>
     <message>
         <source>Unencrypted</source>
@@ -1583,6 +1583,10 @@
     <message>
         <source>Chat</source>
         <translation>채팅</translation>
+    </message>
+    <message>
+        <source>API key in a file</source>
+        <translation>파일의 API 키</translation>
     </message>
 </context>
 <context>
@@ -2277,12 +2281,12 @@
         <translation>서버 목록을 읽을 수 없습니다: %1</translation>
     </message>
     <message>
-        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
-        <translation>API 키는 사용자 프로필 안의 %1에 보관되며, 이 PC의 다른 사용자는 읽을 수 없습니다. FreeToken은 아직 Windows 자격 증명 관리자를 사용하지 않습니다.</translation>
+        <source>The Windows Credential Manager cannot be used (%1), so the API key is kept in %2, in your user profile, which other users of this PC cannot read.</source>
+        <translation>Windows 자격 증명 관리자를 사용할 수 없어(%1) API 키는 사용자 프로필 안의 %2에 보관됩니다. 이 PC의 다른 사용자는 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
-        <translation>API 키는 내 사용자 계정만 읽을 수 있는 파일 %1에 보관됩니다(권한 0600). FreeToken은 아직 시스템 키체인을 사용하지 않습니다.</translation>
+        <source>The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user account can read (permissions 0600).</source>
+        <translation>시스템 키체인을 사용할 수 없어(%1) API 키는 내 사용자 계정만 읽을 수 있는 파일 %2에 보관됩니다(권한 0600).</translation>
     </message>
     <message>
         <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
@@ -2307,6 +2311,38 @@
     <message>
         <source>The server cannot be removed: %1</source>
         <translation>서버를 제거할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>this build of FreeToken has no keychain support</source>
+        <translation>이 FreeToken 빌드에는 키체인 지원이 없습니다</translation>
+    </message>
+    <message>
+        <source>turned off by FT_KEYCHAIN=off</source>
+        <translation>FT_KEYCHAIN=off로 꺼져 있습니다</translation>
+    </message>
+    <message>
+        <source>no D-Bus session bus is running</source>
+        <translation>D-Bus 세션 버스가 실행 중이 아닙니다</translation>
+    </message>
+    <message>
+        <source>no keychain service is running</source>
+        <translation>실행 중인 키체인 서비스가 없습니다</translation>
+    </message>
+    <message>
+        <source>the keychain did not answer within %1 s</source>
+        <translation>키체인이 %1초 안에 응답하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>the keychain refused to store or give the key</source>
+        <translation>키체인이 키 저장 또는 제공을 거부했습니다</translation>
+    </message>
+    <message>
+        <source>The API key is kept in the system keychain (%1), not in FreeToken&apos;s files.</source>
+        <translation>API 키는 FreeToken의 파일이 아니라 시스템 키체인(%1)에 보관됩니다.</translation>
+    </message>
+    <message>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
+        <translation>이 서버의 API 키는 시스템 키체인(%1)에 있지만 키체인이 키를 내주지 않았습니다: %2. 키체인 잠금을 해제하거나, 키와 함께 서버를 다시 추가하세요.</translation>
     </message>
 </context>
 </TS>

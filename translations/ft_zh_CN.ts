@@ -1553,8 +1553,8 @@
         <translation>正在检查…</translation>
     </message>
     <message>
-        <source>API key</source>
-        <translation>API 密钥</translation>
+        <source>API key in the keychain</source>
+        <translation>API 密钥在钥匙串中</translation>
     </message>
     <message>
         <source>Unencrypted</source>
@@ -1583,6 +1583,10 @@
     <message>
         <source>Chat</source>
         <translation>聊天</translation>
+    </message>
+    <message>
+        <source>API key in a file</source>
+        <translation>API 密钥在文件中</translation>
     </message>
 </context>
 <context>
@@ -2277,12 +2281,12 @@
         <translation>无法读取服务器列表：%1</translation>
     </message>
     <message>
-        <source>The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken does not use the Windows Credential Manager yet.</source>
-        <translation>API 密钥保存在你用户配置文件中的 %1，这台电脑的其他用户无法读取。FreeToken 暂时还不使用 Windows 凭据管理器。</translation>
+        <source>The Windows Credential Manager cannot be used (%1), so the API key is kept in %2, in your user profile, which other users of this PC cannot read.</source>
+        <translation>无法使用 Windows 凭据管理器（%1），因此 API 密钥保存在你的用户配置文件中的 %2，此电脑的其他用户无法读取。</translation>
     </message>
     <message>
-        <source>The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does not use a system keychain yet.</source>
-        <translation>API 密钥保存在 %1，只有你的用户账户能读取此文件（权限 0600）。FreeToken 暂时还不使用系统钥匙串。</translation>
+        <source>The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user account can read (permissions 0600).</source>
+        <translation>无法使用系统钥匙串（%1），因此 API 密钥保存在 %2，只有你的用户账户能读取此文件（权限 0600）。</translation>
     </message>
     <message>
         <source>%1 is plain http to another computer: your messages, the replies and the API key travel unencrypted, and anyone on the network path can read them. Use https if the server offers it. Add it anyway?</source>
@@ -2307,6 +2311,38 @@
     <message>
         <source>The server cannot be removed: %1</source>
         <translation>无法移除服务器：%1</translation>
+    </message>
+    <message>
+        <source>this build of FreeToken has no keychain support</source>
+        <translation>此 FreeToken 版本不支持钥匙串</translation>
+    </message>
+    <message>
+        <source>turned off by FT_KEYCHAIN=off</source>
+        <translation>已由 FT_KEYCHAIN=off 关闭</translation>
+    </message>
+    <message>
+        <source>no D-Bus session bus is running</source>
+        <translation>没有正在运行的 D-Bus 会话总线</translation>
+    </message>
+    <message>
+        <source>no keychain service is running</source>
+        <translation>没有正在运行的钥匙串服务</translation>
+    </message>
+    <message>
+        <source>the keychain did not answer within %1 s</source>
+        <translation>钥匙串在 %1 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>the keychain refused to store or give the key</source>
+        <translation>钥匙串拒绝保存或提供该密钥</translation>
+    </message>
+    <message>
+        <source>The API key is kept in the system keychain (%1), not in FreeToken&apos;s files.</source>
+        <translation>API 密钥保存在系统钥匙串（%1）中，而不是 FreeToken 的文件里。</translation>
+    </message>
+    <message>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
+        <translation>它的 API 密钥在系统钥匙串（%1）中，但钥匙串没有提供：%2。请解锁钥匙串，或带上密钥重新添加该服务器。</translation>
     </message>
 </context>
 </TS>

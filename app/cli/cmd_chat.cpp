@@ -129,7 +129,12 @@ int run_attached(const Args& args) {
             o.key_source = "FT_API_KEY";
         } else if (saved && !saved->api_key.empty()) {
             o.api_key = saved->api_key;
-            o.key_source = "the key saved for this server in " + path_to_utf8(RemoteServerFile().path());
+            o.key_source = saved->key_place == KeyPlace::keychain
+                               ? std::string("the key saved for this server in the ") + keychain_name()
+                               : "the key saved for this server in " + path_to_utf8(RemoteServerFile().path());
+        } else if (saved && saved->key_place == KeyPlace::keychain) {
+            std::fprintf(stderr, "note: the key saved for %s is in the %s, which did not give it: %s\n", o.url.c_str(),
+                         keychain_name(), keychain_problem_text(saved->key_problem).c_str());
         }
     }
     if (is_plain_http_remote(o.url) && !args.has("allow-plain-http") && !(saved && saved->plain_http_ok)) {

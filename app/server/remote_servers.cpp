@@ -84,7 +84,7 @@ bool is_plain_http_remote(const std::string& url) {
 RemoteServerFile::RemoteServerFile(std::filesystem::path file)
     : path_(file.empty() ? data_dir() / "servers.json" : std::move(file)) {}
 
-std::vector<RemoteServer> RemoteServerFile::load() const {
+std::vector<RemoteServer> RemoteServerFile::read() const {
     std::vector<RemoteServer> out;
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) return out;
@@ -102,8 +102,39 @@ std::vector<RemoteServer> RemoteServerFile::load() const {
         r.url = s["url"].get<std::string>();
         r.api_key = s.value("api_key", std::string());
         r.plain_http_ok = s.value("plain_http_ok", false);
+        r.key_place = s.value("key_in_keychain", false) ? KeyPlace::keychain
+                      : r.api_key.empty()                ? KeyPlace::none
+                                                         : KeyPlace::file;
+        if (r.key_place == KeyPlace::keychain) r.api_key.clear();
         out.push_back(std::move(r));
     }
+    return out;
+}
+
+std::vector<RemoteServer> RemoteServerFile::load() const {
+    std::vector<RemoteServer> out = read();
+    const std::string file = path_to_utf8(path_);
+    bool moved = false;
+    for (RemoteServer& r : out) {
+        if (r.key_place == KeyPlace::keychain) {
+            KeychainAnswer a = keychain_lookup(file, r.url);
+            if (a.ok && a.found) {
+                r.api_key = std::move(a.value);
+            } else {
+                if (a.ok) a.problem = KeychainProblem::refused, a.detail = "no entry for this server";
+                r.key_problem = std::move(a);
+            }
+        } else if (r.key_place == KeyPlace::file) {
+            // A key still in the file: into the keychain, read back, and only then out of the file.
+            if (!keychain_store(file, r.url, r.api_key).ok) continue;
+            const KeychainAnswer back = keychain_lookup(file, r.url);
+            if (back.ok && back.found && back.value == r.api_key) {
+                r.key_place = KeyPlace::keychain;
+                moved = true;
+            }
+        }
+    }
+    if (moved) save(out);
     return out;
 }
 
@@ -113,22 +144,37 @@ std::optional<RemoteServer> RemoteServerFile::find(const std::string& url) const
     return std::nullopt;
 }
 
-void RemoteServerFile::put(const RemoteServer& server) const {
-    auto list = load();
+KeyPlace RemoteServerFile::put(const RemoteServer& server, KeychainAnswer* why) const {
+    auto list = read();
+    const std::string file = path_to_utf8(path_);
+    RemoteServer r = server;
+    r.key_problem = {};
+    r.key_place = r.api_key.empty() ? KeyPlace::none : KeyPlace::file;
+    if (!r.api_key.empty()) {
+        const KeychainAnswer a = keychain_store(file, r.url, r.api_key);
+        if (a.ok) r.key_place = KeyPlace::keychain;
+        else if (why) *why = a;
+    }
     auto it = std::find_if(list.begin(), list.end(), [&](const RemoteServer& s) { return s.url == server.url; });
+    const bool hadKeychainKey = it != list.end() && it->key_place == KeyPlace::keychain;
     if (it != list.end())
-        *it = server;
+        *it = r;
     else
-        list.push_back(server);
+        list.push_back(r);
     save(list);
+    // The old key of this server, left in the keychain by a new one that went elsewhere or by none.
+    if (hadKeychainKey && r.key_place != KeyPlace::keychain) keychain_erase(file, r.url);
+    return r.key_place;
 }
 
 bool RemoteServerFile::remove(const std::string& url) const {
-    auto list = load();
-    const auto n = list.size();
-    list.erase(std::remove_if(list.begin(), list.end(), [&](const RemoteServer& s) { return s.url == url; }), list.end());
-    if (list.size() == n) return false;
+    auto list = read();
+    const auto it = std::find_if(list.begin(), list.end(), [&](const RemoteServer& s) { return s.url == url; });
+    if (it == list.end()) return false;
+    const bool inKeychain = it->key_place == KeyPlace::keychain;
+    list.erase(it);
     save(list);
+    if (inKeychain) keychain_erase(path_to_utf8(path_), url);
     return true;
 }
 
@@ -146,8 +192,12 @@ bool RemoteServerFile::private_to_user() const {
 
 void RemoteServerFile::save(const std::vector<RemoteServer>& servers) const {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& s : servers)
-        list.push_back({{"url", s.url}, {"api_key", s.api_key}, {"plain_http_ok", s.plain_http_ok}});
+    for (const auto& s : servers) {
+        nlohmann::json e{{"url", s.url}, {"plain_http_ok", s.plain_http_ok}};
+        if (s.key_place == KeyPlace::keychain) e["key_in_keychain"] = true;  // the key itself is not written here
+        else if (s.key_place == KeyPlace::file) e["api_key"] = s.api_key;
+        list.push_back(std::move(e));
+    }
     const std::string text = nlohmann::json{{"servers", list}}.dump(2) + "\n";
     std::filesystem::path tmp = path_;
     tmp += ".tmp";

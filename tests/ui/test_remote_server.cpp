@@ -4,7 +4,7 @@
 // model is listed and chatted with (nothing loaded in this app's engine); Stop closes the stream (the server's
 // /v1/stats shows nothing running); a server killed mid-reply leaves the text that arrived saved, with a clear
 // error; a restart of the app finds the history with each reply's model and server, and the server list. The key
-// is in no log line and only in the 0600 servers.json.
+// is in no log line and only in the 0600 servers.json (FT_KEYCHAIN=off: the fallback; test_keychain tests the keychain).
 //
 // Stop and the kill need a reply that is still streaming when they happen: the demo model answers in about 30
 // tokens within 0.1 s on CPU, so those two use a second `ft serve` on a random-weight `ft synth --preset tiny`
@@ -283,6 +283,8 @@ private slots:
     void initTestCase() {
         QVERIFY(m_data.isValid());
         qputenv("FT_DATA_DIR", m_data.path().toUtf8());
+        // Keys in the 0600 file, the fallback (test_keychain tests the keychain; a developer's keyring stays untouched).
+        qputenv("FT_KEYCHAIN", "off");
         ft::attach_log_hub(m_hub, "freetoken");
         ft::test::install_warning_capture();
         QVERIFY2(startServe(m_demo, {"--model", kDemo, "--api-key", kKey, "--threads", "1", "--ctx", "4096", "--device", "cpu"}),
@@ -345,6 +347,9 @@ private slots:
         for (const QString& safe : {m_demo.url, QStringLiteral("https://192.0.2.1"), QStringLiteral("http://localhost:1")})
             QVERIFY2(servers()->plainHttpWarning(safe).isEmpty(), qPrintable(safe));
         m_ui->item("plainHttpCheckBox")->setProperty("checked", false);
+        // Where the key will be kept, and why not in the keychain (FT_KEYCHAIN=off here).
+        const QString note = m_ui->item("serverKeyNote")->property("text").toString();
+        QVERIFY2(note.contains("turned off by FT_KEYCHAIN=off") && note.contains("permissions 0600"), qPrintable(note));
         // The key field hides what is typed (screenshots never show a key).
         QCOMPARE(m_ui->item("serverKeyField")->property("echoMode").toInt(), 2 /* TextInput.Password */);
     }
@@ -414,6 +419,7 @@ private slots:
         QVERIFY(urlText && keyPill && keyPill->isVisible());
         QVERIFY(keyPill->mapToScene({0, 0}).x() >= urlText->mapToScene({0, 0}).x() + urlText->width());
         QCOMPARE(keyPill->width(), keyPill->implicitWidth());  // not elided
+        QCOMPARE(keyPill->property("text").toString(), QStringLiteral("API key in a file"));
         m_ui->saveScreenshot("models-remote-server");
         // The key is in servers.json, readable by this user only.
         QFile f(m_data.filePath("servers.json"));

@@ -16,9 +16,15 @@ QString describe(const ft::Error& e) {
     return text;
 }
 
+QString keyPlaceName(KeyPlace p) {
+    return p == KeyPlace::keychain ? QStringLiteral("keychain") : p == KeyPlace::file ? QStringLiteral("file") : QString();
+}
+
 }  // namespace
 
 RemoteServerListModel::RemoteServerListModel(QObject* parent) : QAbstractListModel(parent) {
+    const KeychainAnswer probe = keychain_probe();
+    setKeyStorage(probe.ok, probe);
     connect(&m_client, &RemoteClient::modelsListed, this, &RemoteServerListModel::onListed);
     connect(&m_client, &RemoteClient::listFailed, this,
             [this](const QString& url, const QString& message, const QString&) { onListFailed(url, message); });
@@ -33,7 +39,12 @@ void RemoteServerListModel::load() {
         for (const RemoteServer& s : RemoteServerFile().load()) {
             Row r;
             r.url = QString::fromStdString(s.url);
-            r.hasKey = !s.api_key.empty();
+            r.hasKey = s.key_place != KeyPlace::none;
+            r.keyPlace = keyPlaceName(s.key_place);
+            if (s.key_place == KeyPlace::keychain && s.api_key.empty())
+                r.keyProblem = tr("Its API key is in the system keychain (%1), which did not give it: %2. Unlock the "
+                                  "keychain, or add the server again with its key.")
+                                   .arg(QString::fromUtf8(keychain_name()), keychainReason(s.key_problem));
             r.plainHttp = is_plain_http_remote(s.url);
             m_rows.append(r);
         }
@@ -56,24 +67,47 @@ QVariant RemoteServerListModel::data(const QModelIndex& index, int role) const {
     case ErrorRole: return r.error;
     case ModelsRole: return r.models;
     case KindRole: return r.kind;
+    case KeyPlaceRole: return r.keyPlace;
     default: return {};
     }
 }
 
 QHash<int, QByteArray> RemoteServerListModel::roleNames() const {
     return {{UrlRole, "url"},         {HasKeyRole, "hasKey"}, {PlainHttpRole, "plainHttp"}, {StatusRole, "status"},
-            {ErrorRole, "error"},     {ModelsRole, "models"}, {KindRole, "kind"}};
+            {ErrorRole, "error"},     {ModelsRole, "models"}, {KindRole, "kind"},     {KeyPlaceRole, "keyPlace"}};
 }
 
-QString RemoteServerListModel::keyStorageNote() const {
+QString RemoteServerListModel::keychainReason(const KeychainAnswer& a) {
+    switch (a.problem) {
+    case KeychainProblem::not_built: return tr("this build of FreeToken has no keychain support");
+    case KeychainProblem::turned_off: return tr("turned off by FT_KEYCHAIN=off");
+    case KeychainProblem::no_session_bus: return tr("no D-Bus session bus is running");
+    case KeychainProblem::no_service: return tr("no keychain service is running");
+    case KeychainProblem::timed_out: return tr("the keychain did not answer within %1 s").arg(kKeychainTimeoutS);
+    case KeychainProblem::refused:
+    case KeychainProblem::none: break;
+    }
+    return tr("the keychain refused to store or give the key");
+}
+
+void RemoteServerListModel::setKeyStorage(bool keychainAnswered, const KeychainAnswer& why) {
     const QString path = QString::fromStdString(ft::path_to_utf8(RemoteServerFile().path()));
+    QString note;
+    if (keychainAnswered)
+        note = tr("The API key is kept in the system keychain (%1), not in FreeToken's files.").arg(QString::fromUtf8(keychain_name()));
+    else
 #ifdef _WIN32
-    return tr("The API key is kept in %1, in your user profile, which other users of this PC cannot read. FreeToken "
-              "does not use the Windows Credential Manager yet.").arg(path);
+        note = tr("The Windows Credential Manager cannot be used (%1), so the API key is kept in %2, in your user "
+                  "profile, which other users of this PC cannot read.").arg(keychainReason(why), path);
 #else
-    return tr("The API key is kept in %1, a file only your user account can read (permissions 0600). FreeToken does "
-              "not use a system keychain yet.").arg(path);
+        note = tr("The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user "
+                  "account can read (permissions 0600).").arg(keychainReason(why), path);
 #endif
+    if (!keychainAnswered) spdlog::info("servers: API keys go to {} ({})", path.toStdString(), keychain_problem_text(why));
+    if (note == m_keyNote && keychainAnswered == m_keychainAnswered) return;
+    m_keyNote = note;
+    m_keychainAnswered = keychainAnswered;
+    emit keyStorageChanged();
 }
 
 QString RemoteServerListModel::plainHttpWarning(const QString& url) const {
@@ -122,8 +156,15 @@ void RemoteServerListModel::onListed(const QString& url, const QVariantList& mod
     if (justAdded) {
         const Pending p = std::exchange(m_pending, {});
         emit addingChanged();
+        KeyPlace place = KeyPlace::none;
         try {
-            RemoteServerFile().put(RemoteServer{p.url.toStdString(), p.key.toStdString(), p.plainHttpOk});
+            KeychainAnswer why;
+            RemoteServer server;
+            server.url = p.url.toStdString();
+            server.api_key = p.key.toStdString();
+            server.plain_http_ok = p.plainHttpOk;
+            place = RemoteServerFile().put(server, &why);
+            if (!p.key.isEmpty()) setKeyStorage(place == KeyPlace::keychain, why);
         } catch (const ft::Error& e) {
             setAddError(tr("The server cannot be saved: %1").arg(describe(e)));
             emit addFailed(m_addError);
@@ -139,6 +180,8 @@ void RemoteServerListModel::onListed(const QString& url, const QVariantList& mod
             emit countChanged();
         }
         m_rows[rowOfUrl(url)].hasKey = !p.key.isEmpty();
+        m_rows[rowOfUrl(url)].keyPlace = keyPlaceName(place);
+        m_rows[rowOfUrl(url)].keyProblem.clear();
         spdlog::info("servers: added {} ({} model(s))", url.toStdString(), models.size());
     }
     const int row = rowOfUrl(url);
@@ -166,7 +209,7 @@ void RemoteServerListModel::onListFailed(const QString& url, const QString& mess
     const int row = rowOfUrl(url);
     if (row < 0) return;
     m_rows[row].status = QStringLiteral("error");
-    m_rows[row].error = message;
+    m_rows[row].error = m_rows[row].keyProblem.isEmpty() ? message : message + QLatin1Char(' ') + m_rows[row].keyProblem;
     emit dataChanged(index(row), index(row));
 }
 

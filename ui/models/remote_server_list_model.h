@@ -2,14 +2,16 @@
 // one row per server with the models its /v1/models lists. add() checks a server before keeping it: the address is
 // normalized, a plain-http address of another host needs the user's explicit yes (plainHttpWarning() says why), and
 // /v1/models must answer; a wrong key, a wrong address or a server that is not OpenAI-compatible sets addError with a
-// message naming the problem (RemoteClient) and nothing is saved. The API key is written to the list file, never
-// exposed to QML (rows say only whether there is one).
+// message naming the problem (RemoteClient) and nothing is saved. The API key goes to the OS keychain, else to the
+// list file (RemoteServerFile; keyStorageNote says which, and why not the keychain), never exposed to QML (rows say
+// only whether there is one and where).
 #pragma once
 
 #include <QAbstractListModel>
 #include <QQmlEngine>
 #include <QVariantList>
 
+#include "keychain.h"
 #include "remote_client.h"
 
 namespace ft::ui {
@@ -21,9 +23,10 @@ class RemoteServerListModel : public QAbstractListModel {
     Q_PROPERTY(bool adding READ adding NOTIFY addingChanged)
     Q_PROPERTY(QString addError READ addError NOTIFY addErrorChanged)
     Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
-    Q_PROPERTY(QString keyStorageNote READ keyStorageNote CONSTANT)
+    Q_PROPERTY(QString keyStorageNote READ keyStorageNote NOTIFY keyStorageChanged)
+    Q_PROPERTY(bool keysInKeychain READ keysInKeychain NOTIFY keyStorageChanged)
 public:
-    enum Role { UrlRole = Qt::UserRole + 1, HasKeyRole, PlainHttpRole, StatusRole, ErrorRole, ModelsRole, KindRole };
+    enum Role { UrlRole = Qt::UserRole + 1, HasKeyRole, PlainHttpRole, StatusRole, ErrorRole, ModelsRole, KindRole, KeyPlaceRole };
 
     explicit RemoteServerListModel(QObject* parent = nullptr);
     ~RemoteServerListModel() override;
@@ -35,8 +38,10 @@ public:
     bool adding() const { return !m_pending.url.isEmpty(); }
     QString addError() const { return m_addError; }
     QString lastError() const { return m_lastError; }
-    // Where the keys are kept and who can read them (said in the Add dialog).
-    QString keyStorageNote() const;
+    // Where the keys are kept and who can read them (said in the Add dialog): the keychain when it answered when
+    // this model was made and at the last add, else the file and why not the keychain.
+    QString keyStorageNote() const { return m_keyNote; }
+    bool keysInKeychain() const { return m_keychainAnswered; }
 
     // A message for an address that is plain http to another host ("" when it is https or this PC, or invalid).
     Q_INVOKABLE QString plainHttpWarning(const QString& url) const;
@@ -59,6 +64,7 @@ signals:
     void lastErrorChanged();
     void added(const QString& url);
     void addFailed(const QString& message);
+    void keyStorageChanged();
 
 private:
     struct Row {
@@ -69,6 +75,8 @@ private:
         QString error;
         QVariantList models;
         QString kind;
+        QString keyPlace;    // "keychain", "file", ""
+        QString keyProblem;  // the key is in the keychain, which did not give it: why
     };
     struct Pending {
         QString url, key;
@@ -79,11 +87,15 @@ private:
     void onListFailed(const QString& url, const QString& message);
     void setAddError(const QString& e);
     void setError(const QString& e);
+    void setKeyStorage(bool keychainAnswered, const ft::KeychainAnswer& why);
+    static QString keychainReason(const ft::KeychainAnswer& a);  // in the app's language
 
     RemoteClient m_client;
     QList<Row> m_rows;
     Pending m_pending;
     QString m_addError, m_lastError;
+    QString m_keyNote;
+    bool m_keychainAnswered = false;
 };
 
 }  // namespace ft::ui

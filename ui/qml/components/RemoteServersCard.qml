@@ -48,6 +48,7 @@ Card {
                 required property string error
                 required property var models
                 required property string kind
+                required property string keyPlace
                 objectName: "serverRow"
                 width: serverColumn.width
                 spacing: Theme.s2
@@ -74,7 +75,12 @@ Card {
                             text: server.status === "ok" ? (server.kind === "freetoken" ? qsTr("FreeToken server") : qsTr("Connected"))
                                 : server.status === "error" ? qsTr("Not answering") : qsTr("Checking…")
                         }
-                        Pill { objectName: "serverKeyPill"; visible: server.hasKey; tint: Theme.textMuted; text: qsTr("API key") }
+                        Pill {
+                            objectName: "serverKeyPill"
+                            visible: server.hasKey
+                            tint: Theme.textMuted
+                            text: server.keyPlace === "keychain" ? qsTr("API key in the keychain") : qsTr("API key in a file")
+                        }
                         Pill { visible: server.plainHttp; tint: Theme.warning; text: qsTr("Unencrypted") }
                     }
                     AppButton {
