@@ -160,7 +160,7 @@ struct ExpertCacheStats {
     double fraction = 0;             // q*'s fetched share in use (hybrid)
     std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;  // totals
     double cpu_expert_gbps = 0;      // CPU expert kernel read rate, last second (the CPU engine's too)
-    double bp_gbps = 0, bc_gbps = 0; // the bandwidth estimates q* uses (profile, refined online)
+    double bp_gbps = 0, bc_gbps = 0; // hybrid's live B_P (PCIe fetches) and B_C (CPU experts); 0 until measured
 };
 
 struct EngineStats {

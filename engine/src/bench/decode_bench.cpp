@@ -44,12 +44,6 @@ struct Setup {
     int chunk = 0;  // the plan's prefill chunk
 };
 
-double counter(const std::vector<std::pair<std::string, double>>& c, const char* name) {
-    for (const auto& [k, v] : c)
-        if (k == name) return v;
-    return 0;
-}
-
 Setup setup(const ForwardBenchOptions& o, int n_ctx, int n_seq, int chunk) {
     const auto t0 = Clock::now();
     Setup s;
@@ -205,14 +199,14 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         }
         next = first;
     };
-    const bool searching = counter(s.runner->counters(), "hybrid_searching") > 0;
+    const bool searching = s.runner->counters().hybrid_searching;
     const int warm_max = o.warmup >= 0 ? o.warmup : (searching ? 2000 : 32);
     int warm = 0;
     for (; warm < warm_max; ++warm) {
         if (warm > 0 && warm % o.gen == 0) rewind();
         decode_step(warm % o.gen);
         // The automatic warm-up ends with the search (read every 16 steps: the counters synchronise the stream).
-        if (o.warmup < 0 && warm >= 31 && warm % 16 == 15 && counter(s.runner->counters(), "hybrid_searching") == 0) {
+        if (o.warmup < 0 && warm >= 31 && warm % 16 == 15 && !s.runner->counters().hybrid_searching) {
             ++warm;
             break;
         }
@@ -220,21 +214,18 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
     r.warmup_steps = warm;
     {
         const auto c = s.runner->counters();
-        if (searching || counter(c, "hybrid_search_seconds") > 0) {
-            r.search_s = counter(c, "hybrid_search_seconds");
-            r.search_converged = counter(c, "hybrid_searching") == 0;
-            for (int i = 0;; ++i) {
-                const std::string n = "hybrid_search_w" + std::to_string(i) + "_";
-                const double rate = counter(c, (n + "tok_s").c_str());
-                if (!(rate > 0)) break;
-                r.search_windows.push_back({counter(c, (n + "q").c_str()), rate, counter(c, (n + "at_s").c_str()),
-                                            int(counter(c, (n + "search").c_str()))});
+        if (searching || c.hybrid_search_seconds > 0) {
+            r.search_s = c.hybrid_search_seconds;
+            r.search_converged = !c.hybrid_searching;
+            for (const auto& w : c.search_history) {
+                if (!(w.tok_s > 0)) break;
+                r.search_windows.push_back({w.q, w.tok_s, w.at_s, w.search});
             }
-            if (counter(c, "hybrid_duel_all_tok_s") > 0) {
-                r.duel_center = counter(c, "hybrid_duel_center");
-                r.duel_center_won = counter(c, "hybrid_duel_center_won") > 0;
-                r.duel_all_tok_s = counter(c, "hybrid_duel_all_tok_s");
-                r.duel_center_tok_s = counter(c, "hybrid_duel_center_tok_s");
+            if (c.duel.held && c.duel.all_tok_s > 0) {
+                r.duel_center = c.duel.center;
+                r.duel_center_won = c.duel.center_won;
+                r.duel_all_tok_s = c.duel.all_tok_s;
+                r.duel_center_tok_s = c.duel.center_tok_s;
             }
         }
     }
@@ -258,35 +249,37 @@ ForwardBenchResult run_decode_bench(const ForwardBenchOptions& o) {
         r.step_ms_min = best * 1e3;
         r.decode_tok_s = double(timed) * o.batch / total;
     }
-    r.counters = s.runner->counters();
-    r.weight_bytes_per_token = counter(r.counters, "weight_bytes_per_token");
-    r.kernels_per_step = counter(r.counters, "graph_nodes");
-    r.expert_slots = int(counter(r.counters, "expert_slots"));
+    const exec::RunnerCounters c1 = s.runner->counters();
+    r.counters = c1.named();
+    r.weight_bytes_per_token = c1.weight_bytes_per_token;
+    r.kernels_per_step = c1.graph_nodes;
+    r.expert_slots = int(c1.expert_slots);
     if (r.expert_slots > 0 && timed > 0) {
         const double tokens = double(timed) * o.batch;
-        auto delta = [&](const char* n) { return counter(r.counters, n) - counter(c0, n); };
-        const double hits = delta("expert_hits"), misses = delta("expert_misses");
+        auto delta = [&](double exec::RunnerCounters::*f) { return c1.*f - c0.*f; };
+        using C = exec::RunnerCounters;
+        const double hits = delta(&C::expert_hits), misses = delta(&C::expert_misses);
         r.hit_rate = hits + misses > 0 ? hits / (hits + misses) : 0;
         r.misses_per_token = misses / tokens;
-        r.fetched_per_token = delta("expert_fetched") / tokens;
-        r.cpu_per_token = delta("expert_cpu") / tokens;
-        r.admitted_per_token = delta("expert_admitted") / tokens;
-        r.restores = counter(r.counters, "expert_cache_restores");
-        r.restored_experts = counter(r.counters, "expert_cache_restored");
-        r.restore_ms = counter(r.counters, "expert_cache_restore_seconds") * 1e3;
-        r.fraction_start = counter(c0, "hybrid_fraction");
-        r.fraction_end = counter(r.counters, "hybrid_fraction");
-        r.live_fetch_gbs = counter(r.counters, "live_fetch_gbps");
-        r.live_cpu_gbs = counter(r.counters, "live_cpu_gbps");
-        if (const double served = delta("cpu_layers_served"); served > 0) {
+        r.fetched_per_token = delta(&C::expert_fetched) / tokens;
+        r.cpu_per_token = delta(&C::expert_cpu) / tokens;
+        r.admitted_per_token = delta(&C::expert_admitted) / tokens;
+        r.restores = c1.expert_cache_restores;
+        r.restored_experts = c1.expert_cache_restored;
+        r.restore_ms = c1.expert_cache_restore_seconds * 1e3;
+        r.fraction_start = c0.hybrid_fraction;
+        r.fraction_end = c1.hybrid_fraction;
+        r.live_fetch_gbs = c1.live_fetch_gbps;
+        r.live_cpu_gbs = c1.live_cpu_gbps;
+        if (const double served = delta(&C::cpu_layers_served); served > 0) {
             r.cpu_layers_per_step = served / (tokens / o.batch);
-            r.cpu_busy_us = delta("cpu_busy_ns") / served / 1e3;
-            r.cpu_executor_us = delta("cpu_executor_ns") / served / 1e3;
-            if (const double gaps = delta("cpu_gaps"); gaps > 0) r.cpu_gap_us = delta("cpu_gap_ns") / gaps / 1e3;
-            if (const double n = delta("gpu_handoff_answers"); n > 0) r.gpu_answer_us = delta("gpu_handoff_answer_ns") / n / 1e3;
-            if (const double n = delta("gpu_handoff_chains"); n > 0) r.gpu_chain_us = delta("gpu_handoff_chain_ns") / n / 1e3;
+            r.cpu_busy_us = delta(&C::cpu_busy_ns) / served / 1e3;
+            r.cpu_executor_us = delta(&C::cpu_executor_ns) / served / 1e3;
+            if (const double gaps = delta(&C::cpu_gaps); gaps > 0) r.cpu_gap_us = delta(&C::cpu_gap_ns) / gaps / 1e3;
+            if (const double n = delta(&C::gpu_handoff_answers); n > 0) r.gpu_answer_us = delta(&C::gpu_handoff_answer_ns) / n / 1e3;
+            if (const double n = delta(&C::gpu_handoff_chains); n > 0) r.gpu_chain_us = delta(&C::gpu_handoff_chain_ns) / n / 1e3;
         }
-        r.miss_bytes_per_token = r.misses_per_token * counter(r.counters, "expert_slot_bytes");
+        r.miss_bytes_per_token = r.misses_per_token * c1.expert_slot_bytes;
         if (o.measure_host) {
             cpu::WorkerPool::Options po;
             po.threads = o.load.threads;
@@ -324,7 +317,7 @@ WarmStartRun warm_start_run(const ForwardBenchOptions& o, int steps, int window,
     WarmStartRun r;
     r.load_s = s.load_s;
     r.warm_started = s.m->warm_started;
-    *slots = int(counter(s.runner->counters(), "expert_slots"));
+    *slots = int(s.runner->counters().expert_slots);
     if (*slots <= 0) throw Error(ErrorCode::unsupported, "warm start: this backend has no expert cache", "use --vram-budget below the model's size");
     *routing = s.routing;
     const auto& d = s.weights->desc();
@@ -336,7 +329,7 @@ WarmStartRun warm_start_run(const ForwardBenchOptions& o, int steps, int window,
     std::int32_t next = argmax(logits.data(), V);
     auto hm = [&] {
         const auto c = s.runner->counters();
-        return std::pair<double, double>{counter(c, "expert_hits"), counter(c, "expert_misses")};
+        return std::pair<double, double>{c.expert_hits, c.expert_misses};
     };
     auto [h0, m0] = hm();
     const double hs = h0, ms = m0;
@@ -455,7 +448,7 @@ ForwardBenchResult run_prefill_bench(const ForwardBenchOptions& o) {
     const double n = o.prompt_len;
     const double attn = 4.0 * d.attn.n_head * d.attn.head_dim * (n * (n + 1) / 2) * d.n_layer;
     r.prefill_tflops = (matmul_flops_per_token(d) * n + attn) / r.prefill_s / 1e12;
-    r.counters = s.runner->counters();
+    r.counters = s.runner->counters().named();
     return r;
 }
 

@@ -200,7 +200,7 @@ public:
                (offload_ ? ", " + std::to_string(offload_->n_slots()) + " expert slots" : std::string()) + ")";
     }
 
-    std::vector<std::pair<std::string, double>> counters() const override;
+    exec::RunnerCounters counters() const override;
 
     void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
         const std::int64_t T = std::int64_t(batch.size());
@@ -786,96 +786,83 @@ std::vector<std::pair<std::string, double>> GpuRunner::profile_step(std::span<co
     return out;
 }
 
-std::vector<std::pair<std::string, double>> GpuRunner::counters() const {
-    std::vector<std::pair<std::string, double>> c = {{"steps", double(steps_)},
-                                                     {"graph_replays", double(replays_)},
-                                                     {"graph_nodes", double(last_graph_nodes_)},
-                                                     {"eager_launches_last", double(last_eager_launches_)},
-                                                     {"vram_used_bytes", double(vram_->used())},
-                                                     {"vram_peak_bytes", double(vram_->peak())},
-                                                     {"vram_weights_bytes", double(vram_->used(VramUse::weights))},
-                                                     {"vram_kv_bytes", double(vram_->used(VramUse::kv))},
-                                                     {"vram_scratch_bytes", double(vram_->used(VramUse::scratch))},
-                                                     {"vram_experts_bytes", double(vram_->used(VramUse::experts))},
-                                                     {"vram_cublas_bytes", double(vram_->used(VramUse::cublas))},
-                                                     {"vram_budget_bytes", double(vram_->budget())},
-                                                     {"d2h_bytes", double(d2h_bytes_)},
-                                                     {"weight_bytes_per_token", double(decode_weight_bytes_)}};
+exec::RunnerCounters GpuRunner::counters() const {
+    exec::RunnerCounters c;
+    c.steps = double(steps_);
+    c.graph_replays = double(replays_);
+    c.graph_nodes = double(last_graph_nodes_);
+    c.eager_launches_last = double(last_eager_launches_);
+    c.vram_used = double(vram_->used());
+    c.vram_peak = double(vram_->peak());
+    c.vram_weights = double(vram_->used(VramUse::weights));
+    c.vram_kv = double(vram_->used(VramUse::kv));
+    c.vram_scratch = double(vram_->used(VramUse::scratch));
+    c.vram_experts = double(vram_->used(VramUse::experts));
+    c.vram_cublas = double(vram_->used(VramUse::cublas));
+    c.vram_budget = double(vram_->budget());
+    c.d2h_bytes = double(d2h_bytes_);
+    c.weight_bytes_per_token = double(decode_weight_bytes_);
     if (!offload_) return c;
+    c.expert_cache = true;
     // Per layer (the dashboards' per-layer hit rates), then totals: one read of the GPU counters.
     const auto layers = offload_->layer_stats();
-    std::uint64_t hits = 0, misses = 0, fetched = 0, cpu = 0;
+    c.layers.resize(layers.size());
     for (std::size_t il = 0; il < layers.size(); ++il) {
-        hits += layers[il].hits;
-        misses += layers[il].misses;
-        fetched += layers[il].fetched;
-        cpu += layers[il].cpu;
-        if (layers[il].calls == 0) continue;
-        const std::string n = "layer" + std::to_string(il) + "_";
-        c.insert(c.end(), {{n + "hits", double(layers[il].hits)},
-                           {n + "misses", double(layers[il].misses)},
-                           {n + "fetched", double(layers[il].fetched)},
-                           {n + "cpu", double(layers[il].cpu)}});
+        auto& l = c.layers[il];
+        l.hits = double(layers[il].hits);
+        l.misses = double(layers[il].misses);
+        l.fetched = double(layers[il].fetched);
+        l.cpu = double(layers[il].cpu);
+        l.active = layers[il].calls > 0;
+        c.expert_hits += l.hits;
+        c.expert_misses += l.misses;
+        c.expert_fetched += l.fetched;
+        c.expert_cpu += l.cpu;
+    }
+    // The q* search's windows (fraction, tokens/s, decode seconds of its search, which search) and closing duel.
+    for (const auto& w : offload_->fraction_search_history()) c.search_history.push_back({w.q, w.rate, w.at_s, w.search});
+    const auto duel = offload_->fraction_search_duel();
+    if (!duel.center_rate.empty()) {
+        double all = 0, center = 0;
+        for (std::size_t i = 0; i < duel.center_rate.size(); ++i) {
+            all += duel.all_rate[i];
+            center += duel.center_rate[i];
+        }
+        const double n = double(duel.center_rate.size());
+        c.duel = {true, duel.center, all / n, center / n, duel.center_won};
     }
     const std::uint64_t admitted = offload_->admitted();
     const auto cpu_side = offload_->cpu_side_times();
-    {  // the q* search's windows: fraction, tokens/s, decode seconds of its search, which search
-        const auto windows = offload_->fraction_search_history();
-        for (std::size_t i = 0; i < windows.size(); ++i) {
-            const std::string n = "hybrid_search_w" + std::to_string(i) + "_";
-            c.insert(c.end(), {{n + "q", windows[i].q}, {n + "tok_s", windows[i].rate}, {n + "at_s", windows[i].at_s},
-                               {n + "search", double(windows[i].search)}});
-        }
-        const auto duel = offload_->fraction_search_duel();
-        if (!duel.center_rate.empty()) {
-            double all = 0, center = 0;
-            for (std::size_t i = 0; i < duel.center_rate.size(); ++i) {
-                all += duel.all_rate[i];
-                center += duel.center_rate[i];
-            }
-            const double n = double(duel.center_rate.size());
-            c.insert(c.end(), {{"hybrid_duel_center", duel.center},
-                               {"hybrid_duel_center_won", duel.center_won ? 1.0 : 0.0},
-                               {"hybrid_duel_all_tok_s", all / n},
-                               {"hybrid_duel_center_tok_s", center / n}});
-        }
-    }
-    const double fetch_h2d = double(fetched + admitted) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
-    const double prefill_h2d = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
-    c.insert(c.end(), {{"fetch_h2d_bytes", fetch_h2d},
-                       {"prefill_h2d_bytes", prefill_h2d},
-                       {"hybrid_fraction", backend_ == MoeBackend::hybrid ? offload_->fraction() : 0.0},
-                       {"live_fetch_gbps", offload_->live_fetch_gbps()},
-                       {"hybrid_searching", offload_->fraction_searching() ? 1.0 : 0.0},
-                       {"hybrid_search_seconds", offload_->fraction_search_seconds()},
-                       {"hybrid_search_windows", double(offload_->fraction_search_windows())},
-                       {"live_cpu_gbps", offload_->live_cpu_gbps()},
-                       {"expert_slots", double(offload_->n_slots())},
-                       {"expert_cache_warmed", double(warmed_)},
-                       {"expert_slot_bytes", double(offload_->slot_bytes())},
-                       {"expert_hits", double(hits)},
-                       {"expert_misses", double(misses)},
-                       {"expert_fetched", double(fetched)},
-                       {"expert_cpu", double(cpu)},
-                       {"h2d_bytes", prefill_h2d + fetch_h2d},
-                       {"expert_admitted", double(admitted)},
-                       {"expert_cache_restores", double(offload_->restores().count)},
-                       {"expert_cache_restored", double(offload_->restores().experts)},
-                       {"expert_cache_restore_seconds", offload_->restores().seconds},
-                       {"cpu_expert_bytes", double(offload_->cpu_expert_bytes())},
-                       {"cpu_layers_served", double(cpu_side.layers)},
-                       {"cpu_busy_ns", double(cpu_side.busy_ns)},
-                       {"cpu_executor_ns", double(cpu_side.executor_ns)},
-                       {"cpu_gap_ns", double(cpu_side.gap_ns)},
-                       {"cpu_gaps", double(cpu_side.gaps)},
-                       {"gpu_handoff_answer_ns", double(cpu_side.gpu_answer_ns)},
-                       {"gpu_handoff_answers", double(cpu_side.gpu_answers)},
-                       {"gpu_handoff_chain_ns", double(cpu_side.gpu_chain_ns)},
-                       {"gpu_handoff_chains", double(cpu_side.gpu_chains)},
-                       {"host_pinned_bytes", double(offload_->host_pinned_bytes())},
-                       {"host_store_bytes", double(offload_->host_store_bytes())},
-                       {"host_bounced", double(offload_->bounced())},
-                       {"host_bounce_bytes", double(offload_->bounce_bytes())}});
+    c.expert_admitted = double(admitted);
+    c.fetch_h2d_bytes = (c.expert_fetched + double(admitted)) * double(offload_->expert_bytes()) + retired_fetch_bytes_;
+    c.prefill_h2d_bytes = double(offload_->prefill_h2d_bytes()) + retired_prefill_bytes_;
+    c.h2d_bytes = c.fetch_h2d_bytes + c.prefill_h2d_bytes;
+    c.hybrid_fraction = backend_ == MoeBackend::hybrid ? offload_->fraction() : 0.0;
+    c.live_fetch_gbps = offload_->live_fetch_gbps();
+    c.live_cpu_gbps = offload_->live_cpu_gbps();
+    c.hybrid_searching = offload_->fraction_searching();
+    c.hybrid_search_seconds = offload_->fraction_search_seconds();
+    c.hybrid_search_windows = double(offload_->fraction_search_windows());
+    c.expert_slots = double(offload_->n_slots());
+    c.expert_cache_warmed = double(warmed_);
+    c.expert_slot_bytes = double(offload_->slot_bytes());
+    c.expert_cache_restores = double(offload_->restores().count);
+    c.expert_cache_restored = double(offload_->restores().experts);
+    c.expert_cache_restore_seconds = offload_->restores().seconds;
+    c.cpu_expert_bytes = double(offload_->cpu_expert_bytes());
+    c.cpu_layers_served = double(cpu_side.layers);
+    c.cpu_busy_ns = double(cpu_side.busy_ns);
+    c.cpu_executor_ns = double(cpu_side.executor_ns);
+    c.cpu_gap_ns = double(cpu_side.gap_ns);
+    c.cpu_gaps = double(cpu_side.gaps);
+    c.gpu_handoff_answer_ns = double(cpu_side.gpu_answer_ns);
+    c.gpu_handoff_answers = double(cpu_side.gpu_answers);
+    c.gpu_handoff_chain_ns = double(cpu_side.gpu_chain_ns);
+    c.gpu_handoff_chains = double(cpu_side.gpu_chains);
+    c.host_pinned_bytes = double(offload_->host_pinned_bytes());
+    c.host_store_bytes = double(offload_->host_store_bytes());
+    c.host_bounced = double(offload_->bounced());
+    c.host_bounce_bytes = double(offload_->bounce_bytes());
     return c;
 }
 

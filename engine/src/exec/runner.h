@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/worker_pool.h"
+#include "exec/runner_counters.h"
 #include "ft/error.h"
 #include "ft/plan.h"
 #include "kv/kv_cache.h"
@@ -52,8 +53,8 @@ public:
     virtual std::string device_name() const = 0;
     // device_name() as a key for translating front ends ("device_cpu" {threads}); empty: the name is not translated.
     virtual Message device_label() const { return {}; }
-    // Backend statistics as "key value" lines (timings, launches, VRAM use); empty when the backend has none.
-    virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }
+    // Backend statistics (steps, VRAM use, the expert cache's counters); all zero when the backend has none.
+    virtual RunnerCounters counters() const { return {}; }
     // Live rebuild (between steps, on the engine thread): the expert cache to `slots` slots, the hottest experts kept.
     // Throws ft::Error(unsupported) where there is no expert cache (CPU, resident); on failure the old size is back.
     virtual void resize_expert_cache(int slots) {

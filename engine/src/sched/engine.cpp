@@ -608,7 +608,7 @@ struct Engine::Impl {
     // force_backend: refresh the backend counters now (else at most every 100 ms while requests run). The counters
     // are read here on the engine thread, outside the lock: stats() only ever copies the snapshot.
     void publish(bool force_backend = false) {
-        std::optional<sched::Counters> counters;
+        std::optional<exec::RunnerCounters> counters;
         if (model && (force_backend || running.empty() || ms_since(backend_published) > 100)) {
             counters = model->runner->counters();
             backend_published = Clock::now();
@@ -637,8 +637,8 @@ struct Engine::Impl {
                 stats_.cpu_expert_bytes_total = model->moe->cpu_expert_bytes();
             }
             if (counters) {
-                stats_.backend = std::move(*counters);
-                tracker.update(stats_.backend, decode_tokens, int(model->info.n_layer), stats_);
+                stats_.backend = counters->named();
+                tracker.update(*counters, decode_tokens, int(model->info.n_layer), stats_);
                 if (!model->gpu) stats_.vram = VramStats{};
             }
             if (!model->gpu) {

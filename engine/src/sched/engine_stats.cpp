@@ -5,47 +5,40 @@
 
 namespace ft::sched {
 
-double counter(const Counters& c, const std::string& name) {
-    for (const auto& [k, v] : c)
-        if (k == name) return v;
-    return 0;
-}
-
-void StatsTracker::update(const Counters& c, std::uint64_t decode_tokens, int n_layer, EngineStats& s) {
+void StatsTracker::update(const exec::RunnerCounters& c, std::uint64_t decode_tokens, int n_layer, EngineStats& s) {
     using Clock = std::chrono::steady_clock;
     const auto now = Clock::now();
     VramStats& v = s.vram;
-    v.weights = std::uint64_t(counter(c, "vram_weights_bytes"));
-    v.experts = std::uint64_t(counter(c, "vram_experts_bytes"));
-    v.kv = std::uint64_t(counter(c, "vram_kv_bytes"));
-    v.scratch = std::uint64_t(counter(c, "vram_scratch_bytes"));
-    v.other = std::uint64_t(counter(c, "vram_cublas_bytes")) + s.plan.graphs + (s.plan.gpu ? 32ull << 20 : 0);
+    v.weights = std::uint64_t(c.vram_weights);
+    v.experts = std::uint64_t(c.vram_experts);
+    v.kv = std::uint64_t(c.vram_kv);
+    v.scratch = std::uint64_t(c.vram_scratch);
+    v.other = std::uint64_t(c.vram_cublas) + s.plan.graphs + (s.plan.gpu ? 32ull << 20 : 0);
     v.budget = s.plan.budget;
     v.device_total = s.plan.device_total;
-    v.peak = std::uint64_t(counter(c, "vram_peak_bytes"));
+    v.peak = std::uint64_t(c.vram_peak);
     const std::uint64_t used = v.weights + v.experts + v.kv + v.scratch + v.other;
     v.free = v.budget > used ? v.budget - used : 0;
-    s.steps = std::uint64_t(counter(c, "steps"));
-    s.graph_replays = std::uint64_t(counter(c, "graph_replays"));
+    s.steps = std::uint64_t(c.steps);
+    s.graph_replays = std::uint64_t(c.graph_replays);
 
     Sample x;
     x.t = now;
-    x.fetch = counter(c, "fetch_h2d_bytes");
-    x.prefill = counter(c, "prefill_h2d_bytes");
-    x.h2d = x.fetch + x.prefill + counter(c, "other_h2d_bytes");
-    x.d2h = counter(c, "d2h_bytes");
-    x.cpu_bytes = counter(c, "cpu_expert_bytes");
-    x.hits = counter(c, "expert_hits");
-    x.misses = counter(c, "expert_misses");
-    x.fetched = counter(c, "expert_fetched");
-    x.cpu = counter(c, "expert_cpu");
+    x.fetch = c.fetch_h2d_bytes;
+    x.prefill = c.prefill_h2d_bytes;
+    x.h2d = c.h2d_bytes;
+    x.d2h = c.d2h_bytes;
+    x.cpu_bytes = c.cpu_expert_bytes;
+    x.hits = c.expert_hits;
+    x.misses = c.expert_misses;
+    x.fetched = c.expert_fetched;
+    x.cpu = c.expert_cpu;
     x.tokens = double(decode_tokens);
     x.layer_hits.assign(std::size_t(std::max(0, n_layer)), 0);
     x.layer_misses.assign(std::size_t(std::max(0, n_layer)), 0);
-    for (int il = 0; il < n_layer; ++il) {
-        const std::string n = "layer" + std::to_string(il) + "_";
-        x.layer_hits[std::size_t(il)] = counter(c, n + "hits");
-        x.layer_misses[std::size_t(il)] = counter(c, n + "misses");
+    for (int il = 0; il < n_layer && std::size_t(il) < c.layers.size(); ++il) {
+        x.layer_hits[std::size_t(il)] = c.layers[std::size_t(il)].hits;
+        x.layer_misses[std::size_t(il)] = c.layers[std::size_t(il)].misses;
     }
     // A counter that went down means a new backend (reload, rebuild): start the window again.
     if (!samples_.empty() && (x.hits < samples_.back().hits || x.h2d < samples_.back().h2d || x.tokens < samples_.back().tokens))
@@ -59,16 +52,16 @@ void StatsTracker::update(const Counters& c, std::uint64_t decode_tokens, int n_
     p.fetch_bytes = std::uint64_t(x.fetch);
     p.prefill_bytes = std::uint64_t(x.prefill);
     ExpertCacheStats& e = s.cache;
-    e.active = counter(c, "expert_slots") > 0;
-    e.n_slots = int(counter(c, "expert_slots"));
+    e.active = c.expert_slots > 0;
+    e.n_slots = int(c.expert_slots);
     e.n_slots_total = s.plan.expert_slots_total;
     e.hits = std::uint64_t(x.hits);
     e.misses = std::uint64_t(x.misses);
     e.fetched = std::uint64_t(x.fetched);
     e.cpu = std::uint64_t(x.cpu);
-    e.fraction = counter(c, "hybrid_fraction");
-    e.bp_gbps = counter(c, "bp_gbps");
-    e.bc_gbps = counter(c, "bc_gbps");
+    e.fraction = c.hybrid_fraction;
+    e.bp_gbps = c.live_fetch_gbps;  // hybrid's live B_P and B_C (0 until measured, and on other backends)
+    e.bc_gbps = c.live_cpu_gbps;
 
     // Rates over the last second (the newest sample at least 1 s older than now, else the oldest).
     const Sample* r = &samples_.front();

@@ -1,4 +1,4 @@
-// The typed stats feed: turns a runner's raw counters (cumulative, name → value) into EngineStats' VRAM, PCIe and
+// The typed stats feed: turns a runner's cumulative counters (exec::RunnerCounters) into EngineStats' VRAM, PCIe and
 // expert-cache figures, with rates over the last second and hit rates over a recent window (the last 5 s).
 // Engine-thread only; the engine copies the result into its snapshot under its lock, so stats() never waits.
 #pragma once
@@ -9,17 +9,16 @@
 #include <utility>
 #include <vector>
 
+#include "exec/runner_counters.h"
 #include "ft/engine.h"
 
 namespace ft::sched {
 
-using Counters = std::vector<std::pair<std::string, double>>;
-double counter(const Counters& c, const std::string& name);
 
 class StatsTracker {
 public:
     // decode_tokens: tokens decoded since load (all sequences). Fills s.vram, s.pcie, s.cache, steps, replays.
-    void update(const Counters& c, std::uint64_t decode_tokens, int n_layer, EngineStats& s);
+    void update(const exec::RunnerCounters& c, std::uint64_t decode_tokens, int n_layer, EngineStats& s);
 
 private:
     struct Sample {
