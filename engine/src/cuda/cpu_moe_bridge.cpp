@@ -69,8 +69,8 @@ CpuMoeBridge::CpuMoeBridge(const model::Weights& w, cpu::WorkerPool& pool, const
 
     // Stream memory operations through the driver's entry points (no link against libcuda needed).
     cudaDriverEntryPointQueryResult q1{}, q2{};
-    // Options::host_functions forces the fallback (for tests and for drivers whose memory operations misbehave).
-    const bool want_memops = !o.host_functions;
+    // Options::host_function_sync forces the fallback (for tests and for drivers whose memory operations misbehave).
+    const bool want_memops = !o.host_function_sync;
     if (want_memops &&
         cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &write_fn_, 12000, cudaEnableDefault, &q1) == cudaSuccess &&
         cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &wait_fn_, 12000, cudaEnableDefault, &q2) == cudaSuccess &&

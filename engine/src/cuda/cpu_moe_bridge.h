@@ -46,7 +46,7 @@ public:
         int k = 8;               // experts per token
         std::int64_t n_embd = 0;
         float swiglu_limit = 0;
-        bool host_functions = false;  // sync through host-function nodes, not stream memory operations
+        bool host_function_sync = false;  // sync through host-function nodes, not stream memory operations
     };
     // pool: the CPU workers (the coordinator thread calls it); owns nothing of it.
     CpuMoeBridge(const model::Weights& w, cpu::WorkerPool& pool, const Options& o);

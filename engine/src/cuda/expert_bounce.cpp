@@ -89,7 +89,7 @@ ExpertBounce::ExpertBounce(const Options& o, const std::vector<const std::uint8_
 
     // The handshake's stream memory operations, through the driver's entry points (as the CPU expert bridge).
     cudaDriverEntryPointQueryResult q1{}, q2{};
-    const bool want_memops = !o.host_functions;  // the fallback, for tests and misbehaving drivers
+    const bool want_memops = !o.host_function_sync;  // the fallback, for tests and misbehaving drivers
     if (want_memops &&
         cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &write_fn_, 12000, cudaEnableDefault, &q1) == cudaSuccess &&
         cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &wait_fn_, 12000, cudaEnableDefault, &q2) == cudaSuccess &&

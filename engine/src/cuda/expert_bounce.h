@@ -49,7 +49,7 @@ public:
         // Sizes that differ by layer: layer_bytes[b][flat / n_expert] (each ≤ bytes[b]); empty: bytes[b] for all.
         std::vector<std::size_t> layer_bytes[kBanks];
         int n_expert = 1;
-        bool host_functions = false;               // hand over through host-function nodes, not memory operations
+        bool host_function_sync = false;           // hand over through host-function nodes, not memory operations
     };
     // sources[b][flat]: where flat id `flat`'s matrix b is; pinned[flat]: whether that address is device-readable
     // (pinned in place: it goes to the table as is) or an ordinary host address (bounced). Throws

@@ -234,7 +234,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         bo.k = k_;
         bo.n_embd = n_embd_;
         bo.swiglu_limit = model::swiglu_limit_arg(d);
-        bo.host_functions = o.host_functions;
+        bo.host_function_sync = o.host_function_sync;
         bridge_ = std::make_unique<CpuMoeBridge>(w, *pool_, bo);
         if (bridge_->uses_memops() && n_layer_ <= kernels::HandoffClock::kMaxLayers) {
             d_clock_ = vram_.alloc(sizeof(kernels::HandoffClock), VramUse::scratch, "CPU handshake clock");
@@ -250,10 +250,10 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "copy stream");
     // Background admissions copy experts on a side stream outside the bounce ring's handshake: with unpinned experts
     // they are off (an unpinned expert's table entry points at whatever the ring held last).
-    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0 && bounce_)
+    if (o.backend == OffloadBackend::hybrid && o.hybrid_admit > 0 && bounce_)
         spdlog::warn("--hybrid-admit is off: part of the expert store is not pinned (--pin-budget or the OS's cap)");
-    if (o.backend == OffloadBackend::hybrid && o.admit_per_layer > 0 && !bounce_) {
-        max_admit_ = std::min(o.admit_per_layer, o.max_tokens * k_);
+    if (o.backend == OffloadBackend::hybrid && o.hybrid_admit > 0 && !bounce_) {
+        max_admit_ = std::min(o.hybrid_admit, o.max_tokens * k_);
         int lo = 0, hi = 0;
         cudaDeviceGetStreamPriorityRange(&lo, &hi);  // lo: the least urgent
         check(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, lo), "admission stream");
@@ -491,7 +491,7 @@ void ExpertOffload::register_host_store() {
         ExpertBounce::Options bo;
         bo.max_list = o_.max_tokens * k_;
         bo.slots = std::min(bo.max_list, n_expert_);  // a call fetches each expert once
-        bo.host_functions = o_.host_functions;
+        bo.host_function_sync = o_.host_function_sync;
         for (int b = 0; b < 3; ++b) {
             bo.bytes[b] = max_bytes_[b];
             bo.stride[b] = bank_bytes_[b];

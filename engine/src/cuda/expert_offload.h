@@ -56,7 +56,7 @@ struct OffloadOptions {
     // background (side stream, committed at the end of the step), so they are hits next time. 0: off (the default:
     // on the H200 it restored offload's hit rate but the background copies slowed the critical path more;
     // docs/benchmarks.md).
-    int admit_per_layer = 0;
+    int hybrid_admit = 0;
     // hybrid: when the online q* search ends, bring back the cache it started from (ExpertOffload::restore_cache).
     bool restore_after_search = true;
     // Host bytes the expert store may pin in place (0: as much as the OS allows). Experts past it stay in the mapped
@@ -67,7 +67,7 @@ struct OffloadOptions {
     bool recalibrate = false;
     // How the GPU waits for CPU work inside the graph (the hybrid/cpu/static handshake and the bounce ring): stream
     // memory operations, or host-function nodes (the fallback; forced for tests and misbehaving drivers).
-    bool host_functions = false;
+    bool host_function_sync = false;
     // Benchmarks only: emulate a host link of this many GB/s (decode fetches and prefill streaming take at least
     // bytes / link_gbps; kernels/cuda/expert_copy.cuh link_throttle). 0: the real link.
     double link_gbps = 0;

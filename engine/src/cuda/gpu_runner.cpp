@@ -500,11 +500,11 @@ void GpuRunner::make_offload(int slots) {
     oo.threads = opt_.cpu_threads;
     oo.max_tokens = int(gpu::kGroupedMaxTokens);
     oo.slots = slots;
-    oo.admit_per_layer = opt_.hybrid_admit;
+    oo.hybrid_admit = opt_.hybrid_admit;
     oo.restore_after_search = opt_.search_restores_cache;
     oo.recalibrate = opt_.recalibrate_fraction;
     oo.pin_budget = opt_.pin_budget > 0 ? opt_.pin_budget : platform::pinnable_memory_bytes();  // 0: no cap
-    oo.host_functions = opt_.cpu_host_functions;
+    oo.host_function_sync = opt_.host_function_sync;
     oo.link_gbps = opt_.link_gbps;
     offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
     if (oo.backend != gpu::OffloadBackend::offload && !blocking_)

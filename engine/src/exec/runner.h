@@ -134,7 +134,7 @@ struct GpuRunnerOptions {
     bool search_restores_cache = true;  // hybrid: the q* search's end brings back the cache it started from
     std::uint64_t pin_budget = 0; // host bytes the expert store may pin (0: no cap; the rest goes through a bounce ring)
     bool kv_f16 = true;           // the KV cache in f16 (else f32)
-    bool cpu_host_functions = false;  // the GPU waits for CPU expert work through host-function nodes (not memory ops)
+    bool host_function_sync = false;  // the GPU waits for CPU expert work through host-function nodes (not memory ops)
     double link_gbps = 0;         // benchmarks only: emulated host link speed for expert fetches (0: the real one)
     // The VRAM plan (memory/planner.h): every allocation's size comes from it (budget, expert slots, KV, chunk).
     MemoryPlan plan;

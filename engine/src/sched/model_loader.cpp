@@ -255,7 +255,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
             go.hybrid_admit = o.hybrid_admit;
             go.search_restores_cache = o.search_restores_cache;
             go.pin_budget = o.pin_budget;
-            go.cpu_host_functions = o.host_function_sync;
+            go.host_function_sync = o.host_function_sync;
             go.link_gbps = o.pcie_limit_gbps;
             go.routing = h.routing ? h.routing(*m->weights) : nullptr;
             go.cancel = h.cancel;
