@@ -36,7 +36,7 @@ const CommandSpec& spec_inspect() {
             {"parallel", "N", "--plan: requests decoded together", "4"},
             {"gpu", "N", "--plan: which GPU of this machine", "0"},
             {"preset", "NAME", "--plan without PATH: an `ft synth` preset (deepseek-v3, qwen3-30b-a3b, …)", ""},
-            {"weights", "TYPE", "--preset: its weight type (f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq3_xxs)", "q4_k"},
+            {"weights", "TYPE", "--preset: its weight type (f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s)", "q4_k"},
         },
         "PATH  a GGUF file or a Hugging Face model folder",
     };

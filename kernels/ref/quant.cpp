@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace ft::kernels::ref {
 
@@ -887,64 +888,68 @@ void quant_tq1_0(const float* x, BlockTq1_0* b, std::int64_t nb) {
     }
 }
 
-// ---- lattice quantizers (IQ2_XXS, IQ3_XXS) ----
+// ---- lattice quantizers (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S) ----
 //
-// Both store, per 32 elements, four groups of 8 magnitudes taken from a grid (one point of 8 for IQ2_XXS, two points
-// of 4 for IQ3_XXS), 7 sign bits per group whose eighth is implied (an even count of negatives), and a 4-bit scale
-// level of the block's f16 d. For a group with magnitudes a = |x| and a grid choice g under scale s the squared error
-// is Σx² − 2s·a·g + s²·g·g, plus, when x has an odd count of negatives, 4s·min_j a_j g_j: one element must take the
-// wrong sign and the cheapest one does. Both terms are linear in s, so each group's "effective dot"
-// eff(g) = a·g − 2·[odd]·min_j a_j g_j is computed once for every grid point, and the error at any scale is
-// Σx² − 2s·eff(g) + s²·|g|²: trying a scale costs one pass over the grid per group. Per 32 elements a sweep of
-// scales picks the best, refined by least squares on its choices; the 4-bit level of each then takes the best of
-// the nearest level and its neighbours under the block's d.
+// Each stores groups of 8 magnitudes taken from a grid (one point of 8 for the IQ2 types, two points of 4 for the
+// IQ3 types), 8 signs per group — IQ2_XXS, IQ2_XS and IQ3_XXS store 7 and imply the eighth (an even count of
+// negatives), IQ2_S and IQ3_S store all 8 — and a 4-bit scale level per 32 (per 16 for IQ2_XS and IQ2_S) of the
+// block's f16 d. For a group with magnitudes a = |x| and a grid choice g under scale s the squared error is
+// Σx² − 2s·a·g + s²·g·g, plus, when the signs carry a parity and x has an odd count of negatives, 4s·min_j a_j g_j:
+// one element must take the wrong sign and the cheapest one does. Both terms are linear in s, so each group's
+// "effective dot" eff(g) = a·g − 2·[odd]·min_j a_j g_j is computed once for every grid point, and the error at any
+// scale is Σx² − 2s·eff(g) + s²·|g|². Per scale group a sweep of scales picks the best, refined by least squares on
+// its choices; the 4-bit level of each then takes the best of the nearest level and its neighbours under the
+// block's d.
+
+constexpr int kLatticeMaxPoints = 1024;
 
 struct LatticeGrid {
     int points = 0, width = 0;    // grid points and elements per point (8 or 4)
-    float value[256][8] = {};     // the point's magnitudes
-    float column[8][256] = {};    // the same by element (the group search runs over points)
-    float norm[256] = {};         // Σ value²
+    float value[kLatticeMaxPoints][8] = {};   // the point's magnitudes
+    float column[8][kLatticeMaxPoints] = {};  // the same by element (the group search runs over points)
+    float norm[kLatticeMaxPoints] = {};       // Σ value²
     float vmax = 0;               // largest magnitude in the grid
-    float levels[8] = {};         // the distinct magnitudes (IQ2_XXS 3, IQ3_XXS 8)
+    float levels[8] = {};         // the distinct magnitudes (IQ2 grids 3, IQ3 grids 8)
     int n_levels = 0;
-    std::uint16_t by_norm[256] = {};  // points by decreasing norm (the lines' slopes, see LatticeHull)
+    std::uint16_t by_norm[kLatticeMaxPoints] = {};  // points by decreasing norm (the lines' slopes, see LatticeHull)
 };
 template <class T>
-LatticeGrid make_grid(const T* table, int points, int width) {
-    LatticeGrid g;
-    g.points = points, g.width = width;
+LatticeGrid* make_grid(const T* table, int points, int width) {
+    auto* g = new LatticeGrid;  // built once per type, kept for the process
+    g->points = points, g->width = width;
     for (int p = 0; p < points; ++p)
         for (int j = 0; j < width; ++j) {
             const float v = static_cast<float>(grid_byte(table[p], j));
-            g.value[p][j] = g.column[j][p] = v, g.norm[p] += v * v, g.vmax = std::max(g.vmax, v);
-            if (std::find(g.levels, g.levels + g.n_levels, v) == g.levels + g.n_levels && g.n_levels < 8)
-                g.levels[g.n_levels++] = v;
+            g->value[p][j] = g->column[j][p] = v, g->norm[p] += v * v, g->vmax = std::max(g->vmax, v);
+            if (std::find(g->levels, g->levels + g->n_levels, v) == g->levels + g->n_levels && g->n_levels < 8)
+                g->levels[g->n_levels++] = v;
         }
-    for (int p = 0; p < points; ++p) g.by_norm[p] = static_cast<std::uint16_t>(p);
-    std::stable_sort(g.by_norm, g.by_norm + points, [&](int a, int b) { return g.norm[a] > g.norm[b]; });
+    for (int p = 0; p < points; ++p) g->by_norm[p] = static_cast<std::uint16_t>(p);
+    std::stable_sort(g->by_norm, g->by_norm + points, [&](int a, int b) { return g->norm[a] > g->norm[b]; });
     return g;
 }
-const LatticeGrid& iq2xxs_grid() {
-    static const LatticeGrid g = make_grid(k_iq2xxs_grid, 256, 8);
-    return g;
-}
-const LatticeGrid& iq3xxs_grid() {
-    static const LatticeGrid g = make_grid(k_iq3xxs_grid, 256, 4);
-    return g;
+const LatticeGrid& lattice_grid(DType t) {
+    switch (t) {
+        case DType::IQ2_XXS: { static const LatticeGrid* g = make_grid(k_iq2xxs_grid, 256, 8); return *g; }
+        case DType::IQ2_XS: { static const LatticeGrid* g = make_grid(k_iq2xs_grid, 512, 8); return *g; }
+        case DType::IQ2_S: { static const LatticeGrid* g = make_grid(k_iq2s_grid, 1024, 8); return *g; }
+        case DType::IQ3_XXS: { static const LatticeGrid* g = make_grid(k_iq3xxs_grid, 256, 4); return *g; }
+        default: { static const LatticeGrid* g = make_grid(k_iq3s_grid, 512, 4); return *g; }  // IQ3_S
+    }
 }
 
 // Choosing a point at scale s costs s·(s·|g|² − 2·eff(g)): a line in s per point. Only the points on the lower
-// envelope of those lines can win at any scale, usually a dozen of the 256; the envelope is built once per group
-// (points in decreasing |g|², the convex hull trick) and every scale tried scans only it.
+// envelope of those lines can win at any scale, usually a dozen; the envelope is built once per group (points in
+// decreasing |g|², the convex hull trick) and every scale tried scans only it.
 struct LatticeHull {
     int n = 0;
-    float norm[256], eff[256];
-    std::uint16_t point[256];
+    float norm[kLatticeMaxPoints], eff[kLatticeMaxPoints];
+    std::uint16_t point[kLatticeMaxPoints];
 };
 void lattice_hull(const LatticeGrid& g, const float* eff, LatticeHull* h) {
     // A point with a larger |g|² and no larger eff than another is never chosen: in increasing |g|², only the points
     // that raise the best eff so far remain (a handful), then the hull of those.
-    int keep[256], n_keep = 0;
+    int keep[kLatticeMaxPoints], n_keep = 0;
     float best_eff = -std::numeric_limits<float>::infinity();
     for (int r = g.points - 1; r >= 0; --r) {
         const int p = g.by_norm[r];
@@ -971,20 +976,23 @@ void lattice_hull(const LatticeGrid& g, const float* eff, LatticeHull* h) {
 }
 
 // One group of 8 elements: per part (1 point of 8, or 2 points of 4) and grid point, a·g and min_j a_j g_j. With an
-// odd count of negatives and two parts the flipped element lies in one of them: each case (the flip charged to part
-// c) is searched and the better kept; the true cost of a choice is then min over parts, which that case attains.
+// odd count of negatives under a parity and two parts the flipped element lies in one of them: each case (the flip
+// charged to part c) is searched and the better kept; the true cost of a choice is then min over parts, which that
+// case attains.
 struct LatticeGroup {
     float a[8];
     bool odd = false;
-    float dot[2][256], mn[2][256];  // [part][point]
-    LatticeHull hull[2][2];         // [case][part]
+    int parts = 1;
+    float dot[2][kLatticeMaxPoints], mn[2][kLatticeMaxPoints];  // [part][point]
+    LatticeHull hull[2][2];                                     // [case][part]
 };
-void lattice_group_init(const float* x, const LatticeGrid& g, int parts, LatticeGroup* G) {
+void lattice_group_init(const float* x, const LatticeGrid& g, bool parity, LatticeGroup* G) {
     int neg = 0;
     for (int j = 0; j < 8; ++j) G->a[j] = std::fabs(x[j]), neg += x[j] < 0;
-    G->odd = neg % 2 != 0;
-    float eff[256];
-    for (int part = 0; part < parts; ++part) {
+    G->odd = parity && neg % 2 != 0;
+    G->parts = 8 / g.width;
+    float eff[kLatticeMaxPoints];
+    for (int part = 0; part < G->parts; ++part) {
         const float* a = G->a + part * g.width;
         float* dot = G->dot[part];
         float* mn = G->mn[part];
@@ -994,26 +1002,26 @@ void lattice_group_init(const float* x, const LatticeGrid& g, int parts, Lattice
                 const float v = a[j] * g.column[j][p];
                 dot[p] += v, mn[p] = std::min(mn[p], v);
             }
-        for (int c = 0; c < (G->odd && parts == 2 ? 2 : 1); ++c) {
+        for (int c = 0; c < (G->odd && G->parts == 2 ? 2 : 1); ++c) {
             const float k = G->odd && part == c ? 2.f : 0.f;
-            for (int p = 0; p < g.points; ++p) eff[p] = G->dot[part][p] - k * G->mn[part][p];
+            for (int p = 0; p < g.points; ++p) eff[p] = dot[p] - k * mn[p];
             lattice_hull(g, eff, &G->hull[c][part]);
         }
     }
 }
 // The effective dot of a choice: Σ a·g less twice the cheapest flip when the signs need one.
-double lattice_eff(const LatticeGroup& G, int parts, const int* pick) {
+double lattice_eff(const LatticeGroup& G, const int* pick) {
     double dot = 0, mn = std::numeric_limits<double>::infinity();
-    for (int part = 0; part < parts; ++part) dot += G.dot[part][pick[part]], mn = std::min<double>(mn, G.mn[part][pick[part]]);
+    for (int part = 0; part < G.parts; ++part) dot += G.dot[part][pick[part]], mn = std::min<double>(mn, G.mn[part][pick[part]]);
     return G.odd ? dot - 2 * mn : dot;
 }
 // The group's best choice at scale s: its error minus Σx² (≤ 0) and the points chosen.
-double lattice_group_best(const LatticeGroup& G, int parts, float s, int* pick) {
+double lattice_group_best(const LatticeGroup& G, float s, int* pick) {
     double best_total = std::numeric_limits<double>::infinity();
-    for (int c = 0; c < (G.odd && parts == 2 ? 2 : 1); ++c) {
+    for (int c = 0; c < (G.odd && G.parts == 2 ? 2 : 1); ++c) {
         double total = 0;
         int chosen[2] = {0, 0};
-        for (int part = 0; part < parts; ++part) {
+        for (int part = 0; part < G.parts; ++part) {
             const LatticeHull& h = G.hull[c][part];
             float best = std::numeric_limits<float>::infinity();
             for (int r = 0; r < h.n; ++r) {
@@ -1024,38 +1032,37 @@ double lattice_group_best(const LatticeGroup& G, int parts, float s, int* pick) 
         }
         if (total < best_total) {
             best_total = total;
-            for (int part = 0; part < parts; ++part) pick[part] = chosen[part];
+            for (int part = 0; part < G.parts; ++part) pick[part] = chosen[part];
         }
     }
     return best_total;
 }
-// The 32 elements' error (minus Σx²) at scale s, and the least-squares scale of the choices made at s.
-double lattice_sub_error(const LatticeGroup* G, const LatticeGrid& g, int parts, float s, float* ls_scale,
-                         int picks[4][2]) {
+// n groups' error (minus Σx²) at scale s, and the least-squares scale of the choices made at s.
+double lattice_sub_error(const LatticeGroup* G, int n, const LatticeGrid& g, float s, float* ls_scale) {
     double err = 0, num = 0, den = 0;
-    for (int l = 0; l < 4; ++l) {
-        err += lattice_group_best(G[l], parts, s, picks[l]);
-        num += lattice_eff(G[l], parts, picks[l]);
-        for (int part = 0; part < parts; ++part) den += g.norm[picks[l][part]];
+    for (int l = 0; l < n; ++l) {
+        int pick[2] = {0, 0};
+        err += lattice_group_best(G[l], s, pick);
+        num += lattice_eff(G[l], pick);
+        for (int part = 0; part < G[l].parts; ++part) den += g.norm[pick[part]];
     }
     if (ls_scale) *ls_scale = den > 0 ? static_cast<float>(num / den) : 0.f;
     return err;
 }
-// The best scale of 32 elements (a sweep mapping their largest magnitude between 0.6× and 1.1× the grid's largest
+// The best scale of n groups (a sweep mapping their largest magnitude between 0.6× and 1.1× the grid's largest
 // value, and onto each of the grid's magnitudes — a block of near-equal values wants its smallest —, each refined
 // by least squares), or 0 for zeros.
-float lattice_fit(const LatticeGroup* G, const LatticeGrid& g, int parts) {
+float lattice_fit(const LatticeGroup* G, int n, const LatticeGrid& g) {
     float amax = 0;
-    for (int l = 0; l < 4; ++l)
+    for (int l = 0; l < n; ++l)
         for (int j = 0; j < 8; ++j) amax = std::max(amax, G[l].a[j]);
     if (amax == 0) return 0.f;
-    int picks[4][2];
     float best_s = amax / g.vmax;
     double best_err = std::numeric_limits<double>::infinity();
     for (int step = 0; step < 12 + g.n_levels; ++step) {
         float s = step < 12 ? amax / (g.vmax * (0.6f + 0.045f * step)) : amax / g.levels[step - 12], ls;
         for (int refine = 0; refine < 2; ++refine) {
-            const double err = lattice_sub_error(G, g, parts, s, &ls, picks);
+            const double err = lattice_sub_error(G, n, g, s, &ls);
             if (err < best_err) best_err = err, best_s = s;
             if (!(ls > 0)) break;
             s = ls;
@@ -1064,26 +1071,30 @@ float lattice_fit(const LatticeGroup* G, const LatticeGrid& g, int parts) {
     return best_s;
 }
 
-// The block's f16 d and each sub-block's 4-bit level l (scale d * (0.5 + l) * unit): d maps the largest sub-block
-// scale onto level 15; each level is the best of the nearest and its neighbours.
-void lattice_levels(const LatticeGroup (*G)[4], const LatticeGrid& g, int parts, const float s[8], float unit,
-                    std::uint16_t* d16, int level[8]) {
-    const float smax = *std::max_element(s, s + 8);
-    *d16 = f16_ceil(smax / (15.5f * unit));
+// How a type's 4-bit level l scales the block's d: d * (base + step * l).
+struct LatticeLevels {
+    float base, step;
+    float at(int l) const { return base + step * static_cast<float>(l); }
+};
+// The block's f16 d and each scale group's level: d maps the largest group scale onto level 15; each level is the
+// best of the nearest and its neighbours. groups: nsub scale groups of n groups each, in order.
+void lattice_levels(const LatticeGroup* G, int nsub, int n, const LatticeGrid& g, const float* s, LatticeLevels lv,
+                    std::uint16_t* d16, int* level) {
+    const float smax = *std::max_element(s, s + nsub);
+    *d16 = f16_ceil(smax / lv.at(15));
     const float d = f16_to_f32(*d16);
-    int picks[4][2];
-    for (int j = 0; j < 8; ++j) {
-        const int l0 = d > 0 ? std::clamp(round_nearest(s[j] / (d * unit) - 0.5f), 0, 15) : 0;
+    for (int j = 0; j < nsub; ++j) {
+        const int l0 = d > 0 ? std::clamp(round_nearest((s[j] / d - lv.base) / lv.step), 0, 15) : 0;
         level[j] = l0;
         double best = std::numeric_limits<double>::infinity();
         for (int l = std::max(0, l0 - 1); l <= std::min(15, l0 + 1); ++l) {
-            const double e = lattice_sub_error(G[j], g, parts, d * (0.5f + l) * unit, nullptr, picks);
+            const double e = lattice_sub_error(G + n * j, n, g, d * lv.at(l), nullptr);
             if (e < best) best = e, level[j] = l;
         }
     }
 }
-// The 7 stored sign bits of a group after its choice: the signs of x, and with an odd count of negatives the element
-// whose flip costs least (a_j · g_j smallest) flipped; kIqSigns restores the eighth from the parity of the seven.
+// The 8 sign bits of a group after its choice: the signs of x, and with an odd count of negatives under a parity the
+// element whose flip costs least (a_j · g_j smallest) flipped (the stored 7 then imply the eighth, kIqSigns).
 int lattice_signs(const LatticeGroup& G, const LatticeGrid& g, const int* pick, const float* x) {
     int bits = 0;
     for (int j = 0; j < 8; ++j) bits |= (x[j] < 0) << j;
@@ -1096,59 +1107,97 @@ int lattice_signs(const LatticeGroup& G, const LatticeGrid& g, const int* pick, 
         }
         bits ^= 1 << flip;
     }
-    return bits & 127;
+    return bits;
+}
+
+// One block of 256: the 32 groups, their scale groups (32 / per elements each), d and levels; then per group its
+// points and signs at its final scale, handed to `put(group, pick, signs)`. G: room for 32 groups (1.8 MB, on the
+// heap: as thread_local storage it would be reserved in every thread of the process).
+template <class Put>
+void lattice_block(DType t, const float* x, bool parity, int per, LatticeLevels lv, std::uint16_t* d16, int* level,
+                   LatticeGroup* G, Put put) {
+    const LatticeGrid& g = lattice_grid(t);
+    const int n = per / 8, nsub = 256 / per;
+    float s[16];
+    for (int k = 0; k < 32; ++k) lattice_group_init(x + 8 * k, g, parity, &G[k]);
+    for (int j = 0; j < nsub; ++j) s[j] = lattice_fit(G + n * j, n, g);
+    lattice_levels(G, nsub, n, g, s, lv, d16, level);
+    const float d = f16_to_f32(*d16);
+    for (int k = 0; k < 32; ++k) {
+        int pick[2] = {0, 0};
+        lattice_group_best(G[k], d * lv.at(level[k / n]), pick);
+        put(k, pick, lattice_signs(G[k], g, pick, x + 8 * k));
+    }
 }
 
 void quant_iq2_xxs(const float* x, BlockIq2Xxs* b, std::int64_t nb) {
-    const LatticeGrid& g = iq2xxs_grid();
-    static thread_local LatticeGroup G[8][4];
+    std::unique_ptr<LatticeGroup[]> G(new LatticeGroup[32]);
     for (std::int64_t i = 0; i < nb; ++i, x += 256) {
-        float s[8];
-        for (int j = 0; j < 8; ++j) {
-            for (int l = 0; l < 4; ++l) lattice_group_init(x + 32 * j + 8 * l, g, 1, &G[j][l]);
-            s[j] = lattice_fit(G[j], g, 1);
-        }
         int level[8];
-        lattice_levels(G, g, 1, s, 0.25f, &b[i].d, level);
-        const float d = f16_to_f32(b[i].d);
+        std::uint32_t aux[8] = {};
         auto* q8 = reinterpret_cast<std::uint8_t*>(b[i].qs);
+        lattice_block(DType::IQ2_XXS, x, true, 32, {0.125f, 0.25f}, &b[i].d, level, G.get(), [&](int k, const int* pick, int signs) {
+            q8[8 * (k / 4) + k % 4] = static_cast<std::uint8_t>(pick[0]);
+            aux[k / 4] |= static_cast<std::uint32_t>(signs & 127) << (7 * (k % 4));
+        });
         for (int j = 0; j < 8; ++j) {
-            std::uint32_t aux = static_cast<std::uint32_t>(level[j]) << 28;
-            const float db = d * (0.5f + level[j]) * 0.25f;
-            for (int l = 0; l < 4; ++l) {
-                int pick[2];
-                lattice_group_best(G[j][l], 1, db, pick);
-                q8[8 * j + l] = static_cast<std::uint8_t>(pick[0]);
-                aux |= static_cast<std::uint32_t>(lattice_signs(G[j][l], g, pick, x + 32 * j + 8 * l)) << (7 * l);
-            }
-            std::memcpy(q8 + 8 * j + 4, &aux, 4);
+            aux[j] |= static_cast<std::uint32_t>(level[j]) << 28;
+            std::memcpy(q8 + 8 * j + 4, &aux[j], 4);
         }
     }
 }
-void quant_iq3_xxs(const float* x, BlockIq3Xxs* b, std::int64_t nb) {
-    const LatticeGrid& g = iq3xxs_grid();
-    static thread_local LatticeGroup G[8][4];
+void quant_iq2_xs(const float* x, BlockIq2Xs* b, std::int64_t nb) {
+    std::unique_ptr<LatticeGroup[]> G(new LatticeGroup[32]);
     for (std::int64_t i = 0; i < nb; ++i, x += 256) {
-        float s[8];
-        for (int j = 0; j < 8; ++j) {
-            for (int l = 0; l < 4; ++l) lattice_group_init(x + 32 * j + 8 * l, g, 2, &G[j][l]);
-            s[j] = lattice_fit(G[j], g, 2);
-        }
+        int level[16];
+        lattice_block(DType::IQ2_XS, x, true, 16, {0.125f, 0.25f}, &b[i].d, level, G.get(), [&](int k, const int* pick, int signs) {
+            b[i].qs[k] = static_cast<std::uint16_t>(pick[0] | (signs & 127) << 9);
+        });
+        for (int j = 0; j < 8; ++j) b[i].scales[j] = static_cast<std::uint8_t>(level[2 * j] | level[2 * j + 1] << 4);
+    }
+}
+void quant_iq2_s(const float* x, BlockIq2S* b, std::int64_t nb) {
+    std::unique_ptr<LatticeGroup[]> G(new LatticeGroup[32]);
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        int level[16];
+        std::memset(b[i].qh, 0, 8);
+        lattice_block(DType::IQ2_S, x, false, 16, {0.125f, 0.25f}, &b[i].d, level, G.get(), [&](int k, const int* pick, int signs) {
+            b[i].qs[k] = static_cast<std::uint8_t>(pick[0] & 255);
+            b[i].qh[k / 4] |= static_cast<std::uint8_t>((pick[0] >> 8) << (2 * (k % 4)));
+            b[i].qs[32 + k] = static_cast<std::uint8_t>(signs);
+        });
+        for (int j = 0; j < 8; ++j) b[i].scales[j] = static_cast<std::uint8_t>(level[2 * j] | level[2 * j + 1] << 4);
+    }
+}
+void quant_iq3_xxs(const float* x, BlockIq3Xxs* b, std::int64_t nb) {
+    std::unique_ptr<LatticeGroup[]> G(new LatticeGroup[32]);
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
         int level[8];
-        lattice_levels(G, g, 2, s, 0.5f, &b[i].d, level);
-        const float d = f16_to_f32(b[i].d);
+        std::uint32_t aux[8] = {};
+        lattice_block(DType::IQ3_XXS, x, true, 32, {0.25f, 0.5f}, &b[i].d, level, G.get(), [&](int k, const int* pick, int signs) {
+            b[i].qs[2 * k] = static_cast<std::uint8_t>(pick[0]);
+            b[i].qs[2 * k + 1] = static_cast<std::uint8_t>(pick[1]);
+            aux[k / 4] |= static_cast<std::uint32_t>(signs & 127) << (7 * (k % 4));
+        });
         for (int j = 0; j < 8; ++j) {
-            std::uint32_t aux = static_cast<std::uint32_t>(level[j]) << 28;
-            const float db = d * (0.5f + level[j]) * 0.5f;
-            for (int l = 0; l < 4; ++l) {
-                int pick[2];
-                lattice_group_best(G[j][l], 2, db, pick);
-                b[i].qs[8 * j + 2 * l] = static_cast<std::uint8_t>(pick[0]);
-                b[i].qs[8 * j + 2 * l + 1] = static_cast<std::uint8_t>(pick[1]);
-                aux |= static_cast<std::uint32_t>(lattice_signs(G[j][l], g, pick, x + 32 * j + 8 * l)) << (7 * l);
-            }
-            std::memcpy(b[i].qs + 64 + 4 * j, &aux, 4);
+            aux[j] |= static_cast<std::uint32_t>(level[j]) << 28;
+            std::memcpy(b[i].qs + 64 + 4 * j, &aux[j], 4);
         }
+    }
+}
+void quant_iq3_s(const float* x, BlockIq3S* b, std::int64_t nb) {
+    std::unique_ptr<LatticeGroup[]> G(new LatticeGroup[32]);
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        int level[8];
+        std::memset(b[i].qh, 0, 8);
+        lattice_block(DType::IQ3_S, x, false, 32, {1.f, 2.f}, &b[i].d, level, G.get(), [&](int k, const int* pick, int signs) {
+            for (int h = 0; h < 2; ++h) {
+                b[i].qs[2 * k + h] = static_cast<std::uint8_t>(pick[h] & 255);
+                b[i].qh[k / 4] |= static_cast<std::uint8_t>((pick[h] >> 8) << (2 * (k % 4) + h));
+            }
+            b[i].signs[k] = static_cast<std::uint8_t>(signs);
+        });
+        for (int j = 0; j < 4; ++j) b[i].scales[j] = static_cast<std::uint8_t>(level[2 * j] | level[2 * j + 1] << 4);
     }
 }
 
@@ -1265,7 +1314,8 @@ bool quant_supported(DType type) {
         case DType::F32: case DType::F16: case DType::BF16: case DType::Q8_0: case DType::Q4_0:
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: case DType::Q4_1: case DType::Q5_0:
         case DType::Q5_1: case DType::Q2_K: case DType::Q3_K: case DType::IQ4_NL: case DType::IQ4_XS:
-        case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ3_XXS:
+        case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S:
+        case DType::IQ3_XXS: case DType::IQ3_S:
             return true;
         default:
             return false;
@@ -1350,6 +1400,9 @@ bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
         case DType::TQ2_0: quant_tq2_0(src, static_cast<BlockTq2_0*>(dst), nb); break;
         case DType::IQ2_XXS: quant_iq2_xxs(src, static_cast<BlockIq2Xxs*>(dst), nb); break;
         case DType::IQ3_XXS: quant_iq3_xxs(src, static_cast<BlockIq3Xxs*>(dst), nb); break;
+        case DType::IQ2_XS: quant_iq2_xs(src, static_cast<BlockIq2Xs*>(dst), nb); break;
+        case DType::IQ2_S: quant_iq2_s(src, static_cast<BlockIq2S*>(dst), nb); break;
+        case DType::IQ3_S: quant_iq3_s(src, static_cast<BlockIq3S*>(dst), nb); break;
         default: return false;
     }
     return true;

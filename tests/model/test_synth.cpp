@@ -268,8 +268,8 @@ private slots:
         QTest::addColumn<double>("std_tol");  // the dequantized std falls short by about half the type's NMSE
         for (const char* t : {"q4_0", "q4_1", "q5_0", "q5_1", "q3_k", "iq4_nl", "iq4_xs"}) QTest::newRow(t) << t << 0.05;
         QTest::newRow("q2_k") << "q2_k" << 0.08;
-        QTest::newRow("iq3_xxs") << "iq3_xxs" << 0.05;
-        QTest::newRow("iq2_xxs") << "iq2_xxs" << 0.08;
+        for (const char* t : {"iq3_xxs", "iq3_s"}) QTest::newRow(t) << t << 0.05;
+        for (const char* t : {"iq2_xxs", "iq2_xs", "iq2_s"}) QTest::newRow(t) << t << 0.08;
         for (const char* t : {"tq1_0", "tq2_0"}) QTest::newRow(t) << t << 0.09;  // ternary: NMSE ≈ 0.11 on uniform values
     }
     void quantizedExpertTypes() {
@@ -648,9 +648,9 @@ private slots:
         auto r = run_ft({"synth", "--preset", "huge", "--out", path("x.gguf")});
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("--preset"), qPrintable(r.err));
-        r = run_ft({"synth", "--weights", "iq2_xxs", "--out", path("x.gguf")});  // no quantizer for the IQ2 lattices
+        r = run_ft({"synth", "--weights", "iq1_s", "--out", path("x.gguf")});  // no quantizer for the IQ1 types
         QVERIFY(r.code != 0);
-        QVERIFY2(r.err.contains("--weights") && r.err.contains("iq2_xxs"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--weights") && r.err.contains("iq1_s"), qPrintable(r.err));
         r = run_ft({"synth", "--preset", "tiny"});
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("--out"), qPrintable(r.err));

@@ -14,8 +14,8 @@ namespace {
 
 // Bytes per second relative to Q4_K, each type's `ft bench cpu-moe` experts-alone figure over Q4_K's in the same
 // round (docs/benchmarks.md, "The CPU expert kernel's rate by type", says how and where they were measured). Types
-// not measured take the type whose CPU path they share: F16 and F32 BF16's; IQ2_XS, IQ2_S, IQ1_S and IQ1_M (no
-// quantizer to synthesize them) IQ2_XXS's; IQ3_S IQ3_XXS's.
+// not measured take the type whose CPU path they share: F16 and F32 BF16's; IQ2_XS, IQ2_S, IQ1_S and IQ1_M
+// IQ2_XXS's; IQ3_S IQ3_XXS's.
 struct RateRow {
     DType type;
     double factor;

@@ -100,7 +100,7 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
             throw Error(ErrorCode::invalid_argument,
                         "synth: weight type " + std::string(kernels::dtype_info(t).name) + " is not supported (--weights)",
                         "use one of f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, "
-                        "mxfp4, tq1_0, tq2_0, iq2_xxs, iq3_xxs");
+                        "mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s");
     SynthPlan p;
     p.desc = desc;
     p.seed = seed;
@@ -154,7 +154,10 @@ std::uint32_t file_type(DType t) {
         case DType::Q6_K: return 18;
         case DType::IQ4_NL: return 25;
         case DType::IQ2_XXS: return 19;
+        case DType::IQ2_XS: return 20;
         case DType::IQ3_XXS: return 23;
+        case DType::IQ3_S: return 26;
+        case DType::IQ2_S: return 28;
         case DType::IQ4_XS: return 30;
         case DType::BF16: return 32;
         case DType::TQ1_0: return 36;
