@@ -32,8 +32,9 @@ if [[ "$mode" == "--gui" ]]; then
     # Qt's own strings in Korean and Chinese (its dialogs' buttons), embedded in the app.
     qt6-translations-l10n
     libgl-dev libvulkan-dev xvfb xauth imagemagick fonts-noto-cjk
-    # tests/ui/walkthrough.sh: the real window driven by clicks and keys.
-    xdotool
+    # tests/ui/walkthrough.sh: the real window driven by clicks and keys; tests/windows/test_wine_app finds the app's
+    # window with xwininfo (x11-utils).
+    xdotool x11-utils
     # test_keychain: a Secret Service of its own (a session bus and GNOME Keyring).
     dbus-daemon gnome-keyring
     # The .deb and portable-bundle tests (installer/linux): RPATHs, the desktop entry, the MIME database.
