@@ -203,7 +203,7 @@ cmake -S "$src_root" -B "$out/app" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$tc" -DCMAKE
   || { tail -40 "$out/app-configure.log"; die "configuring the desktop app for Windows failed (log: $out/app-configure.log)"; }
 step "building freetoken.exe and ft.exe with -j$jobs"
 cmake --build "$out/app" --target freetoken ft -j "$jobs" || die "the Windows desktop app build failed (see above)"
-app_exe=$out/app/app/freetoken.exe
+app_exe=$out/app/freetoken.exe  # qt_standard_project_setup puts a Windows build's executables at the top of the tree
 $triple-objdump -f "$app_exe" | grep -q 'file format pei-x86-64' || die "$app_exe is not a PE32+ x86-64 executable"
 step "installing into $out/app/install (the DLLs, plugins and QML modules it loads beside it)"
 rm -rf "$out/app/install"

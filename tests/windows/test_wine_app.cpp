@@ -104,10 +104,12 @@ class TestWineApp : public QObject {
         QFile f(app_log());
         return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
     }
-    // The app's environment: this test's X server, and Qt's Windows platform (not the offscreen one ctest sets for
-    // the Linux side).
+    // The app's environment: this test's X server, Qt's Windows platform (not the offscreen one ctest sets for the
+    // Linux side), and Qt Quick on OpenGL: with its Windows default, Direct3D 11, Wine 8's CreateWindowEx fails for
+    // the window ("Failed to create platform window"); OpenGL goes through Wine to Mesa on Xvfb.
     QStringList display_env() const {
-        return {QStringLiteral("DISPLAY=") + qEnvironmentVariable("DISPLAY"), QStringLiteral("QT_QPA_PLATFORM")};
+        return {QStringLiteral("DISPLAY=") + qEnvironmentVariable("DISPLAY"), QStringLiteral("QT_QPA_PLATFORM"),
+                QStringLiteral("QSG_RHI_BACKEND=opengl")};
     }
 
     // The whole X screen (the app's window is its only one) as PNG: into the build tree, and FT_WINE_SCREENSHOT_DIR.
