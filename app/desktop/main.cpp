@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -152,7 +153,12 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "freetoken --smoke: FAILED: cannot create a temporary data folder\n");
             return 1;
         }
+#ifdef _WIN32
+        // Wide: the ANSI code page cannot hold every user name (C:/Users/홍길동/…), and the engine reads it wide.
+        _wputenv_s(L"FT_DATA_DIR", reinterpret_cast<const wchar_t*>(smoke_data->path().utf16()));
+#else
         qputenv("FT_DATA_DIR", smoke_data->path().toLocal8Bit());
+#endif
     }
     if (!display_available()) {
         std::fprintf(stderr,
