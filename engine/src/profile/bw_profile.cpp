@@ -154,6 +154,22 @@ void store_profile(const BwProfile& p) {
         throw Error(ErrorCode::io, std::string("cannot store the bandwidth profile: ") + st.error());
 }
 
+namespace {
+// Columns 0-6 of a profiles row selected as "pcie_gbs, cpu_gbs, pcie_both_gbs, cpu_both_gbs, dma_gbs, fraction,
+// measured_at" (both readers below).
+BwProfile measured_columns(sqlite3_stmt* st) {
+    BwProfile p;
+    p.pcie_gbs = sqlite3_column_double(st, 0);
+    p.cpu_gbs = sqlite3_column_double(st, 1);
+    p.pcie_both_gbs = sqlite3_column_double(st, 2);
+    p.cpu_both_gbs = sqlite3_column_double(st, 3);
+    p.dma_gbs = sqlite3_column_double(st, 4);
+    p.fraction = sqlite3_column_double(st, 5);
+    if (const unsigned char* t = sqlite3_column_text(st, 6)) p.measured_at = reinterpret_cast<const char*>(t);
+    return p;
+}
+}  // namespace
+
 std::optional<BwProfile> load_profile(const std::string& gpu, const std::string& format, int threads) {
     Db db;
     SqliteStmt st(db,
@@ -163,17 +179,10 @@ std::optional<BwProfile> load_profile(const std::string& gpu, const std::string&
     sqlite3_bind_text(st.get(), 2, format.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st.get(), 3, threads);
     if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
-    BwProfile p;
+    BwProfile p = measured_columns(st.get());
     p.gpu = gpu;
     p.format = format;
     p.threads = threads;
-    p.pcie_gbs = sqlite3_column_double(st.get(), 0);
-    p.cpu_gbs = sqlite3_column_double(st.get(), 1);
-    p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
-    p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
-    p.dma_gbs = sqlite3_column_double(st.get(), 4);
-    p.fraction = sqlite3_column_double(st.get(), 5);
-    if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
     return p;
 }
 
@@ -191,15 +200,8 @@ std::vector<BwProfile> profiles_of(const std::string& gpu) {
     sqlite3_bind_text(st.get(), 1, gpu.c_str(), -1, SQLITE_TRANSIENT);
     std::vector<BwProfile> out;
     while (sqlite3_step(st.get()) == SQLITE_ROW) {
-        BwProfile p;
+        BwProfile p = measured_columns(st.get());
         p.gpu = gpu;
-        p.pcie_gbs = sqlite3_column_double(st.get(), 0);
-        p.cpu_gbs = sqlite3_column_double(st.get(), 1);
-        p.pcie_both_gbs = sqlite3_column_double(st.get(), 2);
-        p.cpu_both_gbs = sqlite3_column_double(st.get(), 3);
-        p.dma_gbs = sqlite3_column_double(st.get(), 4);
-        p.fraction = sqlite3_column_double(st.get(), 5);
-        if (const unsigned char* t = sqlite3_column_text(st.get(), 6)) p.measured_at = reinterpret_cast<const char*>(t);
         if (const unsigned char* t = sqlite3_column_text(st.get(), 7)) p.format = reinterpret_cast<const char*>(t);
         p.threads = sqlite3_column_int(st.get(), 8);
         out.push_back(std::move(p));
