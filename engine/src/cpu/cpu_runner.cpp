@@ -14,6 +14,7 @@
 #include "cpu/swiglu.h"
 #include "exec/runner.h"
 #include "ft/error.h"
+#include "model/block_visit.h"
 #include "ref/hyper_connection.h"
 
 namespace ft::exec {
@@ -57,18 +58,28 @@ struct CpuMixer {
     explicit CpuMixer(const model::HyperMixRef& h) : fn(h.fn), base(model::vector_f32(*h.base)), scale(model::vector_f32(*h.scale)) {}
 };
 
-// One block, prepared: its norm in f32 and what its body needs.
+// A MoE block: the routed experts go through moe::MoeLayer; its shared experts (b null: none) and their sigmoid gate
+// (Qwen; empty: none) in f32.
+struct CpuMoe {
+    const MoeBlock* b = nullptr;
+    CpuFfn shared;
+    std::vector<float> shared_gate;
+    explicit CpuMoe(const MoeBlock& m)
+        : b(&m), shared(m.shared.gate ? CpuFfn(m.shared) : CpuFfn()),
+          shared_gate(m.shared_gate ? model::vector_f32(*m.shared_gate) : std::vector<float>()) {}
+};
+
+// A block's body, prepared: one alternative per kind of model::BlockBody.
+using CpuBody = std::variant<std::unique_ptr<cpu::CpuAttention>, std::unique_ptr<cpu::CpuMlaAttention>,
+                             std::unique_ptr<cpu::CpuGatedDeltaNet>, std::unique_ptr<cpu::CpuCompressedAttention>,
+                             CpuFfn, CpuMoe>;
+
+// One block, prepared: its norm in f32, its hyper-connection mixer and its body.
 struct CpuBlock {
     std::vector<float> norm;
     float eps = 1e-6f;
     CpuMixer hc;
-    std::unique_ptr<cpu::CpuAttention> attn;
-    std::unique_ptr<cpu::CpuMlaAttention> mla;
-    std::unique_ptr<cpu::CpuGatedDeltaNet> gdn;
-    std::unique_ptr<cpu::CpuCompressedAttention> v4;
-    CpuFfn ffn;              // dense FFN, or a MoE block's shared experts
-    const MoeBlock* moe = nullptr;
-    std::vector<float> shared_gate;  // the shared expert's sigmoid gate (Qwen), or empty
+    CpuBody body;
 };
 
 class CpuRunner final : public Runner {
@@ -82,21 +93,22 @@ public:
                 cb.norm = model::vector_f32(*b.norm.w);
                 cb.eps = b.norm.eps;
                 if (b.hc) cb.hc = CpuMixer(b.hc);
-                if (const auto* c = std::get_if<model::CompressedAttentionBlock>(&b.body)) {
-                    cb.v4 = std::make_unique<cpu::CpuCompressedAttention>(*c, g.max_idx_dim, pool);
-                } else if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
-                    cb.attn = std::make_unique<cpu::CpuAttention>(*a, pool);
-                } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
-                    cb.mla = std::make_unique<cpu::CpuMlaAttention>(*m, pool);
-                } else if (const auto* d = std::get_if<model::GatedDeltaNetBlock>(&b.body)) {
-                    cb.gdn = std::make_unique<cpu::CpuGatedDeltaNet>(*d, pool);
-                } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
-                    cb.ffn = CpuFfn(*f);
-                } else {
-                    cb.moe = &std::get<MoeBlock>(b.body);
-                    if (cb.moe->shared.gate) cb.ffn = CpuFfn(cb.moe->shared);
-                    if (cb.moe->shared_gate) cb.shared_gate = model::vector_f32(*cb.moe->shared_gate);
-                }
+                cb.body = std::visit(
+                    model::overloaded{
+                        [&](const AttentionBlock& a) -> CpuBody { return std::make_unique<cpu::CpuAttention>(a, pool); },
+                        [&](const model::MlaAttentionBlock& m) -> CpuBody {
+                            return std::make_unique<cpu::CpuMlaAttention>(m, pool);
+                        },
+                        [&](const model::GatedDeltaNetBlock& d) -> CpuBody {
+                            return std::make_unique<cpu::CpuGatedDeltaNet>(d, pool);
+                        },
+                        [&](const model::CompressedAttentionBlock& c) -> CpuBody {
+                            return std::make_unique<cpu::CpuCompressedAttention>(c, g.max_idx_dim, pool);
+                        },
+                        [](const FfnBlock& f) -> CpuBody { return CpuFfn(f); },
+                        [](const MoeBlock& m) -> CpuBody { return CpuMoe(m); },
+                    },
+                    b.body);
             }
         }
         out_norm_ = model::vector_f32(*g.output_norm.w);
@@ -137,35 +149,40 @@ public:
 private:
     // One block's body on xn_ [T, E] into y_.
     void body(const CpuBlock& b, std::span<const BatchToken> batch, kv::KvCache& kv, std::int64_t T) {
+        std::visit(model::overloaded{
+                       [&](const std::unique_ptr<cpu::CpuAttention>& a) {
+                           a->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+                       },
+                       [&](const std::unique_ptr<cpu::CpuMlaAttention>& m) {
+                           m->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
+                       },
+                       [&](const std::unique_ptr<cpu::CpuGatedDeltaNet>& d) { d->forward(batch, xn_.data(), kv, y_.data()); },
+                       [&](const std::unique_ptr<cpu::CpuCompressedAttention>& c) {
+                           c->forward(batch, xn_.data(), kv, y_.data());
+                       },
+                       [&](const CpuFfn& f) { f.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data()); },
+                       [&](const CpuMoe& m) { moe(m, batch, T); },
+                   },
+                   b.body);
+    }
+
+    // A MoE block: the routed experts into y_, plus the shared experts (times their gate).
+    void moe(const CpuMoe& m, std::span<const BatchToken> batch, std::int64_t T) {
         const std::int64_t E = g_.n_embd;
-        if (b.attn) {
-            b.attn->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
-        } else if (b.mla) {
-            b.mla->forward(batch, xn_.data(), kv, attn_scratch_, y_.data());
-        } else if (b.gdn) {
-            b.gdn->forward(batch, xn_.data(), kv, y_.data());
-        } else if (b.v4) {
-            b.v4->forward(batch, xn_.data(), kv, y_.data());
-        } else if (b.moe) {
-            tokens_.resize(std::size_t(T));
-            for (std::int64_t t = 0; t < T; ++t) tokens_[std::size_t(t)] = batch[std::size_t(t)].token;
-            moe_.forward(*b.moe, xn_.data(), T, y_.data(), tokens_.data());
-            if (b.ffn.b) {
-                shared_.resize(std::size_t(T * E));
-                b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
-                for (std::int64_t t = 0; t < T; ++t) {
-                    float scale = 1.f;
-                    if (!b.shared_gate.empty()) {  // sigmoid(x · gate)
-                        double dot = 0;
-                        for (std::int64_t i = 0; i < E; ++i)
-                            dot += double(xn_[std::size_t(t * E + i)]) * b.shared_gate[std::size_t(i)];
-                        scale = float(1.0 / (1.0 + std::exp(-dot)));
-                    }
-                    for (std::int64_t i = t * E; i < (t + 1) * E; ++i) y_[std::size_t(i)] += scale * shared_[std::size_t(i)];
-                }
+        tokens_.resize(std::size_t(T));
+        for (std::int64_t t = 0; t < T; ++t) tokens_[std::size_t(t)] = batch[std::size_t(t)].token;
+        moe_.forward(*m.b, xn_.data(), T, y_.data(), tokens_.data());
+        if (!m.shared.b) return;
+        shared_.resize(std::size_t(T * E));
+        m.shared.forward(pool_, xn_.data(), T, g_buf_, u_buf_, shared_.data());
+        for (std::int64_t t = 0; t < T; ++t) {
+            float scale = 1.f;
+            if (!m.shared_gate.empty()) {  // sigmoid(x · gate)
+                double dot = 0;
+                for (std::int64_t i = 0; i < E; ++i) dot += double(xn_[std::size_t(t * E + i)]) * m.shared_gate[std::size_t(i)];
+                scale = float(1.0 / (1.0 + std::exp(-dot)));
             }
-        } else {
-            b.ffn.forward(pool_, xn_.data(), T, g_buf_, u_buf_, y_.data());
+            for (std::int64_t i = t * E; i < (t + 1) * E; ++i) y_[std::size_t(i)] += scale * shared_[std::size_t(i)];
         }
     }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ft/error.h"
+#include "model/block_visit.h"
 #include "model/layer_params.h"
 #include "ft/utf8.h"
 
@@ -261,116 +262,79 @@ void finish_graph(ModelGraph& g, const Weights& w) {
     g.n_ff_exp = d.moe.n_ff_exp;
     int kv_layers = 0;
     const AttentionBlock* first = nullptr;
-    for (const Layer& L : g.layers)
-        for (const Block& b : L.blocks) {
-            if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
-                if (first && (a->n_head_kv != first->n_head_kv || a->head_dim != first->head_dim ||
-                              a->v_head_dim != first->v_head_dim))
-                    throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": attention layers with different K/V shapes");
-                first = first ? first : a;
-                kv_layers = std::max(kv_layers, a->kv_layer + 1);
-                g.max_n_head = std::max(g.max_n_head, a->n_head);
-                g.max_n_head_kv = std::max(g.max_n_head_kv, a->n_head_kv);
-                g.max_head_dim = std::max(g.max_head_dim, a->head_dim);
-                g.max_v_head_dim = std::max(g.max_v_head_dim, a->v_head_dim);
-            } else if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body)) {
-                kv_layers = std::max(kv_layers, m->kv_layer + 1);
-                g.max_n_head = std::max(g.max_n_head, m->n_head);
-                g.max_n_head_kv = 1;
-                g.max_head_dim = m->kv_dim();
-                g.max_v_head_dim = 0;
-            } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
-                g.n_rs_layers = std::max(g.n_rs_layers, d->rs_layer + 1);
-                if (g.n_rs_layers > 1 && (d->state_floats() != g.rs_floats ||
-                                          std::int64_t(d->conv_dim()) * (d->conv_kernel - 1) != g.rs_conv_floats))
-                    throw Error(ErrorCode::unsupported, path_to_utf8(w.path()) + ": linear-attention layers of different sizes");
-                g.rs_floats = d->state_floats();
-                g.rs_conv_floats = std::int64_t(d->conv_dim()) * (d->conv_kernel - 1);
-                g.max_linear_value_dim = std::max(g.max_linear_value_dim, d->value_dim());
-            } else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
-                kv_layers = std::max(kv_layers, c->kv_layer + 1);
-                g.max_n_head = std::max(g.max_n_head, c->n_head);
-                g.max_idx_dim = std::max(g.max_idx_dim, c->idx.dim);
-                if (c->rs_layer >= 0) {
-                    g.n_rs_layers = std::max(g.n_rs_layers, c->rs_layer + 1);
-                    g.rs_floats = std::max(g.rs_floats, c->state_floats());
-                }
-            } else if (const auto* f = std::get_if<FfnBlock>(&b.body)) {
-                g.max_ffn = std::max(g.max_ffn, f->gate.w->rows);
-            } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
-                if (m->shared.gate) g.max_ffn = std::max(g.max_ffn, m->shared.gate.w->rows);
-            }
-        }
-    g.n_kv_layers = kv_layers;
-    // DeepSeek-V4: one cache row per position of [kv | entry | index key] (CompressedAttentionBlock), the same width
-    // in every layer.
+    const CompressedAttentionBlock* compressed = nullptr;
     for (const Layer& L : g.layers)
         for (const Block& b : L.blocks)
-            if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
-                g.max_n_head_kv = 1;
-                g.max_head_dim = c->row_width(g.max_idx_dim);
-                g.max_v_head_dim = 0;
-            }
+            std::visit(overloaded{
+                           [&](const AttentionBlock& a) {
+                               if (first && (a.n_head_kv != first->n_head_kv || a.head_dim != first->head_dim ||
+                                             a.v_head_dim != first->v_head_dim))
+                                   throw Error(ErrorCode::unsupported,
+                                               path_to_utf8(w.path()) + ": attention layers with different K/V shapes");
+                               first = first ? first : &a;
+                               kv_layers = std::max(kv_layers, a.kv_layer + 1);
+                               g.max_n_head = std::max(g.max_n_head, a.n_head);
+                               g.max_n_head_kv = std::max(g.max_n_head_kv, a.n_head_kv);
+                               g.max_head_dim = std::max(g.max_head_dim, a.head_dim);
+                               g.max_v_head_dim = std::max(g.max_v_head_dim, a.v_head_dim);
+                           },
+                           [&](const MlaAttentionBlock& m) {
+                               kv_layers = std::max(kv_layers, m.kv_layer + 1);
+                               g.max_n_head = std::max(g.max_n_head, m.n_head);
+                               g.max_n_head_kv = 1;
+                               g.max_head_dim = m.kv_dim();
+                               g.max_v_head_dim = 0;
+                           },
+                           [&](const GatedDeltaNetBlock& n) {
+                               g.n_rs_layers = std::max(g.n_rs_layers, n.rs_layer + 1);
+                               const std::int64_t conv = std::int64_t(n.conv_dim()) * (n.conv_kernel - 1);
+                               if (g.n_rs_layers > 1 && (n.state_floats() != g.rs_floats || conv != g.rs_conv_floats))
+                                   throw Error(ErrorCode::unsupported,
+                                               path_to_utf8(w.path()) + ": linear-attention layers of different sizes");
+                               g.rs_floats = n.state_floats();
+                               g.rs_conv_floats = conv;
+                               g.max_linear_value_dim = std::max(g.max_linear_value_dim, n.value_dim());
+                           },
+                           [&](const CompressedAttentionBlock& c) {
+                               compressed = &c;
+                               kv_layers = std::max(kv_layers, c.kv_layer + 1);
+                               g.max_n_head = std::max(g.max_n_head, c.n_head);
+                               g.max_idx_dim = std::max(g.max_idx_dim, c.idx.dim);
+                               if (c.rs_layer >= 0) {
+                                   g.n_rs_layers = std::max(g.n_rs_layers, c.rs_layer + 1);
+                                   g.rs_floats = std::max(g.rs_floats, c.state_floats());
+                               }
+                           },
+                           [&](const FfnBlock& f) { g.max_ffn = std::max(g.max_ffn, f.gate.w->rows); },
+                           [&](const MoeBlock& m) {
+                               if (m.shared.gate) g.max_ffn = std::max(g.max_ffn, m.shared.gate.w->rows);
+                           },
+                       },
+                       b.body);
+    g.n_kv_layers = kv_layers;
+    // DeepSeek-V4: one cache row per position of [kv | entry | index key] (CompressedAttentionBlock), the same width
+    // in every layer (known once the widest indexer is).
+    if (compressed) {
+        g.max_n_head_kv = 1;
+        g.max_head_dim = compressed->row_width(g.max_idx_dim);
+        g.max_v_head_dim = 0;
+    }
 }
 
 bool graph_has_sinks(const ModelGraph& g) {
     for (const Layer& L : g.layers)
         for (const Block& b : L.blocks)
-            if (const auto* a = std::get_if<AttentionBlock>(&b.body); a && a->sinks) return true;
-            else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body); c && c->sinks) return true;
+            if (std::visit(overloaded{
+                               [](const AttentionBlock& a) { return a.sinks != nullptr; },
+                               [](const MlaAttentionBlock&) { return false; },
+                               [](const GatedDeltaNetBlock&) { return false; },
+                               [](const CompressedAttentionBlock& c) { return c.sinks != nullptr; },
+                               [](const FfnBlock&) { return false; },
+                               [](const MoeBlock&) { return false; },
+                           },
+                           b.body))
+                return true;
     return false;
-}
-
-std::string describe(const ModelGraph& g) {
-    std::string out;
-    std::string prev;
-    int run = 0;
-    auto flush = [&] {
-        if (run) out += (out.empty() ? "" : ", ") + std::to_string(run) + " × [" + prev + "]";
-    };
-    for (const Layer& L : g.layers) {
-        std::string s;
-        for (const Block& b : L.blocks) {
-            if (!s.empty()) s += " → ";
-            if (const auto* a = std::get_if<AttentionBlock>(&b.body)) {
-                s += "attention";
-                std::string v;
-                if (a->q_norm) v += "q/k norm";
-                if (a->q.b) v += std::string(v.empty() ? "" : ", ") + "bias";
-                if (a->sinks) v += std::string(v.empty() ? "" : ", ") + "sinks";
-                if (a->window) v += std::string(v.empty() ? "" : ", ") + "window " + std::to_string(a->window);
-                if (a->rope.n_rot < a->head_dim) v += std::string(v.empty() ? "" : ", ") + "partial rope";
-                if (a->output_gate) v += std::string(v.empty() ? "" : ", ") + "output gate";
-                if (!v.empty()) s += "(" + v + ")";
-            } else if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body)) {
-                s += std::string("latent attention(") + (m->q_a ? "low-rank q, " : "") + "kv rank " +
-                     std::to_string(m->kv_lora) + ")";
-            } else if (const auto* d = std::get_if<GatedDeltaNetBlock>(&b.body)) {
-                s += "gated deltanet(" + std::to_string(d->n_k_heads) + "/" + std::to_string(d->n_v_heads) + " heads)";
-            } else if (const auto* c = std::get_if<CompressedAttentionBlock>(&b.body)) {
-                s += c->kind == V4LayerKind::csa   ? "compressed sparse attention(ratio " + std::to_string(c->ratio) +
-                                                         ", top-" + std::to_string(c->idx_topk) + ", window " +
-                                                         std::to_string(c->window) + ")"
-                     : c->kind == V4LayerKind::hca ? "heavily compressed attention(ratio " + std::to_string(c->ratio) +
-                                                         ", window " + std::to_string(c->window) + ")"
-                                                   : "sliding attention(window " + std::to_string(c->window) + ")";
-            } else if (std::holds_alternative<FfnBlock>(b.body)) {
-                s += "ffn";
-            } else if (const auto* m = std::get_if<MoeBlock>(&b.body)) {
-                s += "moe(" + std::string(m->hash ? "hash " : "top-") + std::to_string(m->route.k) +
-                     (m->shared.gate ? (m->shared_gate ? ", gated shared" : ", shared") : "") + ")";
-            }
-        }
-        if (s == prev) {
-            ++run;
-        } else {
-            flush();
-            prev = s;
-            run = 1;
-        }
-    }
-    flush();
-    return out;
 }
 
 }  // namespace ft::model

@@ -195,6 +195,8 @@ struct MoeBlock {
                                                 // the top-k (DeepSeek-V4's hash layers; the weights still gated)
 };
 
+// The kinds of block. Code that acts per kind dispatches with std::visit and one case per kind (block_visit.h), so a
+// kind added here is a compile error wherever it is not handled yet.
 using BlockBody =
     std::variant<AttentionBlock, MlaAttentionBlock, GatedDeltaNetBlock, CompressedAttentionBlock, FfnBlock, MoeBlock>;
 
@@ -242,8 +244,5 @@ ModelGraph build_graph(const Weights& w);
 
 // Whether any attention block has sinks (gpt-oss, DeepSeek-V4).
 bool graph_has_sinks(const ModelGraph& g);
-
-// One line per block kind and variant, for logs and `ft inspect`: "48 × [attention(q/k norm) → moe(softmax top-8)]".
-std::string describe(const ModelGraph& g);
 
 }  // namespace ft::model
