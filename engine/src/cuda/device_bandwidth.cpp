@@ -62,7 +62,7 @@ FetchBench::FetchBench(const model::Weights& w, int gpu) : impl_(std::make_uniqu
     impl_->vram = std::make_unique<gpu::VramBudget>(0);
     gpu::check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     gpu::OffloadOptions o;
-    o.backend = gpu::OffloadBackend::offload;
+    o.backend = exec::MoeBackend::offload;
     const auto& d = w.desc();
     std::size_t one = 0;  // the largest layer's expert (the cache's slots fit it)
     for (int il = 0; il < int(d.n_layer); ++il)

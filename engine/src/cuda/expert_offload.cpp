@@ -25,16 +25,7 @@ namespace kc = kernels::cuda;
 using kernels::ExpertCacheControl;
 using kernels::ExpertCacheCounters;
 using kernels::ExpertCacheMode;
-
-const char* offload_backend_name(OffloadBackend b) {
-    switch (b) {
-        case OffloadBackend::offload: return "offload";
-        case OffloadBackend::cpu: return "cpu";
-        case OffloadBackend::hybrid: return "hybrid";
-        case OffloadBackend::static_layers: return "static";
-    }
-    return "?";
-}
+using exec::MoeBackend;
 
 namespace {
 std::string gib(double b) { return fmt::format("{:.2f} GiB", b / double(1ull << 30)); }
@@ -44,6 +35,8 @@ constexpr const char* kNames[3] = {"gate", "up", "down"};
 
 ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStream_t stream, const OffloadOptions& o)
     : w_(w), vram_(vram), stream_(stream), o_(o) {
+    if (o.backend == MoeBackend::resident || o.backend == MoeBackend::automatic)
+        throw Error(ErrorCode::internal, fmt::format("expert offload with the {} backend", exec::moe_backend_name(o.backend)));
     const auto& d = w.desc();
     n_layer_ = int(d.n_layer);
     n_expert_ = int(d.moe.n_expert);
@@ -117,17 +110,17 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
                         "ask for fewer slots or raise --vram-budget");
         fit = o.slots;
     }
-    const std::int64_t need_min = o.backend == OffloadBackend::static_layers ? 0 : n_expert_;
+    const std::int64_t need_min = o.backend == MoeBackend::static_layers ? 0 : n_expert_;
     if (fit < need_min)
         throw Error(ErrorCode::out_of_memory,
                     fmt::format("the VRAM left for the expert cache ({}) holds {} experts of {}; the {} backend needs at "
                                 "least one layer's {} experts ({})",
-                                gib(double(o.cache_bytes)), fit, gib(double(slot_bytes_)), offload_backend_name(o.backend),
+                                gib(double(o.cache_bytes)), fit, gib(double(slot_bytes_)), exec::moe_backend_name(o.backend),
                                 n_expert_, gib(double(slot_bytes_) * n_expert_)),
                     "raise --vram-budget, lower --ctx / --prefill-chunk, or use --moe-backend static or --device cpu");
     switch (o.backend) {
-        case OffloadBackend::cpu: n_slots_ = int(std::min<std::int64_t>(fit, 2 * std::int64_t(n_expert_))); break;
-        case OffloadBackend::static_layers: {
+        case MoeBackend::cpu: n_slots_ = int(std::min<std::int64_t>(fit, 2 * std::int64_t(n_expert_))); break;
+        case MoeBackend::static_layers: {
             const int n_res = int(std::min<std::int64_t>(n_moe, fit / n_expert_));
             n_slots_ = n_res * n_expert_;
             static_base_.assign(std::size_t(n_layer_), -1);
@@ -183,9 +176,9 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     ctl[0].now = 1;
     ctl[0].frac_q16 = o.frac_q16;
     ctl[0].max_fetch = o.max_fetch;
-    ctl[0].mode = std::int32_t(o.backend == OffloadBackend::offload ? ExpertCacheMode::offload
-                               : o.backend == OffloadBackend::cpu   ? ExpertCacheMode::cpu
-                               : o.backend == OffloadBackend::hybrid ? ExpertCacheMode::hybrid
+    ctl[0].mode = std::int32_t(o.backend == MoeBackend::offload ? ExpertCacheMode::offload
+                               : o.backend == MoeBackend::cpu   ? ExpertCacheMode::cpu
+                               : o.backend == MoeBackend::hybrid ? ExpertCacheMode::hybrid
                                                                      : ExpertCacheMode::resident);
     ctl[1] = ctl[0];
     ctl[1].mode = std::int32_t(ExpertCacheMode::cpu);
@@ -193,7 +186,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     check(cudaMemcpy(d_control_.get(), ctl.data(), 2 * sizeof(ExpertCacheControl), cudaMemcpyHostToDevice), "init control");
     auto* c0 = static_cast<ExpertCacheControl*>(d_control_.get());
     control_of_layer_.assign(std::size_t(n_layer_), c0);
-    if (o.backend == OffloadBackend::static_layers)
+    if (o.backend == MoeBackend::static_layers)
         for (int il = 0; il < n_layer_; ++il)
             if (static_base_[std::size_t(il)] < 0) control_of_layer_[std::size_t(il)] = c0 + 1;
 
@@ -208,7 +201,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     fetch_ = reinterpret_cast<kernels::ExpertFetch*>(q + 256 + std::size_t(max_pairs) * 8);
 
     // Static: the resident layers' experts go to their slots once.
-    if (o.backend == OffloadBackend::static_layers) {
+    if (o.backend == MoeBackend::static_layers) {
         for (int il = 0; il < n_layer_; ++il) {
             const int base = static_base_[std::size_t(il)];
             if (base < 0) continue;
@@ -222,7 +215,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
     }
 
     // CPU side: workers and the handshake (not needed by offload, whose misses always find a slot).
-    if (o.backend != OffloadBackend::offload) {
+    if (o.backend != MoeBackend::offload) {
         cpu::WorkerPool::Options po;
         po.threads = o.threads;
         // Workers keep spinning through the GPU's part of a layer (attention, router: ~50-100 µs) so the next layer's
@@ -244,15 +237,15 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
                              cudaMemcpyHostToDevice),
                   "init handshake clock");
         }
-        if (o.backend == OffloadBackend::static_layers) cpu_moe_ = std::make_unique<moe::MoeLayer>(*pool_, w);
+        if (o.backend == MoeBackend::static_layers) cpu_moe_ = std::make_unique<moe::MoeLayer>(*pool_, w);
     }
 
     check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "copy stream");
     // Background admissions copy experts on a side stream outside the bounce ring's handshake: with unpinned experts
     // they are off (an unpinned expert's table entry points at whatever the ring held last).
-    if (o.backend == OffloadBackend::hybrid && o.hybrid_admit > 0 && bounce_)
+    if (o.backend == MoeBackend::hybrid && o.hybrid_admit > 0 && bounce_)
         spdlog::warn("--hybrid-admit is off: part of the expert store is not pinned (--pin-budget or the OS's cap)");
-    if (o.backend == OffloadBackend::hybrid && o.hybrid_admit > 0 && !bounce_) {
+    if (o.backend == MoeBackend::hybrid && o.hybrid_admit > 0 && !bounce_) {
         max_admit_ = std::min(o.hybrid_admit, o.max_tokens * k_);
         int lo = 0, hi = 0;
         cudaDeviceGetStreamPriorityRange(&lo, &hi);  // lo: the least urgent
@@ -271,7 +264,7 @@ ExpertOffload::ExpertOffload(const model::Weights& w, VramBudget& vram, cudaStre
         check(cudaEventCreateWithFlags(&ready_[i], cudaEventDisableTiming), "event");
         check(cudaEventCreateWithFlags(&release_[i], cudaEventDisableTiming), "event");
     }
-    if (o.backend == OffloadBackend::hybrid && o.recalibrate) {
+    if (o.backend == MoeBackend::hybrid && o.recalibrate) {
         std::vector<int> moe_layers;
         for (int il = 0; il < n_layer_; ++il)
             if (w.layer_has_experts(il)) moe_layers.push_back(il);
@@ -308,7 +301,7 @@ ExpertOffload::~ExpertOffload() {
 
 std::string ExpertOffload::describe() const {
     std::string s = fmt::format("{} backend, {} cache slots of {:.2f} MiB{} ({} of {} experts, {}), host store {}",
-                                offload_backend_name(o_.backend), n_slots_, double(slot_bytes_) / double(1 << 20),
+                                exec::moe_backend_name(o_.backend), n_slots_, double(slot_bytes_) / double(1 << 20),
                                 mixed_ ? fmt::format(" (the largest layer's expert; the mean is {:.2f} MiB)",
                                                      double(mean_expert_bytes_) / double(1 << 20))
                                        : std::string(),
@@ -319,7 +312,7 @@ std::string ExpertOffload::describe() const {
                                                           bounce_ ? fmt::format(", the rest through a bounce ring of {} slots",
                                                                                 bounce_->slots())
                                                                   : std::string()));
-    if (o_.backend == OffloadBackend::hybrid)
+    if (o_.backend == MoeBackend::hybrid)
         s += fmt::format(", q* fraction {:.3f}{}{}", double(o_.frac_q16) / 65536.0,
                          o_.max_fetch >= 0 ? fmt::format(", max fetch {}", o_.max_fetch) : std::string(),
                          o_.recalibrate ? " (refined online)" : "");
@@ -455,7 +448,7 @@ void ExpertOffload::register_host_store() {
     if (!refused.empty()) spdlog::warn("expert host store: {}: the rest stays in the mapped file", refused);
 
     // Which experts are pinned (all three matrices inside registered ranges), and the addresses every reader uses.
-    const bool fetches = o_.backend == OffloadBackend::offload || o_.backend == OffloadBackend::hybrid;
+    const bool fetches = o_.backend == MoeBackend::offload || o_.backend == MoeBackend::hybrid;
     std::uint64_t unpinned_bytes = 0;
     auto classify = [&] {
         std::vector<std::size_t> order(reg.size());
@@ -530,7 +523,7 @@ void ExpertOffload::register_host_store() {
         spdlog::info("expert host store: pinned {} of {} in place; {} stays in the mapped file (the {} backend reads it "
                      "there or copies it once) in {:.2f} s",
                      gib(double(pinned_bytes_)), gib(double(store_bytes_)), gib(double(unpinned_bytes)),
-                     offload_backend_name(o_.backend), s);
+                     exec::moe_backend_name(o_.backend), s);
 }
 
 void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* ids, const float* weights, float* x,
@@ -539,7 +532,7 @@ void ExpertOffload::decode(int il, int T, const float* xn, const std::int32_t* i
         if (mark) mark(name);
     };
     const int P = T * k_;
-    const bool is_static = o_.backend == OffloadBackend::static_layers;
+    const bool is_static = o_.backend == MoeBackend::static_layers;
     const int base = is_static ? static_base_[std::size_t(il)] : 0;
     const bool cpu_layer = is_static && base < 0;
     const bool handshake = bridge_ && !(is_static && !cpu_layer) && !fetches_all();
@@ -674,7 +667,7 @@ void ExpertOffload::check_health() {
 }
 
 bool ExpertOffload::fetches_all() const {
-    return o_.backend == OffloadBackend::hybrid && o_.frac_q16 >= 65536u && o_.max_fetch < 0 && n_slots_ >= o_.max_tokens * k_;
+    return o_.backend == MoeBackend::hybrid && o_.frac_q16 >= 65536u && o_.max_fetch < 0 && n_slots_ >= o_.max_tokens * k_;
 }
 
 bool ExpertOffload::set_fraction(std::uint32_t frac_q16, int max_fetch) {
@@ -695,7 +688,7 @@ bool ExpertOffload::after_step(bool decode, double seconds, int tokens) {
     if (const auto f = tuner_->after_step(decode, seconds, tokens))
         recapture = set_fraction(std::uint32_t(std::lround(std::clamp(*f, 0.0, 1.0) * 65536.0)), o_.max_fetch);
     const bool searching = tuner_->search().searching();
-    if (o_.restore_after_search && o_.backend == OffloadBackend::hybrid && max_admit_ == 0 && n_slots_ > 0) {
+    if (o_.restore_after_search && o_.backend == MoeBackend::hybrid && max_admit_ == 0 && n_slots_ > 0) {
         if (searching && !was_searching_) snapshot_cache();
         // Each candidate of the search starts from the cache the search started from: a window then measures its
         // fraction, not the cache that the windows before it left.
@@ -842,7 +835,7 @@ std::vector<std::int32_t> ExpertOffload::hottest() const {
 }
 
 void ExpertOffload::warm(const std::vector<std::int32_t>& flat_ids) {
-    if (o_.backend == OffloadBackend::static_layers || n_slots_ <= 0 || flat_ids.empty()) return;
+    if (o_.backend == MoeBackend::static_layers || n_slots_ <= 0 || flat_ids.empty()) return;
     // The hottest go to the last slots: the first 2 × n_expert are the prefill stream buffers.
     const int n = int(std::min<std::size_t>(flat_ids.size(), std::size_t(n_slots_)));
     const std::size_t n_flat = std::size_t(n_layer_) * std::size_t(n_expert_);

@@ -34,17 +34,15 @@
 #include "cuda/fraction_tuner.h"
 #include "cuda/gemv.cuh"
 #include "cuda/gpu_runtime.h"
+#include "exec/runner.h"
 #include "model/weights.h"
 #include "moe/moe_layer.h"
 #include "ref/expert_cache.h"
 
 namespace ft::gpu {
 
-enum class OffloadBackend { offload, cpu, hybrid, static_layers };
-const char* offload_backend_name(OffloadBackend b);
-
 struct OffloadOptions {
-    OffloadBackend backend = OffloadBackend::hybrid;
+    exec::MoeBackend backend = exec::MoeBackend::hybrid;  // offload, cpu, hybrid or static_layers (the others: none)
     std::uint64_t cache_bytes = 0;   // VRAM for the slot pool
     int slots = 0;                   // slots wanted (0: as many as cache_bytes holds); never more than it holds
     std::uint32_t frac_q16 = 32768;  // hybrid: fetched share of the misses (B_P / (B_P + B_C)) in Q16
@@ -84,7 +82,7 @@ public:
     ExpertOffload(const ExpertOffload&) = delete;
     ExpertOffload& operator=(const ExpertOffload&) = delete;
 
-    OffloadBackend backend() const { return o_.backend; }
+    exec::MoeBackend backend() const { return o_.backend; }
     int n_slots() const { return n_slots_; }
     std::size_t slot_bytes() const { return slot_bytes_; }
     std::string describe() const;  // one line for logs

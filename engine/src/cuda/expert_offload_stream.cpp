@@ -80,7 +80,7 @@ void ExpertOffload::copy_layer(int il, int first_slot, cudaStream_t stream) {
 bool ExpertOffload::prefill_layer(int il, kc::ExpertMatrix& gate, kc::ExpertMatrix& up, kc::ExpertMatrix& down) {
     kc::ExpertMatrix* out[3] = {&gate, &up, &down};
     int first = 0;
-    if (o_.backend == OffloadBackend::static_layers) {
+    if (o_.backend == exec::MoeBackend::static_layers) {
         first = static_base_[std::size_t(il)];
         if (first < 0) return false;
     } else {
@@ -105,7 +105,7 @@ bool ExpertOffload::prefill_layer(int il, kc::ExpertMatrix& gate, kc::ExpertMatr
 }
 
 void ExpertOffload::done_with(int il) {
-    if (o_.backend == OffloadBackend::static_layers) return;
+    if (o_.backend == exec::MoeBackend::static_layers) return;
     const int b = buffer_of(il);
     check(cudaEventRecord(release_[b], stream_), "prefill release");
     // Without a second buffer the next layer must wait for this one: it streams into the same slots.

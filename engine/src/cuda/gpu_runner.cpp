@@ -170,7 +170,7 @@ public:
     }
 
     int warm_expert_cache(const std::vector<std::int32_t>& hottest_first) override {
-        if (!offload_ || offload_->backend() == gpu::OffloadBackend::static_layers) return 0;
+        if (!offload_ || offload_->backend() == MoeBackend::static_layers) return 0;
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         sync("before warming the expert cache");
         offload_->warm(hottest_first);
@@ -185,7 +185,7 @@ public:
     // ≤ 64 tokens left: 8-token passes through the cache (8 passes ≈ 8 decode steps, ~0.1 s on the H200 at 8 GiB)
     // instead of streaming the whole expert pool once (16 GB: 0.37 s at 44 GB/s, over a second on a laptop's link).
     int prefill_slice(std::int64_t remaining) const override {
-        if (!offload_ || offload_->backend() == gpu::OffloadBackend::static_layers) return 0;
+        if (!offload_ || offload_->backend() == MoeBackend::static_layers) return 0;
         return remaining <= 8 * gpu::kGroupedMaxTokens ? int(gpu::kGroupedMaxTokens) : 0;
     }
 
@@ -484,15 +484,12 @@ void GpuRunner::allocate_cache_structures() {
 
 void GpuRunner::make_offload(int slots) {
     gpu::OffloadOptions oo;
-    oo.backend = backend_ == MoeBackend::offload         ? gpu::OffloadBackend::offload
-                 : backend_ == MoeBackend::cpu           ? gpu::OffloadBackend::cpu
-                 : backend_ == MoeBackend::static_layers ? gpu::OffloadBackend::static_layers
-                                                         : gpu::OffloadBackend::hybrid;
+    oo.backend = backend_;
     oo.cache_bytes = std::uint64_t(slots) * opt_.plan.expert_slot_bytes;
     double frac = opt_.hybrid_fraction;
     if (frac < 0) {
         frac = 0.5;
-        if (oo.backend == gpu::OffloadBackend::hybrid)
+        if (oo.backend == MoeBackend::hybrid)
             spdlog::info("hybrid: no bandwidth fraction measured: using 0.5 (run `ft bench bw` to measure it)");
     }
     oo.frac_q16 = std::uint32_t(std::lround(std::clamp(frac, 0.0, 1.0) * 65536.0));
@@ -507,7 +504,7 @@ void GpuRunner::make_offload(int slots) {
     oo.host_function_sync = opt_.host_function_sync;
     oo.link_gbps = opt_.link_gbps;
     offload_ = std::make_unique<gpu::ExpertOffload>(w_, *vram_, stream_, oo);
-    if (oo.backend != gpu::OffloadBackend::offload && !blocking_)
+    if (oo.backend != MoeBackend::offload && !blocking_)
         check(cudaEventCreateWithFlags(&blocking_, cudaEventBlockingSync | cudaEventDisableTiming), "cudaEventCreate");
 }
 
