@@ -17,6 +17,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <spdlog/fmt/fmt.h>
@@ -36,6 +38,7 @@
 #include "exec/runner.h"
 #include "ft/error.h"
 #include "ft/gpu.h"
+#include "model/block_visit.h"
 #include "platform/platform.h"
 
 namespace ft::exec {
@@ -58,17 +61,27 @@ struct GpuMixer {
     const float* scale = nullptr;
 };
 
+// A block's body on the device: one alternative per kind of model::BlockBody.
+using GpuBody = std::variant<std::unique_ptr<gpu::GpuAttention>, std::unique_ptr<gpu::GpuMlaAttention>,
+                             std::unique_ptr<gpu::GpuGatedDeltaNet>, std::unique_ptr<gpu::GpuCompressedAttention>,
+                             gpu::GpuFfn, std::unique_ptr<gpu::GpuMoe>>;
+
 // One block, on the device: its norm, its mixer (with hyper-connections) and its body.
 struct GpuBlock {
     const float* norm = nullptr;
     float eps = 1e-6f;
     GpuMixer hc;
-    std::unique_ptr<gpu::GpuCompressedAttention> v4;
-    std::unique_ptr<gpu::GpuAttention> attn;
-    std::unique_ptr<gpu::GpuMlaAttention> mla;
-    std::unique_ptr<gpu::GpuGatedDeltaNet> gdn;
-    gpu::GpuFfn ffn;
-    std::unique_ptr<gpu::GpuMoe> moe;
+    GpuBody body;
+    // The body when it is of kind T (a unique_ptr's object), else nullptr: for the scratch sizes of one kind.
+    template <class T>
+    const T* as() const {
+        if constexpr (std::is_same_v<T, gpu::GpuFfn>) {
+            return std::get_if<gpu::GpuFfn>(&body);
+        } else {
+            const auto* p = std::get_if<std::unique_ptr<T>>(&body);
+            return p ? p->get() : nullptr;
+        }
+    }
 };
 
 class GpuRunner final : public Runner {
@@ -258,6 +271,7 @@ private:
     void make_offload(int slots);
     void run_step(std::int64_t T, bool decode);
     void run_step_hc(std::int64_t T, bool decode);
+    void forward_body(const GpuBlock& b, std::int64_t T, bool decode);
     void lm_head(const std::int32_t* rows, std::int64_t m);
     void read_logits(float* out, std::int64_t r0, std::int64_t m);
     cudaGraphExec_t graph_for(std::int64_t B);
@@ -331,25 +345,27 @@ void GpuRunner::upload_weights() {
             gb.norm = dw.vector(b.norm.w);
             gb.eps = b.norm.eps;
             if (b.hc) gb.hc = {dw.matrix(*b.hc.fn), dw.vector(b.hc.base), dw.vector(b.hc.scale)};
-            if (const auto* v = std::get_if<model::CompressedAttentionBlock>(&b.body)) {
-                gb.v4 = std::make_unique<gpu::GpuCompressedAttention>(*v, g_.max_idx_dim, dw);
-                decode_weight_bytes_ += gb.v4->decode_bytes();
-            } else if (const auto* a = std::get_if<model::AttentionBlock>(&b.body)) {
-                gb.attn = std::make_unique<gpu::GpuAttention>(*a, dw);
-                decode_weight_bytes_ += gb.attn->decode_bytes();
-            } else if (const auto* m = std::get_if<model::MlaAttentionBlock>(&b.body)) {
-                gb.mla = std::make_unique<gpu::GpuMlaAttention>(*m, dw);
-                decode_weight_bytes_ += gb.mla->decode_bytes();
-            } else if (const auto* d = std::get_if<model::GatedDeltaNetBlock>(&b.body)) {
-                gb.gdn = std::make_unique<gpu::GpuGatedDeltaNet>(*d, dw);
-                decode_weight_bytes_ += gb.gdn->decode_bytes();
-            } else if (const auto* f = std::get_if<model::FfnBlock>(&b.body)) {
-                gb.ffn = gpu::GpuFfn(*f, dw);
-                decode_weight_bytes_ += gb.ffn.decode_bytes();
-            } else {
-                gb.moe = std::make_unique<gpu::GpuMoe>(std::get<model::MoeBlock>(b.body), dw, resident);
-                decode_weight_bytes_ += gb.moe->decode_bytes();
-            }
+            gb.body = std::visit(
+                model::overloaded{
+                    [&](const model::AttentionBlock& a) -> GpuBody { return std::make_unique<gpu::GpuAttention>(a, dw); },
+                    [&](const model::MlaAttentionBlock& m) -> GpuBody {
+                        return std::make_unique<gpu::GpuMlaAttention>(m, dw);
+                    },
+                    [&](const model::GatedDeltaNetBlock& d) -> GpuBody {
+                        return std::make_unique<gpu::GpuGatedDeltaNet>(d, dw);
+                    },
+                    [&](const model::CompressedAttentionBlock& v) -> GpuBody {
+                        return std::make_unique<gpu::GpuCompressedAttention>(v, g_.max_idx_dim, dw);
+                    },
+                    [&](const model::FfnBlock& f) -> GpuBody { return gpu::GpuFfn(f, dw); },
+                    [&](const model::MoeBlock& m) -> GpuBody { return std::make_unique<gpu::GpuMoe>(m, dw, resident); },
+                },
+                b.body);
+            decode_weight_bytes_ += std::visit(model::overloaded{
+                                                   [](const gpu::GpuFfn& f) { return f.decode_bytes(); },
+                                                   [](const auto& p) { return p->decode_bytes(); },
+                                               },
+                                               gb.body);
         }
     }
     decode_weight_bytes_ += output_.row_bytes * std::size_t(output_.rows) + embd_.row_bytes;
@@ -383,14 +399,14 @@ void GpuRunner::allocate_scratch() {
     std::int64_t mla_qkv = 0, mla_att = 0, mla_heads = 0, attn_qkv = qd + kd + vd, lin = 0;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer)
-            if (b.mla) {
-                mla_qkv = std::max(mla_qkv, b.mla->qkv_width());
-                mla_att = std::max(mla_att, b.mla->att_width());
-                mla_heads = std::max<std::int64_t>(mla_heads, b.mla->n_head());
-            } else if (b.attn) {
-                attn_qkv = std::max(attn_qkv, b.attn->qkv_width());
-            } else if (b.gdn) {
-                lin = std::max(lin, b.gdn->scratch_width());
+            if (const auto* mla = b.as<gpu::GpuMlaAttention>()) {
+                mla_qkv = std::max(mla_qkv, mla->qkv_width());
+                mla_att = std::max(mla_att, mla->att_width());
+                mla_heads = std::max<std::int64_t>(mla_heads, mla->n_head());
+            } else if (const auto* attn = b.as<gpu::GpuAttention>()) {
+                attn_qkv = std::max(attn_qkv, attn->qkv_width());
+            } else if (const auto* gdn = b.as<gpu::GpuGatedDeltaNet>()) {
+                lin = std::max(lin, gdn->scratch_width());
             }
     s.qkv = f32(T * (mla_qkv ? mla_qkv : attn_qkv), "attention scratch");
     if (lin) s.lin = f32(T * lin, "linear attention scratch");
@@ -427,11 +443,11 @@ void GpuRunner::allocate_scratch() {
     std::int64_t v4 = 0, v4_topk = 0, v4_entries = 0;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer)
-            if (b.v4) {
-                v4 = std::max(v4, b.v4->scratch_width());
-                if (b.v4->csa()) {
-                    v4_topk = std::max<std::int64_t>(v4_topk, b.v4->idx_topk());
-                    v4_entries = std::max<std::int64_t>(v4_entries, std::max<std::int64_t>(1, opt_.n_ctx / b.v4->ratio()));
+            if (const auto* ca = b.as<gpu::GpuCompressedAttention>()) {
+                v4 = std::max(v4, ca->scratch_width());
+                if (ca->csa()) {
+                    v4_topk = std::max<std::int64_t>(v4_topk, ca->idx_topk());
+                    v4_entries = std::max<std::int64_t>(v4_entries, std::max<std::int64_t>(1, opt_.n_ctx / ca->ratio()));
                 }
             }
     std::int64_t hc_k = 0;
@@ -474,10 +490,10 @@ void GpuRunner::allocate_cache_structures() {
     std::size_t ws = 0;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer)
-            if (b.attn)
-                ws = std::max(ws, kc::attention_decode_workspace(b.attn->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
-            else if (b.mla)
-                ws = std::max(ws, kc::mla_attention_workspace(b.mla->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
+            if (const auto* attn = b.as<gpu::GpuAttention>())
+                ws = std::max(ws, kc::attention_decode_workspace(attn->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
+            else if (const auto* mla = b.as<gpu::GpuMlaAttention>())
+                ws = std::max(ws, kc::mla_attention_workspace(mla->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
     c_->s.attn_ws = vram_->alloc(std::max<std::size_t>(ws, 1), VramUse::scratch, "decode attention workspace");
     if (backend_ != MoeBackend::resident) make_offload(opt_.plan.expert_slots);
 }
@@ -582,6 +598,20 @@ bool GpuRunner::prepare(std::span<const BatchToken> batch, kv::KvCache& kv) {
 // Every block for T tokens whose ids/positions/rows are in the batch metadata (decode: one token per page-table row,
 // attention through the split-K decode kernel; eager: per-segment prefill attention). Leaves x = the final hidden
 // states (before the output norm). In decode mode it also computes the logits of all T rows.
+// One block's body: x += body(xn) (each kind's forward adds its output into the activations).
+void GpuRunner::forward_body(const GpuBlock& b, std::int64_t T, bool decode) {
+    gpu::GpuContext& c = *c_;
+    std::visit(model::overloaded{
+                   [&](const std::unique_ptr<gpu::GpuAttention>& a) { a->forward(c, T, decode); },
+                   [&](const std::unique_ptr<gpu::GpuMlaAttention>& m) { m->forward(c, T, decode); },
+                   [&](const std::unique_ptr<gpu::GpuGatedDeltaNet>& d) { d->forward(c, T, decode); },
+                   [&](const std::unique_ptr<gpu::GpuCompressedAttention>& v) { v->forward(c, T, decode); },
+                   [&](const gpu::GpuFfn& f) { f.forward(c, T); },
+                   [&](const std::unique_ptr<gpu::GpuMoe>& m) { m->forward(c, T, decode, offload_.get()); },
+               },
+               b.body);
+}
+
 void GpuRunner::run_step(std::int64_t T, bool decode) {
     gpu::GpuContext& c = *c_;
     const std::int64_t E = g_.n_embd;
@@ -595,7 +625,8 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
     for (std::size_t i = 0; i < order.size(); ++i) {
         const GpuBlock& b = *order[i];
         // A MoE block that can fuse its input norm with its router (decode) takes it over.
-        const bool own = !c.xn_ready && b.moe && b.moe->fuses_input_norm(c, T, b.norm);
+        const gpu::GpuMoe* moe = b.as<gpu::GpuMoe>();
+        const bool own = !c.xn_ready && moe && moe->fuses_input_norm(c, T, b.norm);
         if (!c.xn_ready && !own)
             c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
         c.xn_ready = false;
@@ -603,11 +634,7 @@ void GpuRunner::run_step(std::int64_t T, bool decode) {
         c.own_norm_eps = b.eps;
         c.next_norm = i + 1 < order.size() ? order[i + 1]->norm : nullptr;
         c.next_norm_eps = i + 1 < order.size() ? order[i + 1]->eps : 0.f;
-        if (b.attn) b.attn->forward(c, T, decode);
-        else if (b.mla) b.mla->forward(c, T, decode);
-        else if (b.gdn) b.gdn->forward(c, T, decode);
-        else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
-        else b.ffn.forward(c, T);
+        forward_body(b, T, decode);
     }
     c.next_norm = nullptr;
     c.own_norm = nullptr;
@@ -644,12 +671,7 @@ void GpuRunner::run_step_hc(std::int64_t T, bool decode) {
                        "hyper-connection pre");
             c.launched(kc::rms_norm_f32(c.s.xn.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
             check(cudaMemsetAsync(c.s.x.get(), 0, std::size_t(T * E) * sizeof(float), stream_), "block output");
-            if (b.v4) b.v4->forward(c, T, decode);
-            else if (b.moe) b.moe->forward(c, T, decode, offload_.get());
-            else if (b.attn) b.attn->forward(c, T, decode);
-            else if (b.mla) b.mla->forward(c, T, decode);
-            else if (b.gdn) b.gdn->forward(c, T, decode);
-            else b.ffn.forward(c, T);
+            forward_body(b, T, decode);
             c.launched(kc::hc_post(post, comb, c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection post");
         }
     }
