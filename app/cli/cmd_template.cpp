@@ -6,6 +6,10 @@
 #include "ft/chat_template.h"
 #include "ft/error.h"
 #include "ft/utf8.h"
+#include "serve/api_request.h"
+#include "serve/api_response.h"
+
+#include <nlohmann/json.hpp>
 
 namespace ft::cli {
 
@@ -13,14 +17,22 @@ const CommandSpec& spec_template() {
     static const CommandSpec spec{
         "template",
         "MODEL --messages FILE.json [--tools FILE.json] [--no-generation-prompt] [--enable-thinking true|false] | "
+        "MODEL --request FILE.json [--api chat|responses|messages] | "
         "--template FILE.jinja (--context FILE.json | --messages FILE.json …)",
         "render a chat template",
         "Renders the model's chat template for a conversation (OpenAI-style messages, tools), or a template file with "
-        "a JSON object of variables (exactly those variables are defined). The prompt is printed as is, with no "
+        "a JSON object of variables (exactly those variables are defined), or an API request body exactly as `ft serve` "
+        "renders it (its messages, system turns, tools and thinking setting). The prompt is printed as is, with no "
         "newline added. Rendering follows Hugging Face transformers' apply_chat_template.",
         {
             {"messages", "FILE", "OpenAI-style message array (JSON)", ""},
             {"tools", "FILE", "tool definitions (JSON array)", ""},
+            {"request", "FILE",
+             "an API request body (or a file `ft serve --record` wrote: {path, body}), rendered as the server does", ""},
+            {"api", "chat|responses|messages",
+             "which API the --request body is for (Chat Completions, Responses, Anthropic Messages); a recorded file "
+             "names its path",
+             ""},
             {"no-generation-prompt", "", "do not append the assistant prompt", ""},
             {"enable-thinking", "true|false", "value of enable_thinking (unset: undefined)", ""},
             {"extra", "FILE", "JSON object of further template variables", ""},
@@ -44,6 +56,41 @@ std::string read_text(const std::string& path, const char* what) {
     return ss.str();
 }
 
+// An API request body, or a recorded {path, body}, parsed by the server's own parser and rendered as it renders it.
+std::string render_request(const ChatTemplate& tpl, const std::string& text, std::optional<std::string> api,
+                           bool add_generation_prompt) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorCode::invalid_argument, std::string("the --request file is not JSON: ") + e.what());
+    }
+    std::string body = text;
+    if (j.is_object() && j.contains("path") && j.contains("body") && j["body"].is_object()) {
+        const std::string path = j["path"].is_string() ? j["path"].get<std::string>() : "";
+        body = j["body"].dump();
+        if (!api) {
+            if (path.rfind("/v1/messages", 0) == 0) api = "messages";
+            else if (path.rfind("/v1/responses", 0) == 0) api = "responses";
+            else if (path.rfind("/v1/chat/completions", 0) == 0) api = "chat";
+        }
+    }
+    if (!api)
+        throw Error(ErrorCode::invalid_argument, "say which API the request is for",
+                    "--api chat (Chat Completions), responses or messages (Anthropic)");
+    try {
+        serve::ApiRequest r;
+        if (*api == "chat") r = serve::parse_openai_chat(body);
+        else if (*api == "responses") r = serve::parse_openai_responses(body);
+        else if (*api == "messages") r = serve::parse_anthropic_messages(body);
+        else throw Error(ErrorCode::invalid_argument, "--api takes chat, responses or messages, not '" + *api + "'");
+        return serve::render_prompt(r, tpl, serve::template_keeps_system_turns(tpl), add_generation_prompt);
+    } catch (const serve::ApiError& e) {
+        throw Error(ErrorCode::invalid_argument, "the request is refused as the server would refuse it (" +
+                                                     std::to_string(e.status) + "): " + e.what());
+    }
+}
+
 }  // namespace
 
 int run_template(const Args& args) {
@@ -52,8 +99,13 @@ int run_template(const Args& args) {
     if (pos.empty() && !args.has("template"))
         throw Error(ErrorCode::invalid_argument, "give a MODEL or --template FILE.jinja",
                     "ft template MODEL --messages m.json, or ft template --template t.jinja --context c.json");
-    if (args.has("context") == args.has("messages"))
-        throw Error(ErrorCode::invalid_argument, "give exactly one of --messages and --context");
+    if (int(args.has("context")) + int(args.has("messages")) + int(args.has("request")) != 1)
+        throw Error(ErrorCode::invalid_argument, "give exactly one of --messages, --context and --request");
+    if (args.has("request") && (args.has("template") || args.has("tools") || args.has("enable-thinking") || args.has("extra")))
+        throw Error(ErrorCode::invalid_argument,
+                    "--request renders the request's own messages, tools and thinking setting with the model's template; "
+                    "--template, --tools, --enable-thinking and --extra go with --messages");
+    if (args.has("api") && !args.has("request")) throw Error(ErrorCode::invalid_argument, "--api goes with --request");
     if (args.has("context") && (args.has("tools") || args.has("no-generation-prompt") ||
                                 args.has("enable-thinking") || args.has("extra")))
         throw Error(ErrorCode::invalid_argument,
@@ -70,7 +122,9 @@ int run_template(const Args& args) {
     ChatTemplate tpl(std::move(src));
 
     std::string out;
-    if (auto c = args.get("context")) {
+    if (auto r = args.get("request")) {
+        out = render_request(tpl, read_text(*r, "request"), args.get("api"), !args.has("no-generation-prompt"));
+    } else if (auto c = args.get("context")) {
         out = tpl.render_context(read_text(*c, "context"), args.get("now"));
     } else {
         ChatRenderRequest req;

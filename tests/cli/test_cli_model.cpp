@@ -34,6 +34,54 @@ bool golden_greedy(QStringList& prompt, QStringList& want) {
 class TestCliModel : public QObject {
     Q_OBJECT
 private slots:
+    // `ft template MODEL --request FILE`: an agent's recorded request rendered by the server's own parser and
+    // template (what prepare_agents.py trains the demo model on); a bad request is refused as the server refuses it.
+    void templateRendersARequestAsTheServerDoes() {
+        const QString demo = QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf");
+        const QString agents = QStringLiteral(FT_SOURCE_DIR "/tests/data/agents/");
+        auto r = run_ft({"template", demo, "--request", agents + "claude-code-2.1.332/tool-read.json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString& cc = r.out;
+        QVERIFY(cc.startsWith("<|im_start|>system\nYou are a Claude agent"));
+        QVERIFY(!cc.contains("x-anthropic-billing-header"));  // dropped before rendering
+        // The environment's system turn stays where Claude Code put it: after the first user turn.
+        const auto instr = cc.indexOf("Read note.txt and reply with the secret word in it.");
+        QVERIFY(instr > 0 && cc.indexOf("<|im_start|>system\n# Environment") > instr);
+        QVERIFY(cc.contains("<|im_start|>assistant\n<tool_call>\n{\"name\": \"Read\", \"arguments\": {\"file_path\": "
+                            "\"note.txt\"}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n1\tThe secret word is "
+                            "pelican.\n2\t\n</tool_response><|im_end|>"));
+        QVERIFY(cc.endsWith("<|im_start|>assistant\n"));
+        r = run_ft({"template", demo, "--request", agents + "claude-code-2.1.332/tool-read.json", "--no-generation-prompt"});
+        QVERIFY2(r.code == 0 && r.out.endsWith("</tool_response><|im_end|>\n"), qPrintable(r.err));
+
+        r = run_ft({"template", demo, "--request", agents + "codex-0.171.0/turn4.json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains("{\"name\": \"exec_command\", \"arguments\": {\"cmd\": \"cat notes.txt\"}}"));
+        QVERIFY(r.out.contains("multi_agent_v1.close_agent"));  // a namespace tool's functions, flattened
+        QVERIFY(r.out.endsWith("<|im_start|>assistant\n"));
+
+        QTemporaryDir dir;
+        const QString bare = dir.filePath("bare.json"), bad = dir.filePath("bad.json"), broken = dir.filePath("broken.json");
+        auto write = [](const QString& path, const QByteArray& text) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+        };
+        QVERIFY(write(bare, R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"Hello."}]})"));
+        QVERIFY(write(bad, R"({"model":"m","max_tokens":8,"messages":[{"role":"robot","content":"Hello."}]})"));
+        QVERIFY(write(broken, R"({"model":"m","messages":[)"));
+        r = run_ft({"template", demo, "--request", bare});
+        QVERIFY2(r.code != 0 && r.err.contains("say which API the request is for") && r.err.contains("--api"), qPrintable(r.err));
+        r = run_ft({"template", demo, "--request", bare, "--api", "messages"});
+        QVERIFY2(r.code == 0 && r.out.endsWith("<|im_start|>user\nHello.<|im_end|>\n<|im_start|>assistant\n"), qPrintable(r.out + r.err));
+        r = run_ft({"template", demo, "--request", bad, "--api", "messages"});
+        QVERIFY2(r.code != 0 && r.err.contains("refused as the server would refuse it (400)") && r.err.contains("robot"),
+                 qPrintable(r.err));
+        r = run_ft({"template", demo, "--request", broken, "--api", "chat"});
+        QVERIFY2(r.code != 0 && r.err.contains("not JSON"), qPrintable(r.err));
+        r = run_ft({"template", demo, "--request", bare, "--api", "grpc"});
+        QVERIFY2(r.code != 0 && r.err.contains("--api takes chat, responses or messages"), qPrintable(r.err));
+    }
+
     void runGreedyIdsMatchesTransformers() {
         QStringList prompt, want;
         QVERIFY(golden_greedy(prompt, want));

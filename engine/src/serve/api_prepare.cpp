@@ -74,18 +74,7 @@ bool has_later_system_turn(const std::string& messages_json) {
 std::string render(const ApiRequest& r, const ServedModel& m) {
     if (!m.chat_template)
         throw bad_request("the model '" + m.id + "' has no chat template: use /v1/completions with a raw prompt");
-    ChatRenderRequest rr;
-    rr.messages_json = !m.system_turns_in_place && has_later_system_turn(r.messages_json)
-                           ? merge_system_turns(r.messages_json)
-                           : r.messages_json;
-    if (r.tool_choice != ToolChoice::none) rr.tools_json = r.tools_json;
-    rr.add_generation_prompt = true;
-    rr.enable_thinking = r.enable_thinking;
-    try {
-        return m.chat_template->apply(rr);
-    } catch (const Error& e) {
-        throw bad_request(std::string("the chat template could not render these messages: ") + e.what(), "messages");
-    }
+    return render_prompt(r, *m.chat_template, m.system_turns_in_place);
 }
 
 std::vector<std::int32_t> tokenize(const ApiRequest& r, const ServedModel& m, std::string* rendered) {
@@ -109,6 +98,20 @@ std::vector<std::int32_t> tokenize(const ApiRequest& r, const ServedModel& m, st
 }
 
 }  // namespace
+
+std::string render_prompt(const ApiRequest& r, const ChatTemplate& tpl, bool system_turns_in_place, bool add_generation_prompt) {
+    ChatRenderRequest rr;
+    rr.messages_json = !system_turns_in_place && has_later_system_turn(r.messages_json) ? merge_system_turns(r.messages_json)
+                                                                                        : r.messages_json;
+    if (r.tool_choice != ToolChoice::none) rr.tools_json = r.tools_json;
+    rr.add_generation_prompt = add_generation_prompt;
+    rr.enable_thinking = r.enable_thinking;
+    try {
+        return tpl.apply(rr);
+    } catch (const Error& e) {
+        throw bad_request(std::string("the chat template could not render these messages: ") + e.what(), "messages");
+    }
+}
 
 bool template_keeps_system_turns(const ChatTemplate& tpl) {
     const std::string probe = "ft-probe-7c1e: a system turn after the first user turn";

@@ -89,6 +89,11 @@ struct ServedModel {
 // user turn, without an error.
 bool template_keeps_system_turns(const ChatTemplate& tpl);
 
+// The prompt text a chat request renders to, exactly as the server renders it (system turns merged into the first
+// where the template does not keep later ones). Throws ApiError (400) when the template fails.
+std::string render_prompt(const ApiRequest& request, const ChatTemplate& tpl, bool system_turns_in_place,
+                          bool add_generation_prompt = true);
+
 struct PreparedRequest {
     GenerationRequest generation;    // prompt, sampling, limits (callbacks left for the transport)
     std::unique_ptr<ResponseWriter> writer;
