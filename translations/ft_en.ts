@@ -1133,6 +1133,62 @@
         <source>the proxy cannot be reached</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>No usable GPU: %1. Load the model on the CPU instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPU ran out of video memory (%1). Use a smaller context, fewer parallel requests or a smaller model, or close programs that use the GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (compute capability %2) is not among the GPUs this build of FreeToken was made for (%3 failed). Load the model on the CPU, or use a build for this GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPU reported an error in %1: %2 (%3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cuBLAS, the GPU&apos;s matrix library, failed in %1 (status %2). Update the NVIDIA driver, or load the model on the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must lie in %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must be %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request&apos;s %1 is %3; the server takes values in %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server has no model named “%1”; it serves “%2”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the server&apos;s model holds %2. Start a new chat or shorten the message, or restart the server with a larger context.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the API key is missing or wrong</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server is busy: %1 requests are already running or waiting. Try again shortly.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server is shutting down.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request is larger than the server accepts.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2068,6 +2124,10 @@
     </message>
     <message>
         <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the server says: “%1”</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1132,6 +1132,62 @@
         <source>the proxy cannot be reached</source>
         <translation>프록시에 연결할 수 없습니다</translation>
     </message>
+    <message>
+        <source>No usable GPU: %1. Load the model on the CPU instead.</source>
+        <translation>사용할 수 있는 GPU가 없습니다: %1. 대신 CPU에서 모델을 불러오세요.</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of video memory (%1). Use a smaller context, fewer parallel requests or a smaller model, or close programs that use the GPU.</source>
+        <translation>GPU의 비디오 메모리가 부족합니다(%1). 더 작은 컨텍스트, 더 적은 동시 요청 또는 더 작은 모델을 쓰거나, GPU를 쓰는 프로그램을 닫으세요.</translation>
+    </message>
+    <message>
+        <source>%1 (compute capability %2) is not among the GPUs this build of FreeToken was made for (%3 failed). Load the model on the CPU, or use a build for this GPU.</source>
+        <translation>%1(연산 능력 %2)은(는) 이 FreeToken 빌드가 지원하는 GPU가 아닙니다(%3 실패). CPU에서 모델을 불러오거나, 이 GPU용 빌드를 사용하세요.</translation>
+    </message>
+    <message>
+        <source>The GPU reported an error in %1: %2 (%3).</source>
+        <translation>GPU가 %1에서 오류를 보고했습니다: %2(%3).</translation>
+    </message>
+    <message>
+        <source>cuBLAS, the GPU&apos;s matrix library, failed in %1 (status %2). Update the NVIDIA driver, or load the model on the CPU.</source>
+        <translation>GPU 행렬 라이브러리 cuBLAS가 %1에서 실패했습니다(상태 %2). NVIDIA 드라이버를 업데이트하거나 CPU에서 모델을 불러오세요.</translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must lie in %2.</source>
+        <translation>샘플링 설정 %1의 값은 %2 범위 안에 있어야 합니다.</translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must be %2.</source>
+        <translation>샘플링 설정 %1의 값은 %2이어야 합니다.</translation>
+    </message>
+    <message>
+        <source>The request&apos;s %1 is %3; the server takes values in %2.</source>
+        <translation>요청의 %1 값이 %3입니다. 서버는 %2 범위의 값만 받습니다.</translation>
+    </message>
+    <message>
+        <source>The server has no model named “%1”; it serves “%2”.</source>
+        <translation>서버에 “%1” 모델이 없습니다. 이 서버가 제공하는 모델은 “%2”입니다.</translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the server&apos;s model holds %2. Start a new chat or shorten the message, or restart the server with a larger context.</source>
+        <translation>프롬프트가 %1 토큰인데 서버 모델의 컨텍스트는 %2 토큰까지입니다. 새 채팅을 시작하거나 메시지를 줄이거나, 더 큰 컨텍스트로 서버를 다시 시작하세요.</translation>
+    </message>
+    <message>
+        <source>the API key is missing or wrong</source>
+        <translation>API 키가 없거나 잘못되었습니다</translation>
+    </message>
+    <message>
+        <source>The server is busy: %1 requests are already running or waiting. Try again shortly.</source>
+        <translation>서버가 바쁩니다. 이미 요청 %1개가 실행 중이거나 대기 중입니다. 잠시 후 다시 시도하세요.</translation>
+    </message>
+    <message>
+        <source>The server is shutting down.</source>
+        <translation>서버가 종료되는 중입니다.</translation>
+    </message>
+    <message>
+        <source>The request is larger than the server accepts.</source>
+        <translation>요청이 서버가 받는 크기보다 큽니다.</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2066,6 +2122,10 @@
     <message>
         <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
         <translation>%1 서버가 응답을 마무리하지 않고 끝냈습니다(종료 이유 없음, [DONE] 없음). 도착한 텍스트는 보존됩니다. 서버를 확인한 뒤 다시 생성을 누르세요.</translation>
+    </message>
+    <message>
+        <source>the server says: “%1”</source>
+        <translation>서버의 메시지: “%1”</translation>
     </message>
 </context>
 <context>

@@ -1132,6 +1132,62 @@
         <source>the proxy cannot be reached</source>
         <translation>无法连接代理</translation>
     </message>
+    <message>
+        <source>No usable GPU: %1. Load the model on the CPU instead.</source>
+        <translation>没有可用的 GPU：%1。请改为在 CPU 上加载模型。</translation>
+    </message>
+    <message>
+        <source>The GPU ran out of video memory (%1). Use a smaller context, fewer parallel requests or a smaller model, or close programs that use the GPU.</source>
+        <translation>GPU 显存不足（%1）。请使用更小的上下文、更少的并行请求或更小的模型，或关闭正在使用 GPU 的程序。</translation>
+    </message>
+    <message>
+        <source>%1 (compute capability %2) is not among the GPUs this build of FreeToken was made for (%3 failed). Load the model on the CPU, or use a build for this GPU.</source>
+        <translation>%1（计算能力 %2）不在此 FreeToken 版本所支持的 GPU 之列（%3 失败）。请在 CPU 上加载模型，或使用适用于此 GPU 的版本。</translation>
+    </message>
+    <message>
+        <source>The GPU reported an error in %1: %2 (%3).</source>
+        <translation>GPU 在 %1 中报告了错误：%2（%3）。</translation>
+    </message>
+    <message>
+        <source>cuBLAS, the GPU&apos;s matrix library, failed in %1 (status %2). Update the NVIDIA driver, or load the model on the CPU.</source>
+        <translation>GPU 矩阵库 cuBLAS 在 %1 中失败（状态 %2）。请更新 NVIDIA 驱动程序，或在 CPU 上加载模型。</translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must lie in %2.</source>
+        <translation>采样参数 %1 的值必须在 %2 范围内。</translation>
+    </message>
+    <message>
+        <source>The sampling setting %1 must be %2.</source>
+        <translation>采样参数 %1 的值必须满足 %2。</translation>
+    </message>
+    <message>
+        <source>The request&apos;s %1 is %3; the server takes values in %2.</source>
+        <translation>请求中的 %1 为 %3；服务器只接受 %2 范围内的值。</translation>
+    </message>
+    <message>
+        <source>The server has no model named “%1”; it serves “%2”.</source>
+        <translation>服务器上没有名为“%1”的模型；它提供的是“%2”。</translation>
+    </message>
+    <message>
+        <source>The prompt has %1 tokens; the server&apos;s model holds %2. Start a new chat or shorten the message, or restart the server with a larger context.</source>
+        <translation>提示有 %1 个词元，而服务器模型的上下文只能容纳 %2 个。请开始新的聊天或缩短消息，或以更大的上下文重新启动服务器。</translation>
+    </message>
+    <message>
+        <source>the API key is missing or wrong</source>
+        <translation>API 密钥缺失或错误</translation>
+    </message>
+    <message>
+        <source>The server is busy: %1 requests are already running or waiting. Try again shortly.</source>
+        <translation>服务器繁忙：已有 %1 个请求正在运行或等待。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The server is shutting down.</source>
+        <translation>服务器正在关闭。</translation>
+    </message>
+    <message>
+        <source>The request is larger than the server accepts.</source>
+        <translation>请求超出了服务器接受的大小。</translation>
+    </message>
 </context>
 <context>
     <name>FaultBanner</name>
@@ -2066,6 +2122,10 @@
     <message>
         <source>The server at %1 ended the reply without finishing it (no finish reason, no [DONE]). The text that arrived is kept; check the server, then press Regenerate.</source>
         <translation>%1 的服务器未完成就结束了回复（没有结束原因，也没有 [DONE]）。已收到的文本会保留；请检查服务器，然后点击重新生成。</translation>
+    </message>
+    <message>
+        <source>the server says: “%1”</source>
+        <translation>服务器的原话：“%1”</translation>
     </message>
 </context>
 <context>

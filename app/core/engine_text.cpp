@@ -77,6 +77,38 @@ QString EngineText::text(const Message& m, const QString& english) {
     if (k == "driver_too_old")
         return tr("the NVIDIA driver supports CUDA %1, older than this build's CUDA %2 (update the NVIDIA driver to use the GPU)").arg(a(0), a(1));
     if (k == "cuda_unusable") return tr("CUDA is not usable: %1").arg(a(0));
+    // A load on the GPU (--device cuda) that cannot use it: why, itself a key and its arguments (model_loader).
+    if (k == "gpu_unusable") {
+        const Message why{a(0).toStdString(), std::vector<std::string>(m.args.size() > 1 ? m.args.begin() + 1 : m.args.end(), m.args.end())};
+        return tr("No usable GPU: %1. Load the model on the CPU instead.").arg(text(why, a(0)));
+    }
+    // CUDA and cuBLAS failures (gpu_runtime's check()): %1 is the call that failed, as CUDA names it.
+    if (k == "cuda_out_of_memory")
+        return tr("The GPU ran out of video memory (%1). Use a smaller context, fewer parallel requests or a smaller model, or close programs that use the GPU.")
+            .arg(a(0));
+    if (k == "gpu_too_old")
+        return tr("%1 (compute capability %2) is not among the GPUs this build of FreeToken was made for (%3 failed). Load the model on the CPU, or use a build for this GPU.")
+            .arg(a(0), a(1), a(2));
+    if (k == "cuda_failed") return tr("The GPU reported an error in %1: %2 (%3).").arg(a(0), a(1), a(2));
+    if (k == "cublas_failed")
+        return tr("cuBLAS, the GPU's matrix library, failed in %1 (status %2). Update the NVIDIA driver, or load the model on the CPU.").arg(a(0), a(1));
+    // A request's sampling setting out of its range (validate_sampling): the range as "[0, 100]", "(0, 1]" or ">= 0".
+    if (k == "sampling_range") {
+        if (a(1).startsWith('[') || a(1).startsWith('('))
+            return tr("The sampling setting %1 must lie in %2.").arg(a(0), a(1));
+        return tr("The sampling setting %1 must be %2.").arg(a(0), QString(a(1)).replace(QLatin1String(">="), QString(QChar(0x2265))));
+    }
+    // A FreeToken server's refusals (ft serve's error JSON carries them as "ft_message"; ApiError::message_key).
+    if (k == "field_range") return tr("The request's %1 is %3; the server takes values in %2.").arg(a(0), a(1), a(2));
+    if (k == "server_unknown_model") return tr("The server has no model named “%1”; it serves “%2”.").arg(a(0), a(1));
+    if (k == "server_prompt_too_long")
+        return tr("The prompt has %1 tokens; the server's model holds %2. Start a new chat or shorten the message, or restart the server with a larger context.")
+            .arg(a(0), a(1));
+    if (k == "server_bad_key") return tr("the API key is missing or wrong");
+    if (k == "server_busy")
+        return tr("The server is busy: %1 requests are already running or waiting. Try again shortly.").arg(a(0));
+    if (k == "server_stopping") return tr("The server is shutting down.");
+    if (k == "server_body_too_large") return tr("The request is larger than the server accepts.");
     // The device a model runs on (ModelInfo::device_key).
     if (k == "device_cpu") return tr("CPU (%1 threads)").arg(a(0));
     return english;

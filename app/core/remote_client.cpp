@@ -1,5 +1,6 @@
 #include "remote_client.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -17,21 +18,41 @@ constexpr int kListTimeoutMs = 10000;
 // A stream may be silent while a long prompt is read (ft serve sends a keep-alive every 2 s; others may not).
 constexpr int kStreamTimeoutMs = 300000;
 
-// The server's own words from an error body: OpenAI's {"error": {"message"}}, vLLM's {"message"}, FastAPI's
-// {"detail"}; else the start of the text.
+// A message key and its arguments as a FreeToken server sends them ({"key", "args"}: ft serve's "ft_message", a
+// cache rebuild's "reason_key"); empty when `v` is not one.
+Message message_of(const QJsonValue& v) {
+    const QJsonObject o = v.toObject();
+    Message m;
+    if (!o.value("key").isString()) return m;
+    m.key = o.value("key").toString().toStdString();
+    for (const QJsonValue& a : o.value("args").toArray()) m.args.push_back(a.toString().toStdString());
+    return m;
+}
+
+// What the server said about a failure. A FreeToken server's refusal in the app's language (its error's
+// "ft_message", ApiError::message_key); else the server's own words, marked as its own: OpenAI's {"error":
+// {"message"}}, vLLM's {"message"}, FastAPI's {"detail"}, or the start of the text.
 QString server_message(const QByteArray& body) {
     const QJsonDocument d = QJsonDocument::fromJson(body);
+    QString words;
     if (d.isObject()) {
         const QJsonObject o = d.object();
         const QJsonValue e = o.value("error");
-        if (e.isObject() && e.toObject().value("message").isString()) return e.toObject().value("message").toString();
-        if (e.isString()) return e.toString();
-        if (o.value("message").isString()) return o.value("message").toString();
-        if (o.value("detail").isString()) return o.value("detail").toString();
+        if (e.isObject() && e.toObject().value("message").isString()) words = e.toObject().value("message").toString();
+        else if (e.isString()) words = e.toString();
+        else if (o.value("message").isString()) words = o.value("message").toString();
+        else if (o.value("detail").isString()) words = o.value("detail").toString();
+        const Message m = message_of(e.toObject().value("ft_message"));
+        if (!m.empty()) {
+            const QString translated = EngineText::text(m, QString());
+            if (!translated.isEmpty()) return translated;  // else a key this version does not know: the words
+        }
     }
-    QString t = QString::fromUtf8(body.left(160)).simplified();
-    if (body.size() > 160) t += QChar(0x2026);
-    return t;
+    if (words.isEmpty()) {
+        words = QString::fromUtf8(body.left(160)).simplified();
+        if (body.size() > 160) words += QChar(0x2026);
+    }
+    return QCoreApplication::translate("ft::RemoteClient", "the server says: “%1”").arg(words);
 }
 
 // Why the connection failed, in the app's language where it is a common failure (EngineText::networkReason).
@@ -96,7 +117,11 @@ QString RemoteClient::describeFailure(const QString& url, QNetworkReply* reply, 
             .arg(status)
             .arg(server_message(body));
     }
-    if (status == 404 || status == 405) {
+    // A 404 about the model asked for (OpenAI's "model_not_found", a FreeToken server's keyed refusal) is the server
+    // answering, not a path it lacks.
+    const QJsonObject error = QJsonDocument::fromJson(body).object().value("error").toObject();
+    const bool refusal = error.value("code").toString() == QLatin1String("model_not_found") || error.contains("ft_message");
+    if ((status == 404 || status == 405) && !refusal) {
         set("not-openai");
         return tr("The server at %1 has no %2 (HTTP %3). Is this the base URL of an OpenAI-compatible server? Give "
                   "it without the path, e.g. http://192.168.1.20:8000.")
@@ -183,7 +208,8 @@ void RemoteClient::rebuildCaches(const QString& url, const QString& apiKey, qint
         const QJsonObject o = QJsonDocument::fromJson(body).object();
         // 200 (accepted) and 409 (refused, with the reason) carry the server's verdict; anything else is a failure.
         if ((status == 200 || status == 409) && o.contains("accepted")) {
-            emit cachesRebuilt(url, o.value("accepted").toBool(), o.value("reason").toString());
+            emit cachesRebuilt(url, o.value("accepted").toBool(),
+                               EngineText::text(message_of(o.value("reason_key")), o.value("reason").toString()));
             return;
         }
         emit cachesRebuilt(url, false, describeFailure(url, r, body, nullptr));

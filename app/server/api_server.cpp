@@ -60,11 +60,16 @@ struct Job {
     std::atomic<int> generated{0};
 };
 
+// The engine's message key goes along (ApiError::message_key: "prompt_too_long", "sampling_range", …).
 ApiError from_engine_error(const Error& e) {
+    auto keyed = [&](ApiError a) {
+        a.message_key = e.key();
+        return a;
+    };
     if (e.code() == ErrorCode::invalid_argument)
-        return ApiError(400, "invalid_request_error", e.hint().empty() ? e.message() : e.message() + ": " + e.hint());
-    if (e.code() == ErrorCode::out_of_memory) return ApiError(503, "overloaded_error", e.message());
-    return ApiError(500, "api_error", e.message());
+        return keyed(ApiError(400, "invalid_request_error", e.hint().empty() ? e.message() : e.message() + ": " + e.hint()));
+    if (e.code() == ErrorCode::out_of_memory) return keyed(ApiError(503, "overloaded_error", e.message()));
+    return keyed(ApiError(500, "api_error", e.message()));
 }
 
 // OpenAI's error types for the statuses we answer outside request parsing.
@@ -209,7 +214,8 @@ struct ApiServer::Impl {
                 if (!ended) engine.cancel(id);
                 release();
                 if (err) return send_error(res, proto, from_engine_error(*err));
-                if (!ended) return send_error(res, proto, ApiError(503, "api_error", "the server is shutting down"));
+                if (!ended)
+                    return send_error(res, proto, ApiError(503, "api_error", "the server is shutting down").keyed("server_stopping"));
                 if (on_done) on_done(*writer);
                 res.set_content(writer->body(), "application/json");
                 return;
@@ -367,7 +373,8 @@ struct ApiServer::Impl {
                 throw ApiError(429, "rate_limit_error",
                                "the server is busy: " + std::to_string(opt.max_queue) +
                                    " requests are already running or waiting (ft serve --max-queue); retry shortly",
-                               {}, "rate_limit_exceeded");
+                               {}, "rate_limit_exceeded")
+                    .keyed("server_busy", {std::to_string(opt.max_queue)});
             }
             std::string id;
             switch (endpoint) {
@@ -592,7 +599,8 @@ struct ApiServer::Impl {
                 send_error(res, protocol_of(req),
                            ApiError(401, "authentication_error",
                                     "missing or wrong API key: send 'Authorization: Bearer KEY' or 'x-api-key: KEY'", {},
-                                    "invalid_api_key"));
+                                    "invalid_api_key")
+                               .keyed("server_bad_key"));
                 return httplib::Server::HandlerResponse::Handled;
             }
             return httplib::Server::HandlerResponse::Unhandled;
@@ -607,7 +615,8 @@ struct ApiServer::Impl {
             else if (res.status == 413) msg = "the request body is larger than the limit (ft serve --max-body)";
             else if (res.status == 405) msg = "method not allowed";
             else msg = "HTTP " + std::to_string(res.status);
-            const ApiError e = status_error(res.status, msg);
+            ApiError e = status_error(res.status, msg);
+            if (res.status == 413) e.keyed("server_body_too_large");
             res.set_content(serve::error_body(protocol_of(req), e), "application/json");
         });
         http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {

@@ -171,6 +171,20 @@ private slots:
         QVERIFY(bad([](auto& p) { p.min_p = 1.5f; }));
         QVERIFY(bad([](auto& p) { p.repetition_penalty = 0; }));
         QVERIFY(bad([](auto& p) { p.top_logprobs = 21; }));
+        // The key for translating front ends: "sampling_range" {field, range}, the English text saying the same.
+        auto key = [](auto mutate) {
+            ft::SamplingParams p;
+            mutate(p);
+            try {
+                ft::validate_sampling(p);
+            } catch (const ft::Error& e) {
+                return e.key().key + " " + e.key().args.at(0) + " " + e.key().args.at(1) + " | " + e.what();
+            }
+            return std::string("accepted");
+        };
+        QCOMPARE(key([](auto& p) { p.temperature = 150; }),
+                 std::string("sampling_range temperature [0, 100] | sampling parameter temperature must be in [0, 100]"));
+        QCOMPARE(key([](auto& p) { p.top_k = -2; }), std::string("sampling_range top_k >= 0 | sampling parameter top_k must be >= 0"));
     }
 };
 

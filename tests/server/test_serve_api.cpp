@@ -184,6 +184,26 @@ private slots:
         const json a = json::parse(error_body(Protocol::anthropic, ApiError(404, "not_found_error", "no such model")));
         QCOMPARE(a["type"].get<std::string>(), std::string("error"));
         QCOMPARE(a["error"]["type"].get<std::string>(), std::string("not_found_error"));
+        QVERIFY(!o["error"].contains("ft_message") && !a["error"].contains("ft_message"));  // no key: nothing added
+        // A keyed error: its key and arguments beside the protocol's fields (the desktop app words them in its
+        // language), which stay what the SDKs read.
+        ApiError k(429, "rate_limit_error", "the server is busy", {}, "rate_limit_exceeded");
+        k.keyed("server_busy", {"8"});
+        for (const Protocol p : {Protocol::openai, Protocol::anthropic}) {
+            const json b = json::parse(error_body(p, k));
+            QCOMPARE(b["error"]["message"].get<std::string>(), std::string("the server is busy"));
+            QCOMPARE(b["error"]["type"].get<std::string>(), std::string("rate_limit_error"));
+            QVERIFY(b["error"]["ft_message"] == (json{{"key", "server_busy"}, {"args", {"8"}}}));
+        }
+        QCOMPARE(json::parse(error_body(Protocol::openai, k))["error"]["code"].get<std::string>(), std::string("rate_limit_exceeded"));
+        // A sampling value out of range names the field, its range and the value.
+        try {
+            parse_openai_chat(R"({"model":"m","temperature":7,"messages":[{"role":"user","content":"x"}]})");
+            QFAIL("temperature 7 was taken");
+        } catch (const ApiError& e) {
+            QCOMPARE(e.message_key.key, std::string("field_range"));
+            QCOMPARE(e.message_key.args, (std::vector<std::string>{"temperature", "[0.0, 2.0]", "7"}));
+        }
     }
 
     void openaiCompletionFields() {
@@ -1030,6 +1050,12 @@ private slots:
         auto a = parse_anthropic_messages(R"({"model":"gpt-nothing","max_tokens":5,"messages":[{"role":"user","content":"x"}]})");
         QCOMPARE(status_of([&] { prepare(a, m, "id", 0); }, &type), 404);
         QCOMPARE(type, std::string("not_found_error"));
+        try {
+            prepare(a, m, "id", 0);
+        } catch (const ApiError& e) {
+            QCOMPARE(e.message_key.key, std::string("server_unknown_model"));
+            QCOMPARE(e.message_key.args, (std::vector<std::string>{"gpt-nothing", m.id}));
+        }
         // Context overflow: 400 context_length_exceeded.
         std::string longtext;
         for (int i = 0; i < 300; ++i) longtext += "word ";
@@ -1040,6 +1066,11 @@ private slots:
         } catch (const ApiError& e) {
             QCOMPARE(e.status, 400);
             QCOMPARE(e.code, std::string("context_length_exceeded"));
+            // "server_prompt_too_long" {the prompt's tokens, the context}.
+            QCOMPARE(e.message_key.key, std::string("server_prompt_too_long"));
+            QCOMPARE(e.message_key.args.size(), std::size_t(2));
+            QCOMPARE(e.message_key.args[1], std::to_string(m.n_ctx));
+            QVERIFY(std::stoi(e.message_key.args[0]) >= m.n_ctx);
         }
         // count_tokens renders the same prompt.
         auto c = parse_anthropic_messages(R"({"model":"tiny","messages":[{"role":"user","content":"Hello"}]})", true);

@@ -168,6 +168,48 @@ private slots:
         QVERIFY2(!has_hangul(monitor->gpuNote()) && !monitor->gpuNote().isEmpty(), qPrintable(monitor->gpuNote()));
     }
 
+    // A reply asked with a sampling setting out of its range (validate_sampling's "sampling_range"): the reason in
+    // Chinese, naming the setting and its range; before, "sampling parameter temperature must be in [0, 100]".
+    void samplingOutOfRange() {
+        QTRY_VERIFY_WITH_TIMEOUT(host()->isReady(), 60000);
+        setLanguage("zh_CN");
+        QSignalSpy failed(host(), &ft::EngineHost::generationFailed);
+        QVERIFY(host()->generateText(QStringLiteral("Hello"), {{"temperature", 150.0}}) > 0);
+        QVERIFY(failed.wait(30000));
+        const QString zh = failed.first().at(1).toString();
+        QVERIFY2(zh.contains(QStringLiteral("temperature")) && zh.contains(QStringLiteral("[0, 100]")) &&
+                     has_han(zh.section(QStringLiteral("temperature"), -1)) && !zh.contains(QStringLiteral("must be")),
+                 qPrintable(zh));
+        host()->clearError();
+        setLanguage("en");
+    }
+
+    // The CUDA load errors by their keys and arguments (gpu_runtime's check(); none can happen without a GPU): each
+    // in Korean and Chinese with its arguments, and in English without a key's name.
+    void cudaErrorsByTheirKeys() {
+        const QList<ft::Message> errors = {
+            {"cuda_out_of_memory", {"cudaMalloc"}},
+            {"gpu_too_old", {"Tesla K80", "3.7", "cudaLaunchKernel"}},
+            {"cuda_failed", {"cudaMemcpyAsync", "cudaErrorIllegalAddress", "an illegal memory access was encountered"}},
+            {"cublas_failed", {"cublasCreate", "1"}},
+            {"gpu_unusable", {"driver_too_old", "12.2", "13.0"}},
+            {"gpu_unusable", {"no_driver"}},
+        };
+        for (const QString& lang : {QStringLiteral("ko"), QStringLiteral("zh_CN"), QStringLiteral("en")}) {
+            setLanguage(lang);
+            for (const ft::Message& m : errors) {
+                const QString t = ft::EngineText::text(m, QStringLiteral("English fallback"));
+                const QString all = QString::fromStdString(m.key) + " " + t;
+                QVERIFY2(t != QStringLiteral("English fallback") && !t.contains(QString::fromStdString(m.key)), qPrintable(lang + ": " + all));
+                QVERIFY2(lang == "en" ? !has_hangul(t) && !has_han(t) : lang == "ko" ? has_hangul(t) : has_han(t), qPrintable(lang + ": " + all));
+                for (std::size_t i = m.key == "gpu_unusable" ? 1 : 0; i < m.args.size(); ++i)
+                    QVERIFY2(t.contains(QString::fromStdString(m.args[i])), qPrintable(lang + ": " + all));
+                if (m.key == "gpu_unusable")  // the nested reason in the same language, not its key
+                    QVERIFY2(!t.contains(QString::fromStdString(m.args[0])), qPrintable(lang + ": " + all));
+            }
+        }
+    }
+
     // A request whose prompt does not fit the context (a conversation grown past it): the reason in Korean, with the
     // numbers; then a model file moved away since it was added: its load error in Chinese.
     void promptTooLongAndFileMissing() {
@@ -268,6 +310,32 @@ private slots:
                      qPrintable(lang + ": " + e));
         }
         closeAddServer();
+        setLanguage("en");
+    }
+
+    // A load on the GPU (--device cuda) where there is none, as on this machine ("no NVIDIA driver found …" before,
+    // in English inside the Korean frame): the reason and why there is no GPU, both in Korean, then in Chinese.
+    void gpuLoadWithoutAGpu() {
+        if (!ft::gpu_devices().empty()) QSKIP("this machine has a GPU: a load on it does not fail for want of one");
+        const ft::LoadOptions before = host()->loadOptions();
+        ft::LoadOptions o = before;
+        o.device = ft::Device::cuda;
+        host()->setLoadOptions(o);
+        const QString name = QFileInfo(m_model).fileName();
+        for (const QString& lang : {QStringLiteral("ko"), QStringLiteral("zh_CN")}) {
+            const auto native = [&](const QString& s) { return lang == "ko" ? has_hangul(s) : has_han(s); };
+            setLanguage(lang);
+            host()->load(m_model);
+            QTRY_COMPARE_WITH_TIMEOUT(host()->state(), QStringLiteral("error"), 30000);
+            const QString e = host()->lastError();
+            const QString why = ft::EngineText::text(ft::gpu_unavailable_message(), QString());  // "no_driver" here
+            QVERIFY2(!why.isEmpty() && native(why), qPrintable(why));
+            QVERIFY2(e.contains(name) && e.contains(why) && native(e.section(name, -1).remove(why)) &&
+                         !e.contains(QStringLiteral("no usable GPU")) && !e.contains(QStringLiteral("NVIDIA driver found")),
+                     qPrintable(lang + ": " + e));
+            host()->clearError();
+        }
+        host()->setLoadOptions(before);
         setLanguage("en");
     }
 

@@ -165,6 +165,21 @@ protected:
     }
 };
 
+// A server that is not FreeToken refusing every chat: HTTP `status` with an OpenAI-shaped error `body`.
+class RefusingServer : public ScriptedServer {
+public:
+    int status = 500;
+    QByteArray body;
+    RefusingServer() : ScriptedServer(QStringLiteral("refusing-model")) {}
+
+protected:
+    void answerChat(QTcpSocket* s) override {
+        s->write("HTTP/1.1 " + QByteArray::number(status) + " Refused\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                 "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        s->disconnectFromHost();
+    }
+};
+
 // A server that sends a whole reply of 30 tokens in one write (as a server that buffers its stream does), after
 // `delayMs`; with `timings` its last chunk carries llama.cpp's documented timings object (35 tokens predicted in
 // 661.064 ms: 52.9 tok/s).
@@ -630,6 +645,7 @@ private slots:
         const qint64 killedChat = session()->currentId();
         m_ui.reset();
         startApp();
+        QTRY_VERIFY(!servers()->loading());  // the list is read off the window's thread
         QCOMPARE(servers()->rowCount(), 2);
         QCOMPARE(servers()->index(0).data(ft::ui::RemoteServerListModel::UrlRole).toString(), m_demo.url);
         QVERIFY(servers()->index(0).data(ft::ui::RemoteServerListModel::HasKeyRole).toBool());
@@ -841,6 +857,65 @@ private slots:
         QVERIFY2(std::abs(r.tokensPerSecond - 35 * 1000.0 / 661.064) < 1e-9, qPrintable(QString::number(r.tokensPerSecond)));
         shown = lastFigures()->property("text").toString();
         QVERIFY2(shown.contains(QStringLiteral("· 52.9 tok/s")), qPrintable(shown));
+    }
+
+    // A FreeToken server's refusals in the app's language (ft serve sends each error's key and arguments beside the
+    // OpenAI fields: "ft_message"): a wrong key in the Add a server dialog; a model it does not serve, a temperature
+    // out of range and a prompt longer than its context in a chat; a KV size it refuses. Another server's own words
+    // come as they are, marked as the server's. Before, each was the server's English.
+    void theServersRefusalsAreInTheAppsLanguage() {
+        QObject* settings = m_ui->object("settingsModel");
+        settings->setProperty("language", "ko");
+        m_ui->settle(200);
+        const auto hangul = [](const QString& s) {
+            for (const QChar c : s)
+                if (c.unicode() >= 0xAC00 && c.unicode() <= 0xD7A3) return true;
+            return false;
+        };
+        QString e = addByDialog(m_demo.url, "wrong-key");
+        QVERIFY2(e.contains(m_demo.url) && e.contains("401") && e.contains(QStringLiteral("API 키가 없거나 잘못되었습니다")) &&
+                     !e.contains("missing or wrong API key"),
+                 qPrintable(e));
+        if (dialogOpen()) QMetaObject::invokeMethod(m_ui->object("addServerDialog"), "close");
+        m_ui->settle(50);
+        ft::RemoteClient client;
+        const auto failure = [&](const QString& url, const QString& key, const QString& model, const QString& text,
+                                 const QJsonObject& sampling) {
+            QSignalSpy failed(&client, &ft::RemoteClient::generationFailed);
+            client.chat(url, key, model, QJsonArray{QJsonObject{{"role", "user"}, {"content", text}}}, sampling);
+            return failed.wait(30000) ? failed.first().at(1).toString() : QStringLiteral("(no failure)");
+        };
+        e = failure(m_demo.url, kKey, "no-such-model", "Hi", {});
+        QVERIFY2(e.contains(QStringLiteral("\u201cno-such-model\u201d")) && hangul(e.section("no-such-model", -1)) &&
+                     !e.contains("does not exist"),
+                 qPrintable(e));
+        e = failure(m_demo.url, kKey, "freetoken-demo", "Hi", {{"temperature", 7}});
+        QVERIFY2(e.contains("temperature") && e.contains("[0.0, 2.0]") && hangul(e.section("temperature", -1)) && !e.contains("must be in"),
+                 qPrintable(e));
+        e = failure(m_demo.url, kKey, "freetoken-demo", QStringLiteral("a ").repeated(5000), {});
+        QVERIFY2(e.contains("4096") && hangul(e.section("4096", -1)) && !e.contains("maximum context length"), qPrintable(e));
+        // A KV size below one context, refused by the server's engine ("kv_below_context" in its reason_key).
+        QSignalSpy rebuilt(&client, &ft::RemoteClient::cachesRebuilt);
+        client.rebuildCaches(m_demo.url, kKey, 16, -1);
+        QVERIFY(rebuilt.wait(30000));
+        QVERIFY(!rebuilt.first().at(1).toBool());
+        const QString reason = rebuilt.first().at(2).toString();
+        QVERIFY2(reason.contains("16") && hangul(reason) && !reason.contains("less than one"), qPrintable(reason));
+        // Not FreeToken: its own words, marked as its own; a key this version does not know is as good as none.
+        RefusingServer other;
+        QVERIFY(other.listen(QHostAddress::LocalHost));
+        const QString url = QStringLiteral("http://127.0.0.1:%1").arg(other.serverPort());
+        other.body = R"({"error":{"message":"upstream exploded","type":"server_error"}})";
+        e = failure(url, {}, "refusing-model", "Hi", {});
+        QVERIFY2(e.contains(QStringLiteral("HTTP 500")) && e.contains(QStringLiteral("서버의 메시지: \u201cupstream exploded\u201d")), qPrintable(e));
+        other.status = 400;
+        other.body = R"({"error":{"message":"a newer refusal","ft_message":{"key":"from_the_future","args":["1"]}}})";
+        e = failure(url, {}, "refusing-model", "Hi", {});
+        QVERIFY2(e.contains(QStringLiteral("서버의 메시지: \u201ca newer refusal\u201d")) && !e.contains("from_the_future"), qPrintable(e));
+        settings->setProperty("language", "en");
+        m_ui->settle(200);
+        e = failure(url, {}, "refusing-model", "Hi", {});
+        QVERIFY2(e.contains(QStringLiteral("the server says: \u201ca newer refusal\u201d")), qPrintable(e));
     }
 
     void noQmlWarnings() {

@@ -15,19 +15,39 @@ namespace ft::gpu {
 namespace kc = kernels::cuda;
 using kernels::DType;
 
+// The errors carry keys for translating front ends (ft/message.h): "cuda_out_of_memory" {what}, "gpu_too_old" {GPU
+// name, compute capability, what}, "cuda_failed" {what, CUDA's error name, its text}, "cublas_failed" {what, status}.
 void check(cudaError_t e, const char* what) {
     if (e == cudaSuccess) return;
     cudaGetLastError();  // clear a non-sticky error so the next call does not report it again
     if (e == cudaErrorMemoryAllocation)
         throw Error(ErrorCode::out_of_memory, std::string(what) + ": out of GPU memory",
-                    "use a smaller context (--ctx), fewer parallel requests, or a smaller model");
-    throw Error(ErrorCode::device, std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+                    "use a smaller context (--ctx), fewer parallel requests, or a smaller model")
+            .keyed("cuda_out_of_memory", {what});
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorUnsupportedPtxVersion) {
+        // This build holds no code for the GPU's architecture (compiled for newer ones: FT_CUDA_ARCHS).
+        int dev = 0;
+        cudaDeviceProp prop{};
+        std::string name = "this GPU", cc = "?";
+        if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+            name = prop.name;
+            cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+        }
+        throw Error(ErrorCode::device,
+                    std::string(what) + ": " + name + " (compute capability " + cc + ") is not among the GPUs this build was compiled for",
+                    "use --device cpu, or a build for this GPU's architecture")
+            .keyed("gpu_too_old", {name, cc, what});
+    }
+    throw Error(ErrorCode::device, std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")")
+        .keyed("cuda_failed", {what, cudaGetErrorName(e), cudaGetErrorString(e)});
 }
 
 void check(cublasStatus_t s, const char* what) {
     if (s == CUBLAS_STATUS_SUCCESS) return;
-    if (s == CUBLAS_STATUS_ALLOC_FAILED) throw Error(ErrorCode::out_of_memory, std::string(what) + ": cuBLAS is out of GPU memory");
-    throw Error(ErrorCode::device, std::string(what) + ": cuBLAS status " + std::to_string(int(s)));
+    if (s == CUBLAS_STATUS_ALLOC_FAILED)
+        throw Error(ErrorCode::out_of_memory, std::string(what) + ": cuBLAS is out of GPU memory").keyed("cuda_out_of_memory", {what});
+    throw Error(ErrorCode::device, std::string(what) + ": cuBLAS status " + std::to_string(int(s)))
+        .keyed("cublas_failed", {what, std::to_string(int(s))});
 }
 
 const char* vram_use_name(VramUse u) {

@@ -308,7 +308,7 @@ struct Engine::Impl {
     // yet beside the running requests).
     Admit admit(Sequence& s) {
         try {
-            if (!model) throw Error(ErrorCode::invalid_argument, "no model is loaded", "load a model first");
+            if (!model) throw Error(ErrorCode::invalid_argument, "no model is loaded", "load a model first").keyed("no_model", {});
             if (s.prepared) return admit_kv(s);
             validate_sampling(s.req.sampling);
             if (s.req.max_tokens < 0) throw Error(ErrorCode::invalid_argument, "max_tokens must be >= 0");

@@ -185,7 +185,14 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     if (use_gpu) {
         try {
             const auto devs = gpu_devices();
-            if (devs.empty()) throw Error(ErrorCode::device, "no usable GPU: " + gpu_unavailable_reason(), "use --device cpu");
+            if (devs.empty()) {
+                // "gpu_unusable" {why's key, why's arguments…}: gpu_unavailable_message() nested in the key's arguments.
+                const Message why = gpu_unavailable_message();
+                std::vector<std::string> args{why.key};
+                args.insert(args.end(), why.args.begin(), why.args.end());
+                throw Error(ErrorCode::device, "no usable GPU: " + gpu_unavailable_reason(), "use --device cpu")
+                    .keyed("gpu_unusable", std::move(args));
+            }
             if (o.gpu < 0 || o.gpu >= int(devs.size()))
                 throw Error(ErrorCode::invalid_argument, "GPU " + std::to_string(o.gpu) + " does not exist (" +
                                                              std::to_string(devs.size()) + " found)");

@@ -10,18 +10,22 @@
 namespace ft {
 
 void validate_sampling(const SamplingParams& p) {
-    auto bad = [](const char* field, const std::string& why) {
-        throw Error(ErrorCode::invalid_argument, std::string("sampling parameter ") + field + " " + why);
+    // `range` in notation that reads the same in every language ("[0, 100]", ">= 0"): the key "sampling_range"
+    // {field, range} for translating front ends.
+    auto bad = [](const char* field, const std::string& range) {
+        const bool interval = range[0] == '[' || range[0] == '(';
+        throw Error(ErrorCode::invalid_argument, std::string("sampling parameter ") + field + " must be " + (interval ? "in " : "") + range)
+            .keyed("sampling_range", {field, range});
     };
-    if (!std::isfinite(p.temperature) || p.temperature < 0.f || p.temperature > 100.f) bad("temperature", "must be in [0, 100]");
-    if (p.top_k < 0) bad("top_k", "must be >= 0");
-    if (!(p.top_p > 0.f && p.top_p <= 1.f)) bad("top_p", "must be in (0, 1]");
-    if (!(p.min_p >= 0.f && p.min_p <= 1.f)) bad("min_p", "must be in [0, 1]");
-    if (!(p.repetition_penalty > 0.f && p.repetition_penalty <= 10.f)) bad("repetition_penalty", "must be in (0, 10]");
-    if (!(std::fabs(p.presence_penalty) <= 2.f)) bad("presence_penalty", "must be in [-2, 2]");
-    if (!(std::fabs(p.frequency_penalty) <= 2.f)) bad("frequency_penalty", "must be in [-2, 2]");
-    if (p.penalty_last_n < -1) bad("penalty_last_n", "must be >= -1");
-    if (p.top_logprobs < 0 || p.top_logprobs > 20) bad("top_logprobs", "must be in [0, 20]");
+    if (!std::isfinite(p.temperature) || p.temperature < 0.f || p.temperature > 100.f) bad("temperature", "[0, 100]");
+    if (p.top_k < 0) bad("top_k", ">= 0");
+    if (!(p.top_p > 0.f && p.top_p <= 1.f)) bad("top_p", "(0, 1]");
+    if (!(p.min_p >= 0.f && p.min_p <= 1.f)) bad("min_p", "[0, 1]");
+    if (!(p.repetition_penalty > 0.f && p.repetition_penalty <= 10.f)) bad("repetition_penalty", "(0, 10]");
+    if (!(std::fabs(p.presence_penalty) <= 2.f)) bad("presence_penalty", "[-2, 2]");
+    if (!(std::fabs(p.frequency_penalty) <= 2.f)) bad("frequency_penalty", "[-2, 2]");
+    if (p.penalty_last_n < -1) bad("penalty_last_n", ">= -1");
+    if (p.top_logprobs < 0 || p.top_logprobs > 20) bad("top_logprobs", "[0, 20]");
 }
 
 Sampler::Sampler(const SamplingParams& params) : params_(params) {

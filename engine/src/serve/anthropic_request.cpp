@@ -237,7 +237,7 @@ ApiRequest parse_anthropic_messages(const std::string& text, bool count_tokens) 
     r.max_tokens = int(get_int(body, "max_tokens", 1, 1, 1 << 24));
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 1.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
-    if (r.sampling.top_p <= 0.f) throw bad_request("top_p: must be in (0, 1]");
+    if (r.sampling.top_p <= 0.f) throw bad_request("top_p: must be in (0, 1]").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});
     r.sampling.top_k = int(get_int(body, "top_k", 0, 0, 1 << 20));
     if (body.contains("stop_sequences") && !body["stop_sequences"].is_null()) {
         const json& s = body["stop_sequences"];

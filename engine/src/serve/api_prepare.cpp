@@ -35,8 +35,8 @@ namespace {
 ApiError not_found_model(const ApiRequest& r, const ServedModel& m) {
     const std::string msg = "The model '" + r.model + "' does not exist: this server serves '" + m.id +
                             "' (see GET /v1/models; ft serve --alias NAME adds names)";
-    if (r.protocol == Protocol::anthropic) return ApiError(404, "not_found_error", msg);
-    return ApiError(404, "invalid_request_error", msg, "model", "model_not_found");
+    if (r.protocol == Protocol::anthropic) return ApiError(404, "not_found_error", msg).keyed("server_unknown_model", {r.model, m.id});
+    return ApiError(404, "invalid_request_error", msg, "model", "model_not_found").keyed("server_unknown_model", {r.model, m.id});
 }
 
 void check_model(const ApiRequest& r, const ServedModel& m) {
@@ -150,7 +150,8 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
         const char* param = r.endpoint == Endpoint::completion  ? "prompt"
                             : r.endpoint == Endpoint::responses ? "input"
                                                                 : "messages";
-        throw ApiError(400, "invalid_request_error", msg, param, "context_length_exceeded");
+        throw ApiError(400, "invalid_request_error", msg, param, "context_length_exceeded")
+            .keyed("server_prompt_too_long", {std::to_string(p.prompt_tokens), std::to_string(m.n_ctx)});
     }
     const int room = m.n_ctx - p.prompt_tokens;
     p.generation.max_tokens = r.max_tokens < 0 ? room : std::min(r.max_tokens, room);

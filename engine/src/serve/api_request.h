@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ft/message.h"
 #include "ft/sampling.h"
 
 namespace ft::serve {
@@ -30,6 +31,13 @@ public:
     std::string type;   // "invalid_request_error", "not_found_error", "authentication_error", "rate_limit_error", …
     std::string param;  // OpenAI: the offending field ("messages[2].content"); may be empty
     std::string code;   // OpenAI: "model_not_found", "context_length_exceeded", …; may be empty
+    // The message as a key and arguments (ft/message.h), for a client that words it in its user's language (the
+    // desktop app); error_body() sends it as the error's "ft_message" {"key", "args"}. Empty: none.
+    Message message_key;
+    ApiError& keyed(std::string key, std::vector<std::string> args = {}) {
+        message_key = Message{std::move(key), std::move(args)};
+        return *this;
+    }
 };
 
 // A 400 naming the field.

@@ -44,10 +44,11 @@ inline double get_number(const nlohmann::ordered_json& o, const std::string& key
     if (!o.contains(key) || o[key].is_null()) return fallback;
     if (!o[key].is_number()) throw bad_request("'" + key + "' must be a number", key);
     const double v = o[key].get<double>();
-    if (!(v >= lo && v <= hi))
-        throw bad_request("'" + key + "' must be in [" + nlohmann::json(lo).dump() + ", " + nlohmann::json(hi).dump() +
-                              "], not " + o[key].dump(),
-                          key);
+    if (!(v >= lo && v <= hi)) {
+        // "field_range" {field, range, value}: the key for translating clients (ApiError::message_key)
+        const std::string range = "[" + nlohmann::json(lo).dump() + ", " + nlohmann::json(hi).dump() + "]";
+        throw bad_request("'" + key + "' must be in " + range + ", not " + o[key].dump(), key).keyed("field_range", {key, range, o[key].dump()});
+    }
     return v;
 }
 
@@ -56,10 +57,11 @@ inline long long get_int(const nlohmann::ordered_json& o, const std::string& key
     if (!o.contains(key) || o[key].is_null()) return fallback;
     if (!o[key].is_number_integer()) throw bad_request("'" + key + "' must be an integer", key);
     const long long v = o[key].get<long long>();
-    if (v < lo || v > hi)
-        throw bad_request("'" + key + "' must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], not " +
-                              std::to_string(v),
-                          key);
+    if (v < lo || v > hi) {
+        const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        throw bad_request("'" + key + "' must be in " + range + ", not " + std::to_string(v), key)
+            .keyed("field_range", {key, range, std::to_string(v)});
+    }
     return v;
 }
 

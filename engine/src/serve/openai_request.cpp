@@ -118,7 +118,7 @@ void parse_common(const json& body, ApiRequest& r) {
         r.include_usage = get_bool(body["stream_options"], "include_usage", false);
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
-    if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p");
+    if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});
     r.sampling.presence_penalty = float(get_number(body, "presence_penalty", 0.0, -2.0, 2.0));
     r.sampling.frequency_penalty = float(get_number(body, "frequency_penalty", 0.0, -2.0, 2.0));
     // Extensions (as vLLM and llama.cpp): the samplers OpenAI has no field for; `ft chat --attach` sends them.
@@ -268,6 +268,8 @@ std::string error_body(Protocol protocol, const ApiError& e) {
         err["code"] = e.code.empty() ? json() : json(e.code);
         j["error"] = err;
     }
+    // Beside the protocol's fields, which the SDKs read: the message's key and arguments for FreeToken Desktop.
+    if (!e.message_key.empty()) j["error"]["ft_message"] = {{"key", e.message_key.key}, {"args", e.message_key.args}};
     return j.dump(-1, ' ', false, json::error_handler_t::replace);  // a message may quote bytes of a bad request
 }
 

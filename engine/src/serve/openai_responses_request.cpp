@@ -358,7 +358,7 @@ ApiRequest parse_openai_responses(const std::string& text, const ResponseLookup&
 
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
-    if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p");
+    if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});
     if (body.contains("seed") && !body["seed"].is_null()) {  // extension, as on /v1/chat/completions
         const long long s = get_int(body, "seed", 0, INT64_MIN, INT64_MAX);
         r.sampling.seed = s == 0 ? 0x9e3779b97f4a7c15ull : std::uint64_t(s);

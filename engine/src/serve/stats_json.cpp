@@ -135,6 +135,8 @@ json rebuild_result_to_json(const RebuildResult& r) {
     json j = json::object();
     j["accepted"] = r.accepted;
     j["reason"] = r.reason;
+    // The reason as a key and arguments, for a client that words it in its user's language (the desktop app).
+    if (!r.reason_key.empty()) j["reason_key"] = {{"key", r.reason_key.key}, {"args", r.reason_key.args}};
     j["plan"] = plan_to_json(r.plan);
     return j;
 }
