@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QMetaEnum>
 #include <QNetworkReply>
 #include <QRegularExpression>
@@ -47,13 +48,8 @@ namespace {
 
 constexpr int kMaxRetries = 5;
 
-QString human(qint64 bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 5) v /= 1024, ++u;
-    return u == 0 ? QStringLiteral("%1 B").arg(bytes) : QStringLiteral("%1 %2").arg(v, 0, 'f', 1).arg(units[u]);
-}
+// "1.5 GiB" in the app's locale (its decimal sign), as EngineText words the engine's sizes.
+QString human(qint64 bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat); }
 
 QString files_to_json(const QList<HubFile>& files) {
     QJsonArray a;

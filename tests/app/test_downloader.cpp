@@ -6,7 +6,9 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QLocale>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -303,10 +305,17 @@ private slots:
         const auto entries = list(*d, "test/huge-GGUF");
         QCOMPARE(entries.size(), 1);
         const int before = int(m_server->requests.size());
+        // The sizes it names in the number format of the app's locale (here English with a decimal comma; they were
+        // "1.5 GiB" whatever the locale).
+        const QLocale before_locale;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::Denmark));
         id = d->start("test/huge-GGUF", entries[0]);
         QVERIFY(waitState(*d, id, "failed"));
+        QLocale::setDefault(before_locale);
         QCOMPARE(d->status(id).errorCode, QStringLiteral("disk_full"));
         QVERIFY(d->status(id).error.contains("disk space"));
+        const QStringList sizes = d->status(id).errorArgs.mid(0, 2);  // needed, available
+        QVERIFY2(sizes.size() == 2 && QRegularExpression("^\\d+,\\d [KMGTP]iB$").match(sizes[0]).hasMatch(), qPrintable(sizes.join(" | ")));
         QCOMPARE(int(m_server->requests.size()), before);   // refused before asking for a byte
     }
 

@@ -168,6 +168,60 @@ private slots:
         QVERIFY2(!has_hangul(monitor->gpuNote()) && !monitor->gpuNote().isEmpty(), qPrintable(monitor->gpuNote()));
     }
 
+    // Figures in the number format of the app's locale: the sidebar's RAM meter (Theme.gib), a model's size on the
+    // Models page (Theme.bytes) and a Console chart's values under the mouse (TimeChart, C++) use its decimal sign.
+    // Korean and Chinese write "0.5" as English does; test_engine_messages_en_dk runs this with the system locale
+    // en_DK (English with a decimal comma), where toFixed() and QString::number() wrote "0.5" (the C locale's).
+    void figuresInTheLocalesNumberFormat() {
+        setLanguage("en");
+        if (!host()->isReady()) {
+            host()->load(m_model);
+            QTRY_VERIFY_WITH_TIMEOUT(host()->isReady(), 60000);
+        }
+        const QString dp = QLocale().decimalPoint();
+        if (qgetenv("LC_ALL").startsWith("en_DK")) QCOMPARE(dp, QStringLiteral(","));
+        // The sign before a figure's one decimal digit and its unit ("12,3 GiB", "1,2 s ago"; grouped integers as
+        // "4.096" in en_DK are not decimals).
+        const auto check = [&](const QString& what, const QString& s, const QString& unit) {
+            QStringList found;
+            const QRegularExpression decimal(QStringLiteral("\\d([.,])\\d ") + QRegularExpression::escape(unit));
+            for (auto it = decimal.globalMatch(s); it.hasNext();) found << it.next().captured(1);
+            QVERIFY2(!found.isEmpty() && found.count(dp) == found.size(), qPrintable(what + ": " + s + " (decimal sign " + dp + ")"));
+        };
+        QVERIFY(m_ui->showPage("models"));
+        QVERIFY(QMetaObject::invokeMethod(m_ui->object("libraryModel"), "addPath", Q_ARG(QString, m_model),
+                                          Q_ARG(QString, QStringLiteral("added"))));  // the demo model's row (17.0 MiB)
+        const auto sizes = [&] {
+            QStringList out;
+            for (QQuickItem* t : m_ui->items("modelSizeText"))
+                if (t->property("text").toString().contains("MiB")) out << t->property("text").toString();
+            return out;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!sizes().isEmpty(), 20000);
+        for (const QString& t : sizes()) check("model size", t, "MiB");
+        bool meter = false;
+        for (QQuickItem* t : m_ui->items("meterFigure"))
+            if (t->isVisible() && t->property("text").toString().contains("GiB")) {
+                check("RAM meter", t->property("text").toString(), "GiB");
+                meter = true;
+            }
+        QVERIFY(meter);
+        QVERIFY(m_ui->showPage("console"));
+        m_ui->resize(1400, 3000);  // the whole Console on screen for the mouse
+        QQuickItem* chart = m_ui->item("kvChart");
+        QVERIFY(chart);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->isVisible() && chart->property("hasData").toBool(), 20000);
+        m_ui->settle(1200);  // a point more than a second old: "1.2 s ago"
+        const QPoint p = chart->mapToScene(QPointF(chart->width() * 0.98, chart->height() / 2)).toPoint();
+        QTest::mouseMove(m_ui->window(), p - QPoint(20, 0));
+        QTest::mouseMove(m_ui->window(), p);
+        QTRY_VERIFY(!chart->property("hoverText").toString().isEmpty());
+        check("chart", chart->property("hoverText").toString(), "s ago");
+        QTest::mouseMove(m_ui->window(), QPoint(5, 5));
+        m_ui->resize(1280, 900);
+        m_ui->settle(50);
+    }
+
     // A reply asked with a sampling setting out of its range (validate_sampling's "sampling_range"): the reason in
     // Chinese, naming the setting and its range; before, "sampling parameter temperature must be in [0, 100]".
     void samplingOutOfRange() {

@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QHoverEvent>
 #include <QImage>
+#include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -18,10 +19,10 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr int kColumnPx = 2;  // one bucket of samples per 2 px
 
-// "12 s ago" / "3.5 min ago": how far back a point of the window is.
+// "12 s ago" / "3.5 min ago": how far back a point of the window is (figures in the app's locale: its decimal sign).
 QString ago(std::int64_t ms) {
-    if (ms < 60000) return QObject::tr("%1 s ago").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QObject::tr("%1 min ago").arg(double(ms) / 60000.0, 0, 'f', 1);
+    if (ms < 60000) return QObject::tr("%1 s ago").arg(QLocale().toString(double(ms) / 1000.0, 'f', 1));
+    return QObject::tr("%1 min ago").arg(QLocale().toString(double(ms) / 60000.0, 'f', 1));
 }
 
 struct Window {
@@ -206,7 +207,7 @@ void TimeChart::setTextColor(const QColor& c) {
 
 QString TimeChart::format(double shown) const {
     if (!std::isfinite(shown)) return QStringLiteral("—");
-    return QString::number(shown, 'f', m_decimals) + (m_unit.isEmpty() ? QString() : QStringLiteral(" ") + m_unit);
+    return QLocale().toString(shown, 'f', m_decimals) + (m_unit.isEmpty() ? QString() : QStringLiteral(" ") + m_unit);
 }
 
 void TimeChart::onHistory() {
@@ -548,7 +549,7 @@ void HeatmapChart::updateHover() {
             const auto& l = h.at(i).layers;
             const float v = layer < int(l.size()) ? l[std::size_t(layer)] : kNaN;
             text = m_layerLabel.arg(layer) + QStringLiteral(" · ") +
-                   (std::isfinite(v) ? QString::number(double(v) * 100.0, 'f', 0) + QStringLiteral(" %")
+                   (std::isfinite(v) ? QLocale().toString(double(v) * 100.0, 'f', 0) + QStringLiteral(" %")
                                      : QStringLiteral("—")) +
                    QStringLiteral(" · ") + ago(w.t1 - h.at(i).t_ms);
         }

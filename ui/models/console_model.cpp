@@ -1,6 +1,7 @@
 #include "console_model.h"  // first: it includes ft/engine.h before Qt
 
 #include <QCryptographicHash>
+#include <QLocale>
 #include <QSettings>
 #include <QThreadPool>
 
@@ -168,7 +169,8 @@ bool ConsoleModel::apply() {
             m_rebuildMessage = tr("%1 KV positions are more than the %2 this plan allows.").arg(m_kvTokens).arg(m_geom.kv_max);
         else
             m_rebuildMessage = tr("The KV cache and the expert cache would need %1 MiB; the budget leaves %2 MiB for them.")
-                                   .arg(settingBytes() / 1048576.0, 0, 'f', 0).arg(double(m_geom.cache_budget) / 1048576.0, 0, 'f', 0);
+                                   .arg(QLocale().toString(settingBytes() / 1048576.0, 'f', 0),
+                                        QLocale().toString(double(m_geom.cache_budget) / 1048576.0, 'f', 0));
         m_rebuildStatus = QStringLiteral("rejected");
         revert();
         emit settingChanged();

@@ -53,13 +53,20 @@ QtObject {
         return textFaint
     }
 
+    // A figure with `decimals` digits after the decimal sign, in the app's language's number format (Qt.locale():
+    // its decimal sign, digit grouping and digits; toFixed() would always write "0.5"). Reading Qt.uiLanguage makes a
+    // binding that shows the figure format it again when the language changes.
+    function fixed(n, decimals) {
+        Qt.uiLanguage
+        return Number(n).toLocaleString(Qt.locale(), "f", decimals)
+    }
     // 17179869184 -> "16.0 GiB"; figures are binary units, as GPU tools show them.
     function bytes(n) {
         if (n === undefined || n === null || isNaN(n)) return "—"
         const units = ["B", "KiB", "MiB", "GiB", "TiB"]
         let i = 0
         while (n >= 1024 && i < units.length - 1) { n /= 1024; ++i }
-        return (i === 0 ? n.toFixed(0) : n.toFixed(n >= 100 ? 0 : 1)) + " " + units[i]
+        return fixed(n, i === 0 || n >= 100 ? 0 : 1) + " " + units[i]
     }
-    function gib(n) { return (n / 1073741824).toFixed(1) }
+    function gib(n) { return fixed(n / 1073741824, 1) }
 }

@@ -36,7 +36,7 @@ Card {
     function presetDetail(p) {
         const parts = [qsTr("KV %1").arg(tokens(p.kvTokens))]
         if (c.expertResizable) parts.push(qsTr("%1 expert slots").arg(p.expertSlots))
-        if (p.predictedTokS > 0) parts.push(qsTr("≈ %1 tok/s").arg(p.predictedTokS.toFixed(1)))
+        if (p.predictedTokS > 0) parts.push(qsTr("≈ %1 tok/s").arg(Theme.fixed(p.predictedTokS, 1)))
         return parts.join(" · ")
     }
 
@@ -151,7 +151,7 @@ Card {
                            : qsTr("The CPU engine reads every expert from host RAM: there is no expert cache to size, only the KV cache resizes.")
         figure: card.c && card.c.expertResizable ? qsTr("%1 / %2").arg(card.c.expertSlots).arg(card.c.slotsTotal) : "—"
         badge: card.c && card.c.expertResizable
-               ? qsTr("%1 % · %2").arg((100 * card.c.expertSlots / Math.max(1, card.c.slotsTotal)).toFixed(0)).arg(Theme.bytes(card.c.expertSlots * card.c.slotBytes))
+               ? qsTr("%1 % · %2").arg(Theme.fixed(100 * card.c.expertSlots / Math.max(1, card.c.slotsTotal), 0)).arg(Theme.bytes(card.c.expertSlots * card.c.slotBytes))
                : ""
         from: card.c && card.c.expertResizable ? card.c.slotsMin : 0
         to: card.c && card.c.expertResizable ? card.c.slotsMax : 1
@@ -183,8 +183,8 @@ Card {
                 Layout.fillWidth: true
                 text: !card.c ? "" : card.c.predictedTokS > 0
                       ? (card.c.expertResizable
-                         ? qsTr("Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)").arg(card.c.predictedTokS.toFixed(1))
-                         : qsTr("Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine's speed)").arg(card.c.predictedTokS.toFixed(1)))
+                         ? qsTr("Predicted decode: ≈ %1 tok/s (misses scale with the experts left out; each costs its bytes over B_P + B_C)").arg(Theme.fixed(card.c.predictedTokS, 1))
+                         : qsTr("Predicted decode: ≈ %1 tok/s (the cache sizes do not change the CPU engine's speed)").arg(Theme.fixed(card.c.predictedTokS, 1)))
                       : qsTr("Predicted decode: run a reply first, the prediction scales from measured speed")
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption

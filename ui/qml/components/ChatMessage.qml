@@ -176,7 +176,7 @@ Item {
                 visible: !msg.mine && msg.completionTokens > 0
                 // "—" where the speed is not known (0): never a rate of 0.0 for a reply that came.
                 text: qsTr("%1 tokens · %2 tok/s · first token in %3 ms · prompt %4 tokens")
-                          .arg(msg.completionTokens).arg(msg.tokensPerSecond > 0 ? msg.tokensPerSecond.toFixed(1) : "—")
+                          .arg(msg.completionTokens).arg(msg.tokensPerSecond > 0 ? Theme.fixed(msg.tokensPerSecond, 1) : "—")
                           .arg(Math.round(msg.ttftMs)).arg(msg.promptTokens > 0 ? String(msg.promptTokens) : "—")  // a stopped remote reply: its usage never came
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontCaption

@@ -24,7 +24,7 @@ ColumnLayout {
         for (let i = 0; i < labels.length; ++i) out.push({ label: labels[i], color: colors[i] })
         return out
     }
-    function num(v, d) { return v === undefined || isNaN(v) ? "—" : v.toFixed(d) }
+    function num(v, d) { return v === undefined || isNaN(v) ? "—" : Theme.fixed(v, d) }
     readonly property var last: vm ? vm.latest : ({})
 
     GridLayout {
@@ -87,7 +87,7 @@ ColumnLayout {
             Layout.fillWidth: true
             Layout.preferredWidth: 1
             title: qsTr("Expert cache hit rate")
-            value: root.last.hitRate === undefined || isNaN(root.last.hitRate) ? "—" : (100 * root.last.hitRate).toFixed(1) + " %"
+            value: root.last.hitRate === undefined || isNaN(root.last.hitRate) ? "—" : Theme.fixed(100 * root.last.hitRate, 1) + " %"
             emptyText: root.noCache
             chart: hitChart
             TimeChart {

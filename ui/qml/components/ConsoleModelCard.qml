@@ -114,9 +114,9 @@ Card {
                 Text {
                     objectName: "consoleFigure_" + figure.modelData
                     // While a model loads, nothing of it is measured yet (not the previous model's figures).
-                    text: !card.vm || card.vm.engineState === "loading" ? "—" : figure.modelData === "tokS" ? (card.vm.decodeTokS > 0 ? card.vm.decodeTokS.toFixed(1) : "—")
+                    text: !card.vm || card.vm.engineState === "loading" ? "—" : figure.modelData === "tokS" ? (card.vm.decodeTokS > 0 ? Theme.fixed(card.vm.decodeTokS, 1) : "—")
                           : figure.modelData === "requests" ? String(card.vm.requestsTotal)
-                          : card.vm.ttftMs > 0 ? (card.vm.ttftMs >= 1000 ? (card.vm.ttftMs / 1000).toFixed(1) + " s" : card.vm.ttftMs.toFixed(0) + " ms") : "—"
+                          : card.vm.ttftMs > 0 ? (card.vm.ttftMs >= 1000 ? Theme.fixed(card.vm.ttftMs / 1000, 1) + " s" : Theme.fixed(card.vm.ttftMs, 0) + " ms") : "—"
                     color: Theme.text; font.family: Theme.monoFamily; font.pixelSize: Theme.fontTitle + 4; Layout.alignment: Qt.AlignRight
                 }
             }

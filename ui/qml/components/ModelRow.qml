@@ -36,9 +36,9 @@ Card {
     padding: Theme.s4
 
     function count(n) {
-        if (n >= 1e9) return (n / 1e9).toFixed(n >= 1e10 ? 0 : 1) + "B"
-        if (n >= 1e6) return (n / 1e6).toFixed(n >= 1e7 ? 0 : 1) + "M"
-        if (n >= 1e3) return (n / 1e3).toFixed(0) + "K"
+        if (n >= 1e9) return Theme.fixed(n / 1e9, n >= 1e10 ? 0 : 1) + "B"
+        if (n >= 1e6) return Theme.fixed(n / 1e6, n >= 1e7 ? 0 : 1) + "M"
+        if (n >= 1e3) return Theme.fixed(n / 1e3, 0) + "K"
         return Math.round(n).toString()
     }
     readonly property color fitTint: fitVerdict === "gpu" ? Theme.success
@@ -95,8 +95,8 @@ Card {
                     visible: row.runnable && row.fitLabel.length > 0
                     tint: row.fitTint
                     text: row.fitVerdict === "no_fit" ? row.fitLabel
-                        : qsTr("%1 · ≈ %2–%3 tok/s").arg(row.fitLabel).arg(row.tokSLow.toFixed(row.tokSLow < 10 ? 1 : 0))
-                                                   .arg(row.tokSHigh.toFixed(row.tokSHigh < 10 ? 1 : 0))
+                        : qsTr("%1 · ≈ %2–%3 tok/s").arg(row.fitLabel).arg(Theme.fixed(row.tokSLow, row.tokSLow < 10 ? 1 : 0))
+                                                   .arg(Theme.fixed(row.tokSHigh, row.tokSHigh < 10 ? 1 : 0))
                     ToolTip.visible: fitHover.hovered && row.fitReason.length > 0
                     ToolTip.text: row.fitReason
                     HoverHandler { id: fitHover }
@@ -170,7 +170,7 @@ Card {
         }
         ColumnLayout {
             spacing: 3
-            Text { Layout.alignment: Qt.AlignRight; text: Theme.bytes(row.sizeBytes); color: Theme.text; font.pixelSize: Theme.fontSmall; font.family: Theme.monoFamily }
+            Text { objectName: "modelSizeText"; Layout.alignment: Qt.AlignRight; text: Theme.bytes(row.sizeBytes); color: Theme.text; font.pixelSize: Theme.fontSmall; font.family: Theme.monoFamily }
             Text {
                 objectName: "modelAddedText"
                 Layout.alignment: Qt.AlignRight

@@ -75,7 +75,7 @@ Card {
             visible: stats.kind === "freetoken"
             Layout.fillWidth: true
             title: qsTr("Decode")
-            value: card.f.decodeTokS !== undefined ? card.f.decodeTokS.toFixed(1) : "—"
+            value: card.f.decodeTokS !== undefined ? Theme.fixed(card.f.decodeTokS, 1) : "—"
             unit: qsTr("tok/s")
             caption: card.f.device !== undefined ? card.f.device : ""
         }
@@ -85,7 +85,7 @@ Card {
             title: qsTr("Time to first token")
             value: card.f.ttftMs !== undefined ? Math.round(card.f.ttftMs).toString() : "—"
             unit: "ms"
-            caption: qsTr("prefill %1 tok/s").arg(card.f.prefillTokS !== undefined ? card.f.prefillTokS.toFixed(0) : "—")
+            caption: qsTr("prefill %1 tok/s").arg(card.f.prefillTokS !== undefined ? Theme.fixed(card.f.prefillTokS, 0) : "—")
         }
         MetricCard {
             visible: stats.kind === "freetoken"
@@ -121,7 +121,7 @@ Card {
             title: qsTr("PCIe to GPU")
             available: card.f.gpu === true
             note: qsTr("The server runs on its CPU")
-            value: card.f.h2dGbps !== undefined ? card.f.h2dGbps.toFixed(1) : "—"
+            value: card.f.h2dGbps !== undefined ? Theme.fixed(card.f.h2dGbps, 1) : "—"
             unit: "GB/s"
         }
         MetricCard {
@@ -130,7 +130,7 @@ Card {
             title: qsTr("Expert cache hit rate")
             available: card.f.cacheActive === true
             note: qsTr("No expert cache on this server")
-            value: card.f.hitRate !== undefined ? (100 * card.f.hitRate).toFixed(0) : "—"
+            value: card.f.hitRate !== undefined ? Theme.fixed(100 * card.f.hitRate, 0) : "—"
             unit: "%"
             caption: qsTr("%1 slots").arg(card.f.slots !== undefined ? card.f.slots : 0)
         }
@@ -152,7 +152,7 @@ Card {
             available: card.mineHere && card.mine.tokensPerSecond > 0
             note: card.mineHere && card.mine.completionTokens > 0 ? qsTr("The last reply arrived at once, too fast to time")
                                                                  : qsTr("Send a message to measure")
-            value: card.mineHere ? card.mine.tokensPerSecond.toFixed(1) : "—"
+            value: card.mineHere ? Theme.fixed(card.mine.tokensPerSecond, 1) : "—"
             unit: qsTr("tok/s")
             caption: card.mineHere ? qsTr("%1 tokens in the last reply").arg(card.mine.completionTokens) : ""
         }

@@ -29,6 +29,7 @@ Rectangle {
                 Layout.fillWidth: true
                 Text { text: meter.label; color: Theme.textMuted; font.pixelSize: Theme.fontCaption; Layout.fillWidth: true }
                 Text {
+                    objectName: "meterFigure"
                     text: meter.total > 0 ? Theme.gib(meter.used) + " / " + Theme.gib(meter.total) + " GiB" : "—"
                     color: Theme.text
                     font.pixelSize: Theme.fontCaption

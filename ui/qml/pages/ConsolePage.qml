@@ -87,7 +87,7 @@ Page {
         Layout.fillWidth: true
         visible: cm.loaded && (cm.bpGbps > 0 || cm.bcGbps > 0)
         text: qsTr("Bandwidth profile: B_P %1 GB/s (PCIe expert fetches) · B_C %2 GB/s (CPU expert kernel) · q* fetches %3 % of the misses")
-              .arg(cm.bpGbps.toFixed(1)).arg(cm.bcGbps.toFixed(1)).arg((100 * cm.fraction).toFixed(0))
+              .arg(Theme.fixed(cm.bpGbps, 1)).arg(Theme.fixed(cm.bcGbps, 1)).arg(Theme.fixed(100 * cm.fraction, 0))
         color: Theme.textMuted
         font.family: Theme.monoFamily
         font.pixelSize: Theme.fontCaption
