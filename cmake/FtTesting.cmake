@@ -22,7 +22,9 @@ function(ft_add_qtest)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  set(env "FT_DATA_DIR=${CMAKE_BINARY_DIR}/test-data-dir;QT_QPA_PLATFORM=offscreen" ${T_ENVIRONMENT})
+  # FT_KEYCHAIN=off: no test reads or writes the OS keychain of the person running it (test_keychain turns it on
+  # for a Secret Service of its own).
+  set(env "FT_DATA_DIR=${CMAKE_BINARY_DIR}/test-data-dir;QT_QPA_PLATFORM=offscreen;FT_KEYCHAIN=off" ${T_ENVIRONMENT})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}")
   if("gpu" IN_LIST T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)

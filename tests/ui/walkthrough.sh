@@ -20,7 +20,7 @@ fi
 
 data=$(mktemp -d)
 trap 'rm -rf "$data"; [[ -n "${pid:-}" ]] && kill "$pid" 2>/dev/null || true' EXIT
-export FT_DATA_DIR=$data QT_QPA_PLATFORM=xcb
+export FT_DATA_DIR=$data QT_QPA_PLATFORM=xcb FT_KEYCHAIN=off  # the keyring of whoever runs it stays untouched
 log=$data/logs/freetoken.log
 step=0
 fail() { echo "walkthrough: FAILED at step $step: $*"; import -window root "$out/failed-step-$step.png" 2>/dev/null || true; exit 1; }
