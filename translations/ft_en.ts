@@ -39,6 +39,10 @@
         <source>Add server</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Saving the server and its API key… If the system keychain asks to be unlocked, unlock it.</source>
+        <translation>Saving the server and its API key… If the system keychain asks to be unlocked, unlock it.</translation>
+    </message>
 </context>
 <context>
     <name>CacheConfigCard</name>
@@ -427,6 +431,10 @@
     <message>
         <source>Model: %1 on %2</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the server&apos;s API key from the system keychain… If it asks to be unlocked, unlock it; Stop (Esc) gives up.</source>
+        <translation>Reading the server&apos;s API key from the system keychain… If it asks to be unlocked, unlock it; Stop (Esc) gives up.</translation>
     </message>
 </context>
 <context>
@@ -1647,6 +1655,10 @@
         <source>API key in a file</source>
         <translation>API key in a file</translation>
     </message>
+    <message>
+        <source>Reading the servers&apos; API keys from the system keychain… If it asks to be unlocked, unlock it.</source>
+        <translation>Reading the servers&apos; API keys from the system keychain… If it asks to be unlocked, unlock it.</translation>
+    </message>
 </context>
 <context>
     <name>RemoveModelDialog</name>
@@ -2241,6 +2253,10 @@
         <source>The server list cannot be read: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
+        <translation>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -2407,8 +2423,12 @@
         <translation>The API key is kept in the system keychain (%1), not in FreeToken&apos;s files.</translation>
     </message>
     <message>
-        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
-        <translation>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</translation>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain and press Refresh, or add the server again with its key.</source>
+        <translation>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain and press Refresh, or add the server again with its key.</translation>
+    </message>
+    <message>
+        <source>Checking whether the system keychain can keep the API key…</source>
+        <translation>Checking whether the system keychain can keep the API key…</translation>
     </message>
 </context>
 </TS>

@@ -39,6 +39,10 @@
         <source>Add server</source>
         <translation>서버 추가</translation>
     </message>
+    <message>
+        <source>Saving the server and its API key… If the system keychain asks to be unlocked, unlock it.</source>
+        <translation>서버와 API 키를 저장하는 중… 시스템 키체인이 잠금 해제를 요청하면 잠금을 해제하세요.</translation>
+    </message>
 </context>
 <context>
     <name>CacheConfigCard</name>
@@ -427,6 +431,10 @@
     <message>
         <source>Model: %1 on %2</source>
         <translation>모델: %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Reading the server&apos;s API key from the system keychain… If it asks to be unlocked, unlock it; Stop (Esc) gives up.</source>
+        <translation>시스템 키체인에서 서버의 API 키를 읽는 중… 잠금 해제를 요청하면 잠금을 해제하세요. 중지(Esc)를 누르면 포기합니다.</translation>
     </message>
 </context>
 <context>
@@ -1644,6 +1652,10 @@
         <source>API key in a file</source>
         <translation>파일의 API 키</translation>
     </message>
+    <message>
+        <source>Reading the servers&apos; API keys from the system keychain… If it asks to be unlocked, unlock it.</source>
+        <translation>시스템 키체인에서 서버의 API 키를 읽는 중… 잠금 해제를 요청하면 잠금을 해제하세요.</translation>
+    </message>
 </context>
 <context>
     <name>RemoveModelDialog</name>
@@ -2238,6 +2250,10 @@
         <source>The server list cannot be read: %1</source>
         <translation>서버 목록을 읽을 수 없습니다: %1</translation>
     </message>
+    <message>
+        <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
+        <translation>%1의 API 키는 시스템 키체인(%2)에 있지만 키체인이 키를 내주지 않았습니다: %3. 키체인 잠금을 해제하고 다시 생성을 누르거나, 키와 함께 서버를 다시 추가하세요.</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -2401,8 +2417,12 @@
         <translation>API 키는 FreeToken의 파일이 아니라 시스템 키체인(%1)에 보관됩니다.</translation>
     </message>
     <message>
-        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
-        <translation>이 서버의 API 키는 시스템 키체인(%1)에 있지만 키체인이 키를 내주지 않았습니다: %2. 키체인 잠금을 해제하거나, 키와 함께 서버를 다시 추가하세요.</translation>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain and press Refresh, or add the server again with its key.</source>
+        <translation>이 서버의 API 키는 시스템 키체인(%1)에 있지만 키체인이 키를 내주지 않았습니다: %2. 키체인 잠금을 해제하고 새로 고침을 누르거나, 키와 함께 서버를 다시 추가하세요.</translation>
+    </message>
+    <message>
+        <source>Checking whether the system keychain can keep the API key…</source>
+        <translation>시스템 키체인에 API 키를 보관할 수 있는지 확인하는 중…</translation>
     </message>
 </context>
 </TS>

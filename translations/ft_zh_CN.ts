@@ -39,6 +39,10 @@
         <source>Add server</source>
         <translation>添加服务器</translation>
     </message>
+    <message>
+        <source>Saving the server and its API key… If the system keychain asks to be unlocked, unlock it.</source>
+        <translation>正在保存服务器及其 API 密钥… 如果系统钥匙串要求解锁，请解锁。</translation>
+    </message>
 </context>
 <context>
     <name>CacheConfigCard</name>
@@ -427,6 +431,10 @@
     <message>
         <source>Model: %1 on %2</source>
         <translation>模型：%1（%2）</translation>
+    </message>
+    <message>
+        <source>Reading the server&apos;s API key from the system keychain… If it asks to be unlocked, unlock it; Stop (Esc) gives up.</source>
+        <translation>正在从系统钥匙串读取服务器的 API 密钥… 如果它要求解锁，请解锁；点击停止（Esc）则放弃。</translation>
     </message>
 </context>
 <context>
@@ -1644,6 +1652,10 @@
         <source>API key in a file</source>
         <translation>API 密钥在文件中</translation>
     </message>
+    <message>
+        <source>Reading the servers&apos; API keys from the system keychain… If it asks to be unlocked, unlock it.</source>
+        <translation>正在从系统钥匙串读取服务器的 API 密钥… 如果它要求解锁，请解锁。</translation>
+    </message>
 </context>
 <context>
     <name>RemoveModelDialog</name>
@@ -2238,6 +2250,10 @@
         <source>The server list cannot be read: %1</source>
         <translation>无法读取服务器列表：%1</translation>
     </message>
+    <message>
+        <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
+        <translation>%1 的 API 密钥在系统钥匙串（%2）中，但钥匙串没有提供：%3。请解锁钥匙串并点击重新生成，或带上密钥重新添加该服务器。</translation>
+    </message>
 </context>
 <context>
     <name>ft::ui::ConsoleModel</name>
@@ -2401,8 +2417,12 @@
         <translation>API 密钥保存在系统钥匙串（%1）中，而不是 FreeToken 的文件里。</translation>
     </message>
     <message>
-        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain, or add the server again with its key.</source>
-        <translation>它的 API 密钥在系统钥匙串（%1）中，但钥匙串没有提供：%2。请解锁钥匙串，或带上密钥重新添加该服务器。</translation>
+        <source>Its API key is in the system keychain (%1), which did not give it: %2. Unlock the keychain and press Refresh, or add the server again with its key.</source>
+        <translation>它的 API 密钥在系统钥匙串（%1）中，但钥匙串没有提供：%2。请解锁钥匙串并点击刷新，或带上密钥重新添加该服务器。</translation>
+    </message>
+    <message>
+        <source>Checking whether the system keychain can keep the API key…</source>
+        <translation>正在检查系统钥匙串能否保存 API 密钥…</translation>
     </message>
 </context>
 </TS>

@@ -6,16 +6,21 @@
 // (FT_DATA_DIR) never share or remove each other's keys.
 //
 // Every call blocks the calling thread (a D-Bus round trip; a locked keyring may show its unlock prompt) for at most
-// kKeychainTimeoutS seconds, then fails. Without a session bus (DBUS_SESSION_BUS_ADDRESS unset and no
+// keychain_timeout(), then fails: the desktop app makes them on a thread of their own (server_list_jobs.h), never on
+// the window's. Without a session bus (DBUS_SESSION_BUS_ADDRESS unset and no
 // $XDG_RUNTIME_DIR/bus) nothing is tried: libsecret would otherwise try to start a bus of its own. FT_KEYCHAIN=off
 // turns the keychain off (a portable install that must leave no trace; the tests of the file fallback).
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace ft {
 
-inline constexpr int kKeychainTimeoutS = 30;
+// How long one keychain call waits for an answer before it fails as timed_out: 30 s unless set (time to type a
+// keyring's password into its unlock prompt; test_keychain sets a few seconds). Thread-safe.
+std::chrono::seconds keychain_timeout();
+void set_keychain_timeout(std::chrono::seconds timeout);
 
 // Why the keychain cannot be used; the app words each (the system's own text is in `detail`, for the log).
 enum class KeychainProblem {
@@ -24,7 +29,7 @@ enum class KeychainProblem {
     turned_off,      // FT_KEYCHAIN=off
     no_session_bus,  // Linux: no D-Bus session bus in this session
     no_service,      // no Secret Service answered / the Credential Manager failed
-    timed_out,       // no answer within kKeychainTimeoutS (a locked keyring waiting to be unlocked?)
+    timed_out,       // no answer within keychain_timeout() (a locked keyring waiting to be unlocked?)
     refused,         // the keychain answered with an error (a locked or read-only collection, a key too long…)
 };
 

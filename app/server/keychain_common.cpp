@@ -1,9 +1,18 @@
 #include "keychain.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 namespace ft {
+
+namespace {
+std::atomic<long long> g_timeout_s{30};
+}
+
+std::chrono::seconds keychain_timeout() { return std::chrono::seconds(g_timeout_s.load()); }
+void set_keychain_timeout(std::chrono::seconds timeout) { g_timeout_s.store(std::max<long long>(1, timeout.count())); }
 
 namespace detail {
 // FT_KEYCHAIN=off (or 0, no, false): the keychain is not used.
@@ -24,7 +33,7 @@ std::string keychain_problem_text(const KeychainAnswer& a) {
     case KeychainProblem::turned_off: s = "turned off by FT_KEYCHAIN=off"; break;
     case KeychainProblem::no_session_bus: s = "no D-Bus session bus in this session"; break;
     case KeychainProblem::no_service: s = "no keychain service answered"; break;
-    case KeychainProblem::timed_out: s = "the keychain did not answer within " + std::to_string(kKeychainTimeoutS) + " s"; break;
+    case KeychainProblem::timed_out: s = "the keychain did not answer within " + std::to_string(keychain_timeout().count()) + " s"; break;
     case KeychainProblem::refused: s = "the keychain refused"; break;
     }
     if (!a.detail.empty()) s += " (" + a.detail + ")";

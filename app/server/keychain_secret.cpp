@@ -38,7 +38,7 @@ public:
     Deadline() : m_cancel(g_cancellable_new()) {
         m_watch = std::thread([this] {
             std::unique_lock<std::mutex> lock(m_mutex);
-            if (!m_cv.wait_for(lock, std::chrono::seconds(kKeychainTimeoutS), [this] { return m_done; })) {
+            if (!m_cv.wait_for(lock, keychain_timeout(), [this] { return m_done; })) {
                 m_timedOut = true;
                 g_cancellable_cancel(m_cancel);
             }

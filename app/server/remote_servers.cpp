@@ -115,9 +115,15 @@ std::vector<RemoteServer> RemoteServerFile::load() const {
     std::vector<RemoteServer> out = read();
     const std::string file = path_to_utf8(path_);
     bool moved = false;
+    // A keychain that timed out or is not there is not asked again for the next server (each would wait as long).
+    std::optional<KeychainAnswer> down;
+    const auto gone = [](const KeychainAnswer& a) {
+        return a.problem == KeychainProblem::timed_out || a.problem == KeychainProblem::no_service;
+    };
     for (RemoteServer& r : out) {
         if (r.key_place == KeyPlace::keychain) {
-            KeychainAnswer a = keychain_lookup(file, r.url);
+            KeychainAnswer a = down ? *down : keychain_lookup(file, r.url);
+            if (gone(a)) down = a;
             if (a.ok && a.found) {
                 r.api_key = std::move(a.value);
             } else {
@@ -126,7 +132,10 @@ std::vector<RemoteServer> RemoteServerFile::load() const {
             }
         } else if (r.key_place == KeyPlace::file) {
             // A key still in the file: into the keychain, read back, and only then out of the file.
-            if (!keychain_store(file, r.url, r.api_key).ok) continue;
+            if (down) continue;
+            const KeychainAnswer stored = keychain_store(file, r.url, r.api_key);
+            if (gone(stored)) down = stored;
+            if (!stored.ok) continue;
             const KeychainAnswer back = keychain_lookup(file, r.url);
             if (back.ok && back.found && back.value == r.api_key) {
                 r.key_place = KeyPlace::keychain;

@@ -52,7 +52,8 @@ public:
 
     // The servers, in the order they were added, their keys read from the keychain. A missing file is an empty
     // list; an unreadable or malformed one throws ft::Error(io / invalid_file) naming the file. Moves keys still in
-    // the file to the keychain when one answers (see above).
+    // the file to the keychain when one answers (see above). A keychain that times out or has no service is asked
+    // once, not once per server: the other servers get the same answer. Blocks while the keychain does (keychain.h).
     std::vector<RemoteServer> load() const;
     std::optional<RemoteServer> find(const std::string& url) const;  // by normalized URL
     // Adds or replaces the server of the same URL; its key goes to the keychain, else (the keychain's answer in

@@ -4,21 +4,137 @@
 // skipped, saying so. Without the keychain — turned off, or no session bus — the key goes to the 0600 file and the
 // Add dialog's note says why. Keys found in the file move to the keychain, read back before the file forgets them;
 // a key in a keychain that does not answer is kept (not dropped) through later saves.
+//
+// `ft chat --attach` reads the keys the app stored there.
+//
+// The window while the keychain hangs (its daemon stopped with SIGSTOP: every call waits until it is cancelled): the
+// real Main.qml, a server added through the dialog, a chat waiting for its key, and a start of the app, each with the
+// event loop's lateness measured (a 10 ms timer) — the keychain is asked off the window's thread, the dialog and the
+// chat say what they wait for, and a keychain that times out falls back to the 0600 file (a new key) or says why the
+// key is missing (a key that is in it).
+#include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
+#include <QTimer>
 
+#include <csignal>
+#include <functional>
+
+#include <signal.h>
+
+#include "app_harness.h"
+#include "chat_session.h"
 #include "keychain.h"
+#include "log_hub.h"
 #include "remote_server_list_model.h"
 #include "remote_servers.h"
+#include "server_list_jobs.h"
 
 namespace {
 
 QByteArray fileText(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// An OpenAI-compatible server of the test's own on loopback that wants the API key `key`: /v1/models lists "m1",
+// /v1/chat/completions streams "Hello there." (each request's Authorization header is kept); a wrong key gets 401.
+class KeyedServer : public QTcpServer {
+public:
+    QList<QByteArray> authorizations;
+    explicit KeyedServer(QByteArray key) : m_key(std::move(key)) {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket* s = nextPendingConnection()) {
+                auto* buf = new QByteArray;
+                connect(s, &QTcpSocket::readyRead, s, [this, s, buf] {
+                    *buf += s->readAll();
+                    const qsizetype end = buf->indexOf("\r\n\r\n");
+                    if (end < 0) return;
+                    const QByteArray head = buf->left(end);
+                    qsizetype length = 0;
+                    QByteArray auth;
+                    for (const QByteArray& line : head.split('\n')) {
+                        if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
+                        if (line.toLower().startsWith("authorization:")) auth = line.mid(14).trimmed();
+                    }
+                    if (buf->size() < end + 4 + length) return;
+                    buf->clear();
+                    authorizations << auth;
+                    QByteArray type = "application/json", body;
+                    QByteArray status = "200 OK";
+                    if (auth != "Bearer " + m_key) {
+                        status = "401 Unauthorized";
+                        body = R"({"error":{"message":"Invalid API key","type":"authentication_error"}})";
+                    } else if (head.startsWith("GET /v1/models")) {
+                        body = R"({"object":"list","data":[{"id":"m1","object":"model","owned_by":"test"}]})";
+                    } else if (head.startsWith("POST /v1/chat/completions")) {
+                        type = "text/event-stream";
+                        for (const char* piece : {"Hello", " there", "."}) {
+                            const QJsonObject choice{{"index", 0}, {"delta", QJsonObject{{"content", piece}}}, {"finish_reason", QJsonValue::Null}};
+                            body += "data: " + QJsonDocument(QJsonObject{{"id", "c1"}, {"object", "chat.completion.chunk"},
+                                                                         {"model", "m1"}, {"choices", QJsonArray{choice}}})
+                                                   .toJson(QJsonDocument::Compact) + "\n\n";
+                        }
+                        const QJsonObject last{{"index", 0}, {"delta", QJsonObject{}}, {"finish_reason", "stop"}};
+                        body += "data: " + QJsonDocument(QJsonObject{{"id", "c1"}, {"object", "chat.completion.chunk"},
+                                                                     {"model", "m1"}, {"choices", QJsonArray{last}}})
+                                               .toJson(QJsonDocument::Compact) + "\n\ndata: [DONE]\n\n";
+                    } else {
+                        status = "404 Not Found";
+                        body = "{}";
+                    }
+                    s->write("HTTP/1.1 " + status + "\r\nContent-Type: " + type + "\r\nConnection: close\r\nContent-Length: " +
+                             QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                    s->disconnectFromHost();
+                });
+                connect(s, &QTcpSocket::disconnected, s, [s, buf] {
+                    delete buf;
+                    s->deleteLater();
+                });
+            }
+        });
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(serverPort()); }
+
+private:
+    QByteArray m_key;
+};
+
+// The event loop's lateness while `busy()` holds (at most `limitMs`): a 10 ms timer and the longest gap between its
+// ticks beyond its interval.
+struct Lateness {
+    qint64 worstMs = 0, ticks = 0, elapsedMs = 0;
+};
+Lateness measure_lateness(const std::function<bool()>& busy, int limitMs) {
+    Lateness l;
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0;
+    QTimer probe;
+    probe.setTimerType(Qt::PreciseTimer);
+    probe.setInterval(10);
+    QObject::connect(&probe, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        l.worstMs = std::max(l.worstMs, now - last - 10);
+        last = now;
+        ++l.ticks;
+    });
+    probe.start();
+    while (busy() && clock.elapsed() < limitMs) QTest::qWait(5);
+    probe.stop();
+    l.elapsedMs = clock.elapsed();
+    l.worstMs = std::max(l.worstMs, l.elapsedMs - last - 10);
+    return l;
 }
 
 }  // namespace
@@ -29,6 +145,30 @@ class TestKeychain : public QObject {
     QProcess m_bus, m_keyring;
     QString m_noKeyring;   // why no Secret Service could be started ("" when it runs)
     QByteArray m_address;
+
+    ft::LogHub m_hub;
+    std::unique_ptr<ft::test::UiHarness> m_ui;
+
+    // The keyring daemon stopped (SIGSTOP: the bus still takes every call, no answer comes) or running again.
+    void freezeKeyring(bool frozen) { ::kill(pid_t(m_keyring.processId()), frozen ? SIGSTOP : SIGCONT); }
+    ft::ui::RemoteServerListModel* servers() const {
+        return qobject_cast<ft::ui::RemoteServerListModel*>(m_ui->object("serverModel"));
+    }
+    ft::ui::ChatSession* session() const { return qobject_cast<ft::ui::ChatSession*>(m_ui->object("chatSession")); }
+    bool startApp() {
+        m_ui = std::make_unique<ft::test::UiHarness>(&m_hub);
+        return m_ui->load() && servers() && session();
+    }
+    // Models → Add a server…: the address and key typed, Add server pressed (the check and the save go on after).
+    bool pressAddServer(const QString& url, const QString& key) {
+        m_ui->showPage("models");
+        if (!m_ui->click("addServerButton")) return false;
+        if (!QTest::qWaitFor([&] { return m_ui->object("addServerDialog")->property("opened").toBool(); }, 5000)) return false;
+        m_ui->item("serverUrlField")->setProperty("text", url);
+        m_ui->item("serverKeyField")->setProperty("text", key);
+        m_ui->settle(50);
+        return m_ui->click("addServerConfirm");
+    }
 
     QString dataDir() const { return m_home.filePath("data"); }
     QString listPath() const { return dataDir() + "/servers.json"; }
@@ -118,6 +258,7 @@ private slots:
         QVERIFY(back && back->api_key == "k-file-1" && back->key_place == ft::KeyPlace::file);
         // The Add dialog's note says where and why.
         ft::ui::RemoteServerListModel model;
+        QTRY_VERIFY(!model.loading());
         QVERIFY(!model.keysInKeychain());
         QVERIFY2(model.keyStorageNote().contains("turned off by FT_KEYCHAIN=off") &&
                      model.keyStorageNote().contains("permissions 0600") && model.keyStorageNote().contains(listPath()),
@@ -138,6 +279,7 @@ private slots:
         s.api_key = "k-file-2";
         const ft::KeyPlace place = list.put(s, &why);
         ft::ui::RemoteServerListModel model;
+        QTRY_VERIFY(!model.loading());
         const QString note = model.keyStorageNote();
         qputenv("XDG_RUNTIME_DIR", runtime);
         if (QByteArray(ft::keychain_name()).isEmpty()) {
@@ -185,6 +327,7 @@ private slots:
         QVERIFY(!fileText(listPath()).contains("k-chain-3"));
         QCOMPARE(list.find(s.url)->api_key, std::string("k-chain-3"));
         ft::ui::RemoteServerListModel model;
+        QTRY_VERIFY(!model.loading());
         QVERIFY(model.keysInKeychain());
         QVERIFY2(model.keyStorageNote().contains("system keychain (Secret Service)"), qPrintable(model.keyStorageNote()));
         QCOMPARE(model.index(2).data(ft::ui::RemoteServerListModel::KeyPlaceRole).toString(), QStringLiteral("keychain"));
@@ -203,6 +346,7 @@ private slots:
         QCOMPARE(int(servers[2].key_problem.problem), int(ft::KeychainProblem::turned_off));
         {
             ft::ui::RemoteServerListModel model;  // says where the key is and why it is not there
+            QTRY_VERIFY(!model.loading());
             QVERIFY(model.index(2).data(ft::ui::RemoteServerListModel::HasKeyRole).toBool());
         }
         // Another server saved meanwhile (to the file): the keychain entries stay marked, not emptied.
@@ -234,7 +378,183 @@ private slots:
         QVERIFY(ft::keychain_lookup(file(), "http://127.0.0.1:9002").found);  // the others are still there
     }
 
+    void ftChatAttachReadsTheKeyFromTheKeychain() {
+        // `ft chat --attach` (another process, Qt-free) finds the key the app stored, and says where a refused one
+        // came from without printing it.
+        if (!m_noKeyring.isEmpty()) QSKIP(qPrintable("no Secret Service: " + m_noKeyring));
+        keychainOn();
+        KeyedServer server("k-cli-5");
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        ft::RemoteServer s;
+        s.url = server.url().toStdString();
+        s.api_key = "k-cli-5";
+        QCOMPARE(int(ft::RemoteServerFile(file()).put(s)), int(ft::KeyPlace::keychain));
+        QVERIFY(!fileText(listPath()).contains("k-cli-5"));
+        // The server runs on this test's event loop: the process is waited for without blocking it.
+        const auto attach = [&](QString* out, QString* err) {
+            QProcess cli;
+            cli.start(QStringLiteral(FT_EXE), {"chat", "--attach", server.url(), "--max-tokens", "8"});
+            cli.write("hi\n");
+            cli.closeWriteChannel();
+            if (!QTest::qWaitFor([&] { return cli.state() == QProcess::NotRunning; }, 30000)) cli.kill();
+            cli.waitForFinished(5000);
+            *out = QString::fromUtf8(cli.readAllStandardOutput());
+            *err = QString::fromUtf8(cli.readAllStandardError());
+            return cli.exitStatus() == QProcess::NormalExit ? cli.exitCode() : -1;
+        };
+        QString out, err;
+        QCOMPARE(attach(&out, &err), 0);
+        QVERIFY2(out.contains("Hello there."), qPrintable(out + err));
+        QCOMPARE(server.authorizations.last(), QByteArray("Bearer k-cli-5"));
+        // A stale key in the keychain: refused, and the message names the keychain as its source.
+        QVERIFY(ft::keychain_store(file(), s.url, "k-stale-6").ok);
+        QCOMPARE(attach(&out, &err), 2);
+        QVERIFY2(err.contains("refused the API key (from the key saved for this server in the Secret Service)") &&
+                     !err.contains("k-stale-6") && !out.contains("k-stale-6"),
+                 qPrintable(err));
+        QVERIFY(ft::RemoteServerFile(file()).remove(s.url));
+    }
+
+    void theWindowStaysResponsiveWhileTheKeychainHangs() {
+        if (!m_noKeyring.isEmpty()) QSKIP(qPrintable("no Secret Service: " + m_noKeyring));
+        keychainOn();
+        ft::set_keychain_timeout(std::chrono::seconds(3));
+        QFile::remove(listPath());
+        KeyedServer first("k-window-1"), second("k-window-2");
+        QVERIFY(first.listen(QHostAddress::LocalHost) && second.listen(QHostAddress::LocalHost));
+        QVERIFY(startApp());
+        QTRY_VERIFY(!servers()->loading());
+        QVERIFY(servers()->keysInKeychain());
+
+        // 0. The probe itself: a keychain call on the window's thread, as the app made them before, shows as a block
+        // of the whole timeout.
+        freezeKeyring(true);
+        const Lateness blocking = measure_lateness([&, once = true]() mutable {
+            if (std::exchange(once, false)) ft::keychain_probe();
+            return false;
+        }, 10000);
+        freezeKeyring(false);
+        qInfo("a keychain call on the window's thread: worst event-loop lateness %lld ms", blocking.worstMs);
+        QVERIFY2(blocking.worstMs >= 2500, qPrintable(QString::number(blocking.worstMs)));
+
+        // 1. A server added while the keychain hangs: the dialog says it is saving, the window keeps its pace, and
+        // after the timeout the key goes to the 0600 file, the note saying why.
+        freezeKeyring(true);
+        QVERIFY(pressAddServer(first.url(), "k-window-1"));
+        QTRY_VERIFY_WITH_TIMEOUT(servers()->saving(), 5000);  // the server answered; its key is being stored
+        m_ui->settle(50);
+        const QString saying = m_ui->item("addServerChecking")->property("text").toString();
+        QVERIFY2(m_ui->item("addServerChecking")->isVisible() && saying.contains("keychain"), qPrintable(saying));
+        const Lateness adding = measure_lateness([&] { return servers()->adding(); }, 15000);
+        qInfo("add while the keychain hangs: %lld ms, worst event-loop lateness %lld ms over %lld ticks", adding.elapsedMs,
+              adding.worstMs, adding.ticks);
+        QVERIFY2(!servers()->adding(), "the save did not end within 15 s");
+        QVERIFY2(adding.elapsedMs >= 2000, qPrintable(QString::number(adding.elapsedMs)));  // it did wait for the keychain
+        QVERIFY2(adding.worstMs < 500, qPrintable(QStringLiteral("the window was blocked for %1 ms").arg(adding.worstMs)));
+        QTRY_VERIFY(!m_ui->object("addServerDialog")->property("opened").toBool());
+        QCOMPARE(servers()->rowCount(), 1);
+        QCOMPARE(servers()->index(0).data(ft::ui::RemoteServerListModel::KeyPlaceRole).toString(), QStringLiteral("file"));
+        QVERIFY(!servers()->keysInKeychain());
+        const QString note = servers()->keyStorageNote();
+        QVERIFY2(note.contains("did not answer within 3 s") && note.contains("permissions 0600"), qPrintable(note));
+        QVERIFY(fileText(listPath()).contains("k-window-1"));
+        QVERIFY(ft::RemoteServerFile(file()).private_to_user());
+
+        // 2. A chat with a server whose key is in the keychain waits for it without freezing the window, and goes
+        // on with the key once the keychain answers.
+        freezeKeyring(false);
+        QVERIFY(pressAddServer(second.url(), "k-window-2"));
+        QTRY_VERIFY_WITH_TIMEOUT(!servers()->adding() && servers()->rowOfUrl(second.url()) >= 0, 10000);
+        QCOMPARE(servers()->index(servers()->rowOfUrl(second.url())).data(ft::ui::RemoteServerListModel::KeyPlaceRole).toString(),
+                 QStringLiteral("keychain"));
+        QVERIFY(!fileText(listPath()).contains("k-window-2"));
+        QVERIFY(session()->chatWithServer(second.url(), "m1"));
+        session()->newChat();
+        QVERIFY(m_ui->showPage("chat"));
+        freezeKeyring(true);
+        QVERIFY(session()->send("Hello"));
+        QVERIFY(session()->waitingForKey());
+        const Lateness waiting = measure_lateness([] { return true; }, 1500);
+        m_ui->settle(50);
+        QVERIFY(session()->waitingForKey());
+        QVERIFY(m_ui->item("waitingForKey")->isVisible());
+        QVERIFY(m_ui->item("stopButton")->isVisible());
+        freezeKeyring(false);
+        QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 10000);
+        qInfo("chat waiting for the key: worst event-loop lateness %lld ms over %lld ticks", waiting.worstMs, waiting.ticks);
+        QVERIFY2(waiting.worstMs < 500, qPrintable(QStringLiteral("the window was blocked for %1 ms").arg(waiting.worstMs)));
+        ft::MessageRecord r = session()->messages()->messages().last();
+        QVERIFY2(r.state == "complete" && r.content == "Hello there.", qPrintable(r.state + " " + r.error + " " + r.content));
+        QCOMPARE(second.authorizations.last(), QByteArray("Bearer k-window-2"));
+
+        // 3. Stop while the key is awaited: the wait ends at once.
+        freezeKeyring(true);
+        QVERIFY(session()->send("Stop me"));
+        QVERIFY(session()->waitingForKey());
+        QTest::qWait(100);
+        session()->stop();
+        QVERIFY(!session()->busy());
+        QCOMPARE(session()->messages()->messages().last().state, QStringLiteral("partial"));
+        freezeKeyring(false);
+        QVERIFY(ft::server_list_thread()->waitForDone(10000));  // the abandoned read ends before the next case
+
+        // 4. A keychain that does not answer in time: the reply ends with a message saying why, no request is sent
+        // without the key.
+        freezeKeyring(true);
+        const qsizetype requests = second.authorizations.size();
+        QVERIFY(session()->send("Again"));
+        const Lateness timingOut = measure_lateness([&] { return session()->busy(); }, 15000);
+        qInfo("chat whose key times out: %lld ms, worst event-loop lateness %lld ms", timingOut.elapsedMs, timingOut.worstMs);
+        QVERIFY(!session()->busy());
+        QVERIFY2(timingOut.worstMs < 500, qPrintable(QStringLiteral("the window was blocked for %1 ms").arg(timingOut.worstMs)));
+        r = session()->messages()->messages().last();
+        QCOMPARE(r.state, QStringLiteral("error"));
+        QVERIFY2(r.error.contains("is in the system keychain") && r.error.contains("did not answer within 3 s") &&
+                     r.error.contains(second.url()),
+                 qPrintable(r.error));
+        QCOMPARE(second.authorizations.size(), requests);
+
+        // 5. The app started while the keychain hangs: the window is up at once, the list says it is reading the keys,
+        // the keychain is asked once (one timeout, not one per server), and a row whose key did not come says why.
+        m_ui.reset();
+        QElapsedTimer started;
+        started.start();
+        QVERIFY(startApp());
+        const qint64 startMs = started.elapsed();
+        QVERIFY(servers()->loading());
+        QVERIFY(m_ui->showPage("models"));
+        bool saidSo = false;  // the Servers card's line about the keychain, once the read takes a while
+        QQuickItem* loadingText = m_ui->item("serversLoading");
+        QVERIFY(loadingText);
+        const Lateness loading = measure_lateness([&] {
+            saidSo = saidSo || loadingText->isVisible();
+            return servers()->loading();
+        }, 20000);
+        qInfo("start while the keychain hangs: window in %lld ms, list read in %lld ms more, worst lateness %lld ms",
+              startMs, loading.elapsedMs, loading.worstMs);
+        QVERIFY(!servers()->loading());
+        QVERIFY(saidSo);
+        QVERIFY2(loading.worstMs < 500, qPrintable(QStringLiteral("the window was blocked for %1 ms").arg(loading.worstMs)));
+        QVERIFY2(loading.elapsedMs < 6000, qPrintable(QString::number(loading.elapsedMs)));  // 3 s once, not per server
+        QCOMPARE(servers()->rowCount(), 2);
+        const int row = servers()->rowOfUrl(second.url());
+        QTRY_COMPARE_WITH_TIMEOUT(servers()->index(row).data(ft::ui::RemoteServerListModel::StatusRole).toString(),
+                                  QStringLiteral("error"), 10000);
+        const QString why = servers()->index(row).data(ft::ui::RemoteServerListModel::ErrorRole).toString();
+        QVERIFY2(why.contains("refused the API key") && why.contains("did not answer within 3 s") && why.contains("Refresh"),
+                 qPrintable(why));
+        // Unlocked (running again) and Refresh: the key comes, the server answers.
+        freezeKeyring(false);
+        m_ui->click("refreshServersButton");
+        QTRY_COMPARE_WITH_TIMEOUT(servers()->index(servers()->rowOfUrl(second.url())).data(ft::ui::RemoteServerListModel::StatusRole).toString(),
+                                  QStringLiteral("ok"), 15000);
+        m_ui.reset();
+        ft::set_keychain_timeout(std::chrono::seconds(30));
+    }
+
     void cleanupTestCase() {
+        if (m_keyring.state() != QProcess::NotRunning) freezeKeyring(false);  // a failed case may have left it stopped
+        m_ui.reset();
         for (QProcess* p : {&m_keyring, &m_bus}) {
             if (p->state() == QProcess::NotRunning) continue;
             p->terminate();
@@ -244,5 +564,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKeychain)
+QTEST_MAIN(TestKeychain)
 #include "test_keychain.moc"

@@ -13,8 +13,10 @@
 #include "app_settings.h"
 #include "ft/chat_template.h"
 #include "ft/error.h"
+#include "remote_server_list_model.h"
 #include "remote_servers.h"
 #include "reply_text.h"
+#include "server_list_jobs.h"
 
 namespace ft::ui {
 
@@ -495,7 +497,10 @@ void ChatSession::stopRequest(quint64 id) {
         m_host->stop(id);
 }
 
-void ChatSession::stop() { stopRequest(m_reply.requestId); }
+void ChatSession::stop() {
+    if (m_reply.awaitingKey) finishReply(QStringLiteral("partial"), {}, nullptr);  // nothing was sent
+    else stopRequest(m_reply.requestId);
+}
 
 QString ChatSession::sourceName() const {
     if (isRemote()) return m_remoteModel;
@@ -528,24 +533,44 @@ void ChatSession::useLocalModel() {
 }
 
 bool ChatSession::startRemoteReply(const QJsonArray& turns) {
-    QString key;
-    try {
-        if (const auto srv = RemoteServerFile().find(m_remoteUrl.toStdString())) key = QString::fromStdString(srv->api_key);
-    } catch (const ft::Error& e) {
-        setError(tr("The server list cannot be read: %1").arg(describe(e)));
-        return false;
-    }
     Reply r;
     r.record.model = m_remoteModel;
     r.record.server = m_remoteUrl;
+    r.awaitingKey = true;
     if (!saveNewReply(std::move(r))) return false;
     clearError();
-    // max_tokens: the chat's limit; the server refuses (a clear error) what does not fit its context.
-    const QJsonObject sampling{{"temperature", m_temperature}, {"top_p", m_topP}, {"max_tokens", m_maxTokens},
-                               {"seed", double(m_seed)}};
-    m_reply.requestId = m_remote.chat(m_remoteUrl, key, m_remoteModel, turns, sampling);
     emit busyChanged();
     emit replyStarted();
+    // The key from the server list, which may wait for the keychain: off this thread, the reply shown as waiting.
+    const qint64 messageId = m_reply.messageId;
+    const QString url = m_remoteUrl, model = m_remoteModel;
+    server_list_find(this, url, [this, messageId, url, model, turns](ServerListRead read) {
+        if (m_reply.messageId != messageId || !m_reply.awaitingKey) return;  // stopped or deleted meanwhile
+        if (!read.error.isEmpty()) {
+            finishReply(QStringLiteral("error"), tr("The server list cannot be read: %1").arg(read.error), nullptr);
+            return;
+        }
+        QString key;
+        if (!read.servers.empty()) {
+            const RemoteServer& s = read.servers.front();
+            if (s.key_place == KeyPlace::keychain && s.api_key.empty()) {
+                finishReply(QStringLiteral("error"),
+                            tr("The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock "
+                               "the keychain and press Regenerate, or add the server again with its key.")
+                                .arg(url, QString::fromUtf8(keychain_name()),
+                                     RemoteServerListModel::keychainReason(s.key_problem)),
+                            nullptr);
+                return;
+            }
+            key = QString::fromStdString(s.api_key);
+        }
+        m_reply.awaitingKey = false;
+        // max_tokens: the chat's limit; the server refuses (a clear error) what does not fit its context.
+        const QJsonObject sampling{{"temperature", m_temperature}, {"top_p", m_topP}, {"max_tokens", m_maxTokens},
+                                   {"seed", double(m_seed)}};
+        m_reply.requestId = m_remote.chat(url, key, model, turns, sampling);
+        emit busyChanged();
+    });
     return true;
 }
 

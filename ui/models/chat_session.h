@@ -41,6 +41,9 @@ class ChatSession : public QObject {
     Q_PROPERTY(QString search READ search WRITE setSearch NOTIFY searchChanged)
     Q_PROPERTY(bool modelReady READ modelReady NOTIFY modelReadyChanged)
     Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+    // A remote reply waits for the server's API key from the server list and the OS keychain (read off the window's
+    // thread; a locked keychain may be showing its unlock prompt). Stop ends the wait.
+    Q_PROPERTY(bool waitingForKey READ waitingForKey NOTIFY busyChanged)
     Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
     Q_PROPERTY(bool available READ available CONSTANT)
     // The open conversation's settings; a new chat starts from the defaults of Settings → New chats (AppSettings).
@@ -79,6 +82,7 @@ public:
     QString sourceName() const;
     QVariantMap lastFigures() const { return m_lastFigures; }
     bool busy() const { return m_reply.requestId != 0 || m_reply.messageId != 0; }
+    bool waitingForKey() const { return m_reply.awaitingKey; }
     QString lastError() const { return m_lastError; }
     bool available() const { return m_store != nullptr; }
     QString systemPrompt() const { return m_systemPrompt; }
@@ -91,7 +95,7 @@ public:
     bool contextWarning() const;
 
     // Chats with `model` on the server at `url` (a base URL from the server list; its key is read from there at
-    // each send). `contextLength` 0: not known. False (lastError set) while a reply runs.
+    // each send, off the window's thread: see waitingForKey). `contextLength` 0: not known. False (lastError set) while a reply runs.
     Q_INVOKABLE bool chatWithServer(const QString& url, const QString& model, int contextLength = 0);
     // Back to the model loaded in this PC's engine.
     Q_INVOKABLE void useLocalModel();
@@ -133,6 +137,7 @@ private:
         qint64 messageId = 0;
         qint64 conversationId = 0;
         bool openedByPrompt = false;  // the template's generation prompt opened a <think> block
+        bool awaitingKey = false;     // remote: saved, the request not sent until the key is read
         QString raw;                  // everything streamed so far
         QString pending;              // streamed but not yet saved and shown
         MessageRecord record;

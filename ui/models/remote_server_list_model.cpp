@@ -23,34 +23,69 @@ QString keyPlaceName(KeyPlace p) {
 }  // namespace
 
 RemoteServerListModel::RemoteServerListModel(QObject* parent) : QAbstractListModel(parent) {
-    const KeychainAnswer probe = keychain_probe();
-    setKeyStorage(probe.ok, probe);
+    m_keyNote = tr("Checking whether the system keychain can keep the API key…");
     connect(&m_client, &RemoteClient::modelsListed, this, &RemoteServerListModel::onListed);
     connect(&m_client, &RemoteClient::listFailed, this,
             [this](const QString& url, const QString& message, const QString&) { onListFailed(url, message); });
     load();
-    refresh();
 }
 
 RemoteServerListModel::~RemoteServerListModel() = default;
 
 void RemoteServerListModel::load() {
-    try {
-        for (const RemoteServer& s : RemoteServerFile().load()) {
-            Row r;
-            r.url = QString::fromStdString(s.url);
-            r.hasKey = s.key_place != KeyPlace::none;
-            r.keyPlace = keyPlaceName(s.key_place);
-            if (s.key_place == KeyPlace::keychain && s.api_key.empty())
-                r.keyProblem = tr("Its API key is in the system keychain (%1), which did not give it: %2. Unlock the "
-                                  "keychain, or add the server again with its key.")
-                                   .arg(QString::fromUtf8(keychain_name()), keychainReason(s.key_problem));
-            r.plainHttp = is_plain_http_remote(s.url);
-            m_rows.append(r);
-        }
-    } catch (const ft::Error& e) {
-        setError(tr("The server list cannot be read: %1").arg(describe(e)));
+    if (m_loading) {
+        m_reloadAfter = true;
+        return;
     }
+    m_loading = true;
+    emit loadingChanged();
+    server_list_load(this, [this](ServerListRead read) { onLoaded(read); });
+}
+
+void RemoteServerListModel::onLoaded(const ServerListRead& read) {
+    if (!read.error.isEmpty()) setError(tr("The server list cannot be read: %1").arg(read.error));
+    QSet<QString> listed;
+    for (const RemoteServer& s : read.servers) {
+        const QString url = QString::fromStdString(s.url);
+        if (m_removing.contains(url)) continue;
+        listed.insert(url);
+        int row = rowOfUrl(url);
+        if (row < 0) {
+            row = int(m_rows.size());
+            beginInsertRows({}, row, row);
+            Row r;
+            r.url = url;
+            m_rows.append(r);
+            endInsertRows();
+            emit countChanged();
+        }
+        Row& r = m_rows[row];
+        r.hasKey = s.key_place != KeyPlace::none;
+        r.keyPlace = keyPlaceName(s.key_place);
+        r.keyProblem.clear();
+        if (s.key_place == KeyPlace::keychain && s.api_key.empty())
+            r.keyProblem = tr("Its API key is in the system keychain (%1), which did not give it: %2. Unlock the "
+                              "keychain and press Refresh, or add the server again with its key.")
+                               .arg(QString::fromUtf8(keychain_name()), keychainReason(s.key_problem));
+        r.plainHttp = is_plain_http_remote(s.url);
+        m_keys.insert(url, QString::fromStdString(s.api_key));
+        emit dataChanged(index(row), index(row));
+    }
+    // Servers no longer in the file (removed by another window or by hand).
+    if (read.error.isEmpty())
+        for (int i = int(m_rows.size()) - 1; i >= 0; --i)
+            if (!listed.contains(m_rows[i].url) && !(adding() && m_rows[i].url == m_pending.url)) {
+                beginRemoveRows({}, i, i);
+                m_keys.remove(m_rows[i].url);
+                m_rows.removeAt(i);
+                endRemoveRows();
+                emit countChanged();
+            }
+    setKeyStorage(read.keychain.ok, read.keychain);
+    m_loading = false;
+    emit loadingChanged();
+    if (std::exchange(m_reloadAfter, false)) load();
+    else listAll();
 }
 
 int RemoteServerListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
@@ -83,7 +118,8 @@ QString RemoteServerListModel::keychainReason(const KeychainAnswer& a) {
     case KeychainProblem::turned_off: return tr("turned off by FT_KEYCHAIN=off");
     case KeychainProblem::no_session_bus: return tr("no D-Bus session bus is running");
     case KeychainProblem::no_service: return tr("no keychain service is running");
-    case KeychainProblem::timed_out: return tr("the keychain did not answer within %1 s").arg(kKeychainTimeoutS);
+    case KeychainProblem::timed_out:
+        return tr("the keychain did not answer within %1 s").arg(qint64(keychain_timeout().count()));
     case KeychainProblem::refused:
     case KeychainProblem::none: break;
     }
@@ -103,8 +139,8 @@ void RemoteServerListModel::setKeyStorage(bool keychainAnswered, const KeychainA
         note = tr("The system keychain cannot be used (%1), so the API key is kept in %2, a file only your user "
                   "account can read (permissions 0600).").arg(keychainReason(why), path);
 #endif
-    if (!keychainAnswered) spdlog::info("servers: API keys go to {} ({})", path.toStdString(), keychain_problem_text(why));
     if (note == m_keyNote && keychainAnswered == m_keychainAnswered) return;
+    if (!keychainAnswered) spdlog::info("servers: API keys go to {} ({})", path.toStdString(), keychain_problem_text(why));
     m_keyNote = note;
     m_keychainAnswered = keychainAnswered;
     emit keyStorageChanged();
@@ -152,37 +188,17 @@ bool RemoteServerListModel::add(const QString& url, const QString& apiKey, bool 
 }
 
 void RemoteServerListModel::onListed(const QString& url, const QVariantList& models) {
-    const bool justAdded = adding() && url == m_pending.url;
-    if (justAdded) {
-        const Pending p = std::exchange(m_pending, {});
+    if (adding() && url == m_pending.url && !m_saving) {
+        // The server answered: kept now, its key to the keychain (else the file) off this thread.
+        m_saving = true;
         emit addingChanged();
-        KeyPlace place = KeyPlace::none;
-        try {
-            KeychainAnswer why;
-            RemoteServer server;
-            server.url = p.url.toStdString();
-            server.api_key = p.key.toStdString();
-            server.plain_http_ok = p.plainHttpOk;
-            place = RemoteServerFile().put(server, &why);
-            if (!p.key.isEmpty()) setKeyStorage(place == KeyPlace::keychain, why);
-        } catch (const ft::Error& e) {
-            setAddError(tr("The server cannot be saved: %1").arg(describe(e)));
-            emit addFailed(m_addError);
-            return;
-        }
-        if (rowOfUrl(url) < 0) {
-            beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
-            Row r;
-            r.url = url;
-            r.plainHttp = p.plainHttpOk;
-            m_rows.append(r);
-            endInsertRows();
-            emit countChanged();
-        }
-        m_rows[rowOfUrl(url)].hasKey = !p.key.isEmpty();
-        m_rows[rowOfUrl(url)].keyPlace = keyPlaceName(place);
-        m_rows[rowOfUrl(url)].keyProblem.clear();
-        spdlog::info("servers: added {} ({} model(s))", url.toStdString(), models.size());
+        RemoteServer server;
+        server.url = m_pending.url.toStdString();
+        server.api_key = m_pending.key.toStdString();
+        server.plain_http_ok = m_pending.plainHttpOk;
+        m_removing.remove(url);
+        server_list_put(this, std::move(server), [this, models](ServerListWrite w) { onSaved(models, w); });
+        return;
     }
     const int row = rowOfUrl(url);
     if (row < 0) return;
@@ -194,11 +210,42 @@ void RemoteServerListModel::onListed(const QString& url, const QVariantList& mod
     for (const QVariant& m : models)
         if (m.toMap().value("ownedBy").toString() == QLatin1String("freetoken")) r.kind = QStringLiteral("freetoken");
     emit dataChanged(index(row), index(row));
-    if (justAdded) emit added(url);
+}
+
+void RemoteServerListModel::onSaved(const QVariantList& models, const ServerListWrite& w) {
+    const Pending p = std::exchange(m_pending, {});
+    m_saving = false;
+    emit addingChanged();
+    if (!w.error.isEmpty()) {
+        setAddError(tr("The server cannot be saved: %1").arg(w.error));
+        emit addFailed(m_addError);
+        return;
+    }
+    if (!p.key.isEmpty()) setKeyStorage(w.place == KeyPlace::keychain, w.why);
+    if (w.place == KeyPlace::file && !p.key.isEmpty())
+        spdlog::warn("servers: the key of {} went to {} ({})", p.url.toStdString(),
+                     ft::path_to_utf8(RemoteServerFile().path()), keychain_problem_text(w.why));
+    if (rowOfUrl(p.url) < 0) {
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
+        Row r;
+        r.url = p.url;
+        r.plainHttp = p.plainHttpOk;
+        m_rows.append(r);
+        endInsertRows();
+        emit countChanged();
+    }
+    Row& r = m_rows[rowOfUrl(p.url)];
+    r.hasKey = !p.key.isEmpty();
+    r.keyPlace = keyPlaceName(w.place);
+    r.keyProblem.clear();
+    m_keys.insert(p.url, p.key);
+    spdlog::info("servers: added {} ({} model(s))", p.url.toStdString(), models.size());
+    onListed(p.url, models);
+    emit added(p.url);
 }
 
 void RemoteServerListModel::onListFailed(const QString& url, const QString& message) {
-    if (adding() && url == m_pending.url) {
+    if (adding() && url == m_pending.url && !m_saving) {
         m_pending = {};
         emit addingChanged();
         spdlog::warn("servers: {} was not added: {}", url.toStdString(), message.toStdString());
@@ -214,19 +261,24 @@ void RemoteServerListModel::onListFailed(const QString& url, const QString& mess
 }
 
 bool RemoteServerListModel::remove(const QString& url) {
+    // Gone from the list at once; the file and the keychain follow off this thread (a keychain that hangs delays
+    // only the erasing of the key).
     const int row = rowOfUrl(url);
-    try {
-        RemoteServerFile().remove(url.toStdString());
-    } catch (const ft::Error& e) {
-        setError(tr("The server cannot be removed: %1").arg(describe(e)));
-        return false;
-    }
     if (row >= 0) {
         beginRemoveRows({}, row, row);
         m_rows.removeAt(row);
         endRemoveRows();
         emit countChanged();
     }
+    m_keys.remove(url);
+    m_removing.insert(url);
+    server_list_remove(this, url, [this, url](ServerListWrite w) {
+        m_removing.remove(url);
+        if (!w.error.isEmpty()) {
+            setError(tr("The server cannot be removed: %1").arg(w.error));
+            load();  // the rows as the file still has them
+        }
+    });
     return true;
 }
 
@@ -234,8 +286,12 @@ void RemoteServerListModel::refresh() {
     for (int i = 0; i < m_rows.size(); ++i) {
         m_rows[i].status = QStringLiteral("checking");
         emit dataChanged(index(i), index(i));
-        m_client.listModels(m_rows[i].url, apiKeyFor(m_rows[i].url));
     }
+    load();  // the keys again (the keychain may have been unlocked meanwhile), then every server's models
+}
+
+void RemoteServerListModel::listAll() {
+    for (const Row& r : m_rows) m_client.listModels(r.url, m_keys.value(r.url));
 }
 
 int RemoteServerListModel::rowOfUrl(const QString& url) const {
@@ -249,13 +305,7 @@ QString RemoteServerListModel::kindOf(const QString& url) const {
     return row < 0 ? QString() : m_rows[row].kind;
 }
 
-QString RemoteServerListModel::apiKeyFor(const QString& url) const {
-    try {
-        if (const auto s = RemoteServerFile().find(url.toStdString())) return QString::fromStdString(s->api_key);
-    } catch (const ft::Error&) {
-    }
-    return {};
-}
+QString RemoteServerListModel::apiKeyFor(const QString& url) const { return m_keys.value(url); }
 
 void RemoteServerListModel::setAddError(const QString& e) {
     if (m_addError == e) return;

@@ -7,6 +7,7 @@
 
 #include "ft/error.h"
 #include "remote_servers.h"
+#include "server_list_jobs.h"
 
 namespace ft::ui {
 
@@ -168,10 +169,15 @@ void RemoteStatsModel::setUrl(const QString& url) {
     if (m_url == url) return;
     m_url = url;
     m_key.clear();
-    try {
-        if (const auto s = RemoteServerFile().find(url.toStdString())) m_key = QString::fromStdString(s->api_key);
-    } catch (const ft::Error&) {
-    }
+    // The key comes from the list off this thread (the keychain may take its time); polls wait for it.
+    m_keyPending = !url.isEmpty();
+    if (m_keyPending)
+        server_list_find(this, url, [this, url](ServerListRead read) {
+            if (url != m_url) return;  // another server was chosen meanwhile
+            m_keyPending = false;
+            if (!read.servers.empty()) m_key = QString::fromStdString(read.servers.front().api_key);
+            if (active()) poll();
+        });
     m_kind.clear();
     m_figures.clear();
     m_error.clear();
@@ -195,7 +201,7 @@ void RemoteStatsModel::setActive(bool on) {
 }
 
 void RemoteStatsModel::poll() {
-    if (m_url.isEmpty() || m_inFlight || m_kind == QLatin1String("other")) return;
+    if (m_url.isEmpty() || m_keyPending || m_inFlight || m_kind == QLatin1String("other")) return;
     m_inFlight = true;
     m_client.readStats(m_url, m_key);
 }

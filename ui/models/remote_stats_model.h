@@ -4,7 +4,8 @@
 // h2dGbps, hitRate, kvUsed, kvTotal, nCtx}) and fed as engine snapshots to `console`, a ConsoleModel of its own:
 // the same live charts and cache sliders as a local model, the sliders' Apply sent to the server's
 // /v1/cache/rebuild with the same key. For any other server `kind` is "other" and the Console shows what the app
-// measured itself (ChatSession::lastFigures). The key is read from servers.json here, never from QML.
+// measured itself (ChatSession::lastFigures). The key is read from the server list (and the keychain) here, off the
+// window's thread, never from QML; polling starts once it is there.
 #pragma once
 
 #include "console_model.h"  // first: it includes ft/engine.h before Qt
@@ -56,6 +57,7 @@ private:
     QString m_url, m_key, m_kind, m_error;
     QVariantMap m_figures;
     bool m_inFlight = false;
+    bool m_keyPending = false;  // the server's key is being read (server_list_jobs.h)
 };
 
 // ft serve's /v1/stats (serve::stats_to_json) read back into the engine's snapshot: what the charts and the cache

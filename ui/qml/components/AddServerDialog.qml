@@ -128,7 +128,11 @@ Dialog {
         Text {
             objectName: "addServerChecking"
             visible: dialog.servers !== null && dialog.servers.adding
-            text: qsTr("Asking the server for its models…")
+            text: dialog.servers && dialog.servers.saving
+                  ? qsTr("Saving the server and its API key… If the system keychain asks to be unlocked, unlock it.")
+                  : qsTr("Asking the server for its models…")
+            Layout.fillWidth: true
+            wrapMode: Text.WordWrap
             color: Theme.textMuted
             font.pixelSize: Theme.fontSmall
         }

@@ -32,6 +32,27 @@ Card {
         font.pixelSize: Theme.fontSmall
         wrapMode: Text.WordWrap
     }
+    // Reading the list waits for the keychain (an unlock prompt, a service that hangs): said when it takes a while.
+    property bool loadingLong: false
+    readonly property bool slowLoading: servers !== null && servers.loading && loadingLong
+    Timer {
+        interval: 400
+        running: card.servers !== null && card.servers.loading && !card.loadingLong
+        onTriggered: card.loadingLong = true
+    }
+    Connections {
+        target: card.servers
+        function onLoadingChanged() { if (!card.servers.loading) card.loadingLong = false }
+    }
+    Text {
+        objectName: "serversLoading"
+        visible: card.slowLoading
+        Layout.fillWidth: true
+        text: qsTr("Reading the servers' API keys from the system keychain… If it asks to be unlocked, unlock it.")
+        color: Theme.textMuted
+        font.pixelSize: Theme.fontSmall
+        wrapMode: Text.WordWrap
+    }
     // Rows come and go with the model: a positioner holds them (QTBUG-111792, see ModelsPage).
     Column {
         id: serverColumn

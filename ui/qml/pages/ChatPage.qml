@@ -165,6 +165,18 @@ Page {
                 font.pixelSize: Theme.fontSmall
                 wrapMode: Text.Wrap
             }
+            Text {
+                objectName: "waitingForKey"
+                Layout.fillWidth: true
+                Layout.leftMargin: Theme.s4
+                Layout.rightMargin: Theme.s4
+                Layout.topMargin: Theme.s2
+                visible: page.session !== null && page.session.waitingForKey
+                text: qsTr("Reading the server's API key from the system keychain… If it asks to be unlocked, unlock it; Stop (Esc) gives up.")
+                color: Theme.textMuted
+                font.pixelSize: Theme.fontSmall
+                wrapMode: Text.Wrap
+            }
             RowLayout {
                 Layout.fillWidth: true
                 Layout.leftMargin: Theme.s4

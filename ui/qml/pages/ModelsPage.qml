@@ -269,7 +269,7 @@ Page {
 
     RemoteServersCard {
         objectName: "remoteServersCard"
-        visible: page.servers !== null && page.servers.count > 0
+        visible: page.servers !== null && (page.servers.count > 0 || slowLoading)
         Layout.fillWidth: true
         servers: page.servers
         session: page.session
