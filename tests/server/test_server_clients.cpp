@@ -260,6 +260,14 @@ private slots:
         r = run_ft({"chat", "--attach", "http://192.0.2.1:8000"}, "hi\n");
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("plain http to another computer") && r.err.contains("--allow-plain-http"), qPrintable(r.err));
+        // Asked once: a server the app added with the user's yes to plain http is not refused again (it is tried,
+        // and here it cannot be reached: TEST-NET-1 is nobody's).
+        f.open(QIODevice::WriteOnly);
+        f.write(QStringLiteral(R"({"servers":[{"url":"%1","plain_http_ok":true}]})").arg("http://192.0.2.1:8000").toUtf8());
+        f.close();
+        r = run_ft({"chat", "--attach", "http://192.0.2.1:8000"}, "hi\n");
+        QVERIFY2(r.code != 0 && !r.err.contains("plain http") && r.err.contains("cannot reach the server at http://192.0.2.1:8000"),
+                 qPrintable(r.err));
         r = run_ft({"chat", "--attach", "ftp://127.0.0.1"}, "hi\n");
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("ftp://") && r.err.contains("http or https"), qPrintable(r.err));
