@@ -10,7 +10,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
-#include <QMetaEnum>
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSqlDatabase>
@@ -24,6 +23,7 @@
 #include "ft/error.h"
 #include "ft/paths.h"
 #include "ft/utf8.h"
+#include "engine_text.h"
 #include "model_facts.h"
 #include "model_library.h"
 
@@ -32,15 +32,8 @@ namespace ft {
 namespace {
 
 // The reply's QNetworkReply::NetworkError by name ("HostNotFoundError"): the UI words the common ones in the user's
-// language (EngineText::networkReason; Qt's errorString() is English where Qt's own catalog is not embedded). The
-// same as EngineText::networkErrorKey, written here: with that call instead, test_downloader crashed in Qt's network
-// thread at its first request (a string-based QObject::connect, in QByteArray::replace; 4 runs of 4, none with
-// QT_NO_GLIB=1). Not understood: a memory error elsewhere that the code's layout exposes is not ruled out.
-QString network_error_key(const QNetworkReply* reply) {
-    const QMetaEnum e = QMetaEnum::fromType<QNetworkReply::NetworkError>();
-    const char* key = e.valueToKey(int(reply->error()));
-    return key ? QString::fromLatin1(key) : QString::number(int(reply->error()));
-}
+// language (EngineText::networkReason; Qt's errorString() is English where Qt's own catalog is not embedded).
+QString network_error_key(const QNetworkReply* reply) { return EngineText::networkErrorKey(reply); }
 
 }  // namespace
 
