@@ -52,6 +52,7 @@ QByteArray fileText(const QString& path) {
 class KeyedServer : public QTcpServer {
 public:
     QList<QByteArray> authorizations;
+    QByteArray lastBody;  // the last request's body
     explicit KeyedServer(QByteArray key) : m_key(std::move(key)) {
         connect(this, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* s = nextPendingConnection()) {
@@ -68,6 +69,7 @@ public:
                         if (line.toLower().startsWith("authorization:")) auth = line.mid(14).trimmed();
                     }
                     if (buf->size() < end + 4 + length) return;
+                    lastBody = buf->mid(end + 4, length);
                     buf->clear();
                     authorizations << auth;
                     QByteArray type = "application/json", body;
@@ -76,7 +78,8 @@ public:
                         status = "401 Unauthorized";
                         body = R"({"error":{"message":"Invalid API key","type":"authentication_error"}})";
                     } else if (head.startsWith("GET /v1/models")) {
-                        body = R"({"object":"list","data":[{"id":"m1","object":"model","owned_by":"test"}]})";
+                        body = R"({"object":"list","data":[{"id":"m1","object":"model","owned_by":"test"},)"
+                               R"({"id":"m2","object":"model","owned_by":"test"}]})";
                     } else if (head.startsWith("POST /v1/chat/completions")) {
                         type = "text/event-stream";
                         for (const char* piece : {"Hello", " there", "."}) {
@@ -391,9 +394,9 @@ private slots:
         QCOMPARE(int(ft::RemoteServerFile(file()).put(s)), int(ft::KeyPlace::keychain));
         QVERIFY(!fileText(listPath()).contains("k-cli-5"));
         // The server runs on this test's event loop: the process is waited for without blocking it.
-        const auto attach = [&](QString* out, QString* err) {
+        const auto attach = [&](QString* out, QString* err, const QStringList& more = {}) {
             QProcess cli;
-            cli.start(QStringLiteral(FT_EXE), {"chat", "--attach", server.url(), "--max-tokens", "8"});
+            cli.start(QStringLiteral(FT_EXE), QStringList{"chat", "--attach", server.url(), "--max-tokens", "8"} + more);
             cli.write("hi\n");
             cli.closeWriteChannel();
             if (!QTest::qWaitFor([&] { return cli.state() == QProcess::NotRunning; }, 30000)) cli.kill();
@@ -406,6 +409,11 @@ private slots:
         QCOMPARE(attach(&out, &err), 0);
         QVERIFY2(out.contains("Hello there."), qPrintable(out + err));
         QCOMPARE(server.authorizations.last(), QByteArray("Bearer k-cli-5"));
+        // The first model by default, the others named; --model chooses.
+        QVERIFY2(err.contains("the server also serves m2: choose with --model NAME"), qPrintable(err));
+        QCOMPARE(QJsonDocument::fromJson(server.lastBody).object().value("model").toString(), QStringLiteral("m1"));
+        QCOMPARE(attach(&out, &err, {"--model", "m2"}), 0);
+        QCOMPARE(QJsonDocument::fromJson(server.lastBody).object().value("model").toString(), QStringLiteral("m2"));
         // A stale key in the keychain: refused, and the message names the keychain as its source.
         QVERIFY(ft::keychain_store(file(), s.url, "k-stale-6").ok);
         QCOMPARE(attach(&out, &err), 2);

@@ -92,7 +92,8 @@ public:
                     const QByteArray body = buf->mid(end + 4, length);
                     buf->clear();
                     if (head.startsWith("GET /v1/models")) {
-                        const QJsonObject model{{"id", m_model}, {"object", "model"}, {"owned_by", "test"}};
+                        // max_model_len: the context length as vLLM's /v1/models states it.
+                        const QJsonObject model{{"id", m_model}, {"object", "model"}, {"owned_by", "test"}, {"max_model_len", 32768}};
                         const QByteArray json = QJsonDocument(QJsonObject{{"object", "list"}, {"data", QJsonArray{model}}}).toJson(QJsonDocument::Compact);
                         s->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
                                  QByteArray::number(json.size()) + "\r\n\r\n" + json);
@@ -729,6 +730,11 @@ private slots:
         const QString url = QStringLiteral("http://127.0.0.1:%1").arg(tools.serverPort());
         QCOMPARE(addByDialog(url, {}), QString());
         QTRY_VERIFY(servers()->rowOfUrl(url) >= 0);
+        // Its context length read from vLLM's field (ft serve's context_length and llama.cpp's meta.n_ctx: above and
+        // in test_remote_peer).
+        const QVariantList listed = servers()->index(servers()->rowOfUrl(url)).data(ft::ui::RemoteServerListModel::ModelsRole).toList();
+        QCOMPARE(listed.size(), 1);
+        QCOMPARE(listed.first().toMap().value("contextLength").toInt(), 32768);
         chatWith(url, "tool-model");
         type("Weather in Seoul?");
         QTRY_VERIFY_WITH_TIMEOUT(!session()->busy(), 20000);
