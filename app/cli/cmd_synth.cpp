@@ -50,7 +50,7 @@ const CommandSpec& spec_synth() {
         {
             {"arch", "ARCH", "architecture (the preset's when left out)", ""},
             {"preset", "NAME", "size preset: " + model::synth_preset_names(), "tiny"},
-            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s", default_weights_help(false)},
+            {"weights", "TYPE", "weight type: f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m", default_weights_help(false)},
             {"expert-weights", "TYPE", "routed experts' weight type (same choices)", default_weights_help(true)},
             {"seed", "S", "random seed", "1"},
             {"out", "FILE", "output GGUF file", ""},

@@ -946,20 +946,23 @@ struct LatticeHull {
     float norm[kLatticeMaxPoints], eff[kLatticeMaxPoints];
     std::uint16_t point[kLatticeMaxPoints];
 };
-void lattice_hull(const LatticeGrid& g, const float* eff, LatticeHull* h) {
+constexpr int kIq1Points = 2048;  // IQ1_S/IQ1_M's grid (their own search below builds the same hulls)
+// points: the grid's size; by_norm: its points by decreasing norm; norm, eff: per point. The hull has at most one line
+// per distinct norm (at most kLatticeMaxPoints on every grid here).
+void lattice_hull(int points, const std::uint16_t* by_norm, const float* norm, const float* eff, LatticeHull* h) {
     // A point with a larger |g|² and no larger eff than another is never chosen: in increasing |g|², only the points
     // that raise the best eff so far remain (a handful), then the hull of those.
-    int keep[kLatticeMaxPoints], n_keep = 0;
+    int keep[kIq1Points], n_keep = 0;
     float best_eff = -std::numeric_limits<float>::infinity();
-    for (int r = g.points - 1; r >= 0; --r) {
-        const int p = g.by_norm[r];
+    for (int r = points - 1; r >= 0; --r) {
+        const int p = by_norm[r];
         if (eff[p] > best_eff) best_eff = eff[p], keep[n_keep++] = p;
     }
     h->n = 0;
     for (int r = n_keep - 1; r >= 0; --r) {
         const int p = keep[r];
-        const double m = g.norm[p], c = -2.0 * eff[p];  // slope, intercept
-        if (h->n > 0 && h->norm[h->n - 1] == g.norm[p]) {  // same slope: keep the lower line
+        const double m = norm[p], c = -2.0 * eff[p];  // slope, intercept
+        if (h->n > 0 && h->norm[h->n - 1] == norm[p]) {  // same slope: keep the lower line
             if (c >= -2.0 * h->eff[h->n - 1]) continue;
             --h->n;
         }
@@ -970,7 +973,7 @@ void lattice_hull(const LatticeGrid& g, const float* eff, LatticeHull* h) {
             if ((c - ca) * (ma - mb) <= (cb - ca) * (ma - m)) --h->n;
             else break;
         }
-        h->norm[h->n] = g.norm[p], h->eff[h->n] = eff[p], h->point[h->n] = static_cast<std::uint16_t>(p);
+        h->norm[h->n] = norm[p], h->eff[h->n] = eff[p], h->point[h->n] = static_cast<std::uint16_t>(p);
         ++h->n;
     }
 }
@@ -1005,7 +1008,7 @@ void lattice_group_init(const float* x, const LatticeGrid& g, bool parity, Latti
         for (int c = 0; c < (G->odd && G->parts == 2 ? 2 : 1); ++c) {
             const float k = G->odd && part == c ? 2.f : 0.f;
             for (int p = 0; p < g.points; ++p) eff[p] = dot[p] - k * mn[p];
-            lattice_hull(g, eff, &G->hull[c][part]);
+            lattice_hull(g.points, g.by_norm, g.norm, eff, &G->hull[c][part]);
         }
     }
 }
@@ -1201,6 +1204,165 @@ void quant_iq3_s(const float* x, BlockIq3S* b, std::int64_t nb) {
     }
 }
 
+// ---- IQ1_S / IQ1_M: x ≈ dl · (g + δ), g a point of the 2,048-point grid of {−1, 0, 1}^8, δ = ±1/8 ----
+//
+// No sign bits: the grid's values are signed. Per 8 elements and sign of δ each point's error at scale s is
+// Σx² − 2s·eff + s²·N with eff = x·(g + δ) and N = |g + δ|², a line in s as for the lattice types above, so the same
+// hulls serve (one per sign of δ). IQ1_S shares δ and a 3-bit level l (dl = d · (2l + 1)) per 32; IQ1_M has a level
+// per 16 and δ per 8. Per scale group a sweep of scales (the largest |x| onto 0.6–2.6 grid units, each refined
+// twice by least squares on its choices) picks the best; d maps the largest onto level 7 and each level then takes
+// the best of the nearest and its neighbours.
+
+struct Iq1Grid {
+    float column[8][kIq1Points] = {};     // the grid's values by element
+    float norm[2][kIq1Points] = {};       // |g + δ|² for δ = +1/8 (0) and −1/8 (1)
+    std::uint16_t by_norm[2][kIq1Points] = {};
+};
+const Iq1Grid& iq1_grid() {
+    static const Iq1Grid* grid = [] {
+        auto* g = new Iq1Grid;  // built once, kept for the process
+        for (int sg = 0; sg < 2; ++sg) {
+            const float delta = sg ? -kIq1Delta : kIq1Delta;
+            for (int p = 0; p < kIq1Points; ++p) {
+                for (int j = 0; j < 8; ++j) {
+                    const float v = iq1_grid_value(p, j);
+                    g->column[j][p] = v;
+                    g->norm[sg][p] += (v + delta) * (v + delta);
+                }
+                g->by_norm[sg][p] = static_cast<std::uint16_t>(p);
+            }
+            std::stable_sort(g->by_norm[sg], g->by_norm[sg] + kIq1Points,
+                             [&](int a, int b) { return g->norm[sg][a] > g->norm[sg][b]; });
+        }
+        return g;
+    }();
+    return *grid;
+}
+
+struct Iq1Group {
+    float amax = 0;
+    LatticeHull hull[2];  // per sign of δ
+};
+void iq1_group_init(const float* x, const Iq1Grid& g, Iq1Group* G) {
+    float dot[kIq1Points] = {}, eff[kIq1Points];
+    float sum = 0;
+    G->amax = 0;
+    for (int j = 0; j < 8; ++j) {
+        sum += x[j], G->amax = std::max(G->amax, std::fabs(x[j]));
+        for (int p = 0; p < kIq1Points; ++p) dot[p] += x[j] * g.column[j][p];
+    }
+    for (int sg = 0; sg < 2; ++sg) {
+        const float delta = sg ? -kIq1Delta : kIq1Delta;
+        for (int p = 0; p < kIq1Points; ++p) eff[p] = dot[p] + delta * sum;
+        lattice_hull(kIq1Points, g.by_norm[sg], g.norm[sg], eff, &G->hull[sg]);
+    }
+}
+// The best hull line of one group and sign of δ at scale s: its error minus Σx², and its index.
+float iq1_best(const LatticeHull& h, float s, int* r_best) {
+    float best = std::numeric_limits<float>::infinity();
+    for (int r = 0; r < h.n; ++r) {
+        const float e = s * (s * h.norm[r] - 2 * h.eff[r]);
+        if (e < best) best = e, *r_best = r;
+    }
+    return best;
+}
+// n groups' error (minus Σx²) at scale s with δ shared by the n groups (IQ1_S) or chosen per group (IQ1_M); the
+// points (grid indices) and signs of δ chosen, and the least-squares scale of those choices.
+double iq1_sub_error(const Iq1Group* G, int n, bool shared, float s, int* point, int* sign, float* ls_scale) {
+    double total = 0, num = 0, den = 0;
+    int r[4][2];
+    float e[4][2];
+    for (int k = 0; k < n; ++k)
+        for (int sg = 0; sg < 2; ++sg) e[k][sg] = iq1_best(G[k].hull[sg], s, &r[k][sg]);
+    int shared_sign = 0;
+    if (shared) {
+        double t[2] = {0, 0};
+        for (int k = 0; k < n; ++k) t[0] += e[k][0], t[1] += e[k][1];
+        shared_sign = t[1] < t[0];
+    }
+    for (int k = 0; k < n; ++k) {
+        const int sg = shared ? shared_sign : e[k][1] < e[k][0];
+        const LatticeHull& h = G[k].hull[sg];
+        total += e[k][sg], num += h.eff[r[k][sg]], den += h.norm[r[k][sg]];
+        if (point) point[k] = h.point[r[k][sg]], sign[k] = sg;
+    }
+    if (ls_scale) *ls_scale = den > 0 ? static_cast<float>(num / den) : 0.f;
+    return total;
+}
+float iq1_fit(const Iq1Group* G, int n, bool shared) {
+    float amax = 0;
+    for (int k = 0; k < n; ++k) amax = std::max(amax, G[k].amax);
+    if (amax == 0) return 0.f;
+    float best_s = amax, ls;
+    double best_err = std::numeric_limits<double>::infinity();
+    for (int step = 0; step < 16; ++step) {
+        float s = amax / ((1 + kIq1Delta) * (0.6f + 0.133f * static_cast<float>(step)));
+        for (int refine = 0; refine < 3; ++refine) {
+            const double err = iq1_sub_error(G, n, shared, s, nullptr, nullptr, &ls);
+            if (err < best_err) best_err = err, best_s = s;
+            if (!(ls > 0)) break;
+            s = ls;
+        }
+    }
+    return best_s;
+}
+// One block of 256 (32 groups of 8, scale groups of `per` elements): d, the 3-bit levels, and each group's grid
+// index and sign of δ (1: δ = −1/8).
+void iq1_block(const float* x, int per, bool shared, Iq1Group* G, std::uint16_t* d16, int* level, int* point, int* sign) {
+    const Iq1Grid& g = iq1_grid();
+    const int n = per / 8, nsub = 256 / per;
+    float s[16];
+    for (int k = 0; k < 32; ++k) iq1_group_init(x + 8 * k, g, &G[k]);
+    for (int j = 0; j < nsub; ++j) s[j] = iq1_fit(G + n * j, n, shared);
+    *d16 = f16_ceil(*std::max_element(s, s + nsub) / 15.f);
+    const float d = f16_to_f32(*d16);
+    for (int j = 0; j < nsub; ++j) {
+        const int l0 = d > 0 ? std::clamp(round_nearest((s[j] / d - 1) / 2), 0, 7) : 0;
+        double best = std::numeric_limits<double>::infinity();
+        for (int l = std::max(0, l0 - 1); l <= std::min(7, l0 + 1); ++l) {
+            const double e = iq1_sub_error(G + n * j, n, shared, d * static_cast<float>(2 * l + 1), nullptr, nullptr, nullptr);
+            if (e < best) best = e, level[j] = l;
+        }
+        iq1_sub_error(G + n * j, n, shared, d * static_cast<float>(2 * level[j] + 1), point + n * j, sign + n * j, nullptr);
+    }
+}
+
+void quant_iq1_s(const float* x, BlockIq1S* b, std::int64_t nb) {
+    std::unique_ptr<Iq1Group[]> G(new Iq1Group[32]);
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        int level[8], point[32], sign[32];
+        iq1_block(x, 32, true, G.get(), &b[i].d, level, point, sign);
+        for (int s = 0; s < 8; ++s) {
+            int qh = level[s] << 12 | sign[4 * s] << 15;
+            for (int l = 0; l < 4; ++l) {
+                b[i].qs[4 * s + l] = static_cast<std::uint8_t>(point[4 * s + l] & 255);
+                qh |= (point[4 * s + l] >> 8) << (3 * l);
+            }
+            b[i].qh[s] = static_cast<std::uint16_t>(qh);
+        }
+    }
+}
+void quant_iq1_m(const float* x, BlockIq1M* b, std::int64_t nb) {
+    std::unique_ptr<Iq1Group[]> G(new Iq1Group[32]);
+    for (std::int64_t i = 0; i < nb; ++i, x += 256) {
+        int level[16], point[32], sign[32];
+        std::uint16_t d16;
+        iq1_block(x, 16, false, G.get(), &d16, level, point, sign);
+        std::memset(b[i].qh, 0, 16);
+        for (int k = 0; k < 32; ++k) {
+            b[i].qs[k] = static_cast<std::uint8_t>(point[k] & 255);
+            b[i].qh[k / 2] |= static_cast<std::uint8_t>(((point[k] >> 8) | sign[k] << 3) << (4 * (k % 2)));
+        }
+        // Four 16-bit words: 3-bit levels of the 16s 4w .. 4w+3 in bits 0-11, nibble w of d in bits 12-15.
+        for (int w = 0; w < 4; ++w) {
+            int word = ((d16 >> (4 * w)) & 0xF) << 12;
+            for (int h = 0; h < 4; ++h) word |= level[4 * w + h] << (3 * h);
+            const auto v = static_cast<std::uint16_t>(word);
+            std::memcpy(b[i].scales + 2 * w, &v, 2);
+        }
+    }
+}
+
 }  // namespace
 
 // ---- half precision ----
@@ -1315,7 +1477,7 @@ bool quant_supported(DType type) {
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: case DType::Q4_1: case DType::Q5_0:
         case DType::Q5_1: case DType::Q2_K: case DType::Q3_K: case DType::IQ4_NL: case DType::IQ4_XS:
         case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S:
-        case DType::IQ3_XXS: case DType::IQ3_S:
+        case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S: case DType::IQ1_M:
             return true;
         default:
             return false;
@@ -1403,6 +1565,8 @@ bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
         case DType::IQ2_XS: quant_iq2_xs(src, static_cast<BlockIq2Xs*>(dst), nb); break;
         case DType::IQ2_S: quant_iq2_s(src, static_cast<BlockIq2S*>(dst), nb); break;
         case DType::IQ3_S: quant_iq3_s(src, static_cast<BlockIq3S*>(dst), nb); break;
+        case DType::IQ1_S: quant_iq1_s(src, static_cast<BlockIq1S*>(dst), nb); break;
+        case DType::IQ1_M: quant_iq1_m(src, static_cast<BlockIq1M*>(dst), nb); break;
         default: return false;
     }
     return true;

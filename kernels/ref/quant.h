@@ -2,9 +2,8 @@
 // kernel is tested against: simple, obviously correct, not fast.
 //
 // Quantize and dequantize: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL,
-// IQ4_XS, MXFP4, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S (quant_supported).
-// Dequantize only (dequant_supported; the dequantizers of every type are bit-exact to ggml's and gguf-py's,
-// tests/format/test_quant_files): IQ1_S, IQ1_M.
+// IQ4_XS, MXFP4, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M (quant_supported; the
+// dequantizers of every type are bit-exact to ggml's and gguf-py's, tests/format/test_quant_files).
 // n must be a multiple of the type's block_elems (dtype.h); src/dst hold dtype_bytes(type, n) bytes.
 // Unsupported types return false (callers turn that into an ft::Error naming the tensor).
 //
@@ -13,7 +12,9 @@
 // end of the code range, each refined by least squares; the sub-block scales of Q2_K, Q3_K and IQ4_XS then take the
 // best of the nearest level of the super-scale and its neighbours; TQ1_0/TQ2_0: the exact best ternary split for one
 // scale; IQ2_XXS/IQ2_XS/IQ2_S/IQ3_XXS/IQ3_S: per 8 elements the nearest grid point(s), under the sign parity where
-// the type has one, found for every scale of a sweep per scale group, then 4-bit levels as above); not bit-identical to llama.cpp's, same layouts.
+// the type has one, found for every scale of a sweep per scale group, then 4-bit levels as above; IQ1_S/IQ1_M: the
+// same search over the signed {−1, 0, 1} grid for either sign of the ±1/8 shift, 3-bit levels); not bit-identical to
+// llama.cpp's, same layouts.
 // Inputs must be finite. Error bound of dequantize(quantize(x)), per 32 elements (per 256 for the K-quants and IQ4_XS),
 // as a fraction of their largest |x| (tests/kernels/test_quant_ref.cpp):
 //   F16 2^-11 (relative)  BF16 2^-8 (relative)  Q8_0 0.5/127  Q4_0 1/8  Q4_K 1.1·2/15  Q5_K 1.1·2/31  Q6_K 1.1/32

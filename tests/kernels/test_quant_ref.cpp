@@ -344,7 +344,8 @@ private slots:
     void zerosAndConstants() {
         for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::MXFP4, DType::Q4_1,
                         DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::IQ4_NL, DType::IQ4_XS, DType::TQ1_0,
-                        DType::TQ2_0, DType::IQ2_XXS, DType::IQ3_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_S}) {
+                        DType::TQ2_0, DType::IQ2_XXS, DType::IQ3_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_S,
+                        DType::IQ1_S, DType::IQ1_M}) {
             std::vector<float> x(256, 0.f), y(256, 1.f);
             std::vector<std::uint8_t> q(*dtype_bytes(t, 256));
             QVERIFY(quantize_row(t, x.data(), q.data(), 256));
@@ -381,6 +382,8 @@ private slots:
         QTest::newRow("iq2_xs") << int(DType::IQ2_XS) << 0.0841;  // measured 0.08166 (2.31 bits per weight)
         QTest::newRow("iq2_s") << int(DType::IQ2_S) << 0.0587;  // measured 0.05703 (2.56 bits per weight)
         QTest::newRow("iq3_s") << int(DType::IQ3_S) << 0.01748;  // measured 0.01697 (3.44 bits per weight)
+        QTest::newRow("iq1_s") << int(DType::IQ1_S) << 0.2027;  // measured 0.19675 (1.56 bits per weight)
+        QTest::newRow("iq1_m") << int(DType::IQ1_M) << 0.1766;  // measured 0.17148 (1.75 bits per weight)
     }
     void gaussianNmse() {
         QFETCH(int, type);
@@ -479,8 +482,8 @@ private slots:
         QVERIFY(!dequantize_row(DType::Q8_K, q.data(), y.data(), 256));  // not supported here
         QVERIFY(!dequantize_row(DType::Q2_K, q.data(), y.data(), 100));  // not a whole super-block
         QVERIFY(!dequant_supported(DType::Q8_1) && !dequant_supported(DType::I32));
-        QVERIFY(!quant_supported(DType::IQ1_S) && dequant_supported(DType::IQ1_S));  // dequantize only
-        QVERIFY(!quantize_row(DType::IQ1_M, y.data(), q.data(), 256));
+        QVERIFY(!quant_supported(DType::Q8_1) && !dequant_supported(DType::Q8_K));  // neither
+        QVERIFY(!quantize_row(DType::IQ1_M, y.data(), q.data(), 255));  // not a whole super-block
         QVERIFY(!quantize_row(DType::Q3_K, y.data(), q.data(), 255));   // not a whole super-block
         QVERIFY(!quantize_row(DType::IQ4_NL, y.data(), q.data(), 48));  // not a whole block
         QVERIFY(quant_supported(DType::MXFP4));

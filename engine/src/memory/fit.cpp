@@ -116,7 +116,7 @@ FitPrediction predict_fit_preset(const std::string& preset, const std::string& w
     if (!type || !synth::synth_weight_type_supported(*type))
         throw Error(ErrorCode::invalid_argument, "weight type \"" + weights + "\" (--weights)",
                     "use one of f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, "
-                    "tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s");
+                    "tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m");
     const model::ModelDesc d = synth::synth_desc(*arch, preset, {});
     const synth::SynthPlan plan = synth::synth_plan(d, *type, 1);
     std::vector<model::TensorStat> stats;

@@ -100,7 +100,7 @@ SynthPlan synth_plan(const model::ModelDesc& desc, DType weights, std::uint64_t 
             throw Error(ErrorCode::invalid_argument,
                         "synth: weight type " + std::string(kernels::dtype_info(t).name) + " is not supported (--weights)",
                         "use one of f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs, "
-                        "mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s");
+                        "mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m");
     SynthPlan p;
     p.desc = desc;
     p.seed = seed;
@@ -159,6 +159,8 @@ std::uint32_t file_type(DType t) {
         case DType::IQ3_S: return 26;
         case DType::IQ2_S: return 28;
         case DType::IQ4_XS: return 30;
+        case DType::IQ1_S: return 24;
+        case DType::IQ1_M: return 31;
         case DType::BF16: return 32;
         case DType::TQ1_0: return 36;
         case DType::TQ2_0: return 37;

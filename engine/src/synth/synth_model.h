@@ -42,7 +42,7 @@ kernels::DType synth_default_weights(model::ArchId arch);
 std::optional<kernels::DType> synth_default_expert_weights(model::ArchId arch);
 
 // The weight types `--weights` / `--expert-weights` accept: f32, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k,
-// q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s.
+// q5_k, q6_k, iq4_nl, iq4_xs, mxfp4, tq1_0, tq2_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m.
 bool synth_weight_type_supported(kernels::DType t);
 
 struct SynthTensor {

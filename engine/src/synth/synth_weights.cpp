@@ -7,7 +7,7 @@
 //   MXFP4 codes uniform over the 16 E2M1 values (doubled grid: mean square 34.25), one E8M0 exponent per tensor:
 //         2^(e-128) = std / 5.85 rounded to a power of two (gpt-oss's experts)
 //   F32 / BF16: uniform in [-√3·std, √3·std]; norms uniform in [0.9, 1.1].
-//   Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S: the F32
+//   Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS, TQ1_0, TQ2_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M: the F32
 //         values of each block through ref::quantize_row (the dequantized std falls short of the target by about half the type's NMSE:
 //         Q2_K ≈ 3 %, the ternary types ≈ 6 %).
 #include <algorithm>
