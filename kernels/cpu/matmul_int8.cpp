@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu/x86_features.h"
+#include "ref/iq_grids.h"
 #include "ref/quant.h"
 
 // The x86 paths are written with intrinsics. GCC and Clang (MinGW included) compile each path for its own ISA with
@@ -27,6 +28,16 @@ namespace ft::kernels::cpu {
 namespace {
 
 using QuantizedX8 = Int8Activation;
+
+// The IQ types' 7 stored sign bits (the eighth implied by parity, kIqSigns) as 8 bytes of +1 / −1, for VPSIGNB.
+struct IqSignBytes {
+    std::uint64_t v[128] = {};
+    constexpr IqSignBytes() {
+        for (int s = 0; s < 128; ++s)
+            for (int j = 0; j < 8; ++j) v[s] |= std::uint64_t((ft::kernels::ref::kIqSigns[s] >> j) & 1 ? 0xFF : 0x01) << (8 * j);
+    }
+};
+constexpr IqSignBytes kIqSignBytes{};
 void size_for(std::int64_t k, QuantizedX8& x) {
     x.k = k;
     x.q.resize(std::size_t(k));
@@ -106,7 +117,7 @@ bool int8_dot_by_default(DType wt) {
     switch (wt) {
         case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
         case DType::IQ4_NL: case DType::IQ4_XS: case DType::MXFP4: case DType::Q4_0: case DType::Q4_1: case DType::Q5_0:
-        case DType::Q5_1: case DType::TQ2_0:
+        case DType::Q5_1: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS:
             return true;
         default:
             return false;
