@@ -38,6 +38,15 @@ struct IqSignBytes {
     }
 };
 constexpr IqSignBytes kIqSignBytes{};
+// 8 stored sign bits (IQ2_S, IQ3_S) as 8 bytes of +1 / −1.
+struct SignBytes {
+    std::uint64_t v[256] = {};
+    constexpr SignBytes() {
+        for (int s = 0; s < 256; ++s)
+            for (int j = 0; j < 8; ++j) v[s] |= std::uint64_t((s >> j) & 1 ? 0xFF : 0x01) << (8 * j);
+    }
+};
+constexpr SignBytes kSignBytes{};
 void size_for(std::int64_t k, QuantizedX8& x) {
     x.k = k;
     x.q.resize(std::size_t(k));
@@ -117,7 +126,8 @@ bool int8_dot_by_default(DType wt) {
     switch (wt) {
         case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
         case DType::IQ4_NL: case DType::IQ4_XS: case DType::MXFP4: case DType::Q4_0: case DType::Q4_1: case DType::Q5_0:
-        case DType::Q5_1: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ3_XXS:
+        case DType::Q5_1: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S:
+        case DType::IQ3_XXS: case DType::IQ3_S:
             return true;
         default:
             return false;
