@@ -2,12 +2,15 @@
 //   freetoken [MODEL]          MODEL (a .gguf file or a model folder) is added to the library and loaded: what a
 //                              double-click on a .gguf file runs (the desktop entry's %f, the Windows association)
 //   freetoken --smoke [MODEL]  checks the installed app and exits (app/desktop/smoke.h)
+// One app per user: a second start hands MODEL to the running app and exits (app/desktop/single_instance.h).
 #include <QApplication>
+#include <QFileInfo>
 #include <QIcon>
 #include <QQmlApplicationEngine>
 #include <QSocketNotifier>
 #include <QTemporaryDir>
 #include <QUrl>
+#include <QWindow>
 #include <QtQml/qqmlextensionplugin.h>
 
 #include <atomic>
@@ -34,9 +37,11 @@
 #include "ft/utf8.h"
 #include "ft/version.h"
 #include "engine_host.h"
+#include "graphics_api.h"
 #include "log_hub.h"
 #include "system_info.h"
 #include "qml_setup.h"
+#include "single_instance.h"
 #include "smoke.h"
 
 Q_IMPORT_QML_PLUGIN(FreeToken_UiPlugin)
@@ -117,9 +122,8 @@ void print_usage() {
                 "       freetoken --version | --help\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole app; main() below ends the process with its result.
+int run(int argc, char** argv) {
     bool smoke = false;
     QString model_arg;
 #ifdef _WIN32
@@ -167,6 +171,9 @@ int main(int argc, char** argv) {
                      "  To run the window without a screen (tests, screenshots): QT_QPA_PLATFORM=offscreen freetoken\n");
         return 1;
     }
+    // --smoke checks the file dialog of Qt Quick Dialogs that the installation deploys (its QML modules), not the
+    // system's: Windows' own dialog under Wine never ends its thread, and the process then hangs at exit.
+    if (smoke) QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
     QApplication app(argc, argv);
     QApplication::setApplicationName("FreeToken");
     QApplication::setOrganizationName("FreeToken");
@@ -179,11 +186,35 @@ int main(int argc, char** argv) {
         model_arg = a.startsWith(QLatin1String("file://")) ? QUrl(a).toLocalFile() : a;
     }
 
+    // A second start: the running app opens the model (its working folder may differ: the path goes absolute).
+    ft::app::SingleInstance instance;
+    if (!smoke) {
+        const QString path = model_arg.isEmpty() ? QString() : QFileInfo(model_arg).absoluteFilePath();
+        switch (instance.handOver(path, 10000)) {
+        case ft::app::SingleInstance::HandOver::Handed:
+            std::printf("freetoken: FreeToken is already running; %s\n",
+                        path.isEmpty() ? "its window was brought to the front"
+                                       : qUtf8Printable(QStringLiteral("it opens %1").arg(path)));
+            return 0;
+        case ft::app::SingleInstance::HandOver::NoAnswer:
+            std::fprintf(stderr,
+                         "freetoken: another FreeToken of this user is running but did not answer within 10 s.\n"
+                         "  Close it (or end freetoken in the task manager) and start FreeToken again.\n");
+            return 1;
+        case ft::app::SingleInstance::HandOver::NoneRunning:
+            break;
+        }
+    }
+
     try {
         ft::LogHub hub;
         ft::attach_log_hub(hub, "freetoken");
         ft::install_qt_log_handler(&g_qml_warnings);
         ft::log_system_summary();
+        const ft::app::GraphicsChoice graphics = ft::app::choose_graphics_api();
+        if (graphics.reason.isEmpty()) spdlog::info("graphics: {}", graphics.api.toStdString());
+        else spdlog::info("graphics: {} ({})", graphics.api.toStdString(), graphics.reason.toStdString());
+        if (smoke) std::printf("freetoken --smoke: graphics: %s\n", qUtf8Printable(graphics.api));
 #ifndef _WIN32
         quit_on_exit_signals(&app);
 #endif
@@ -204,6 +235,28 @@ int main(int argc, char** argv) {
                 rc = ft::app::run_smoke(engine.rootObjects().first(), host, model_arg.isEmpty() ? demo : model_arg,
                                         g_qml_warnings);
             } else {
+                QObject* root = engine.rootObjects().first();
+                QString error;
+                if (instance.listen(error))
+                    spdlog::info("listening for a second start on {}", instance.name().toStdString());
+                else  // the app works without it; a second start then opens a second window
+                    spdlog::warn("a second start cannot reach this app ({}): {}", instance.name().toStdString(),
+                                 error.toStdString());
+                QObject::connect(&instance, &ft::app::SingleInstance::openRequested, root, [root](const QString& path) {
+                    spdlog::info("a second start: {}", path.isEmpty() ? std::string("show the window") : "open " + path.toStdString());
+                    if (!path.isEmpty()) {
+                        if (QObject* startup = root->findChild<QObject*>(QStringLiteral("startupModel"))) {
+                            bool ok = false;  // a refusal shows on the Models page (the library's lastError)
+                            QMetaObject::invokeMethod(startup, "openModel", Q_RETURN_ARG(bool, ok), Q_ARG(QString, path));
+                        }
+                        QMetaObject::invokeMethod(root, "showPage", Q_ARG(QVariant, QVariant(QStringLiteral("models"))));
+                    }
+                    if (auto* window = qobject_cast<QWindow*>(root)) {
+                        if (window->windowStates() & Qt::WindowMinimized) window->showNormal();
+                        window->raise();
+                        window->requestActivate();
+                    }
+                });
                 rc = app.exec();
             }
         }
@@ -216,4 +269,18 @@ int main(int argc, char** argv) {
         if (!e.hint().empty()) std::fprintf(stderr, "  %s\n", e.hint().c_str());
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int rc = run(argc, argv);
+#ifdef _WIN32
+    // Everything of the app has ended (engine stopped, window and Qt closed, log flushed): end the process without
+    // the DLLs' detach code. Under Wine the MinGW build never returned from libstdc++-6.dll's DLL_PROCESS_DETACH
+    // (WINEDEBUG=+module shows it as the last call; cause not found): closing the window left the process behind.
+    std::fflush(nullptr);
+    ::TerminateProcess(::GetCurrentProcess(), static_cast<UINT>(rc));
+#endif
+    return rc;
 }

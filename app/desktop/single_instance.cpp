@@ -1,0 +1,81 @@
+#include "single_instance.h"
+
+#include <QCryptographicHash>
+#include <QLocalServer>
+#include <QLocalSocket>
+
+#include <algorithm>
+
+#include "ft/paths.h"
+#include "ft/utf8.h"
+
+namespace ft::app {
+
+namespace {
+
+constexpr int kMaxLine = 64 * 1024;  // a path, with room to spare; a longer line is not ours
+const QByteArray kOpen = QByteArrayLiteral("open ");
+
+}  // namespace
+
+SingleInstance::SingleInstance(QObject* parent) : QObject(parent) {
+    const QByteArray dir = QByteArray::fromStdString(ft::path_to_utf8(ft::data_dir()));
+    m_name = QStringLiteral("freetoken-") +
+             QString::fromLatin1(QCryptographicHash::hash(dir, QCryptographicHash::Sha256).toHex().left(24));
+}
+
+SingleInstance::~SingleInstance() = default;
+
+SingleInstance::HandOver SingleInstance::handOver(const QString& path, int timeout_ms) {
+    QLocalSocket socket;
+    socket.connectToServer(m_name);
+    if (!socket.waitForConnected(std::min(timeout_ms, 2000))) return HandOver::NoneRunning;
+    socket.write(kOpen + path.toUtf8() + '\n');
+    if (!socket.waitForBytesWritten(timeout_ms)) return HandOver::NoAnswer;
+    QByteArray reply;
+    while (!reply.contains('\n') && socket.waitForReadyRead(timeout_ms)) reply += socket.readAll();
+    socket.disconnectFromServer();
+    return reply.startsWith("ok\n") ? HandOver::Handed : HandOver::NoAnswer;
+}
+
+bool SingleInstance::listen(QString& error) {
+    m_server = new QLocalServer(this);
+    m_server->setSocketOptions(QLocalServer::UserAccessOption);
+    bool ok = m_server->listen(m_name);
+    if (!ok && m_server->serverError() == QAbstractSocket::AddressInUseError) {
+        // The socket file of an app that crashed (handOver found nobody listening on it): removed, then again.
+        QLocalServer::removeServer(m_name);
+        ok = m_server->listen(m_name);
+    }
+    if (!ok) {
+        error = m_server->errorString();
+        return false;
+    }
+    connect(m_server, &QLocalServer::newConnection, this, &SingleInstance::onConnection);
+    return true;
+}
+
+void SingleInstance::onConnection() {
+    while (QLocalSocket* socket = m_server->nextPendingConnection()) {
+        connect(socket, &QLocalSocket::disconnected, socket, &QObject::deleteLater);
+        connect(socket, &QLocalSocket::readyRead, this, [this, socket] {
+            if (!socket->canReadLine()) {
+                if (socket->bytesAvailable() > kMaxLine) socket->abort();
+                return;
+            }
+            QByteArray line = socket->readLine(kMaxLine);
+            if (!line.startsWith(kOpen) || !line.endsWith('\n')) {
+                socket->abort();
+                return;
+            }
+            line.chop(1);
+            // The second start closes the connection once it has read this (closing it from here first could drop
+            // the answer on a Windows pipe).
+            socket->write("ok\n");
+            socket->flush();
+            emit openRequested(QString::fromUtf8(line.mid(kOpen.size())));
+        });
+    }
+}
+
+}  // namespace ft::app
