@@ -1,14 +1,18 @@
 // The desktop app for Windows under Wine: the installer with freetoken.exe (scripts/cross-mingw.sh with FT_MINGW_QT,
 // against the Qt for MinGW of scripts/cross-qt-mingw.sh) installed silently into a fresh prefix, in an X server of
-// its own (Xvfb, 1280x800). The install carries the app, ft.exe, the Qt and MinGW DLLs, plugins and QML modules beside them
+// its own (Xvfb, 1280x800) that every process of the prefix sees (wineboot first: wine_prefix.h says why). The install carries the app, ft.exe, the Qt and MinGW DLLs, plugins and QML modules beside them
 // (installer/windows/deploy-mingw.cmake) and the bundled model; every Start-menu shortcut and the .gguf association
 // name installed files, one entry starts freetoken.exe and a double-click on a .gguf runs it on that file. The
 // installed app's own check (`freetoken.exe --smoke`: the window loads without a QML warning, Qt's SQLite driver opens
-// the library, the file dialog opens, the bundled model loads and generates) passes; then the association's command
-// on the bundled model opens the window, loads the model, the Models, Console and Chat pages are photographed
-// (Ctrl+2/3; into the build tree, and into FT_WINE_SCREENSHOT_DIR where set, e.g. docs/screenshots), and a close
-// request (taskkill without /f: WM_CLOSE, as the window's close button) ends it with exit code 0. The silent
-// uninstaller removes every installed file and keeps the user's data folder.
+// the library, the file dialog opens, the bundled model loads and generates) passes, on a graphics API that draws
+// (app/desktop/graphics_api.h: under Wine 8 Direct3D 11's shader compiler fails, so OpenGL); then the association's
+// command on the bundled model opens the window and loads the model; the Models and Console pages are photographed
+// (Ctrl+2), a message is typed into a new chat (Ctrl+3, Ctrl+N, xdotool type, Return) and its reply is stored in
+// %LOCALAPPDATA%\FreeToken\chats.db, the Chat page is photographed (into the build tree, and into
+// FT_WINE_SCREENSHOT_DIR where set, e.g. docs/screenshots); a second start of the app on the model (a second
+// double-click) hands it to the running app and exits 0 without a second window (app/desktop/single_instance.h);
+// a close request (taskkill without /f: WM_CLOSE, as the window's close button) ends the app with exit code 0. The
+// silent uninstaller removes every installed file and keeps the user's data folder.
 // Where the app was not built (CI: the Qt build does not fit its time; docs/windows.md) it reports "skipped".
 #include <QDir>
 #include <QDirIterator>
@@ -16,12 +20,13 @@
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QStandardPaths>
 #include <QTest>
 #include <QThread>
 
 #include <cstdio>
-#include <utility>
 
 #include "shell_link.h"
 #include "wine_prefix.h"
@@ -61,13 +66,42 @@ Local local(const QString& program, const QStringList& args, int timeout_ms = 30
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAll())};
 }
 
-// The X window of the app: Wine names it after the Windows window's title.
-QString app_window() {
+// The X windows of the app: Wine names them after the Windows window's title. Only those of at least the app's
+// minimum size (Wine also keeps small helper windows with titles).
+QStringList app_windows() {
     const Local r = local(QStringLiteral("xwininfo"), {QStringLiteral("-root"), QStringLiteral("-tree")});
-    const auto m = QRegularExpression(QStringLiteral("(0x[0-9a-f]+) \"FreeToken Desktop[^\"]*\": .* (\\d+)x(\\d+)\\+"))
-                       .match(r.out);
-    // A window of at least the app's minimum size (Wine also keeps small helper windows with titles).
-    return m.hasMatch() && m.captured(2).toInt() >= 400 && m.captured(3).toInt() >= 300 ? m.captured(1) : QString();
+    QStringList out;
+    auto it = QRegularExpression(QStringLiteral("(0x[0-9a-f]+) \"FreeToken Desktop[^\"]*\": .* (\\d+)x(\\d+)\\+"))
+                  .globalMatch(r.out);
+    while (it.hasNext()) {
+        const auto m = it.next();
+        if (m.captured(2).toInt() >= 400 && m.captured(3).toInt() >= 300) out << m.captured(1);
+    }
+    return out;
+}
+QString app_window() {
+    const QStringList w = app_windows();
+    return w.isEmpty() ? QString() : w.first();
+}
+
+// Stored messages of `role` in the app's chat history (SQLite, read-only), -1 when it cannot be read.
+int stored_messages(const QString& db_file, const QString& role, const QString& content = {}) {
+    int n = -1;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("wine-chats"));
+        db.setDatabaseName(db_file);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=2000"));
+        if (QFileInfo::exists(db_file) && db.open()) {
+            QSqlQuery q(db);
+            q.prepare(content.isEmpty() ? QStringLiteral("select count(*) from messages where role = ? and length(content) > 0")
+                                        : QStringLiteral("select count(*) from messages where role = ? and content = ?"));
+            q.addBindValue(role);
+            if (!content.isEmpty()) q.addBindValue(content);
+            if (q.exec() && q.next()) n = q.value(0).toInt();
+        }
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("wine-chats"));
+    return n;
 }
 
 }  // namespace
@@ -104,22 +138,18 @@ class TestWineApp : public QObject {
         QFile f(app_log());
         return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
     }
-    // The app's environment: this test's X server, Qt's Windows platform (not the offscreen one ctest sets for the
-    // Linux side), and Qt Quick on OpenGL: with its Windows default, Direct3D 11, Wine 8's CreateWindowEx fails for
-    // the window ("Failed to create platform window"); OpenGL goes through Wine to Mesa on Xvfb.
-    QStringList display_env() const {
-        return {QStringLiteral("DISPLAY=") + qEnvironmentVariable("DISPLAY"), QStringLiteral("QT_QPA_PLATFORM"),
-                QStringLiteral("QSG_RHI_BACKEND=opengl")};
-    }
+    // The app's environment: Qt's Windows platform (not the offscreen one ctest sets for the Linux side). The X
+    // server comes with the prefix; the graphics API is the app's own choice (app/desktop/graphics_api.h).
+    QStringList display_env() const { return {QStringLiteral("QT_QPA_PLATFORM")}; }
 
-    // The whole X screen (the app's window is its only one) as PNG: into the build tree, and FT_WINE_SCREENSHOT_DIR.
-    void screenshot(const QString& name) {
+    // The app's X window as PNG: into the build tree, and FT_WINE_SCREENSHOT_DIR.
+    void screenshot(const QString& window, const QString& name) {
         const QString dir = QStringLiteral(FT_BINARY_DIR "/wine-screenshots");
         QVERIFY(QDir().mkpath(dir));
         const QString file = dir + '/' + name;
         QFile::remove(file);
-        const Local r = local(QStringLiteral("import"), {"-window", "root", "-strip", file});
-        QVERIFY2(r.code == 0 && QFileInfo(file).size() > 1000, qPrintable("import -window root: " + r.out));
+        const Local r = local(QStringLiteral("import"), {"-window", window, "-strip", file});
+        QVERIFY2(r.code == 0 && QFileInfo(file).size() > 1000, qPrintable("import -window " + window + ": " + r.out));
         qInfo().noquote() << "screenshot" << file;
         const QString keep = qEnvironmentVariable("FT_WINE_SCREENSHOT_DIR");
         if (!keep.isEmpty()) {
@@ -141,7 +171,8 @@ private slots:
             display += m_xvfb.readAllStandardOutput();
         }
         QVERIFY2(display.trimmed().toInt() > 0 || display.trimmed() == "0", qPrintable("Xvfb gave no display: " + display));
-        qputenv("DISPLAY", ":" + display.trimmed());
+        qputenv("DISPLAY", ":" + display.trimmed());  // xwininfo, xdotool, import
+        m_wine.set_display(QStringLiteral(":") + QString::fromLatin1(display.trimmed()));
         QString log;
         QVERIFY2(m_wine.create(kUser, log), qPrintable(log));
         qInfo("fresh Wine prefix (wineboot --init) in %.1f s", m_wine.boot_seconds());
@@ -190,9 +221,14 @@ private slots:
         const QString cwd = m_wine.drive_c() + QStringLiteral("/users/") + kUser;
         QElapsedTimer t;
         t.start();
-        const auto r = m_wine.run(kInstDir + QStringLiteral("\\bin\\freetoken.exe"), {"--smoke"}, {}, 400000, cwd, display_env());
+        const auto r = m_wine.run(kInstDir + QStringLiteral("\\bin\\freetoken.exe"), {"--smoke"}, {}, 240000, cwd, display_env());
         qInfo().noquote() << r.text();
         QVERIFY2(r.code == 0 && r.text().contains(QStringLiteral("freetoken --smoke: ok:")), qPrintable(r.text()));
+        // The graphics API it chose draws: no shader of Qt Quick failed to compile.
+        const auto graphics = QRegularExpression(QStringLiteral("graphics: (.*)")).match(r.text());
+        QVERIFY2(graphics.hasMatch(), qPrintable(r.text()));
+        QVERIFY2(!r.text().contains(QStringLiteral("shader compilation failed")), qPrintable(r.text()));
+        qInfo().noquote() << "graphics API under Wine:" << graphics.captured(1).trimmed();
         qInfo("freetoken.exe --smoke under Wine: %.1f s", t.elapsed() / 1000.0);
     }
 
@@ -217,23 +253,62 @@ private slots:
         }
         QVERIFY2(!window.isEmpty(), qPrintable("no FreeToken Desktop window after 180 s:\n" + output()));
         qInfo("window %s after %.1f s", qPrintable(window), t.elapsed() / 1000.0);
+        // No window manager: Wine placed it below a caption's height; the whole window on the 1280x800 screen.
+        local(QStringLiteral("xdotool"), {"windowmove", window, "0", "0"});
+        QThread::msleep(500);
         // The model is loaded when the engine says so in the app's log (%LOCALAPPDATA%\FreeToken\logs).
         while (!log_text().contains(QStringLiteral("] loaded ")) && t.elapsed() < 300000 && app.state() == QProcess::Running)
             QThread::msleep(500);
         QVERIFY2(log_text().contains(QStringLiteral("] loaded ")), qPrintable("the model did not load:\n" + log_text() + output()));
         qInfo("model loaded after %.1f s", t.elapsed() / 1000.0);
         QThread::msleep(1500);  // the page's rows and the sidebar catch up
-        screenshot(QStringLiteral("windows-wine-models.png"));
+        screenshot(window, QStringLiteral("windows-wine-models.png"));
 
-        // Ctrl+2 and Ctrl+3 open the Console and Chat pages (Main.qml's shortcuts), typed into the app's window.
+        // Keys typed into the app's window as a user would: Ctrl+2 opens the Console, Ctrl+3 the Chat page, Ctrl+N a
+        // new chat with the cursor in its composer (Main.qml's and ChatPage.qml's shortcuts).
         const Local focus = local(QStringLiteral("xdotool"), {"windowfocus", "--sync", window});
         QVERIFY2(focus.code == 0, qPrintable("xdotool windowfocus: " + focus.out));
-        for (const auto& [key, name] : {std::pair{"ctrl+2", "windows-wine-console.png"}, std::pair{"ctrl+3", "windows-wine-chat.png"}}) {
-            const Local k = local(QStringLiteral("xdotool"), {"key", "--window", window, QString::fromLatin1(key)});
-            QVERIFY2(k.code == 0, qPrintable("xdotool key: " + k.out));
-            QThread::msleep(2500);
-            screenshot(QString::fromLatin1(name));
-        }
+        const auto keys = [&](const QStringList& args) {
+            const Local k = local(QStringLiteral("xdotool"), args);
+            QVERIFY2(k.code == 0, qPrintable("xdotool " + args.join(' ') + ": " + k.out));
+        };
+        keys({"key", "--window", window, "ctrl+2"});
+        QThread::msleep(3000);  // two samples of the charts
+        screenshot(window, QStringLiteral("windows-wine-console.png"));
+
+        const QString chats = m_wine.local_app_data() + QStringLiteral("/FreeToken/chats.db");
+        const QString message = QStringLiteral("Hello from Wine");
+        keys({"key", "--window", window, "ctrl+3"});
+        QThread::msleep(1000);
+        keys({"key", "--window", window, "ctrl+n"});
+        QThread::msleep(1000);
+        keys({"type", "--delay", "30", "--window", window, message});
+        keys({"key", "--window", window, "Return"});
+        QElapsedTimer c;
+        c.start();
+        while ((stored_messages(chats, QStringLiteral("user"), message) < 1 ||
+                stored_messages(chats, QStringLiteral("assistant")) < 1) && c.elapsed() < 120000)
+            QThread::msleep(500);
+        QVERIFY2(stored_messages(chats, QStringLiteral("user"), message) == 1,
+                 qPrintable("the typed message is not in " + chats + ":\n" + log_text().right(3000)));
+        QVERIFY2(stored_messages(chats, QStringLiteral("assistant")) >= 1,
+                 qPrintable("no stored reply in " + chats + " after 120 s:\n" + log_text().right(3000)));
+        qInfo("chat: the reply was stored %.1f s after Return", c.elapsed() / 1000.0);
+        QThread::msleep(1500);
+        screenshot(window, QStringLiteral("windows-wine-chat.png"));
+
+        // A second double-click on the model: the second freetoken.exe hands it to the running app and exits 0; the
+        // running app opens it in Models; still one window.
+        const auto second = m_wine.run(kInstDir + QStringLiteral("\\bin\\freetoken.exe"), {model}, {}, 60000, {}, display_env());
+        QVERIFY2(second.code == 0 && second.text().contains(QStringLiteral("already running")),
+                 qPrintable(QStringLiteral("second start (exit code %1): ").arg(second.code) + second.text()));
+        QElapsedTimer s;
+        s.start();
+        while (!log_text().contains(QStringLiteral("a second start: open ")) && s.elapsed() < 20000) QThread::msleep(250);
+        QVERIFY2(log_text().contains(QStringLiteral("a second start: open ")), qPrintable(log_text().right(3000)));
+        QThread::msleep(1000);
+        QCOMPARE(app_windows().size(), 1);
+        QVERIFY(app.state() == QProcess::Running);
 
         // Close it as the window's close button does (WM_CLOSE): the app quits by itself, with exit code 0.
         const auto close = m_wine.run(QStringLiteral("taskkill"), {"/im", "freetoken.exe"}, {}, 30000);

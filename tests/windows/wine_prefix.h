@@ -6,8 +6,12 @@
 //                      FT_SKIP_CODE, or a failure when FT_REQUIRE_WINDOWS_TESTS=1 (scripts/test.sh sets it after the
 //                      cross build, so CI never passes by skipping)
 //   WinePrefix         create(user) boots the prefix with that Windows user name (its %LOCALAPPDATA% is
-//                      C:\users\<user>\AppData\Local); run()/start() run a program in it with the console only (no
-//                      DISPLAY: nothing here opens a window) and WINEDEBUG=-all
+//                      C:\users\<user>\AppData\Local); run()/start() run a program in it with WINEDEBUG=-all and
+//                      the console only (no DISPLAY), unless set_display() named an X server before create(): then
+//                      every process of the prefix, wineboot first, gets it. It must be all or none: the first
+//                      process of a prefix starts Wine's desktop (explorer.exe), which keeps the graphics driver it
+//                      found, and with no DISPLAY that is the null driver: every later window fails (CreateWindowEx,
+//                      "no driver could be loaded"), whatever DISPLAY that program has.
 //
 // Environment of every Windows process: the test's, less FT_DATA_DIR (the default data folder is what Windows users
 // get), with LANG=C.UTF-8: Wine then reads Unix names as UTF-8 and makes the ANSI code page 1252, as on a US
@@ -110,6 +114,8 @@ public:
         return r.code == 0 && QFileInfo::exists(drive_c() + QStringLiteral("/windows/system32"));
     }
     double boot_seconds() const { return boot_seconds_; }
+    // The X server (":N") of every process of this prefix; before create().
+    void set_display(const QString& display) { display_ = display; }
 
     QString path() const { return dir_.path(); }
     QString drive_c() const { return dir_.path() + QStringLiteral("/drive_c"); }
@@ -127,6 +133,7 @@ public:
     QProcessEnvironment env(const QStringList& extra = {}) const {
         QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
         for (const char* v : {"FT_DATA_DIR", "DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_CTYPE"}) e.remove(QString::fromLatin1(v));
+        if (!display_.isEmpty()) e.insert(QStringLiteral("DISPLAY"), display_);
         e.insert(QStringLiteral("WINEPREFIX"), dir_.path());
         e.insert(QStringLiteral("WINEDEBUG"), QStringLiteral("-all"));
         e.insert(QStringLiteral("WINEDLLOVERRIDES"), QStringLiteral("mscoree,mshtml="));  // no Mono/Gecko prompts
@@ -183,7 +190,7 @@ private:
     }
 
     QTemporaryDir dir_;
-    QString loader_, user_;
+    QString loader_, user_, display_;
     bool booted_ = false;
     double boot_seconds_ = 0;
 };
