@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ft/error.h"
 #include "ft/paths.h"
 #include "ft/utf8.h"
 
@@ -19,7 +20,12 @@ const QByteArray kOpen = QByteArrayLiteral("open ");
 }  // namespace
 
 SingleInstance::SingleInstance(QObject* parent) : QObject(parent) {
-    const QByteArray dir = QByteArray::fromStdString(ft::path_to_utf8(ft::data_dir()));
+    QByteArray dir;
+    try {
+        dir = QByteArray::fromStdString(ft::path_to_utf8(ft::data_dir()));
+    } catch (const ft::Error&) {
+        return;  // no name: nothing to hand over to, nor to listen on; the app reports the folder when it opens its log
+    }
     m_name = QStringLiteral("freetoken-") +
              QString::fromLatin1(QCryptographicHash::hash(dir, QCryptographicHash::Sha256).toHex().left(24));
 }
@@ -27,6 +33,7 @@ SingleInstance::SingleInstance(QObject* parent) : QObject(parent) {
 SingleInstance::~SingleInstance() = default;
 
 SingleInstance::HandOver SingleInstance::handOver(const QString& path, int timeout_ms) {
+    if (m_name.isEmpty()) return HandOver::NoneRunning;
     QLocalSocket socket;
     socket.connectToServer(m_name);
     if (!socket.waitForConnected(std::min(timeout_ms, 2000))) return HandOver::NoneRunning;
@@ -39,6 +46,10 @@ SingleInstance::HandOver SingleInstance::handOver(const QString& path, int timeo
 }
 
 bool SingleInstance::listen(QString& error) {
+    if (m_name.isEmpty()) {
+        error = QStringLiteral("the data folder cannot be created");
+        return false;
+    }
     m_server = new QLocalServer(this);
     m_server->setSocketOptions(QLocalServer::UserAccessOption);
     bool ok = m_server->listen(m_name);
