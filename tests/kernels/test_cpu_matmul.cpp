@@ -1,9 +1,9 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
 // supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
-// Q4_0/Q4_1/Q5_0/Q5_1/Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4/TQ2_0 runs on every int8 dot-product path
-// (the IQ1/IQ2/IQ3 types too, on random blocks and in the accuracy report: their quantizers are too slow for the big
-// shapes) (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway
-// fallback (forced with set_int8_dot_for_test), each against its own tolerance.
+// Q4_0/Q4_1/Q5_0/Q5_1/Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4/TQ1_0/TQ2_0 runs on every int8 dot-product
+// path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway fallback (forced with set_int8_dot_for_test), each
+// against its own tolerance; the IQ1/IQ2/IQ3 types' int8 paths on random blocks and in the accuracy report (their
+// quantizers are too slow for the big shapes).
 #include <hwy/targets.h>
 
 #include <algorithm>
@@ -56,7 +56,7 @@ double int8_tolerance(int rows) { return rows == 1 ? 12 * kInt8Tolerance : kInt8
 constexpr double kInt8ExactTolerance = 1e-10;
 const DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0, DType::Q4_0,   DType::Q4_1,   DType::Q5_0,
                         DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL,
-                        DType::IQ4_XS, DType::MXFP4, DType::TQ2_0};
+                        DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0};
 using ft::kernels::cpu::Int8Dot;
 
 // Σ (got − want)² / Σ_r Σ_i (w_ri·x_i)²: the error relative to the size of the products, so a row whose dot
@@ -166,7 +166,7 @@ private slots:
         const int k = 2048;
         const auto x = ft::test::random_floats(std::size_t(k), 17, -2.f, 2.f);
         for (DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K,
-                        DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ2_0,
+                        DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0,
                         DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S,
                         DType::IQ1_M}) {
             // The lattice types' quantizers take about 1 µs a weight: a quarter of the rows.
@@ -268,7 +268,7 @@ private slots:
         const int rows = 9, k = 512;
         const auto x = ft::test::random_floats(std::size_t(k), 8, -2.f, 2.f);
         for (DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K,
-                        DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ2_0,
+                        DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0,
                         DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S,
                         DType::IQ1_M}) {
             const auto w = make_weights(t, rows, k, 40 + int(t));
@@ -284,7 +284,7 @@ private slots:
         QVERIFY(!ft::kernels::cpu::int8_dot_by_default(DType::Q8_0));
         QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::MXFP4));
         QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::Q4_0) && ft::kernels::cpu::int8_dot_by_default(DType::TQ2_0));
-        QVERIFY(!ft::kernels::cpu::int8_dot_handles(DType::TQ1_0));  // through the f32 decoder
+        QVERIFY(!ft::kernels::cpu::int8_dot_handles(DType::F16));  // through the f32 kernels
     }
 
     // Batch invariance: where matvec_rows decodes weights to f32 (every type but the integer dot paths of
