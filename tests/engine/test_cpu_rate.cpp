@@ -1,5 +1,6 @@
 // The fit predictor's CPU expert rate by block type (memory/cpu_rate.h): the 30B-shaped preset in IQ2_XXS is
-// predicted to read its experts on the CPU slower than in Q4_K (the f32 decoder against the int8 path), a stored
+// predicted to read its experts on the CPU slower than in Q4_K (its int8 path gathers lattice entries; a third of Q4_K's
+// bytes a second on the dev machine), a stored
 // `ft bench bw` profile of the model's own format replaces the per-type default, another format's profile is
 // converted through the table, and a rate the user gives is Q4_K's. The profiles live in a real SQLite file in a
 // temporary data folder; no GPU is needed.

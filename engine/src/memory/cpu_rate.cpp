@@ -13,9 +13,9 @@ using kernels::DType;
 namespace {
 
 // Bytes per second relative to Q4_K, each type's `ft bench cpu-moe` experts-alone figure over Q4_K's in the same
-// round (docs/benchmarks.md, "The CPU expert kernel's rate by type", says how and where they were measured). Types
-// not measured take the type whose CPU path they share: F16 and F32 BF16's; IQ2_XS, IQ2_S, IQ1_S and IQ1_M
-// IQ2_XXS's; IQ3_S IQ3_XXS's.
+// round (docs/benchmarks.md, "The CPU expert kernel's rate by type" and, for the int8 paths of Q4_0, TQ1_0, TQ2_0
+// and the IQ2/IQ3/IQ1 types, "The CPU expert kernel per type", say how and where they were measured). F16 and F32
+// take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median.
 struct RateRow {
     DType type;
     double factor;
@@ -23,10 +23,10 @@ struct RateRow {
 constexpr RateRow kRates[] = {
     {DType::Q4_K, 1.00},    {DType::Q5_K, 1.02},    {DType::Q6_K, 1.05},    {DType::Q8_0, 1.37},   {DType::MXFP4, 1.09},
     {DType::BF16, 1.43},    {DType::F16, 1.43},     {DType::F32, 1.43},     {DType::Q2_K, 0.80},   {DType::Q3_K, 0.78},
-    {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.24},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
-    {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.086},  {DType::TQ2_0, 0.19},   {DType::IQ2_XXS, 0.098},
-    {DType::IQ2_XS, 0.098}, {DType::IQ2_S, 0.098},  {DType::IQ1_S, 0.098},  {DType::IQ1_M, 0.098}, {DType::IQ3_XXS, 0.14},
-    {DType::IQ3_S, 0.14},
+    {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.84},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
+    {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.31},
+    {DType::IQ2_XS, 0.27},  {DType::IQ2_S, 0.31},   {DType::IQ1_S, 0.19},   {DType::IQ1_M, 0.19},  {DType::IQ3_XXS, 0.31},
+    {DType::IQ3_S, 0.23},
 };
 
 void add_bytes(std::vector<std::pair<DType, std::uint64_t>>& v, DType t, std::uint64_t b) {
