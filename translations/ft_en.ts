@@ -2144,6 +2144,25 @@
     </message>
 </context>
 <context>
+    <name>ft::app::SingleInstance</name>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds, so it did not open %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end freetoken.exe in the Task Manager (Ctrl+Shift+Esc, Details). Then start FreeToken again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end the freetoken process (for example with the system monitor, or pkill -x freetoken). Then start FreeToken again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ft::ui::ChatSession</name>
     <message>
         <source>New chat</source>

@@ -2141,6 +2141,25 @@
     </message>
 </context>
 <context>
+    <name>ft::app::SingleInstance</name>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds.</source>
+        <translation>FreeToken이 이미 실행 중이지만 %1초 안에 응답하지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds, so it did not open %2.</source>
+        <translation>FreeToken이 이미 실행 중이지만 %1초 안에 응답하지 않아 %2을(를) 열지 못했습니다.</translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end freetoken.exe in the Task Manager (Ctrl+Shift+Esc, Details). Then start FreeToken again.</source>
+        <translation>열려 있는 FreeToken 창을 닫으세요. 창이 보이지 않으면 작업 관리자(Ctrl+Shift+Esc, 세부 정보)에서 freetoken.exe를 끝내세요. 그런 다음 FreeToken을 다시 시작하세요.</translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end the freetoken process (for example with the system monitor, or pkill -x freetoken). Then start FreeToken again.</source>
+        <translation>열려 있는 FreeToken 창을 닫으세요. 창이 보이지 않으면 freetoken 프로세스를 끝내세요(예: 시스템 모니터 또는 pkill -x freetoken). 그런 다음 FreeToken을 다시 시작하세요.</translation>
+    </message>
+</context>
+<context>
     <name>ft::ui::ChatSession</name>
     <message>
         <source>New chat</source>

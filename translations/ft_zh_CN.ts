@@ -2141,6 +2141,25 @@
     </message>
 </context>
 <context>
+    <name>ft::app::SingleInstance</name>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds.</source>
+        <translation>FreeToken 已在运行，但在 %1 秒内没有响应。</translation>
+    </message>
+    <message>
+        <source>FreeToken is already running but did not answer within %1 seconds, so it did not open %2.</source>
+        <translation>FreeToken 已在运行，但在 %1 秒内没有响应，因此没有打开 %2。</translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end freetoken.exe in the Task Manager (Ctrl+Shift+Esc, Details). Then start FreeToken again.</source>
+        <translation>请关闭已打开的 FreeToken 窗口。如果看不到窗口，请在任务管理器（Ctrl+Shift+Esc，“详细信息”）中结束 freetoken.exe。然后重新启动 FreeToken。</translation>
+    </message>
+    <message>
+        <source>Close the FreeToken window that is open. If none shows, end the freetoken process (for example with the system monitor, or pkill -x freetoken). Then start FreeToken again.</source>
+        <translation>请关闭已打开的 FreeToken 窗口。如果看不到窗口，请结束 freetoken 进程（例如用系统监视器，或 pkill -x freetoken）。然后重新启动 FreeToken。</translation>
+    </message>
+</context>
+<context>
     <name>ft::ui::ChatSession</name>
     <message>
         <source>New chat</source>

@@ -36,6 +36,7 @@
 #include "ft/paths.h"
 #include "ft/utf8.h"
 #include "ft/version.h"
+#include "app_settings.h"
 #include "engine_host.h"
 #include "graphics_api.h"
 #include "log_hub.h"
@@ -190,17 +191,20 @@ int run(int argc, char** argv) {
     ft::app::SingleInstance instance;
     if (!smoke) {
         const QString path = model_arg.isEmpty() ? QString() : QFileInfo(model_arg).absoluteFilePath();
-        switch (instance.handOver(path, 10000)) {
+        constexpr int kAnswerSeconds = 10;  // a busy app answers within milliseconds (its event loop does it)
+        switch (instance.handOver(path, kAnswerSeconds * 1000)) {
         case ft::app::SingleInstance::HandOver::Handed:
             std::printf("freetoken: FreeToken is already running; %s\n",
                         path.isEmpty() ? "its window was brought to the front"
                                        : qUtf8Printable(QStringLiteral("it opens %1").arg(path)));
             return 0;
-        case ft::app::SingleInstance::HandOver::NoAnswer:
-            std::fprintf(stderr,
-                         "freetoken: another FreeToken of this user is running but did not answer within 10 s.\n"
-                         "  Close it (or end freetoken in the task manager) and start FreeToken again.\n");
+        case ft::app::SingleInstance::HandOver::NoAnswer: {
+            // In the user's language, in a box: started by a double-click there is no console to print to.
+            const ft::AppSettings settings;
+            ft::ui::install_language(settings.language());
+            ft::app::SingleInstance::reportNoAnswer(kAnswerSeconds, path);
             return 1;
+        }
         case ft::app::SingleInstance::HandOver::NoneRunning:
             break;
         }

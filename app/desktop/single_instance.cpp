@@ -3,8 +3,10 @@
 #include <QCryptographicHash>
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QMessageBox>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "ft/error.h"
 #include "ft/paths.h"
@@ -64,6 +66,33 @@ bool SingleInstance::listen(QString& error) {
     }
     connect(m_server, &QLocalServer::newConnection, this, &SingleInstance::onConnection);
     return true;
+}
+
+QString SingleInstance::noAnswerText(int seconds, const QString& path) {
+    if (path.isEmpty()) return tr("FreeToken is already running but did not answer within %1 seconds.").arg(seconds);
+    return tr("FreeToken is already running but did not answer within %1 seconds, so it did not open %2.")
+        .arg(seconds)
+        .arg(path);
+}
+
+QString SingleInstance::noAnswerAdvice() {
+#ifdef _WIN32
+    return tr("Close the FreeToken window that is open. If none shows, end freetoken.exe in the Task Manager "
+              "(Ctrl+Shift+Esc, Details). Then start FreeToken again.");
+#else
+    return tr("Close the FreeToken window that is open. If none shows, end the freetoken process (for example "
+              "with the system monitor, or pkill -x freetoken). Then start FreeToken again.");
+#endif
+}
+
+void SingleInstance::reportNoAnswer(int seconds, const QString& path) {
+    const QString text = noAnswerText(seconds, path);
+    const QString advice = noAnswerAdvice();
+    std::fprintf(stderr, "freetoken: %s\n  %s\n", qUtf8Printable(text), qUtf8Printable(advice));
+    std::fflush(stderr);
+    QMessageBox box(QMessageBox::Warning, QStringLiteral("FreeToken"), text, QMessageBox::Ok);
+    box.setInformativeText(advice);
+    box.exec();
 }
 
 void SingleInstance::onConnection() {

@@ -31,6 +31,15 @@ public:
     // `error` set when it cannot.
     bool listen(QString& error);
 
+    // What a second start says when the running app did not answer within `seconds` (handOver's NoAnswer), in the
+    // language installed (ft::ui::install_language): the problem — with `path`, the model that was not opened ("" for
+    // none) — and what to do.
+    static QString noAnswerText(int seconds, const QString& path);
+    static QString noAnswerAdvice();
+    // Says both in a message box (a double-click on Windows has no console to print to) and on standard error;
+    // returns when the box is closed.
+    static void reportNoAnswer(int seconds, const QString& path);
+
 signals:
     void openRequested(const QString& path);  // "" : show the window only
 
