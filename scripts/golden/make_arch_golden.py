@@ -30,6 +30,14 @@ transformers makes of a real checkpoint), and run in float32.
             scaling 2.5, norm_topk_prob, partial RoPE 0.5 of head_dim 64, q/k/v biases, per-head q/k norm.
             Checkpoint layout: per-expert mlp.experts.E.{gate,up,down}_proj.weight (GLM's own checkpoints).
 
+  glm_moe_dsa GlmMoeDsaForCausalLM (GLM-5): 3 layers, layer 0 dense, latent attention (4 heads, q rank 48, KV rank
+            64, nope 32 + rope 16, values 32; RoPE on halves, as transformers runs GLM-5) with DeepSeek's sparse
+            attention: an indexer of 32 heads of 32 (rope on the first 16, a LayerNorm on its key) keeping the best
+            16 positions per query, fewer than the sequences' lengths so the pick matters, and enough heads that an
+            exactly-0 score (every ReLU off), whose ties make top-k ambiguous, is rare; 16 routed experts top-4 + 1
+            shared, sigmoid router with e_score_correction_bias, no groups (as GLM-5), routed scaling 2.5,
+            norm_topk_prob. Tensors under transformers' own names (its state dict: the fused 3-D experts).
+
   qwen3_5_moe Qwen3_5MoeForCausalLM: 4 layers, hidden 64, Gated DeltaNet in layers 0-2 (2 key heads / 4 value heads of
             32, conv 4), gated full attention in layer 3 (4/2 heads of 32, [query | gate] per head, q/k norms,
             partial RoPE 0.25), 8 experts top-4 + a sigmoid-gated shared expert, zero-centred norms. Qwen's names,
@@ -45,7 +53,7 @@ little-endian [sum of sequence lengths x vocab], every position, sequences in go
 Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
 from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|qwen3_5_moe|qwen3_next} OUT_DIR
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next} OUT_DIR
 """
 import json
 import math
@@ -579,6 +587,63 @@ def dsv4_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+# ---------------------------------------------------------------- GLM-5 (glm_moe_dsa)
+
+GLM5 = dict(hidden=128, ff=192, moe_ff=32, layers=3, heads=4, q_lora=48, kv_lora=64, nope=32, rope=16, v=32,
+            experts=16, top_k=4, shared=1, scaling=2.5, first_dense=1, index_heads=32, index_dim=32, index_topk=16)
+
+
+def glm5_config():
+    from transformers import GlmMoeDsaConfig
+    c = GLM5
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["ff"],
+              moe_intermediate_size=c["moe_ff"], num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+              num_key_value_heads=c["heads"], n_shared_experts=c["shared"], n_routed_experts=c["experts"],
+              routed_scaling_factor=c["scaling"], kv_lora_rank=c["kv_lora"], q_lora_rank=c["q_lora"],
+              qk_rope_head_dim=c["rope"], v_head_dim=c["v"], qk_nope_head_dim=c["nope"], head_dim=c["rope"],
+              n_group=1, topk_group=1, num_experts_per_tok=c["top_k"], first_k_dense_replace=c["first_dense"],
+              norm_topk_prob=True, attention_bias=False, rms_norm_eps=1e-5, index_n_heads=c["index_heads"],
+              index_head_dim=c["index_dim"], index_topk=c["index_topk"], max_position_embeddings=202752,
+              tie_word_embeddings=False, pad_token_id=4098, eos_token_id=4097, bos_token_id=4096)
+    return make_config(GlmMoeDsaConfig, kw, {"rope_type": "default"}, 1000000.0)
+
+
+def glm5_weights(cfg, Model):
+    """Every tensor transformers' GlmMoeDsaForCausalLM holds, under its own state-dict names (what its
+    save_pretrained writes), BF16-exact random values: norms near 1, the indexer key norm's bias near 0, the
+    correction bias F32 and >= 0."""
+    probe = Model(cfg)
+    shapes = {k: tuple(v.shape) for k, v in probe.state_dict().items()}
+    del probe
+    g = gen(SEED + 5)
+    sd = {}
+    for k in sorted(shapes):
+        shape = shapes[k]
+        if k.endswith("e_score_correction_bias"):
+            sd[k] = 0.25 * torch.rand(shape, generator=g)
+        elif k.endswith("embed_tokens.weight"):
+            sd[k] = normal(shape, 1.0, g)
+        elif k == "lm_head.weight":
+            sd[k] = normal(shape, 3.0 / math.sqrt(shape[1]), g)
+        elif k.endswith(".bias") and len(shape) == 1:  # the indexer's LayerNorm bias
+            sd[k] = normal(shape, 0.2, g)
+        elif len(shape) == 1:  # RMSNorm / LayerNorm weights
+            sd[k] = bf16(1.0 + 0.2 * torch.randn(shape, generator=g))
+        elif len(shape) == 3:  # experts [E, out, in]
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[2]), g)
+        else:
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[1]), g)
+    return sd
+
+
+def glm5_sequences():
+    g = gen(12)
+    gmask, sop, user, assistant = 4096 + 2, 4096 + 3, 4096 + 7, 4096 + 8
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [gmask, sop, user] + body(20) + [assistant] + body(16)
+    return [s0, body(23), body(61), body(100)]
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -611,7 +676,7 @@ def routing_of(model, arch, seq):
                 if ints:
                     out[il] = ints[0].reshape(len(seq), -1).tolist()
             hooks.append(mlp.router.register_forward_hook(hook))
-        elif arch in ("glm4_moe", "deepseek_v3", "deepseek_v4", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
+        elif arch in ("glm4_moe", "deepseek_v3", "deepseek_v4", "glm_moe_dsa", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
             def hook(mod, inp, res, il=il, mlp=mlp):
                 ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
                 if ints:
@@ -663,6 +728,12 @@ def main():
         import inspect
         import transformers.models.deepseek_v4.modeling_deepseek_v4 as mod
         (out / "modeling_deepseek_v4.py.txt").write_text(inspect.getsource(mod))
+    elif arch == "glm_moe_dsa":
+        from transformers import GlmMoeDsaForCausalLM as Model
+        cfg = glm5_config()
+        sd, mx = glm5_weights(cfg, Model), None
+        seqs = glm5_sequences()
+        keep_f32 = ("e_score_correction_bias",)
     elif arch in ("qwen3_5_moe", "qwen3_next"):
         if arch == "qwen3_next":
             from transformers import Qwen3NextForCausalLM as Model
@@ -673,7 +744,7 @@ def main():
         seqs = qwen35_sequences()
         keep_f32 = ("A_log", "dt_bias")
     else:
-        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, qwen3_5_moe or qwen3_next")
+        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, glm_moe_dsa, qwen3_5_moe or qwen3_next")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
@@ -699,7 +770,8 @@ def main():
         print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
     if info.get("missing_keys") or info.get("mismatched_keys"):
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
-    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "qwen3_5_moe": QWEN35,
+    n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "glm_moe_dsa": GLM5,
+                "qwen3_5_moe": QWEN35,
                 "qwen3_next": QWEN35}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
@@ -734,6 +806,17 @@ def main():
             checks["inv_freq"] = {t: [float(x) for x in getattr(re, f"{t}_inv_freq").tolist()] for t in ("main", "compress")}
             checks["layer1"] = sorted(k for k, _ in model.model.layers[1].named_parameters())
             checks["want"] = {"rope_dim": int(DSV4["head_dim"] * DSV4["rotary"])}
+        elif arch == "glm_moe_dsa":
+            a = model.model.layers[0].self_attn
+            checks["scaling"] = float(getattr(a, "scaling", float("nan")))
+            checks["indexer_types"] = getattr(model.config, "indexer_types", None)
+            checks["mlp_layer_types"] = getattr(model.config, "mlp_layer_types", None)
+            checks["indexer"] = {k: getattr(a.indexer, k, None) for k in ("n_heads", "head_dim", "index_topk",
+                                                                          "qk_rope_head_dim", "softmax_scale")}
+            checks["indexer_k_norm"] = type(a.indexer.k_norm).__name__
+            checks["layer1"] = sorted(k for k, _ in model.model.layers[1].named_parameters())
+            checks["want"] = {"inv_freq_len": GLM5["rope"] // 2, "attention_scaling": 1.0,
+                              "scaling": (GLM5["nope"] + GLM5["rope"]) ** -0.5}
         elif arch in ("qwen3_5_moe", "qwen3_next"):
             checks["layer_types"] = list(model.config.layer_types)
             checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
@@ -856,7 +939,39 @@ def main():
     (out / "golden.json").write_text(json.dumps(meta, indent=1))
     gen_cfg = {"eos_token_id": cfg.eos_token_id, "pad_token_id": cfg.pad_token_id, "do_sample": False}
     (out / "generation_config.json").write_text(json.dumps(gen_cfg, indent=1))
+    if arch == "glm_moe_dsa":
+        glm5_readme(out, meta, [len(s) for s in seqs])
     print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))
+
+
+def glm5_readme(out, meta, lengths):
+    c = GLM5
+    (out / "README.md").write_text(f"""# glm-moe-dsa-tiny — golden fixture for GLM-5 (latent attention with the sparse-attention indexer)
+
+A small `GlmMoeDsaForCausalLM` with random BF16 weights (seed {SEED + 5}; the correction bias F32 as real checkpoints
+store it) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, multi-head
+latent attention with {c["heads"]} heads (q rank {c["q_lora"]} with its RMSNorm, KV rank {c["kv_lora"]} with its
+RMSNorm, nope {c["nope"]} + rope {c["rope"]} per head, values {c["v"]}; RoPE on halves, as transformers runs
+GLM-5) and DeepSeek's sparse attention: an indexer of {c["index_heads"]} heads of {c["index_dim"]} (its query from
+the normalized low-rank query, its key through a LayerNorm with bias, RoPE on the first {c["rope"]} dims of each)
+keeping the best {c["index_topk"]} positions per query — fewer than every sequence's length, so the pick matters
+from position {c["index_topk"]} on; layer 0 a dense SwiGLU FFN ({c["ff"]}), layers 1–{c["layers"] - 1} MoE:
+{c["experts"]} experts (FFN {c["moe_ff"]}) top-{c["top_k"]}, sigmoid router with `e_score_correction_bias`, no
+groups, renormalised weights, routed scaling {c["scaling"]}, one shared expert; vocabulary {VOCAB} (the layout of a
+cut tokenizer; no tokenizer ships: sequences are token ids). transformers' own tensor names (its state dict, what
+its `save_pretrained` writes: the routed experts as 3-D `gate_up_proj` / `down_proj`).
+
+| file | what |
+| --- | --- |
+| config.json, generation_config.json, model.safetensors | the HF checkpoint |
+| golden.json | {len(lengths)} sequences ({", ".join(map(str, lengths))} tokens), transformers' greedy `generate()` ({len(meta["greedy_new_tokens"])} tokens) of sequence 0, RoPE tables, routing of sequence 0, what transformers built (`structure`) |
+| logits.bin | float32 logits of every position ([{meta["logits_shape"][0]} × {meta["logits_shape"][1]}], little-endian) |
+
+Made by `scripts/golden/make_arch_golden.py glm_moe_dsa OUT_DIR` (transformers {meta["transformers"]}, torch
+{meta["torch"]}; CPU is enough). The reference computes in float32 on the BF16-rounded weights. Ties in the
+indexer's top-k make its pick ambiguous (torch and the engine may keep different positions of equal score); with
+{c["index_heads"]} heads a score of exactly 0 (every ReLU off) is rare.
+""")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,97 @@ void CpuAttention::forward(std::span<const exec::BatchToken> batch, const float*
 CpuMlaAttention::CpuMlaAttention(const model::MlaAttentionBlock& b, WorkerPool& pool) : b_(b), pool_(pool) {
     if (b.q_a_norm.w) q_a_norm_ = model::vector_f32(*b.q_a_norm.w);
     kv_a_norm_ = model::vector_f32(*b.kv_a_norm.w);
+    if (b.idx.heads) {
+        if (!b.q_a) throw Error(ErrorCode::unsupported, "a sparse-attention indexer without a low-rank query");
+        idx_norm_ = model::vector_f32(*b.idx.k_norm);
+        idx_bias_ = model::vector_f32(*b.idx.k_norm_bias);
+        if (int(idx_norm_.size()) != b.idx.dim || int(idx_bias_.size()) != b.idx.dim)
+            throw Error(ErrorCode::invalid_file, "sparse-attention indexer: key norm of the wrong size");
+    }
+}
+
+void CpuMlaAttention::index(std::span<const exec::BatchToken> batch, const float* x, const float* qr, kv::KvCache& kv,
+                            const std::int32_t* pos) {
+    const model::MlaAttentionBlock::Indexer& ix = b_.idx;
+    const std::int64_t T = std::int64_t(batch.size());
+    const int IH = ix.heads, ID = ix.dim, il = b_.kv_layer;
+    iq_.resize(std::size_t(T * IH * ID));
+    ik_.resize(std::size_t(T * ID));
+    iw_.resize(std::size_t(T * IH));
+    linear(pool_, *ix.q_b.w, qr, T, iq_.data());
+    linear(pool_, *ix.k.w, x, T, ik_.data());
+    linear(pool_, *ix.weights.w, x, T, iw_.data());
+    for (std::int64_t t = 0; t < T; ++t) {  // LayerNorm (mean and variance, weight and bias)
+        float* k = ik_.data() + t * ID;
+        double mean = 0, var = 0;
+        for (int i = 0; i < ID; ++i) mean += k[i];
+        mean /= ID;
+        for (int i = 0; i < ID; ++i) var += (k[i] - mean) * (k[i] - mean);
+        const float inv = float(1.0 / std::sqrt(var / ID + double(ix.k_norm_eps)));
+        for (int i = 0; i < ID; ++i) k[i] = (k[i] - float(mean)) * inv * idx_norm_[std::size_t(i)] + idx_bias_[std::size_t(i)];
+    }
+    kernels::cpu::rope_f32(ix.rope, iq_.data(), T, IH, pos);
+    kernels::cpu::rope_f32(ix.rope, ik_.data(), T, 1, pos);
+    for (std::int64_t t = 0; t < T; ++t) {
+        const exec::BatchToken& bt = batch[std::size_t(t)];
+        std::copy_n(ik_.data() + t * ID, ID, kv.v_at(il, bt.seq, bt.pos));
+    }
+    // score(j) = Σ_h w_h · relu(q_h · k_j) / sqrt(IH · ID); the best topk of positions 0 .. pos, ties to the earlier.
+    const float wscale = 1.f / std::sqrt(float(IH) * float(ID));
+    picks_.assign(std::size_t(T), {});
+    pool_.parallel_for(T, [&](std::int64_t t, int) {
+        const exec::BatchToken& bt = batch[std::size_t(t)];
+        const std::int64_t n = std::int64_t(bt.pos) + 1;
+        if (n <= ix.topk) return;
+        const float* q = iq_.data() + t * IH * ID;
+        const float* w = iw_.data() + t * IH;
+        std::vector<float> score(static_cast<std::size_t>(n));
+        for (std::int64_t j = 0; j < n; ++j) {
+            const float* k = kv.v_at(il, bt.seq, j);
+            float sc = 0.f;
+            for (int h = 0; h < IH; ++h) {
+                float dot = 0.f;
+                for (int i = 0; i < ID; ++i) dot += q[h * ID + i] * k[i];
+                sc += w[h] * std::max(0.f, dot);
+            }
+            score[std::size_t(j)] = sc * wscale;
+        }
+        std::vector<std::int32_t>& p = picks_[std::size_t(t)];
+        p.resize(std::size_t(n));
+        for (std::int64_t j = 0; j < n; ++j) p[std::size_t(j)] = std::int32_t(j);
+        std::partial_sort(p.begin(), p.begin() + ix.topk, p.end(), [&](std::int32_t a, std::int32_t b) {
+            return score[std::size_t(a)] > score[std::size_t(b)] || (score[std::size_t(a)] == score[std::size_t(b)] && a < b);
+        });
+        p.resize(std::size_t(ix.topk));
+        std::sort(p.begin(), p.end());
+    });
+}
+
+void CpuMlaAttention::sparse_attention(const kernels::MlaParams& p, const exec::BatchToken& bt,
+                                       std::span<const std::int32_t> picks, const float* q, kv::KvCache& kv,
+                                       float* out) const {
+    const int D = p.kv_dim(), L = p.kv_lora;
+    std::vector<const float*> rows(picks.size());
+    for (std::size_t i = 0; i < picks.size(); ++i) rows[i] = kv.k_at(b_.kv_layer, bt.seq, picks[i]);
+    std::vector<float> logit(picks.size());
+    for (int h = 0; h < p.n_head; ++h) {
+        const float* qh = q + std::int64_t(h) * D;
+        float mx = -INFINITY;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            float dot = 0.f;
+            for (int c = 0; c < D; ++c) dot += qh[c] * rows[i][c];
+            logit[i] = p.scale * dot;
+            mx = std::max(mx, logit[i]);
+        }
+        float sum = 0.f;
+        for (float& l : logit) sum += (l = std::exp(l - mx));
+        float* o = out + std::int64_t(h) * L;
+        std::fill_n(o, L, 0.f);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const float a = logit[i] / sum;
+            for (int c = 0; c < L; ++c) o[c] += a * rows[i][c];
+        }
+    }
 }
 
 void CpuMlaAttention::per_head(const model::TensorView& w, int rows, const float* x, std::int64_t ldx, std::int64_t x_head,
@@ -153,6 +244,7 @@ void CpuMlaAttention::forward(std::span<const exec::BatchToken> batch, const flo
         const exec::BatchToken& bt = batch[std::size_t(t)];
         kernels::ref::mla_kv_row(mp, s.v.data() + t * D, kv_a_norm_.data(), b_.kv_a_norm.eps, kv.k_at(il, bt.seq, bt.pos));
     }
+    if (b_.idx.heads) index(batch, x, s.k.data(), kv, s.pos.data());  // s.k: the normalized low-rank query
     // The absorbed query [T, H, D]: k_b[h] · q_nope, then the rotated q_pe.
     s.att.resize(std::size_t(T * H * D));
     per_head(*b_.k_b, L, s.q.data(), std::int64_t(H) * QD, QD, T, s.att.data(), std::int64_t(H) * D, D, s);
@@ -171,6 +263,13 @@ void CpuMlaAttention::forward(std::span<const exec::BatchToken> batch, const flo
         });
         s0 = s1;
     }
+    // The indexer's tokens: attention over the picked positions only (the dense result above is replaced).
+    if (b_.idx.heads)
+        pool_.parallel_for(T, [&](std::int64_t t, int) {
+            if (picks_[std::size_t(t)].empty()) return;
+            sparse_attention(mp, batch[std::size_t(t)], picks_[std::size_t(t)], s.att.data() + t * H * D, kv,
+                             s.lat.data() + t * H * L);
+        });
     // Each head's value: v_b[h] · latent → [T, H · V], then the output projection.
     s.k.resize(std::size_t(T * H * V));
     per_head(*b_.v_b, V, s.lat.data(), std::int64_t(H) * L, L, T, s.k.data(), std::int64_t(H) * V, V, s);

@@ -11,6 +11,7 @@
 #include "exec/runner.h"
 #include "kv/kv_cache.h"
 #include "model/graph.h"
+#include "ref/mla_attention.h"
 
 namespace ft::cpu {
 
@@ -50,6 +51,8 @@ private:
 // The latent attention block on the CPU (model::MlaAttentionBlock): q (direct or low-rank with its norm), the
 // compressed KV with its norm, RoPE on the rope parts, the latent row into the paged cache (one "KV head" of
 // kv_lora + rope_dim), the absorbed query through k_b per head, latent attention, v_b per head, output projection.
+// With the sparse-attention indexer (GLM-5): the index key of each token into the layer's V row, and a token with
+// more positions than the indexer keeps attends over the ones it picks only.
 class CpuMlaAttention {
 public:
     CpuMlaAttention(const model::MlaAttentionBlock& b, WorkerPool& pool);
@@ -61,9 +64,19 @@ private:
     void per_head(const model::TensorView& w, int rows, const float* x, std::int64_t ldx, std::int64_t x_head,
                   std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head, AttentionScratch& s);
 
+    // The indexer: the batch's index keys into the cache, then per token the positions it reads, ascending, in
+    // picks_[t] (empty: all up to its own). qr: the normalized low-rank query [T, q_lora].
+    void index(std::span<const exec::BatchToken> batch, const float* x, const float* qr, kv::KvCache& kv,
+               const std::int32_t* pos);
+    // Token t's latent outputs over its picked positions only (out [H, kv_lora]).
+    void sparse_attention(const kernels::MlaParams& p, const exec::BatchToken& bt, std::span<const std::int32_t> picks,
+                          const float* q, kv::KvCache& kv, float* out) const;
+
     const model::MlaAttentionBlock& b_;
     WorkerPool& pool_;
     std::vector<float> q_a_norm_, kv_a_norm_;
+    std::vector<float> idx_norm_, idx_bias_, iq_, ik_, iw_;
+    std::vector<std::vector<std::int32_t>> picks_;
 };
 
 // DeepSeek-V4's attention on the CPU (model::CompressedAttentionBlock): the low-rank q with its per-head norm, the

@@ -119,6 +119,9 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
 }
 
 GpuMlaAttention::GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeights& dw) : b_(b) {
+    if (b.idx.heads)
+        throw Error(ErrorCode::unsupported, "the GPU runner has no sparse-attention indexer yet (GLM-5)",
+                    "run this model on the CPU (--device cpu)");
     if (b.kv_lora % 32 || b.rope_dim % 32 || b.kv_lora > 512 || b.kv_dim() > 640)
         throw Error(ErrorCode::unsupported,
                     fmt::format("GPU latent attention needs a KV rank and rope size that are multiples of 32, rank up to "

@@ -46,7 +46,7 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
                            QD = d.attn.qk_nope_head_dim + R;
         g.n_head_kv = 1;
         g.head_dim = L + R;
-        g.v_head_dim = 0;
+        g.v_head_dim = std::int64_t(d.attn.index_head_dim);  // the V rows hold the sparse indexer's keys (if any)
         g.mla_qkv = H * QD + H * (L + R) + (L + R) + std::int64_t(d.attn.q_lora_rank);
         g.mla_att = H * L + H * std::int64_t(d.attn.v_head_dim);
         g.mla_kv_lora = L;
@@ -54,6 +54,10 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
                      V = double(d.attn.v_head_dim);
         g.attn_params_per_layer = (QL > 0 ? E * QL + QL * double(H * QD) : E * double(H * QD)) + E * double(L + R) +
                                   double(H) * double(L) * (nope + V) + double(H) * V * E;
+        if (d.attn.has_indexer()) {  // q_b, k (+ its LayerNorm), the per-head weights
+            const double IH = double(d.attn.index_n_heads), ID = double(d.attn.index_head_dim);
+            g.attn_params_per_layer += QL * IH * ID + E * ID + 2 * ID + E * IH;
+        }
     } else {
         g.attn_params_per_layer =
             double(g.n_embd) * double((d.attn.output_gate ? 3 : 2) * g.n_head * g.head_dim + g.n_head_kv * (g.head_dim + g.v_head_dim));

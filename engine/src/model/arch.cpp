@@ -283,7 +283,7 @@ void finish_graph(ModelGraph& g, const Weights& w) {
                                g.max_n_head = std::max(g.max_n_head, m.n_head);
                                g.max_n_head_kv = 1;
                                g.max_head_dim = m.kv_dim();
-                               g.max_v_head_dim = 0;
+                               g.max_v_head_dim = std::max(g.max_v_head_dim, m.idx.dim);  // the index keys
                            },
                            [&](const GatedDeltaNetBlock& n) {
                                g.n_rs_layers = std::max(g.n_rs_layers, n.rs_layer + 1);

@@ -11,4 +11,5 @@
     X(deepseek_v3)          \
     X(deepseek_v4)          \
     X(glm4_moe)             \
+    X(glm_moe_dsa)          \
     X(gpt_oss)

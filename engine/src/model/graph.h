@@ -125,6 +125,21 @@ struct MlaAttentionBlock {
     float scale = 1.f;                    // 1/sqrt(nope + rope_dim), times YaRN's mscale² when the model says so
     kernels::RopeParams rope;             // n_rot = rope_dim over the rope part of each head (head_dim set at use)
     int kv_layer = 0;
+    // DeepSeek sparse attention (GLM-5; heads 0: none, every cached position is read). A lightning indexer picks, per
+    // query, the `topk` cached positions the attention reads (all of them when there are no more):
+    //   qi = q_b(qr) [heads, dim] with qr the normalized low-rank query, ki = LayerNorm(k(x)) [dim] (weight and
+    //   bias), RoPE on the first rope.n_rot dims of each; w = weights(x) [heads] / sqrt(heads · dim);
+    //   score(j) = Σ_h w_h · relu(qi_h · ki_j), the best topk positions j ≤ pos kept.
+    // The index key ki of each position is cached in the V row of the layer (the latent attention reads K only).
+    struct Indexer {
+        LinearRef q_b, k, weights;            // [heads·dim, q_lora], [dim, n_embd], [heads, n_embd]
+        const TensorView* k_norm = nullptr;   // [dim]
+        const TensorView* k_norm_bias = nullptr;
+        float k_norm_eps = 1e-6f;
+        int heads = 0, dim = 0, topk = 0;
+        kernels::RopeParams rope;             // head_dim = dim
+    };
+    Indexer idx;
     int q_dim() const { return nope + rope_dim; }
     int kv_dim() const { return kv_lora + rope_dim; }
 };

@@ -85,6 +85,11 @@ struct AttentionDesc {
     std::uint32_t qk_nope_head_dim = 0;
     std::uint32_t qk_rope_head_dim = 0;
     bool is_mla() const noexcept { return kv_lora_rank != 0; }
+    // DeepSeek sparse attention (GLM-5, transformers' glm_moe_dsa): a lightning indexer of index_n_heads heads of
+    // index_head_dim scores every cached position per query, and the latent attention reads only the index_topk
+    // best. Zero heads: none.
+    std::uint32_t index_n_heads = 0, index_head_dim = 0, index_topk = 0;
+    bool has_indexer() const noexcept { return index_n_heads != 0; }
     // Gated attention (Qwen3.5 / Qwen3-Next): q_proj emits [query | gate] per head (2 · head_dim rows per head) and
     // the attention output is multiplied by sigmoid(gate) before o_proj.
     bool output_gate = false;

@@ -41,7 +41,7 @@ bool TensorSpec::is_vector() const {
         case TensorRole::ffn_gate_inp_shexp: case TensorRole::ssm_conv1d:
         case TensorRole::hc_attn_base: case TensorRole::hc_attn_scale: case TensorRole::hc_ffn_base:
         case TensorRole::hc_ffn_scale: case TensorRole::hc_head_base: case TensorRole::hc_head_scale:
-        case TensorRole::attn_comp_bias: case TensorRole::attn_idx_bias:
+        case TensorRole::attn_comp_bias: case TensorRole::attn_idx_bias: case TensorRole::attn_idx_norm_bias:
             return true;
         default:
             return is_expert_bias();

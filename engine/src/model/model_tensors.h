@@ -50,6 +50,9 @@ enum class TensorRole {
     attn_kv, attn_output_a, attn_output_b,
     attn_comp_kv, attn_comp_gate, attn_comp_bias, attn_comp_norm,
     attn_idx_kv, attn_idx_gate, attn_idx_bias, attn_idx_norm, attn_idx_q_b, attn_idx_weights,
+    // GLM-5's indexer (DeepSeek sparse attention) uses attn_idx_q_b, attn_idx_weights, attn_idx_kv (its key
+    // projection) and attn_idx_norm (a LayerNorm) with that norm's bias.
+    attn_idx_norm_bias,
     ffn_hash_table,
 };
 
