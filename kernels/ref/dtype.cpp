@@ -7,7 +7,7 @@ namespace ft::kernels {
 
 namespace {
 // Block sizes from the GGUF/ggml block layouts (QK_K = 256 super-blocks for the K-quants).
-constexpr std::array<DTypeInfo, 33> kTypes{{
+constexpr std::array<DTypeInfo, 35> kTypes{{
     {DType::F32, "f32", 1, 4, false},
     {DType::F16, "f16", 1, 2, false},
     {DType::Q4_0, "q4_0", 32, 18, true},
@@ -40,6 +40,8 @@ constexpr std::array<DTypeInfo, 33> kTypes{{
     {DType::TQ1_0, "tq1_0", 256, 54, true},
     {DType::TQ2_0, "tq2_0", 256, 66, true},
     {DType::MXFP4, "mxfp4", 32, 17, true},
+    {DType::FT_FP8, "ft_fp8", 32, 36, true},
+    {DType::FT_NVFP4, "ft_nvfp4", 64, 40, true},
     {DType::F32, "", 0, 0, false},  // sentinel, never returned
 }};
 }  // namespace

@@ -14,6 +14,10 @@ enum class DType : std::uint32_t {
     IQ2_XXS = 16, IQ2_XS = 17, IQ3_XXS = 18, IQ1_S = 19, IQ4_NL = 20, IQ3_S = 21, IQ2_S = 22, IQ4_XS = 23,
     I8 = 24, I16 = 25, I32 = 26, I64 = 27, F64 = 28, IQ1_M = 29, BF16 = 30,
     TQ1_0 = 34, TQ2_0 = 35, MXFP4 = 39,
+    // Ours, not ggml's (no GGUF reader but ours knows them): the Hugging Face FP8 and NVFP4 checkpoints' weights,
+    // repacked row by row with their scales (ref/quant.h has the layouts). Ids far above ggml's so a future ggml type
+    // cannot collide.
+    FT_FP8 = 200, FT_NVFP4 = 201,
 };
 
 struct DTypeInfo {

@@ -9,6 +9,15 @@
 
 namespace ft::kernels::ref {
 
+float e4m3_to_f32(std::uint8_t v) {
+    const int e = (v >> 3) & 15, m = v & 7;
+    float x;
+    if (e == 15 && m == 7) x = std::numeric_limits<float>::quiet_NaN();
+    else if (e == 0) x = std::ldexp(float(m), -9);
+    else x = std::ldexp(float(8 + m), e - 10);
+    return (v & 0x80) ? -x : x;
+}
+
 namespace {
 
 std::uint32_t bits_of(float f) {
@@ -95,6 +104,31 @@ void quant_q4_0(const float* x, BlockQ4_0* b, std::int64_t nb) {
         const float id = d != 0 ? 1.f / d : 0.f;
         std::memset(b[i].qs, 0, 16);
         for (int j = 0; j < 32; ++j) set_nib(b[i].qs, j, std::clamp(round_nearest(x[j] * id) + 8, 0, 15));
+    }
+}
+
+// ---- FP8 E4M3 and the Hugging Face quantized layouts ----
+
+void dequant_ft_fp8(const BlockFtFp8* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 32) {
+        float d;
+        std::memcpy(&d, b[i].d, 4);
+        for (int j = 0; j < 32; ++j) y[j] = e4m3_to_f32(b[i].qs[j]) * d;
+    }
+}
+
+void dequant_ft_nvfp4(const BlockFtNvfp4* b, float* y, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, y += 64) {
+        float s2;
+        std::memcpy(&s2, b[i].s2, 4);
+        for (int g = 0; g < 4; ++g) {
+            const float d = e4m3_to_f32(b[i].sc[g]) * s2;
+            for (int j = 0; j < 16; ++j) {
+                const int k = 16 * g + j;
+                const int code = (b[i].qs[k / 2] >> (4 * (k & 1))) & 15;
+                y[k] = d * (0.5f * float(kMxfp4Values[code]));  // E2M1 value: the doubled grid halved (exact)
+            }
+        }
     }
 }
 
@@ -1489,7 +1523,7 @@ bool dequant_supported(DType type) {
         case DType::Q4_1: case DType::Q5_0: case DType::Q5_1: case DType::Q2_K: case DType::Q3_K:
         case DType::IQ4_NL: case DType::IQ4_XS: case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS:
         case DType::IQ2_XS: case DType::IQ2_S: case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S:
-        case DType::IQ1_M:
+        case DType::IQ1_M: case DType::FT_FP8: case DType::FT_NVFP4:
             return true;
         default:
             return quant_supported(type);
@@ -1525,6 +1559,8 @@ bool dequantize_row(DType type, const void* src, float* dst, std::int64_t n) {
         case DType::IQ3_S: dequant_iq3_s(static_cast<const BlockIq3S*>(src), dst, nb); break;
         case DType::IQ1_S: dequant_iq1_s(static_cast<const BlockIq1S*>(src), dst, nb); break;
         case DType::IQ1_M: dequant_iq1_m(static_cast<const BlockIq1M*>(src), dst, nb); break;
+        case DType::FT_FP8: dequant_ft_fp8(static_cast<const BlockFtFp8*>(src), dst, nb); break;
+        case DType::FT_NVFP4: dequant_ft_nvfp4(static_cast<const BlockFtNvfp4*>(src), dst, nb); break;
         default: return false;
     }
     return true;

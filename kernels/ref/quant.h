@@ -44,6 +44,23 @@ std::uint16_t f32_to_bf16(float f);
 float e8m0_to_f32_half(std::uint8_t e);
 // E2M1 codes doubled, indexed by the 4-bit code: bit 3 is the sign.
 inline constexpr std::int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+// OCP FP8 E4M3 ("float8_e4m3fn"): sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 is subnormal
+// (m · 2^-9), S.1111.111 is NaN, no infinities (largest 448). Exact in f32.
+float e4m3_to_f32(std::uint8_t v);
+
+// The Hugging Face quantized checkpoints' weights as the engine keeps them (DType::FT_FP8, FT_NVFP4; ours, not ggml's):
+// each row repacked with its scales so a row is self-contained like every GGUF block type.
+//   FT_FP8    32 E4M3 codes and the f32 block scale that covers them (the checkpoint's weight_scale_inv of the
+//             128 x 128 block holding these 32 columns, repeated per 32): x = e4m3_to_f32(qs[i]) * d, one f32
+//             rounding, as transformers' dequantization (w.float() * scale_inv). 9 bits per weight.
+//   FT_NVFP4  64 E2M1 codes in four groups of 16, each with its E4M3 scale sc[g], and the tensor's f32 second-level
+//             scale s2 (ModelOpt's weight_scale_2, repeated per block); code i is the low nibble of qs[i/2] for even
+//             i, the high nibble for odd i (the checkpoint's packing, unchanged): x = (e4m3_to_f32(sc[i/16]) * s2) *
+//             e2m1(code) in f32 in that order, as ModelOpt dequantizes (block scale times s2, then the value).
+//             5 bits per weight.
+struct BlockFtFp8 { std::uint8_t d[4]; std::uint8_t qs[32]; };  // d: f32, little-endian, unaligned
+struct BlockFtNvfp4 { std::uint8_t s2[4]; std::uint8_t sc[4]; std::uint8_t qs[32]; };
+static_assert(sizeof(BlockFtFp8) == 36 && sizeof(BlockFtNvfp4) == 40);
 
 // The GGUF block layouts, byte for byte (all little-endian, no padding). Element i of a block is decoded as:
 //   Q8_0   x = d * qs[i]

@@ -9,6 +9,7 @@
 
 #include "format/gguf.h"
 #include "format/safetensors.h"
+#include "format/hf_quant.h"
 #include "ft/error.h"
 #include "model/arch.h"
 #include "model/model_desc.h"
@@ -91,7 +92,9 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         std::vector<const safetensors::Checkpoint::Entry*> src;
         std::uint64_t n_bytes;
         bool fused3d = false;  // src[0] is Qwen3.5's 3-D expert tensor [n_expert, hf_fused_rows, in]
+        std::vector<safetensors::QuantizedTensor> quant;  // FP8 / NVFP4 sources (format/hf_quant.h), one per src
     };
+    const safetensors::QuantConfig qc = safetensors::read_quant_config(dir);
     std::vector<Planned> plan;
     const std::string where = path_to_utf8(dir);
     // Qwen3.5's multimodal checkpoints keep the language model under "model.language_model.".
@@ -144,6 +147,27 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         // DeepSeek's kv_b_proj [n_head · (nope + v), kv_lora], split into attn_k_b / attn_v_b as it is written.
         if (mla) want = {s.dims[2] * s.hf_step, s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0]};
         for (const auto& hn : p.fused3d ? std::vector<std::string>{} : s.hf_names) {
+            // An FP8 / NVFP4 weight is written in the engine's matching type (FT_FP8 / FT_NVFP4), exactly as stored.
+            const std::string stored = ck.find(hn) || !find(hn) ? hn : "model.language_model." + hn.substr(6);
+            if (auto q = safetensors::find_quantized(ck, stored, qc)) {
+                if (s.hf_layout != HfLayout::direct || rewrites(s) || s.keep_f32())
+                    throw Error(ErrorCode::unsupported,
+                                where + ": tensor " + hn + " is " + std::string(kernels::dtype_info(q->type).name) +
+                                    "; convert writes quantized checkpoint tensors only where they are copied as they are",
+                                "the engine loads this folder directly");
+                auto squeezed = [](std::vector<std::uint64_t> v) {
+                    std::erase(v, std::uint64_t(1));
+                    return v;
+                };
+                if (squeezed(q->shape) != squeezed(want))
+                    throw Error(ErrorCode::invalid_file, where + ": tensor " + hn + " does not have the shape config.json implies (shape)");
+                if (!p.quant.empty() && p.quant.front().type != q->type)
+                    throw Error(ErrorCode::unsupported, where + ": tensor " + hn + " is quantized unlike the others of " + s.name);
+                p.quant.push_back(std::move(*q));
+                continue;
+            }
+            if (!p.quant.empty())
+                throw Error(ErrorCode::unsupported, where + ": tensor " + hn + " is not quantized like the others of " + s.name);
             const auto* e = find(hn);
             if (!e)
                 throw Error(ErrorCode::not_found, where + ": missing tensor " + hn + " (for " + s.name + ")",
@@ -172,7 +196,9 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
             }
             p.src.push_back(e);
         }
-        if (s.keep_f32()) {
+        if (!p.quant.empty()) {
+            p.type = p.quant.front().type;
+        } else if (s.keep_f32()) {
             p.type = DType::F32;
         } else {
             p.type = opt.type;
@@ -230,6 +256,20 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
             w.write(out);
             done += out.size();
             if (opt.progress) opt.progress(done, total);
+            w.end_tensor();
+            continue;
+        }
+        if (!p.quant.empty()) {
+            for (const auto& q : p.quant) {
+                for (std::uint64_t r0 = 0; r0 < q.rows(); r0 += rows_per_block) {
+                    const std::uint64_t nr = std::min(rows_per_block, q.rows() - r0);
+                    out.resize(nr * row_out);
+                    safetensors::repack_rows(q, r0, r0 + nr, out.data());
+                    w.write(out);
+                }
+                done += q.rows() * row_out;
+                if (opt.progress) opt.progress(done, total);
+            }
             w.end_tensor();
             continue;
         }

@@ -1,11 +1,14 @@
 #include "model/model_inspect.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "format/gguf.h"
 #include "format/safetensors.h"
+#include "format/hf_quant.h"
 #include "ft/error.h"
 #include "model/arch.h"
 #include "model/model_desc.h"
@@ -140,16 +143,40 @@ json inspect_hf(const std::filesystem::path& dir) {
     if (has_weights) {
         const auto ck = safetensors::Checkpoint::open(dir);
         j["safetensors_files"] = ck.files().size();
+        // FP8 / NVFP4 weights (format/hf_quant.h) count as the engine type they load as, at its size; their scale
+        // tensors are in that size, so they are listed but not counted again.
+        const safetensors::QuantConfig qc = safetensors::read_quant_config(dir);
+        std::vector<safetensors::QuantizedTensor> quantized;
+        std::set<std::string, std::less<>> scales;
+        for (const auto name : ck.names())
+            if (auto q = safetensors::find_quantized(ck, std::string(name), qc)) {
+                for (const auto* e : {q->scale, q->scale2})
+                    if (e) scales.emplace(e->info->name);
+                const std::string base = q->name.substr(0, q->name.size() - 7);  // minus ".weight"
+                if (ck.find(base + ".input_scale")) scales.emplace(base + ".input_scale");
+                quantized.push_back(std::move(*q));
+            }
         std::uint64_t total = 0;
         for (const auto name : ck.names()) {
             const auto& e = ck.tensor(name);
+            total += e.info->n_bytes();
+            tensors.push_back({{"name", name}, {"type", safetensors::dtype_name(e.info->dtype)}, {"shape", e.info->shape},
+                               {"bytes", e.info->n_bytes()}});
+            if (scales.count(name)) continue;
+            const auto q = std::find_if(quantized.begin(), quantized.end(), [&](const auto& x) { return x.name == name; });
             TensorStat s;
             s.name = std::string(name);
-            s.dims = e.info->shape;
-            s.n_elements = e.info->n_elements;
-            s.n_bytes = e.info->n_bytes();
-            total += s.n_bytes;
-            tensors.push_back({{"name", s.name}, {"type", safetensors::dtype_name(e.info->dtype)}, {"shape", s.dims}, {"bytes", s.n_bytes}});
+            if (q != quantized.end()) {
+                s.dims = q->shape;
+                s.type = q->type;
+                s.n_elements = q->rows() * q->cols();
+                s.n_bytes = *kernels::dtype_bytes(q->type, q->cols()) * q->rows();
+            } else {
+                s.dims = e.info->shape;
+                s.type = safetensors::to_kernel_dtype(e.info->dtype).value_or(kernels::DType::F32);
+                s.n_elements = e.info->n_elements;
+                s.n_bytes = e.info->n_bytes();
+            }
             stats.push_back(std::move(s));
         }
         j["file_bytes"] = total;

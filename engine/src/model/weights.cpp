@@ -17,6 +17,7 @@
 #include "format/mapped_file.h"
 #include "platform/platform.h"
 #include "format/safetensors.h"
+#include "format/hf_quant.h"
 #include "ft/error.h"
 #include "ft/utf8.h"
 
@@ -62,6 +63,7 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
         w->path_ = dir;
         w->desc_ = desc_from_hf_dir(dir);
         w->hf_ = std::make_unique<safetensors::Checkpoint>(safetensors::Checkpoint::open(dir));
+        w->hf_quant_ = std::make_unique<safetensors::QuantConfig>(safetensors::read_quant_config(dir));
     }
     validate(w->desc_);
     w->index(arch_tensors(w->desc_));
@@ -99,7 +101,8 @@ std::byte* Weights::allocate(std::size_t bytes) {
 
 TensorView Weights::owned_f32(const TensorView& v, const std::string& name) {
     if (v.type == kernels::DType::F32) return v;
-    if (v.type != kernels::DType::F16 && v.type != kernels::DType::BF16)
+    if (v.type != kernels::DType::F16 && v.type != kernels::DType::BF16 && v.type != kernels::DType::FT_FP8 &&
+        v.type != kernels::DType::FT_NVFP4)
         throw Error(ErrorCode::unsupported, path_to_utf8(path_) + ": tensor " + name + " has type " +
                                                 std::string(kernels::dtype_info(v.type).name) + "; a bias or sink vector must be f32, f16 or bf16");
     TensorView out = v;
@@ -324,7 +327,10 @@ TensorView Weights::repack_fused_bias(const TensorSpec& s) {
     return v;
 }
 
-TensorView Weights::repack_mla(const TensorSpec& s, const TensorView& kv_b, const std::string& kv_b_name) {
+TensorView Weights::repack_mla(const TensorSpec& s, const TensorView& kv_b_in, const std::string& kv_b_name) {
+    // An FP8 / NVFP4 checkpoint's kv_b (DeepSeek-V3's FP8 release quantizes it): split from its exact f32 values.
+    const bool hf_quantized = kv_b_in.type == kernels::DType::FT_FP8 || kv_b_in.type == kernels::DType::FT_NVFP4;
+    const TensorView kv_b = hf_quantized ? owned_f32(kv_b_in, kv_b_name) : kv_b_in;
     const bool k = s.hf_layout == HfLayout::mla_k_b;
     // k_b {nope, kv_lora, n_head}; v_b {kv_lora, v, n_head}.
     const std::uint64_t lora = k ? s.dims[1] : s.dims[0], width = k ? s.dims[0] : s.dims[1], nh = s.dims[2];
@@ -367,7 +373,9 @@ void Weights::populate(const LoadMonitor& monitor) const {
     if (gguf_)
         for (const auto& part : gguf_->parts())
             if (part.mapping) maps.push_back(part.mapping.get());
-    if (hf_)
+    // A quantized checkpoint's weights were read into their repacked copies: mapping the files too would hold them
+    // twice; the few plain tensors (embeddings, norms) fault in on first use.
+    if (hf_ && repacked_.empty())
         for (const auto& f : hf_->files())
             if (f.mapping()) maps.push_back(f.mapping().get());
     const auto t0 = std::chrono::steady_clock::now();
@@ -413,7 +421,7 @@ void Weights::populate(const LoadMonitor& monitor) const {
 }
 
 TensorView Weights::view_of(const std::string& name, const std::vector<std::uint64_t>& want, bool expert_slice,
-                            std::uint64_t slice) const {
+                            std::uint64_t slice) {
     const std::string file = path_to_utf8(path_);
     TensorView v;
     std::vector<std::uint64_t> have;
@@ -425,19 +433,33 @@ TensorView Weights::view_of(const std::string& name, const std::vector<std::uint
         v.type = t->type;
         base = gguf_->tensor_data(*t).data();
     } else {
-        const auto* e = hf_->find(hf_name(name));
-        if (!e) throw Error(ErrorCode::not_found, file + ": missing tensor " + name, "the checkpoint is incomplete or not this architecture");
-        const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
-        if (!kt || !safetensors::dtype_supported_for_compute(e->info->dtype)) {
+        const std::string src = hf_name(name);
+        const auto q = safetensors::find_quantized(*hf_, src, *hf_quant_);
+        const auto* e = hf_->find(src);
+        if (!e && !q) throw Error(ErrorCode::not_found, file + ": missing tensor " + name, "the checkpoint is incomplete or not this architecture");
+        if (q) {
+            auto it = repacked_.find(src);
+            if (it == repacked_.end()) {
+                const std::size_t row_bytes = *kernels::dtype_bytes(q->type, q->cols());
+                std::byte* dst = allocate(row_bytes * q->rows());
+                safetensors::repack_rows(*q, 0, q->rows(), dst);
+                it = repacked_.emplace(src, dst).first;
+            }
+            v.type = q->type;
+            have.assign(q->shape.rbegin(), q->shape.rend());
+            base = it->second;
+        } else if (const auto kt = safetensors::to_kernel_dtype(e->info->dtype);
+                   !kt || !safetensors::dtype_supported_for_compute(e->info->dtype)) {
             throw Error(ErrorCode::unsupported,
                         file + ": tensor " + name + " has type " + std::string(safetensors::dtype_name(e->info->dtype)) +
                             ", which the engine cannot compute with yet",
                         "use an F32/F16/BF16 checkpoint, or a GGUF file")
                 .keyed("type_unsupported", {file, name, std::string(safetensors::dtype_name(e->info->dtype))});
+        } else {
+            v.type = *kt;
+            have.assign(e->info->shape.rbegin(), e->info->shape.rend());  // to GGUF order
+            base = e->data().data();
         }
-        v.type = *kt;
-        have.assign(e->info->shape.rbegin(), e->info->shape.rend());  // to GGUF order
-        base = e->data().data();
     }
     // 1-dims are not significant (trailing ones; Hugging Face's conv1d weights [channels, 1, kernel]).
     auto trim = [](std::vector<std::uint64_t> d) {

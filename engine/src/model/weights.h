@@ -27,6 +27,7 @@ class Reader;
 }
 namespace ft::safetensors {
 class Checkpoint;
+struct QuantConfig;
 }
 
 namespace ft::model {
@@ -105,8 +106,10 @@ private:
     // faults, which otherwise dominate — each step touches experts not used before.
     void populate(const LoadMonitor& monitor) const;
     void index(const std::vector<TensorSpec>& specs);
+    // A Hugging Face FP8 / NVFP4 weight (format/hf_quant.h) is repacked once into FT_FP8 / FT_NVFP4 rows in owned
+    // memory, the view then points there.
     TensorView view_of(const std::string& name, const std::vector<std::uint64_t>& want_dims, bool expert_slice,
-                       std::uint64_t slice) const;
+                       std::uint64_t slice);
     // Hugging Face fused layouts (TensorSpec::hf_layout), repacked into owned GGUF-layout memory.
     TensorView repack_fused_experts(const TensorSpec& s);
     TensorView repack_fused_bias(const TensorSpec& s);
@@ -140,6 +143,8 @@ private:
     std::map<std::string, TensorView, std::less<>> tensors_;
     std::vector<std::vector<ExpertView>> experts_;  // [layer][expert]; empty for dense layers
     std::vector<Owned> owned_;                      // repacked / converted tensors (page-aligned)
+    std::unique_ptr<safetensors::QuantConfig> hf_quant_;              // a Hugging Face folder's quantization_config
+    std::map<std::string, const std::byte*, std::less<>> repacked_;   // quantized HF weight → its FT_FP8/FT_NVFP4 rows
     std::uint64_t expert_bytes_ = 0, other_bytes_ = 0;
 };
 
