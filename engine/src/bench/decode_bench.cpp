@@ -569,9 +569,9 @@ void print(const ForwardBenchResult& r, bool decode) {
                 std::printf(" tok/s\n");
             }
             if (r.duel_center >= 0)
-                std::printf("  q* duel                  %8.3f: %.1f tok/s against q* = 1: %.1f (%s)\n", r.duel_center,
+                std::printf("  q* final comparison      %8.3f: %.1f tok/s against q* = 1: %.1f (%s)\n", r.duel_center,
                             r.duel_center_tok_s, r.duel_all_tok_s,
-                            r.duel_center_won ? "kept" : "not 2 % faster in both rounds: ends at 1");
+                            r.duel_center_won ? "kept" : "not faster beyond the noise: ends at 1");
         }
         if (r.cpu_layers_per_step > 0)
             std::printf("  CPU side, per layer      %8.1f µs busy (experts %.1f), %.1f µs waiting for the GPU; %.1f layers a "

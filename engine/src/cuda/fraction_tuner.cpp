@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -91,10 +92,34 @@ std::optional<double> FractionTuner::after_step(bool decode, double seconds, int
     ++updates_;
     spdlog::debug("hybrid: q* {:.3f} → {:.3f} (measured {:.1f} tok/s at the center; live B_P {:.1f} GB/s, B_C {:.1f} GB/s{})",
                   old, *moved, search_.best_rate(), fetch_gbps_, cpu_gbps_, search_.searching() ? "" : "; converged");
-    if (!search_.searching())
+    if (!search_.searching()) {
         spdlog::info("hybrid: q* {:.3f} after {} measured windows ({:.1f} s of decode), {:.1f} tok/s; bandwidth-matched {:.3f}",
                      *moved, search_.evaluations(), search_.search_seconds(), search_.best_rate(), matched_fraction());
+        log_final_comparison();
+    }
     return moved;
+}
+
+// Why the search ended where it did: the fractions of its final comparison, their mean rates against q* = 1's, the
+// gain and the noise band it decided on.
+void FractionTuner::log_final_comparison() const {
+    const moe::FractionSearch::Duel& d = search_.duel();
+    if (d.all_rate.empty()) return;
+    const auto mean = [](const std::vector<double>& v) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0.0 : s / double(v.size());
+    };
+    std::string fractions;
+    for (double f : d.fractions) fractions += (fractions.empty() ? "" : ", ") + fmt::format("{:.3f}", f);
+    const char* why = d.why == moe::FractionSearch::Duel::Why::won         ? "kept: faster beyond the noise"
+                      : d.why == moe::FractionSearch::Duel::Why::lost      ? "q* = 1: not faster"
+                      : d.why == moe::FractionSearch::Duel::Why::undecided ? "q* = 1: could not tell within the rounds"
+                                                                            : "";
+    spdlog::info("hybrid: q* search's final comparison of {} against q* = 1 over {} rounds: best {:.3f} at {:.1f} tok/s, "
+                 "q* = 1 at {:.1f} ({:+.1f} %, noise ±{:.1f} %) — {}",
+                 fractions, d.all_rate.size(), d.center, mean(d.center_rate), mean(d.all_rate), 100 * d.gain,
+                 100 * d.noise, why);
 }
 
 // The live B_P / B_C: one sample every `period` decode steps.

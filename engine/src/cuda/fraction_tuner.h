@@ -59,6 +59,7 @@ public:
 private:
     std::vector<std::uint64_t> sampled_fetched();
     void measure();
+    void log_final_comparison() const;
 
     std::vector<int> sampled_;             // layer ids timed
     std::vector<int> index_of_layer_;      // layer → index in sampled_ (-1: not timed)

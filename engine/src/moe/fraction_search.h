@@ -11,25 +11,37 @@
 //     q* = 1 (the H100 host's curve on its PCIe 5 link, docs/benchmarks.md);
 //   - each candidate runs `settle` decode steps unmeasured (a graph re-capture, the cache adapting), then `window`
 //     steps measured: its rate is their tokens over their seconds;
-//   - a compass search in one dimension: probe center ± delta, move to a probe that beats the center by more than
-//     `gain`, halve delta when neither side does, stop below `min_step`;
+//   - a compass search in one dimension: probe center ± delta; a probe that beats the center's rate by more than
+//     `gain` has the center measured again at once, and moves it only if it beats that rate too (a rate that rose
+//     with time alone — the cache or the clocks settling, the host's drift — does not; the center keeps the new
+//     rate); halve delta when neither side moves it, stop below `min_step`;
 //   - after converging, search again (from the fraction in use) when `research_seconds` of decode passed (the compass
 //     alone, at half the first distance) or the bandwidth-matched q* drifted by more than `drift` from where it was
 //     (power states, other load: the whole search, scan included).
 // Only steps of one token count (batch size) are compared: others are passed over, and a batch that stays changed
 // re-measures the center at the new size.
 // q* = 1 is a real candidate: every miss fetched, the CPU handshake left out of the step (ExpertOffload) — the
-// offload backend's step, the safer choice. It is not on the curve the compass climbs, and one window of a fraction
-// can run fast for reasons that do not last (the cache the earlier windows left; docs/benchmarks.md, the 8 GiB
-// default in fresh processes). So a compass that converges below 1 ends with a duel: `duel_rounds`
-// rounds of q* = 1 then the center, each over `duel_window` steps; the center is kept only when it beat q* = 1 in every
-// round and by `duel_margin` on the rounds' mean, else the search ends at 1. Which fraction a window measures is told
-// to the caller by moved() so that it can put back the state the search started from before each candidate.
+// offload backend's step, the safer choice. It is not on the curve the compass climbs, and one window that ran fast
+// for a reason that did not last (a first visit to a CPU-heavy fraction, the cache or the clocks settling, the
+// host's drift) becomes an anchor that the probes, compared with its rate, cannot beat (the H200's 8 GiB default
+// ended one fresh process in four at q* 0.100, 14 % below offload: issue 47). So every search ends with a final
+// comparison in interleaved
+// rounds: the compass's center, the fastest other fraction the search measured (at least 0.1 from the center: the
+// other mode, or where a lucky anchor hid the best one) and q* = 1, each measured `duel_window` steps after
+// `settle` per round, the order reversed every round (a drift common to all cancels over two rounds). Per round each
+// fraction's rate is taken relative to q* = 1's of that round; after `duel_rounds` rounds the fraction with the best
+// mean ratio is kept when that mean beats q* = 1 by `duel_margin` beyond `duel_z` standard errors (the rounds' own
+// spread, or the windows' own from their steps' spread, at least `duel_noise_floor` a round); when it is as clearly
+// not faster the search ends at q* = 1; else another round, up to `duel_max_rounds`, after which it ends at q* = 1
+// (it could not tell: the safer step).
+// Which fraction a window measures is told to the caller by moves() so that it can put back the state the search
+// started from before each candidate.
 // Pure logic (no clocks, no GPU): the caller times the steps. Engine-internal.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace ft::moe {
@@ -44,9 +56,13 @@ struct FractionSearchOptions {
     double research_seconds = 120;   // decode seconds between searches once converged (0: never)
     double drift = 0.10;             // a bandwidth-matched q* this far from the search's start searches again
     bool scan = true;                // the opening scan of interior fractions
-    int duel_rounds = 2;             // rounds of the closing duel between q* = 1 and the compass's center (0: none)
-    int duel_window = 48;            // steps measured per side and round
-    double duel_margin = 0.02;       // the center must beat q* = 1 by this share on the duel's mean
+    int duel_rounds = 2;             // rounds of the final comparison before it may decide (0: none, the compass decides)
+    int duel_max_rounds = 4;         // rounds at most; still undecided then: q* = 1
+    int duel_window = 48;            // steps measured per fraction and round
+    double duel_margin = 0.01;       // a fraction must beat q* = 1 by this share (mean over the rounds) ...
+    double duel_z = 2.5;             // ... beyond this many standard errors of that mean
+    double duel_noise_floor = 0.01;  // a round's ratio is taken as noisy as this at least (two rounds say little)
+    bool duel_runner_up = true;      // the fastest other fraction measured takes part too
 };
 
 class FractionSearch {
@@ -65,11 +81,17 @@ public:
     // Candidates started so far (each move of the fraction during a search; a move back to the same fraction counts):
     // a caller that compares the count with its own starts each candidate from the same state.
     int moves() const { return moves_; }
-    // The closing duel of the last search: its rounds' rates at q* = 1 and at the center (empty: none was run).
+    // The final comparison of the last search (empty rates: none was run). center: the fraction below 1 with the
+    // best mean ratio to q* = 1 (the one kept when center_won); all_rate / center_rate: their rates per round;
+    // fractions: every fraction below 1 compared; gain: center's mean ratio to q* = 1 minus 1; noise: duel_z standard
+    // errors of that mean (as a share); why: how it ended.
     struct Duel {
         double center = 0;
         std::vector<double> all_rate, center_rate;
         bool center_won = false;
+        std::vector<double> fractions;
+        double gain = 0, noise = 0;
+        enum class Why { none, won, lost, undecided } why = Why::none;
     };
     const Duel& duel() const { return duel_; }
     int searches() const { return searches_; }            // searches started (the first included)
@@ -91,6 +113,8 @@ private:
     std::optional<double> next_probe();
     std::optional<double> next_scan();
     std::optional<double> next_duel();
+    std::optional<double> start_duel();
+    std::optional<double> finish_round();
     std::optional<double> converge_at(double q);
     void start_search(double delta, bool scan);
 
@@ -101,15 +125,22 @@ private:
     double delta_ = 0.15;
     int dir_ = 1;                // direction of the next probe
     bool tried_[2] = {false, false};  // [0]: below the center, [1]: above, at this delta
-    bool dueling_ = false;       // the closing duel runs
-    int duel_seen_ = 0;          // duel windows measured (even: at q* = 1, odd: at the center)
+    bool confirming_ = false;    // the center is measured again after a probe beat its older rate
+    double probe_q_ = 0, probe_rate_ = 0;
+    bool dueling_ = false;       // the final comparison runs
+    std::vector<double> arms_;   // its fractions: q* = 1 first, then the center, then the runner-up
+    std::vector<std::vector<double>> arm_rate_;  // per arm, its rate in each round
+    std::vector<std::vector<double>> arm_se_;    // per arm, its window's standard error (a share) in each round
+    int duel_seen_ = 0;          // windows measured in the comparison (arms_.size() a round)
     Duel duel_;
+    std::vector<std::pair<double, double>> explored_;  // this search's windows before the comparison: (q, tok/s)
     bool converged_ = false;
     std::vector<double> scan_;   // opening-scan fractions still to measure
     bool scanning_ = false;
     int skip_ = 0;               // steps still to ignore
     int seen_ = 0, window_tokens_ = 0, mismatch_run_ = 0;
-    double acc_s_ = 0, acc_tokens_ = 0;
+    double acc_s_ = 0, acc_s2_ = 0, acc_tokens_ = 0;
+    double window_rel_se_ = 0;   // the last window's standard error as a share of its rate
     double since_converged_s_ = 0, q_bw_ref_ = -1, last_q_bw_ = -1, search_s_ = 0;
     int evaluations_ = 0, searches_ = 0, moves_ = 0;
     std::vector<Window> history_;
