@@ -26,7 +26,12 @@
 #   8 GB rows (ms/token beyond the resident step's, against its floor: miss bytes / host read).
 # `default N` (ours only): N fresh processes at the product's defaults (--vram-budget 8G, synthetic routing) and, in
 #   turn with them, the fixed backends a user could pick instead — offload twice, hybrid at fixed q* 0.05, 0.15, 0.27,
-#   0.4 — each a process of its own; the table says how far each default run is from the best fixed one.
+#   0.4 and 1 (offload's step inside the hybrid backend: a default run that ends its search at q* = 1 runs that) —
+#   each a process of its own (FT_DEFAULT_FIXED="offload 0.27 …" sets that list); the table
+#   ($OUT/vs-llama-default.md, written again after each run, so a call cut short keeps what it measured) says how
+#   far each default run is from the best fixed one, and how
+#   each default run's q* search ended (its info log's final comparison: the fractions, their rates against q* = 1,
+#   the gain and the noise band; each run's log in default-N.log of the JSON tarball).
 # `links` (the peer has no such mode): `ft bench decode --pcie-limit L --threads N --backend
 #   offload,hybrid,cpu,auto` at the 8 GiB budget for L = 12, 25 GB/s and N = 8, 16 (hybrid against the better of offload
 #   and cpu, and what auto chose), then offload and hybrid on the real link in separate processes, twice each, in turn.
@@ -77,21 +82,12 @@ peak() {
 
 if [[ $mode == default ]]; then
   runs=${2:-10}
-  fixed=(offload 0.05 0.15 0.27 0.4 offload)
-  for ((i = 0; i < runs; ++i)); do
-    step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --json "$json/default-$i.json"
-    if (( i < ${#fixed[@]} )); then
-      f=${fixed[$i]}
-      if [[ $f == offload ]]; then
-        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend offload \
-          --json "$json/fixed-$i-offload.json"
-      else
-        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
-          --hybrid-fraction "$f" --json "$json/fixed-$i-q$f.json"
-      fi
-    fi
-  done
-  python3 - "$json" <<'PY' | tee "$out/vs-llama-default.md"
+  read -r -a fixed <<< "${FT_DEFAULT_FIXED:-offload 0.05 0.15 0.27 0.4 1 offload}"
+  # A command with its stderr also in a file of its own.
+  logged() { local log=$1; shift; "$@" 2> >(tee "$log" >&2); }
+  # The table from the runs measured so far.
+  table() {
+  python3 - "$json" <<'PY'
 import json, sys, datetime, pathlib
 d = pathlib.Path(sys.argv[1])
 def run(p):
@@ -106,22 +102,44 @@ best_name = next((n for n, t in fixed if t == best), "?")
 lines = [f"Measured {datetime.date.today()} on the GPU machine by scripts/gpu/vs-llama.sh default (8 GiB budget, synthetic "
          "routing, each run a fresh process; tok/s)", "",
          "Fixed backends: " + ", ".join(f"{n} {t:,.1f}" for n, t in fixed) + f"; the best: {best_name} {best:,.1f}", "",
-         "| default run | backend | tok/s | / best fixed | q* after the search | duel: q* → tok/s vs q* = 1 |",
-         "| --- | --- | --- | --- | --- | --- |"]
+         "| default run | backend | tok/s | / best fixed | q* after the search | search s | final comparison: best q* → tok/s vs q* = 1 | its log |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
 within = 0; n = 0
 for p in sorted(d.glob("default-*.json"), key=lambda p: int(p.stem.split("-")[1])):
     r = run(p)
-    if not r: lines.append(f"| {p.stem} | (failed) | | | | |"); continue
+    if not r: lines.append(f"| {p.stem} | (failed) | | | | | | |"); continue
     t = r.get("decode_tok_s") or 0
     n += 1; within += best > 0 and t >= 0.97 * best
     duel = (r.get("q_search") or {}).get("duel")
     ds = (f"{duel['center']:.3f} → {duel['center_tok_s']:.1f} vs {duel['all_tok_s']:.1f} ({'kept' if duel['center_won'] else 'q* = 1'})"
           if duel else "—")
     q = f"{r.get('fraction_end', 0):.3f}" if r.get("backend") == "hybrid" else "—"
-    lines.append(f"| {p.stem.split('-')[1]} | {r.get('backend')} | {t:,.1f} | {t / best if best else 0:.3f} | {q} | {ds} |")
+    secs = (r.get("q_search") or {}).get("seconds")
+    log = p.with_suffix(".log")
+    said = [l.split("hybrid: ", 1)[1].strip() for l in (log.read_text(errors="replace").splitlines() if log.exists() else [])
+            if "final comparison" in l and "hybrid: " in l]
+    lines.append(f"| {p.stem.split('-')[1]} | {r.get('backend')} | {t:,.1f} | {t / best if best else 0:.3f} | {q} | "
+                 f"{'—' if secs is None else f'{secs:.1f}'} | {ds} | {said[-1] if said else '—'} |")
 lines += ["", f"{within} of {n} default runs within 3 % of the best fixed backend ({best_name}, {best:,.1f} tok/s)."]
 print("\n".join(lines))
 PY
+  }
+  for ((i = 0; i < runs; ++i)); do
+    step logged "$json/default-$i.log" "$ft" --log-level info bench decode --model "$model" --device cuda --vram-budget 8G \
+      --routing synthetic --json "$json/default-$i.json"
+    if (( i < ${#fixed[@]} )); then
+      f=${fixed[$i]}
+      if [[ $f == offload ]]; then
+        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend offload \
+          --json "$json/fixed-$i-offload.json"
+      else
+        step "$ft" bench decode --model "$model" --device cuda --vram-budget 8G --routing synthetic --backend hybrid \
+          --hybrid-fraction "$f" --json "$json/fixed-$i-q$f.json"
+      fi
+    fi
+    table > "$out/vs-llama-default.md"
+  done
+  table | tee "$out/vs-llama-default.md"
   finish default
 fi
 
