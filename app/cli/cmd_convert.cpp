@@ -14,7 +14,10 @@ const CommandSpec& spec_convert() {
         "convert a Hugging Face safetensors folder to GGUF",
         "Writes a GGUF file with llama.cpp-compatible tensor names, metadata keys and tokenizer. Norms and the router "
         "stay F32; a row that is not a whole number of quant blocks falls back to q8_0, then f32. With a split option the "
-        "model is written as parts FILE-00001-of-0000N.gguf … (llama.cpp's gguf-split layout; load the first part).",
+        "model is written as parts FILE-00001-of-0000N.gguf … (llama.cpp's gguf-split layout; load the first part). The "
+        "quantized weights of an FP8 (block-scaled) or NVIDIA ModelOpt NVFP4 checkpoint are written as they are stored, "
+        "as ft_fp8 / ft_nvfp4 (types of ours, which llama.cpp does not read), whatever --type says; --type applies to "
+        "the tensors such a checkpoint keeps in BF16.",
         {
             {"out", "FILE", "output GGUF file", ""},
             {"type", "TYPE", "tensor type: f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k", "bf16"},

@@ -14,7 +14,9 @@ model repositories ship, with numpy only (no torch): our own encoders, bit-exact
          1.0 and no reader of ours uses it); element = e2m1 * (e4m3(weight_scale) * weight_scale_2).
          hf_quant_config.json {quantization {quant_algo "NVFP4", group_size 16, exclude_modules [...]}} and
          config.json quantization_config {quant_method "modelopt", quant_algo "NVFP4", …}.
-Left unquantized (BF16), as those repositories leave them: embeddings, lm_head, norms, the MoE router (mlp.gate).
+Left unquantized (BF16), as those repositories leave them: embeddings, lm_head, norms, the MoE router (mlp.gate);
+and, in these tiny models only, matrices whose rows the engine's blocks cannot hold (FP8: not a multiple of 32,
+NVFP4: of 64; DeepSeek-V3-tiny's q_lora of 48).
 
 Rounding: round to nearest, ties to the even code, saturating at the largest finite value (448 for E4M3, 6 for E2M1).
 
@@ -191,7 +193,8 @@ def main():
     result, decoded_names, decoded, plain = {}, [], [], {}
     for name in sorted(tensors):
         dtype, shape, raw = tensors[name]
-        if not (QUANTIZED.search(name) and len(shape) == 2):
+        width = 32 if fmt == "fp8" else 64  # the engine's blocks; real models' rows are multiples of 128
+        if not (QUANTIZED.search(name) and len(shape) == 2 and shape[1] % width == 0):
             result[name] = plain[name] = (dtype, shape, raw)
             continue
         if dtype != "BF16":

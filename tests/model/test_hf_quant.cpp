@@ -36,9 +36,12 @@
 
 namespace {
 
-// The BF16 source (FT_HF_QUANT_SRC names another copy of it, e.g. while the tree's is moved away).
-const QString kBf16 = qEnvironmentVariableIsEmpty("FT_HF_QUANT_SRC") ? QStringLiteral(FT_SOURCE_DIR "/tests/data/qwen3-moe-tiny")
-                                                                    : qEnvironmentVariable("FT_HF_QUANT_SRC");
+// The BF16 sources: tests/data, or the folder FT_HF_QUANT_DATA names (holding copies of qwen3-moe-tiny and
+// deepseek-v3-tiny, e.g. while the tree's are moved away).
+const QString kData = qEnvironmentVariableIsEmpty("FT_HF_QUANT_DATA") ? QStringLiteral(FT_SOURCE_DIR "/tests/data")
+                                                                     : qEnvironmentVariable("FT_HF_QUANT_DATA");
+const QString kBf16 = kData + "/qwen3-moe-tiny";
+const QString kDeepSeek = kData + "/deepseek-v3-tiny";
 const QString kMaker = QStringLiteral(FT_SOURCE_DIR "/scripts/golden/make_hf_quant_fixture.py");
 const QString kPython = QStringLiteral("/usr/bin/python3");
 
@@ -56,8 +59,8 @@ struct Bound {
 constexpr Bound kFp8{0.90, 130};
 constexpr Bound kNvfp4{0.85, 90};
 
-std::vector<std::vector<std::int32_t>> golden_seqs() {
-    QFile f(kBf16 + "/golden.json");
+std::vector<std::vector<std::int32_t>> golden_seqs(const QString& dir = kBf16) {
+    QFile f(dir + "/golden.json");
     if (!f.open(QIODevice::ReadOnly)) qFatal("cannot open golden.json");
     std::vector<std::vector<std::int32_t>> seqs;
     for (const auto& s : QJsonDocument::fromJson(f.readAll()).object()["sequences"].toArray())
@@ -113,8 +116,8 @@ class TestHfQuant : public QObject {
 
     std::filesystem::path dir(const char* name) const { return std::filesystem::path(tmp.path().toStdString()) / name; }
 
-    void make(const char* name, const char* fmt, bool invert, const char* block = nullptr) {
-        QStringList args{kMaker, kBf16, QString::fromStdString(dir(name).string()), fmt};
+    void make(const char* name, const char* fmt, bool invert, const char* block = nullptr, const QString& src = kBf16) {
+        QStringList args{kMaker, src, QString::fromStdString(dir(name).string()), fmt};
         if (block) args << "--block" << block;
         if (invert) args << "--invert-scale";
         else args << "--dequantized" << QString::fromStdString(dir(name).string() + "_deq");
@@ -192,6 +195,8 @@ private slots:
         make("nvfp4", "nvfp4", false);
         make("fp8_inv", "fp8", true);
         make("fp8_b48x96", "fp8", false, "48,96");
+        make("ds_fp8", "fp8", false, nullptr, kDeepSeek);
+        make("ds_nvfp4", "nvfp4", false, nullptr, kDeepSeek);
         make("nvfp4_inv", "nvfp4", true);
         seqs = golden_seqs();
         golden = ft::test::read_floats(kBf16 + "/logits.bin");
@@ -233,6 +238,31 @@ private slots:
             QCOMPARE(r.non_finite, std::size_t(0));
             QVERIFY(r.a.min_cos >= 0.999999);
             QCOMPARE(r.a.top1_same, r.a.positions);
+        }
+    }
+
+    // DeepSeek-V3's latent attention from quantized kv_b_proj (dequantized to f32, then split into attn_k_b/v_b)
+    // and quantized q_a/kv_a/o projections, dense and expert FFNs: the same logits as the F32-decoded twin.
+    void deepseekEqualsDequantized() {
+        const auto ds_seqs = golden_seqs(kDeepSeek);
+        for (const char* name : {"ds_fp8", "ds_nvfp4"}) {
+            const auto a = [&](const std::filesystem::path& p) {
+                ft::LoadOptions lo;
+                lo.model = p;
+                lo.device = ft::Device::cpu;
+                lo.n_ctx = 512;
+                lo.max_sequences = 1;
+                ft::Engine e;
+                e.load_sync(lo);
+                return ft::test::engine_logits(e, ds_seqs);
+            };
+            const auto got = a(dir(name)), want = a(dir(name).string() + "_deq");
+            QCOMPARE(got.size(), want.size());
+            QVERIFY(!got.empty());
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
+            qInfo("%s: %zu of %zu logits differ from the F32-decoded twin", name, differ, got.size());
+            QCOMPARE(differ, std::size_t(0));
         }
     }
 
