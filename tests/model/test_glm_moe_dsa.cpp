@@ -387,6 +387,7 @@ private slots:
         const ft::model::ModelGraph g = ft::model::build_graph(*w);
         const auto& b = std::get<ft::model::MlaAttentionBlock>(g.layers[1].blocks[0].body);
         QCOMPARE(b.idx.topk, 8);
+        QVERIFY(ft::model::graph_gpu_unsupported(g).has_value());  // --device auto runs it on the CPU
         const int T = 24;
         std::mt19937 rng(11);
         std::normal_distribution<float> n01;

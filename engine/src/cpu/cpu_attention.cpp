@@ -135,34 +135,57 @@ void CpuMlaAttention::index(std::span<const exec::BatchToken> batch, const float
         std::copy_n(ik_.data() + t * ID, ID, kv.v_at(il, bt.seq, bt.pos));
     }
     // score(j) = Σ_h w_h · relu(q_h · k_j) / sqrt(IH · ID); the best topk of positions 0 .. pos, ties to the earlier.
+    // Per sequence segment, every head's q · k of a group of its tokens against the segment's keys is one product
+    // S [n, G·IH] = keys [n, ID] · Qᵀ (the tokens' indexer queries as an f32 matrix), at most 16 Mi scores a group.
     const float wscale = 1.f / std::sqrt(float(IH) * float(ID));
     picks_.assign(std::size_t(T), {});
-    pool_.parallel_for(T, [&](std::int64_t t, int) {
-        const exec::BatchToken& bt = batch[std::size_t(t)];
-        const std::int64_t n = std::int64_t(bt.pos) + 1;
-        if (n <= ix.topk) return;
-        const float* q = iq_.data() + t * IH * ID;
-        const float* w = iw_.data() + t * IH;
-        std::vector<float> score(static_cast<std::size_t>(n));
-        for (std::int64_t j = 0; j < n; ++j) {
-            const float* k = kv.v_at(il, bt.seq, j);
-            float sc = 0.f;
-            for (int h = 0; h < IH; ++h) {
-                float dot = 0.f;
-                for (int i = 0; i < ID; ++i) dot += q[h * ID + i] * k[i];
-                sc += w[h] * std::max(0.f, dot);
-            }
-            score[std::size_t(j)] = sc * wscale;
+    for (std::int64_t s0 = 0; s0 < T;) {
+        std::int64_t s1 = s0 + 1;
+        while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+        const int seq = batch[std::size_t(s0)].seq;
+        std::int64_t n = 0;
+        for (std::int64_t t = s0; t < s1; ++t) n = std::max<std::int64_t>(n, std::int64_t(pos[t]) + 1);
+        if (n <= ix.topk) {
+            s0 = s1;
+            continue;
         }
-        std::vector<std::int32_t>& p = picks_[std::size_t(t)];
-        p.resize(std::size_t(n));
-        for (std::int64_t j = 0; j < n; ++j) p[std::size_t(j)] = std::int32_t(j);
-        std::partial_sort(p.begin(), p.begin() + ix.topk, p.end(), [&](std::int32_t a, std::int32_t b) {
-            return score[std::size_t(a)] > score[std::size_t(b)] || (score[std::size_t(a)] == score[std::size_t(b)] && a < b);
-        });
-        p.resize(std::size_t(ix.topk));
-        std::sort(p.begin(), p.end());
-    });
+        keys_.resize(std::size_t(n * ID));
+        for (std::int64_t j = 0; j < n; ++j) std::copy_n(kv.v_at(il, seq, j), ID, keys_.data() + j * ID);
+        const std::int64_t G = std::max<std::int64_t>(1, (std::int64_t(16) << 20) / (n * IH));
+        for (std::int64_t g0 = s0; g0 < s1; g0 += G) {
+            const std::int64_t g1 = std::min(s1, g0 + G), cols = (g1 - g0) * IH;
+            model::TensorView qv;
+            qv.type = kernels::DType::F32;
+            qv.cols = ID;
+            qv.rows = cols;
+            qv.row_bytes = std::size_t(ID) * sizeof(float);
+            qv.data = reinterpret_cast<const std::byte*>(iq_.data() + g0 * IH * ID);
+            scores_.resize(std::size_t(n * cols));
+            linear(pool_, qv, keys_.data(), n, scores_.data());
+            pool_.parallel_for(g1 - g0, [&](std::int64_t i, int) {
+                const std::int64_t t = g0 + i, nt = std::int64_t(pos[t]) + 1;
+                if (nt <= ix.topk) return;
+                const float* w = iw_.data() + t * IH;
+                std::vector<float> score(static_cast<std::size_t>(nt));
+                for (std::int64_t j = 0; j < nt; ++j) {
+                    const float* sj = scores_.data() + j * cols + i * IH;
+                    float sc = 0.f;
+                    for (int h = 0; h < IH; ++h) sc += w[h] * std::max(0.f, sj[h]);
+                    score[std::size_t(j)] = sc * wscale;
+                }
+                std::vector<std::int32_t>& p = picks_[std::size_t(t)];
+                p.resize(std::size_t(nt));
+                for (std::int64_t j = 0; j < nt; ++j) p[std::size_t(j)] = std::int32_t(j);
+                std::partial_sort(p.begin(), p.begin() + ix.topk, p.end(), [&](std::int32_t a, std::int32_t b) {
+                    const float sa = score[std::size_t(a)], sb = score[std::size_t(b)];
+                    return sa > sb || (sa == sb && a < b);
+                });
+                p.resize(std::size_t(ix.topk));
+                std::sort(p.begin(), p.end());
+            });
+        }
+        s0 = s1;
+    }
 }
 
 void CpuMlaAttention::sparse_attention(const kernels::MlaParams& p, const exec::BatchToken& bt,

@@ -75,7 +75,7 @@ private:
     const model::MlaAttentionBlock& b_;
     WorkerPool& pool_;
     std::vector<float> q_a_norm_, kv_a_norm_;
-    std::vector<float> idx_norm_, idx_bias_, iq_, ik_, iw_;
+    std::vector<float> idx_norm_, idx_bias_, iq_, ik_, iw_, keys_, scores_;
     std::vector<std::vector<std::int32_t>> picks_;
 };
 
