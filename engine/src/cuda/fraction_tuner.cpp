@@ -87,14 +87,18 @@ std::optional<double> FractionTuner::after_step(bool decode, double seconds, int
     }
     measure();
     const double old = search_.fraction();
+    const bool was_searching = search_.searching();
     const auto moved = search_.step(seconds, tokens, matched_fraction());
-    if (!moved) return std::nullopt;
-    ++updates_;
-    spdlog::debug("hybrid: q* {:.3f} → {:.3f} (measured {:.1f} tok/s at the center; live B_P {:.1f} GB/s, B_C {:.1f} GB/s{})",
-                  old, *moved, search_.best_rate(), fetch_gbps_, cpu_gbps_, search_.searching() ? "" : "; converged");
-    if (!search_.searching()) {
+    if (moved) {
+        ++updates_;
+        spdlog::debug("hybrid: q* {:.3f} → {:.3f} (measured {:.1f} tok/s at the center; live B_P {:.1f} GB/s, B_C {:.1f} GB/s{})",
+                      old, *moved, search_.best_rate(), fetch_gbps_, cpu_gbps_, search_.searching() ? "" : "; converged");
+    }
+    // The search's end, also when it ends at the fraction its last window measured (no move).
+    if (was_searching && !search_.searching()) {
         spdlog::info("hybrid: q* {:.3f} after {} measured windows ({:.1f} s of decode), {:.1f} tok/s; bandwidth-matched {:.3f}",
-                     *moved, search_.evaluations(), search_.search_seconds(), search_.best_rate(), matched_fraction());
+                     search_.fraction(), search_.evaluations(), search_.search_seconds(), search_.best_rate(),
+                     matched_fraction());
         log_final_comparison();
     }
     return moved;
