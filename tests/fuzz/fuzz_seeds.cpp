@@ -150,6 +150,15 @@ std::vector<Seed> gguf_seeds(const std::filesystem::path& scratch) {
                                    {"iq1_m", DType::IQ1_M, {256, 2}}},
                                   32)});
     }
+    {
+        // The engine's own types for Hugging Face FP8 / NVFP4 weights, as `ft convert` writes them.
+        gguf::Metadata m;
+        m.set("general.architecture", Value::string("llama"));
+        out.push_back({"seed-ft-types.gguf", write_gguf(scratch, m,
+                                                        {{"ft_fp8", DType::FT_FP8, {32, 2}},
+                                                         {"ft_nvfp4", DType::FT_NVFP4, {64, 2}}},
+                                                        32)});
+    }
     return out;
 }
 
