@@ -131,6 +131,65 @@ void dequant_ft_fp8(const BlockFtFp8* b, float* y, std::int64_t nb) {
     }
 }
 
+// Nearest E4M3 code of |v| (v >= 0), ties to the even code, saturating at 448 (codes 0..126 increase).
+std::uint8_t e4m3_code(float v) {
+    int lo = 0, hi = 126;
+    if (!(v < kE4m3[126])) return 126;
+    while (hi - lo > 1) {  // kE4m3[lo] <= v < kE4m3[hi]
+        const int mid = (lo + hi) / 2;
+        (kE4m3[std::size_t(mid)] <= v ? lo : hi) = mid;
+    }
+    const float dl = v - kE4m3[std::size_t(lo)], dh = kE4m3[std::size_t(hi)] - v;
+    return std::uint8_t(dl < dh ? lo : dh < dl ? hi : (lo % 2 == 0 ? lo : hi));
+}
+std::uint8_t e4m3_signed(float v) {
+    const std::uint8_t c = e4m3_code(std::fabs(v));
+    return std::uint8_t(v < 0 && c != 0 ? c | 0x80 : c);
+}
+// Nearest E2M1 code of v (its value: kMxfp4Values / 2), ties to the even code, saturating at ±6.
+std::uint8_t e2m1_code(float v) {
+    const float a = std::fabs(2 * v);  // on the doubled grid 0 1 2 3 4 6 8 12
+    int best = 0;
+    for (int c = 1; c < 8; ++c) {
+        const float e = std::fabs(a - kMxfp4Values[c]), eb = std::fabs(a - kMxfp4Values[best]);
+        if (e < eb || (e == eb && c % 2 == 0)) best = c;
+    }
+    return std::uint8_t(v < 0 && best != 0 ? best | 8 : best);
+}
+
+// The quantizers of FT_FP8 / FT_NVFP4 (for `ft synth` and tests; checkpoints bring their own codes): FP8 scale
+// amax / 448 per 32; NVFP4 s2 = amax / (6 · 448) per 64 (the format has one per tensor: any s2 per block decodes the
+// same way), group scales e4m3(amax_g / (6 · s2)).
+void quant_ft_fp8(const float* x, BlockFtFp8* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 32) {
+        float amax = 0;
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+        const float d = amax / 448.f;
+        std::memcpy(b[i].d, &d, 4);
+        for (int j = 0; j < 32; ++j) b[i].qs[j] = d > 0 ? e4m3_signed(x[j] / d) : 0;
+    }
+}
+void quant_ft_nvfp4(const float* x, BlockFtNvfp4* b, std::int64_t nb) {
+    for (std::int64_t i = 0; i < nb; ++i, x += 64) {
+        float amax = 0;
+        for (int j = 0; j < 64; ++j) amax = std::max(amax, std::fabs(x[j]));
+        const float s2 = amax / (6.f * 448.f);
+        std::memcpy(b[i].s2, &s2, 4);
+        std::memset(b[i].qs, 0, 32);
+        for (int g = 0; g < 4; ++g) {
+            float gmax = 0;
+            for (int j = 0; j < 16; ++j) gmax = std::max(gmax, std::fabs(x[16 * g + j]));
+            b[i].sc[g] = s2 > 0 ? e4m3_code(gmax / (6.f * s2)) : 0;
+            const float d = e4m3_to_f32(b[i].sc[g]) * s2;
+            for (int j = 0; j < 16; ++j) {
+                const int k = 16 * g + j;
+                const std::uint8_t c = d > 0 ? e2m1_code(x[k] / d) : 0;
+                b[i].qs[k / 2] = std::uint8_t(b[i].qs[k / 2] | (c << (4 * (k & 1))));
+            }
+        }
+    }
+}
+
 void dequant_ft_nvfp4(const BlockFtNvfp4* b, float* y, std::int64_t nb) {
     for (std::int64_t i = 0; i < nb; ++i, y += 64) {
         float s2;
@@ -1525,7 +1584,8 @@ bool quant_supported(DType type) {
         case DType::Q4_K: case DType::Q5_K: case DType::Q6_K: case DType::MXFP4: case DType::Q4_1: case DType::Q5_0:
         case DType::Q5_1: case DType::Q2_K: case DType::Q3_K: case DType::IQ4_NL: case DType::IQ4_XS:
         case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S:
-        case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S: case DType::IQ1_M:
+        case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S: case DType::IQ1_M: case DType::FT_FP8:
+        case DType::FT_NVFP4:
             return true;
         default:
             return false;
@@ -1617,6 +1677,8 @@ bool quantize_row(DType type, const float* src, void* dst, std::int64_t n) {
         case DType::IQ3_S: quant_iq3_s(src, static_cast<BlockIq3S*>(dst), nb); break;
         case DType::IQ1_S: quant_iq1_s(src, static_cast<BlockIq1S*>(dst), nb); break;
         case DType::IQ1_M: quant_iq1_m(src, static_cast<BlockIq1M*>(dst), nb); break;
+        case DType::FT_FP8: quant_ft_fp8(src, static_cast<BlockFtFp8*>(dst), nb); break;
+        case DType::FT_NVFP4: quant_ft_nvfp4(src, static_cast<BlockFtNvfp4*>(dst), nb); break;
         default: return false;
     }
     return true;
