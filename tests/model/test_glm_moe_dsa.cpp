@@ -295,7 +295,7 @@ class TestGlmMoeDsa : public QObject {
     std::vector<float> run_block(const ft::model::MlaAttentionBlock& b, const ft::model::ModelGraph& g,
                                  const std::vector<float>& x, int T, int chunk) {
         ft::cpu::WorkerPool pool;
-        ft::kv::KvCache kv(ft::exec::graph_kv_geometry(g, 16, 8, 4, 0));
+        ft::kv::KvCache kv(ft::exec::graph_kv_geometry(g, 4, 8, 4, 0));  // pages of 4: a pick spans two
         const int seq = kv.create();
         kv.reserve(seq, T);
         ft::cpu::AttentionScratch s;

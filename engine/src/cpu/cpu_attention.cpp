@@ -188,33 +188,6 @@ void CpuMlaAttention::index(std::span<const exec::BatchToken> batch, const float
     }
 }
 
-void CpuMlaAttention::sparse_attention(const kernels::MlaParams& p, const exec::BatchToken& bt,
-                                       std::span<const std::int32_t> picks, const float* q, kv::KvCache& kv,
-                                       float* out) const {
-    const int D = p.kv_dim(), L = p.kv_lora;
-    std::vector<const float*> rows(picks.size());
-    for (std::size_t i = 0; i < picks.size(); ++i) rows[i] = kv.k_at(b_.kv_layer, bt.seq, picks[i]);
-    std::vector<float> logit(picks.size());
-    for (int h = 0; h < p.n_head; ++h) {
-        const float* qh = q + std::int64_t(h) * D;
-        float mx = -INFINITY;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            float dot = 0.f;
-            for (int c = 0; c < D; ++c) dot += qh[c] * rows[i][c];
-            logit[i] = p.scale * dot;
-            mx = std::max(mx, logit[i]);
-        }
-        float sum = 0.f;
-        for (float& l : logit) sum += (l = std::exp(l - mx));
-        float* o = out + std::int64_t(h) * L;
-        std::fill_n(o, L, 0.f);
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const float a = logit[i] / sum;
-            for (int c = 0; c < L; ++c) o[c] += a * rows[i][c];
-        }
-    }
-}
-
 void CpuMlaAttention::per_head(const model::TensorView& w, int rows, const float* x, std::int64_t ldx, std::int64_t x_head,
                                std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head, AttentionScratch& s) {
     const std::int64_t in = w.cols;
@@ -275,24 +248,48 @@ void CpuMlaAttention::forward(std::span<const exec::BatchToken> batch, const flo
         for (int h = 0; h < H; ++h)
             std::copy_n(s.q.data() + (t * H + h) * QD + b_.nope, b_.rope_dim, s.att.data() + (t * H + h) * D + L);
     s.lat.resize(std::size_t(T * H * L));
+    // Per sequence segment: its tokens that read every position up to their own (with the indexer, those at
+    // positions below its top-k: the segment's first ones) over the paged cache; the others after.
+    std::vector<std::int64_t> sparse;
     for (std::int64_t s0 = 0; s0 < T;) {
         std::int64_t s1 = s0 + 1;
         while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
+        std::int64_t sd = s0;
+        while (sd < s1 && (picks_.empty() || picks_[std::size_t(sd)].empty())) ++sd;
+        for (std::int64_t t = sd; t < s1; ++t) sparse.push_back(t);
         const std::int32_t* table = kv.page_table(batch[std::size_t(s0)].seq).data();
-        const std::int64_t tasks = kernels::cpu::mla_attention_tasks(mp, s1 - s0);
+        const std::int64_t tasks = kernels::cpu::mla_attention_tasks(mp, sd - s0);
         pool_.parallel_for(tasks, [&](std::int64_t c, int) {
             kernels::cpu::mla_attention_f32(mp, s.att.data() + s0 * H * D, s.pos.data() + s0, kv.k(il), table,
                                             s.lat.data() + s0 * H * L, c, c + 1);
         });
         s0 = s1;
     }
-    // The indexer's tokens: attention over the picked positions only (the dense result above is replaced).
-    if (b_.idx.heads)
-        pool_.parallel_for(T, [&](std::int64_t t, int) {
-            if (picks_[std::size_t(t)].empty()) return;
-            sparse_attention(mp, batch[std::size_t(t)], picks_[std::size_t(t)], s.att.data() + t * H * D, kv,
-                             s.lat.data() + t * H * L);
-        });
+    // A token with a pick: its picked rows gathered in position order into pages of its own, and the same kernel
+    // over them as positions 0 .. topk - 1 (groups of tokens of at most 32 MiB of rows at a time).
+    if (!sparse.empty()) {
+        const int K = b_.idx.topk, P = mp.page_size;
+        const std::int64_t pages = (K + P - 1) / P, rows = pages * P, blocks = kernels::cpu::mla_attention_tasks(mp, 1);
+        table_.resize(std::size_t(pages));
+        for (std::int64_t i = 0; i < pages; ++i) table_[std::size_t(i)] = std::int32_t(i);
+        const std::int32_t last = K - 1;
+        const std::int64_t G = std::max<std::int64_t>(1, (std::int64_t(8) << 20) / (rows * D));
+        for (std::size_t g0 = 0; g0 < sparse.size(); g0 += std::size_t(G)) {
+            const std::int64_t n = std::min<std::int64_t>(G, std::int64_t(sparse.size() - g0));
+            gather_.resize(std::size_t(n * rows * D));
+            pool_.parallel_for(n, [&](std::int64_t i, int) {
+                const exec::BatchToken& bt = batch[std::size_t(sparse[g0 + std::size_t(i)])];
+                const std::vector<std::int32_t>& p = picks_[std::size_t(sparse[g0 + std::size_t(i)])];
+                for (int k = 0; k < K; ++k)
+                    std::copy_n(kv.k_at(il, bt.seq, p[std::size_t(k)]), D, gather_.data() + (i * rows + k) * D);
+            });
+            pool_.parallel_for(n * blocks, [&](std::int64_t c, int) {
+                const std::int64_t i = c / blocks, t = sparse[g0 + std::size_t(i)];
+                kernels::cpu::mla_attention_f32(mp, s.att.data() + t * H * D, &last, gather_.data() + i * rows * D,
+                                                table_.data(), s.lat.data() + t * H * L, c % blocks, c % blocks + 1);
+            });
+        }
+    }
     // Each head's value: v_b[h] · latent → [T, H · V], then the output projection.
     s.k.resize(std::size_t(T * H * V));
     per_head(*b_.v_b, V, s.lat.data(), std::int64_t(H) * L, L, T, s.k.data(), std::int64_t(H) * V, V, s);

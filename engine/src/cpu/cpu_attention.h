@@ -11,7 +11,6 @@
 #include "exec/runner.h"
 #include "kv/kv_cache.h"
 #include "model/graph.h"
-#include "ref/mla_attention.h"
 
 namespace ft::cpu {
 
@@ -68,15 +67,13 @@ private:
     // picks_[t] (empty: all up to its own). qr: the normalized low-rank query [T, q_lora].
     void index(std::span<const exec::BatchToken> batch, const float* x, const float* qr, kv::KvCache& kv,
                const std::int32_t* pos);
-    // Token t's latent outputs over its picked positions only (out [H, kv_lora]).
-    void sparse_attention(const kernels::MlaParams& p, const exec::BatchToken& bt, std::span<const std::int32_t> picks,
-                          const float* q, kv::KvCache& kv, float* out) const;
 
     const model::MlaAttentionBlock& b_;
     WorkerPool& pool_;
     std::vector<float> q_a_norm_, kv_a_norm_;
-    std::vector<float> idx_norm_, idx_bias_, iq_, ik_, iw_, keys_, scores_;
-    std::vector<std::vector<std::int32_t>> picks_;
+    std::vector<float> idx_norm_, idx_bias_, iq_, ik_, iw_, keys_, scores_, gather_;
+    std::vector<std::vector<std::int32_t>> picks_;  // per token of the batch (empty: every position)
+    std::vector<std::int32_t> table_;               // the gathered rows' page table: 0, 1, …
 };
 
 // DeepSeek-V4's attention on the CPU (model::CompressedAttentionBlock): the low-rank q with its per-head norm, the
