@@ -161,12 +161,9 @@ std::uint64_t GpuMlaAttention::decode_bytes() const {
     return bytes(q_) + bytes(q_a_) + bytes(q_b_) + bytes(kv_a_) + bytes(k_b_) + bytes(v_b_) + bytes(o_);
 }
 
-std::int64_t GpuMlaAttention::qkv_width() const {
-    const std::int64_t H = b_.n_head;
-    return H * b_.q_dim() + H * b_.kv_dim() + b_.kv_dim() + q_lora_;
-}
+std::int64_t GpuMlaAttention::qkv_width() const { return model::qkv_width(b_); }
 
-std::int64_t GpuMlaAttention::att_width() const { return std::int64_t(b_.n_head) * (b_.kv_lora + b_.v_head_dim); }
+std::int64_t GpuMlaAttention::att_width() const { return model::att_width(b_); }
 
 void GpuMlaAttention::per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
                                std::int64_t x_head, std::int64_t T, float* y, std::int64_t ldy, std::int64_t y_head,
@@ -376,18 +373,14 @@ std::uint64_t GpuCompressedAttention::decode_bytes() const {
 }
 
 // [qr (q rank) | q (H·D) | kv (D) | ck, cg (2D each) | ik, ig (2Di each) | iq (IH·Di) | iw (IH) | att (H·D) | oa]
-std::int64_t GpuCompressedAttention::scratch_width() const {
-    const std::int64_t D = b_.head_dim, HD = std::int64_t(b_.n_head) * D, Di = b_.idx.dim;
-    return b_.q_a.w->rows + 2 * HD + 5 * D + 4 * Di + std::int64_t(b_.idx_heads) * Di + b_.idx_heads +
-           std::int64_t(b_.o_groups) * b_.o_lora;
-}
+std::int64_t GpuCompressedAttention::scratch_width() const { return model::compressed_width(b_); }
 
 void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     namespace kc = kernels::cuda;
     const int H = b_.n_head, D = b_.head_dim, R = b_.rope_dim, Di = b_.idx.dim, IH = b_.idx_heads;
     const std::int64_t QL = q_a_.rows, HD = std::int64_t(H) * D, E = c.n_embd, MT = c.max_t;
     const bool csa = b_.kind == model::V4LayerKind::csa, compressed = b_.kind != model::V4LayerKind::sliding;
-    float* base = c.s.v4.get();
+    float* base = c.s.compressed.get();
     auto region = [&](std::int64_t width) {
         float* p = base;
         base += MT * width;
@@ -419,7 +412,7 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
     c.launched(kc::rms_norm_f32(kv, kv_norm_, kv, T, D, b_.kv_norm.eps, c.stream), "kv norm");
     c.launched(kc::v4_rope(rq, kv, D, T, 1, D, D - R, c.d_pos, 1, c.stream), "kv rope");
     c.launched(kc::v4_kv_write(kv, D, D, c.d_pos, c.d_row, T, cache, c.stream), "kv write");
-    std::int32_t* ids = c.s.v4_ids.get();
+    std::int32_t* ids = c.s.picks.get();
     std::int32_t* count = ids + MT * std::int64_t(std::max(b_.idx_topk, 1));
     if (compressed) {
         const std::int64_t cw = csa ? 2 * D : D;
@@ -471,7 +464,7 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
                 const std::int64_t n = std::min(kIndexChunk, T - t0);
                 c.launched(kc::v4_index_topk(iq + t0 * IH * Di, iw + t0 * IH, IH, Di, scale, b_.ratio, b_.idx_topk, 2 * D,
                                              c.d_pos + t0, c.d_row + t0, n, max_entries, cache, ids + t0 * b_.idx_topk,
-                                             count + t0, c.s.v4_ws.get(), c.stream),
+                                             count + t0, c.s.pick_scores.get(), c.stream),
                            "indexer top-k");
             }
         }

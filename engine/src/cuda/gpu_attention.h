@@ -8,6 +8,7 @@
 
 #include "cuda/gpu_context.h"
 #include "cuda/gpu_weights.h"
+#include "model/block_needs.h"
 #include "model/graph.h"
 #include "ref/attention.h"
 #include "ref/mla_attention.h"
@@ -23,7 +24,7 @@ public:
     std::uint64_t decode_bytes() const;  // weight bytes one decode token reads
     // The packed q/k/v row width (the qkv scratch's per-token floats): with the output gate, q's rows are the query
     // then the gates (split_head_halves), 2 · qd.
-    std::int64_t qkv_width() const { return (b_.output_gate ? 2 * qd_ : qd_) + kd_ + vd_; }
+    std::int64_t qkv_width() const { return model::qkv_width(b_); }
 
 private:
     model::AttentionBlock b_;
@@ -48,9 +49,7 @@ public:
     void forward(GpuContext& c, std::int64_t T, bool decode) const;
     std::uint64_t decode_bytes() const;
     // Floats per token of s.lin.
-    std::int64_t scratch_width() const {
-        return 2 * std::int64_t(b_.conv_dim()) + 2 * std::int64_t(b_.value_dim()) + 4 * std::int64_t(b_.n_v_heads);
-    }
+    std::int64_t scratch_width() const { return model::lin_width(b_); }
 
 private:
     model::GatedDeltaNetBlock b_;
@@ -96,15 +95,15 @@ private:
 // row into the cache (f32 rows of [kv | entry | index key]); for a CSA / HCA layer the compressor projections, the
 // ring and the entries (decode: a block per token; eager: one launch per sequence segment, its tokens in order), CSA's
 // indexer pick (in chunks of kIndexChunk tokens); the attention with the sinks, the conjugate RoPE, the grouped output
-// (a product per group) and o_b added into x. Scratch s.v4: regions of max_t rows (widths in region()), s.v4_ids
-// [max_t, topk + 1], s.v4_ws the indexer's scores for kIndexChunk tokens.
+// (a product per group) and o_b added into x. Scratch s.compressed: regions of max_t rows (widths in region()),
+// s.picks [max_t, topk + 1], s.pick_scores the indexer's scores for kIndexChunk tokens.
 class GpuCompressedAttention {
 public:
     static constexpr std::int64_t kIndexChunk = 256;
     GpuCompressedAttention(const model::CompressedAttentionBlock& b, int max_idx_dim, DeviceWeights& dw);
     void forward(GpuContext& c, std::int64_t T, bool decode) const;
     std::uint64_t decode_bytes() const;
-    // Floats per token of s.v4 (what memory::scratch_bytes counts for the model: memory/planner.cpp).
+    // Floats per token of s.compressed (model/block_needs.h compressed_width).
     std::int64_t scratch_width() const;
     int idx_topk() const { return b_.idx_topk; }
     int ratio() const { return b_.ratio; }

@@ -17,7 +17,8 @@
 
 namespace ft::gpu {
 
-// Scratch of one forward pass, sized for max_t tokens by the runner (memory/planner.h counts the same list).
+// Scratch of one forward pass, sized for max_t tokens by the runner from the blocks' declared needs
+// (model/block_needs.h; memory/planner.h sums the same list). Buffers no block declares are null.
 struct StepScratch {
     std::shared_ptr<float> x, xn;          // [T, n_embd] residual stream and normed input of a block
     std::shared_ptr<float> qkv, att;       // [T, q + k + v], [T, n_head · v_head_dim]
@@ -31,11 +32,11 @@ struct StepScratch {
     std::shared_ptr<std::int32_t> routing; // [2][n_layer][max_sequences·k]: routing override, then recorded (or null)
     std::shared_ptr<std::int32_t> heads;   // MLA: [max_t · n_head] head index of each (token, head) pair, p % n_head
     std::shared_ptr<float> lin;            // Gated DeltaNet: GpuGatedDeltaNet's regions, max_t rows each
-    // DeepSeek-V4: GpuCompressedAttention's regions (max_t rows each), its indexer picks [max_t, topk] + counts
-    // [max_t] and scores workspace; the hyper-connection buffers [streams | flat | mix | post | comb], max_t rows each.
-    std::shared_ptr<float> v4, hc;
-    std::shared_ptr<std::int32_t> v4_ids;
-    std::shared_ptr<void> v4_ws;
+    // Compressed attention: GpuCompressedAttention's regions (max_t rows each), its indexer picks [max_t, topk] +
+    // counts [max_t] and scores workspace. Hyper-connections: [streams | flat | mix | post | comb], max_t rows each.
+    std::shared_ptr<float> compressed, hc;
+    std::shared_ptr<std::int32_t> picks;
+    std::shared_ptr<void> pick_scores;
 };
 
 struct GpuContext {

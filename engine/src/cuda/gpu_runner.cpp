@@ -38,6 +38,7 @@
 #include "exec/runner.h"
 #include "ft/error.h"
 #include "ft/gpu.h"
+#include "model/block_needs.h"
 #include "model/block_visit.h"
 #include "platform/platform.h"
 
@@ -128,8 +129,8 @@ public:
     }
 
     kv::KvGeometry kv_geometry(int page_size, std::int64_t n_pages) const override {
-        // DeepSeek-V4's rows are f32 (its kernels read and write f32).
-        return graph_kv_geometry(g_, page_size, n_pages, opt_.kv_f16 && g_.hc_mult == 0 ? 2 : 4,
+        // f16 rows when asked for and every block's kernels take them (compressed attention's read and write f32).
+        return graph_kv_geometry(g_, page_size, n_pages, model::kv_elem_bytes(g_, opt_.kv_f16),
                                  state_slots(opt_.max_sequences));
     }
 
@@ -381,95 +382,77 @@ void GpuRunner::upload_weights() {
                  gpu_name_, s, double(dw.bytes()) / s / 1e9);
 }
 
+static_assert(model::kGemvMaxRows == kc::kGemvMaxM && model::kGemvMaxRows == gpu::kGroupedMaxTokens);
+static_assert(model::kIndexChunk == gpu::GpuCompressedAttention::kIndexChunk);
+
+// The step's buffers, exactly as the blocks declare them (model/block_needs.h): the list the planner summed.
 void GpuRunner::allocate_scratch() {
-    const std::int64_t T = max_t_, E = g_.n_embd;
-    const std::int64_t qd = std::int64_t(g_.max_n_head) * g_.max_head_dim, kd = std::int64_t(g_.max_n_head_kv) * g_.max_head_dim,
-                       vd = std::int64_t(g_.max_n_head_kv) * g_.max_v_head_dim,
-                       ad = std::int64_t(g_.max_n_head) * g_.max_v_head_dim;
-    const std::int64_t K = g_.n_expert_used, NE = g_.n_expert;
-    // Expert rows are [T·k, n_ff_exp]; a dense FFN's or shared expert's [T, width] shares the buffers.
-    const std::int64_t F = g_.n_ff_exp, FD = g_.max_ffn;
-    auto f32 = [&](std::int64_t n, const char* what) {
-        return vram_->alloc_as<float>(std::size_t(std::max<std::int64_t>(n, 1)), VramUse::scratch, what);
+    using model::Scratch;
+    const model::ScratchNeeds n = model::graph_needs(g_, gpu_step_shape(opt_));
+    auto buf = [&](Scratch b) -> std::shared_ptr<void> {
+        if (!n[b]) return nullptr;
+        return vram_->alloc(std::size_t(n[b]), VramUse::scratch, model::scratch_label(b));
     };
+    auto f32 = [&](Scratch b) { return std::static_pointer_cast<float>(buf(b)); };
+    auto i32 = [&](Scratch b) { return std::static_pointer_cast<std::int32_t>(buf(b)); };
+    const std::int64_t T = max_t_;
     gpu::StepScratch& s = c_->s;
-    s.x = f32(T * E, "activations");
-    s.xn = f32(T * E, "activations");
-    // Latent attention (MLA) lays its own regions out in qkv and att (GpuMlaAttention); widths from its blocks.
-    std::int64_t mla_qkv = 0, mla_att = 0, mla_heads = 0, attn_qkv = qd + kd + vd, lin = 0;
-    for (const auto& layer : blocks_)
-        for (const GpuBlock& b : layer)
-            if (const auto* mla = b.as<gpu::GpuMlaAttention>()) {
-                mla_qkv = std::max(mla_qkv, mla->qkv_width());
-                mla_att = std::max(mla_att, mla->att_width());
-                mla_heads = std::max<std::int64_t>(mla_heads, mla->n_head());
-            } else if (const auto* attn = b.as<gpu::GpuAttention>()) {
-                attn_qkv = std::max(attn_qkv, attn->qkv_width());
-            } else if (const auto* gdn = b.as<gpu::GpuGatedDeltaNet>()) {
-                lin = std::max(lin, gdn->scratch_width());
-            }
-    s.qkv = f32(T * (mla_qkv ? mla_qkv : attn_qkv), "attention scratch");
-    if (lin) s.lin = f32(T * lin, "linear attention scratch");
-    s.att = f32(T * (mla_qkv ? mla_att : ad), "attention scratch");
-    if (mla_heads) {
-        s.heads = vram_->alloc_as<std::int32_t>(std::size_t(T * mla_heads), VramUse::scratch, "attention scratch");
+    s.x = f32(Scratch::x);
+    s.xn = f32(Scratch::xn);
+    s.qkv = f32(Scratch::qkv);
+    s.lin = f32(Scratch::lin);
+    s.att = f32(Scratch::att);
+    s.heads = i32(Scratch::heads);
+    if (s.heads) {
+        // MLA: the head of each (token, head) pair, p % n_head, for the widest latent attention block.
+        std::int64_t mla_heads = 0;
+        for (const auto& layer : blocks_)
+            for (const GpuBlock& b : layer)
+                if (const auto* mla = b.as<gpu::GpuMlaAttention>()) mla_heads = std::max<std::int64_t>(mla_heads, mla->n_head());
         std::vector<std::int32_t> ids(std::size_t(T * mla_heads));
         for (std::size_t p = 0; p < ids.size(); ++p) ids[p] = std::int32_t(std::int64_t(p) % mla_heads);
         check(cudaMemcpy(s.heads.get(), ids.data(), ids.size() * 4, cudaMemcpyHostToDevice), "MLA head ids");
     }
-    s.router_logits = f32(T * NE, "router scratch");
-    s.route_w = f32(T * K, "router scratch");
-    s.route_ids = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "router scratch");
-    s.order = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "MoE scratch");
-    s.where = vram_->alloc_as<std::int32_t>(std::size_t(T * K), VramUse::scratch, "MoE scratch");
-    s.offsets = vram_->alloc_as<std::int32_t>(std::size_t(NE + 1), VramUse::scratch, "MoE scratch");
-    s.xs = f32(T * K * E, "MoE scratch");
-    s.ys = f32(T * K * E, "MoE scratch");
-    s.g = f32(std::max(T * K * F, T * FD), "MoE scratch");
-    s.u = f32(std::max(T * K * F, T * FD), "MoE scratch");
-    logit_tile_ = std::max<std::int64_t>(opt_.max_sequences, 256);
-    logits_ = f32(logit_tile_ * g_.n_vocab, "logits");
-    d_meta_ = vram_->alloc_as<std::int32_t>(std::size_t(kMetaArrays * max_t_), VramUse::scratch, "batch metadata");
+    s.router_logits = f32(Scratch::router_logits);
+    s.route_w = f32(Scratch::route_w);
+    s.route_ids = i32(Scratch::route_ids);
+    s.order = i32(Scratch::order);
+    s.where = i32(Scratch::where);
+    s.offsets = i32(Scratch::offsets);
+    s.xs = f32(Scratch::xs);
+    s.ys = f32(Scratch::ys);
+    s.g = f32(Scratch::gate);
+    s.u = f32(Scratch::up);
+    logit_tile_ = n.logit_rows;
+    logits_ = f32(Scratch::logits);
+    d_meta_ = i32(Scratch::meta);
     c_->d_tok = d_meta_.get();
     c_->d_pos = d_meta_.get() + max_t_;
     c_->d_row = d_meta_.get() + 2 * max_t_;
     c_->d_slot = d_meta_.get() + 4 * max_t_;
-    if (opt_.routing || opt_.record_routing) {
-        const std::size_t n = g_.layers.size() * std::size_t(opt_.max_sequences) * std::size_t(K);
-        s.routing = vram_->alloc_as<std::int32_t>(2 * n, VramUse::scratch, "routing trace buffers");
-        check(cudaMemset(s.routing.get(), 0xff, 2 * n * sizeof(std::int32_t)), "routing buffers");
-        host_routing_.resize(n);
+    s.routing = i32(Scratch::routing);
+    if (s.routing) {
+        const std::size_t n_trace = g_.layers.size() * std::size_t(opt_.max_sequences) * std::size_t(g_.n_expert_used);
+        check(cudaMemset(s.routing.get(), 0xff, 2 * n_trace * sizeof(std::int32_t)), "routing buffers");
+        host_routing_.resize(n_trace);
     }
-    std::int64_t v4 = 0, v4_topk = 0, v4_entries = 0;
-    for (const auto& layer : blocks_)
-        for (const GpuBlock& b : layer)
-            if (const auto* ca = b.as<gpu::GpuCompressedAttention>()) {
-                v4 = std::max(v4, ca->scratch_width());
-                if (ca->csa()) {
-                    v4_topk = std::max<std::int64_t>(v4_topk, ca->idx_topk());
-                    v4_entries = std::max<std::int64_t>(v4_entries, std::max<std::int64_t>(1, opt_.n_ctx / ca->ratio()));
-                }
-            }
-    std::int64_t hc_k = 0;
-    if (g_.hc_mult > 0) {
-        const std::int64_t N = g_.hc_mult, NE = N * E;
-        s.hc = f32(T * (2 * NE + (2 + N) * N + N + N * N), "hyper-connection scratch");
-        s.v4 = f32(T * v4, "compressed attention scratch");
-        s.v4_ids = vram_->alloc_as<std::int32_t>(std::size_t(T * (std::max<std::int64_t>(v4_topk, 1) + 1)), VramUse::scratch,
-                                                 "indexer scratch");
-        s.v4_ws = vram_->alloc(kc::v4_index_workspace(std::min(T, gpu::GpuCompressedAttention::kIndexChunk),
-                                                      std::max<std::int64_t>(v4_entries, 1)),
-                               VramUse::scratch, "indexer scratch");
-        hc_k = NE;
+    s.hc = f32(Scratch::streams);
+    s.compressed = f32(Scratch::compressed);
+    s.picks = i32(Scratch::picks);
+    s.pick_scores = buf(Scratch::pick_scores);
+    if (s.pick_scores) {
+        std::int64_t entries = 1;  // the kernel's own size for the widest indexer: the declared one
+        for (const auto& layer : blocks_)
+            for (const GpuBlock& b : layer)
+                if (const auto* ca = b.as<gpu::GpuCompressedAttention>(); ca && ca->csa())
+                    entries = std::max<std::int64_t>(entries, std::max<std::int64_t>(1, opt_.n_ctx / ca->ratio()));
+        if (kc::v4_index_workspace(std::min(T, model::kIndexChunk), entries) > n[Scratch::pick_scores])
+            throw Error(ErrorCode::internal, "the indexer's workspace is larger than its blocks declare (model/block_needs.cpp)");
     }
-    const std::int64_t max_k = std::max({E, qd, ad, F, FD, mla_att, std::int64_t(g_.max_linear_value_dim), hc_k});
-    if (max_t_ > gpu::kGroupedMaxTokens) {
-        // Prefill MoE scratch: the gathered rows in BF16 (f32: the gathered rows are used as they are).
-        const std::size_t rows = std::size_t(T * K) * std::size_t(std::max<std::int64_t>(E, F)) * 2;
-        if (opt_.gemm == GemmPrecision::bf16) s.dense_rows = vram_->alloc(rows, VramUse::scratch, "prefill row scratch");
-        else s.dense_rows = s.xs;
-    }
-    linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, max_k);
+    // Prefill MoE scratch: the gathered rows in BF16 (f32, or no GEMMs: the gathered rows are used as they are).
+    s.dense_rows = buf(Scratch::dense_rows);
+    if (!s.dense_rows && T > model::kGemvMaxRows) s.dense_rows = s.xs;
+    linear_ = std::make_unique<gpu::Linear>(*vram_, stream_, opt_.gemm, T * 1, n.gemm_k);
     c_->linear = linear_.get();
     check(cudaMallocHost(reinterpret_cast<void**>(&pinned_logits_), std::size_t(logit_tile_) * std::size_t(g_.n_vocab) * sizeof(float)),
           "pinned logits");
@@ -480,13 +463,15 @@ void GpuRunner::allocate_cache_structures() {
     c_->page_size = opt_.plan.kv_page_size > 0 ? opt_.plan.kv_page_size : 16;
     c_->pages_stride = int((opt_.n_ctx + c_->page_size - 1) / c_->page_size);
     const std::size_t stride = std::size_t(c_->pages_stride);
-    d_pages_ = vram_->alloc_as<std::int32_t>(std::size_t(opt_.max_sequences + 1) * stride + 1, VramUse::scratch, "page tables");
+    const model::ScratchNeeds n = model::graph_needs(g_, gpu_step_shape(opt_));
+    d_pages_ = std::static_pointer_cast<std::int32_t>(
+        vram_->alloc(std::size_t(n[model::Scratch::pages]), VramUse::scratch, model::scratch_label(model::Scratch::pages)));
     c_->d_pages = d_pages_.get();
     // Pinned staging of the batch: kMetaArrays arrays of max_t ints, then the page tables.
     const std::size_t meta_ints = std::size_t(kMetaArrays * max_t_) + std::size_t(opt_.max_sequences + 1) * stride;
     check(cudaMallocHost(reinterpret_cast<void**>(&pinned_meta_), meta_ints * sizeof(std::int32_t)), "pinned metadata");
     c_->host_row = pinned_meta_ + 2 * max_t_;
-    // The decode attention workspace, for the largest attention block (they share one KV layout).
+    // The decode attention workspace as the attention blocks declare it; the kernels' own sizes must fit in it.
     std::size_t ws = 0;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer)
@@ -494,7 +479,12 @@ void GpuRunner::allocate_cache_structures() {
                 ws = std::max(ws, kc::attention_decode_workspace(attn->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
             else if (const auto* mla = b.as<gpu::GpuMlaAttention>())
                 ws = std::max(ws, kc::mla_attention_workspace(mla->params(c_->page_size), opt_.max_sequences, opt_.n_ctx));
-    c_->s.attn_ws = vram_->alloc(std::max<std::size_t>(ws, 1), VramUse::scratch, "decode attention workspace");
+    if (ws > n[model::Scratch::attn_ws])
+        throw Error(ErrorCode::internal, fmt::format("the decode attention workspace needs {} bytes, its blocks declare {} "
+                                                     "(model/block_needs.cpp)", ws, n[model::Scratch::attn_ws]));
+    if (n[model::Scratch::attn_ws])
+        c_->s.attn_ws = vram_->alloc(std::size_t(n[model::Scratch::attn_ws]), VramUse::scratch,
+                                     model::scratch_label(model::Scratch::attn_ws));
     if (backend_ != MoeBackend::resident) make_offload(opt_.plan.expert_slots);
 }
 

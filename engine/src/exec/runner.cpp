@@ -1,5 +1,7 @@
 #include "exec/runner.h"
 
+#include "model/block_needs.h"
+
 namespace ft::exec {
 
 kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_t n_pages, int elem_bytes, int state_slots) {
@@ -16,6 +18,17 @@ kv::KvGeometry graph_kv_geometry(const ModelGraph& g, int page_size, std::int64_
     k.rs_conv_floats = g.rs_conv_floats;
     k.rs_slots = g.n_rs_layers ? state_slots : 0;
     return k;
+}
+
+model::StepShape gpu_step_shape(const GpuRunnerOptions& o) {
+    model::StepShape s;
+    s.max_tokens = o.max_batch_tokens;
+    s.max_sequences = o.max_sequences;
+    s.n_ctx = o.n_ctx;
+    s.page_size = o.plan.kv_page_size > 0 ? o.plan.kv_page_size : 16;
+    s.bf16_rows = o.gemm == GemmPrecision::bf16;
+    s.routing_trace = o.routing || o.record_routing;
+    return s;
 }
 
 const char* moe_backend_name(MoeBackend b) {

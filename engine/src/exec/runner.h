@@ -24,6 +24,10 @@
 #include "moe/routing_trace.h"
 #include "ft/message.h"
 
+namespace ft::model {
+struct StepShape;  // model/block_needs.h
+}
+
 namespace ft::exec {
 
 using model::ModelGraph;
@@ -150,5 +154,9 @@ struct GpuRunnerOptions {
 // ft::Error(unsupported) in a build without CUDA or for a block variant the GPU does not run, ft::Error(device /
 // out_of_memory) when the GPU cannot hold the model.
 std::unique_ptr<Runner> make_gpu_runner(const ModelGraph& graph, const Weights& weights, const GpuRunnerOptions& options);
+// The passes a GPU runner with these options is sized for: its step scratch is model::graph_needs(graph, this)
+// (model/block_needs.h), allocated as listed. Here, not in the CUDA code, so that tests compute the runner's
+// allocation without a GPU (tests/engine/test_block_needs.cpp).
+model::StepShape gpu_step_shape(const GpuRunnerOptions& options);
 
 }  // namespace ft::exec

@@ -7,7 +7,10 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "ft/error.h"
+#include "exec/runner.h"
 #include "memory/cpu_rate.h"
+#include "model/arch.h"
+#include "model/block_needs.h"
 #include "model/model_desc.h"
 #include "model/weights.h"
 
@@ -18,9 +21,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr int kPage = 16;
 constexpr std::int64_t kMinChunk = 256;
-constexpr std::int64_t kLogitTile = 256;
-constexpr std::int64_t kGemvMaxM = 8;     // kernels::cuda::kGemvMaxM: decode batches use GEMV, no GEMM tiles
-constexpr std::int64_t kDecodeChunk = 64, kDecodeMaxSplit = 128;  // attention decode split-K (attention.cu)
+constexpr std::int64_t kGemvMaxM = model::kGemvMaxRows;  // decode batches use GEMV, no GEMM tiles
 
 std::uint64_t a256(std::uint64_t b) { return std::max<std::uint64_t>(256, (b + 255) / 256 * 256); }
 
@@ -47,9 +48,6 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.n_head_kv = 1;
         g.head_dim = L + R;
         g.v_head_dim = std::int64_t(d.attn.index_head_dim);  // the V rows hold the sparse indexer's keys (if any)
-        g.mla_qkv = H * QD + H * (L + R) + (L + R) + std::int64_t(d.attn.q_lora_rank);
-        g.mla_att = H * L + H * std::int64_t(d.attn.v_head_dim);
-        g.mla_kv_lora = L;
         const double E = double(d.n_embd), QL = double(d.attn.q_lora_rank), nope = double(d.attn.qk_nope_head_dim),
                      V = double(d.attn.v_head_dim);
         g.attn_params_per_layer = (QL > 0 ? E * QL + QL * double(H * QD) : E * double(H * QD)) + E * double(L + R) +
@@ -67,9 +65,6 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         const auto& la = d.linear;
         g.n_rs_layers = int(la.n_linear());
         g.n_kv_layers = g.n_layer - g.n_rs_layers;
-        g.rs_floats = std::int64_t(la.state_floats());
-        g.lin_scratch = 2 * std::int64_t(la.conv_dim()) + 2 * std::int64_t(la.value_dim()) + 4 * std::int64_t(la.n_v_heads);
-        g.lin_value_dim = la.value_dim();
         g.linear_params_per_layer = double(g.n_embd) * double(la.conv_dim() + 2 * la.value_dim() + 2 * la.n_v_heads);
     }
     if (d.v4.any()) {
@@ -84,22 +79,13 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
         g.v_head_dim = 0;
         g.n_kv_layers = g.n_layer;
         g.n_rs_layers = int(v.n_compressed());
-        g.rs_floats = std::max<std::int64_t>(csa ? 2 * std::int64_t(v.csa_ratio) * (4 * D + 4 * Di) : 0,
-                                             hca ? std::int64_t(v.hca_ratio) * 2 * D : 0);
-        const std::int64_t N = v.hc_mult, IH = csa ? v.index_n_heads : 0, Dx = csa ? Di : 0;
-        g.hc_width = N * std::int64_t(d.n_embd);
-        g.hc_scratch = 2 * g.hc_width + (2 + N) * N + N + N * N;
-        g.v4_scratch = QL + 2 * H * D + 5 * D + 4 * Dx + IH * Dx + IH + std::int64_t(v.o_groups) * v.o_lora_rank;
-        g.v4_topk = csa ? v.index_topk : 0;
-        g.v4_attended = std::int64_t(d.attn.sliding_window) + (csa ? v.index_topk : 4096 / std::max<std::int64_t>(1, v.hca_ratio));
-        g.v4_head_dim = D;
-        g.v4_csa_ratio = csa ? v.csa_ratio : 0;
+        g.attended_rows = std::int64_t(d.attn.sliding_window) + (csa ? v.index_topk : 4096 / std::max<std::int64_t>(1, v.hca_ratio));
+        g.attended_row_width = D;
         const double E = double(d.n_embd);
         g.attn_params_per_layer = E * double(QL) + double(QL) * double(H * D) + E * double(D) +
                                   double(H * D) * double(v.o_lora_rank) + double(v.o_groups * v.o_lora_rank) * E +
                                   (csa ? E * double(4 * D + 4 * Di) + double(QL) * double(v.index_n_heads * Di) : E * double(2 * D));
     }
-    g.attn_output_gate = d.attn.output_gate;
     g.n_vocab = d.n_vocab;
     g.n_ff_exp = d.moe.n_ff_exp;
     // The widest dense FFN a block runs: the dense layers' (if any) or the shared experts' (their scratch is shared).
@@ -113,6 +99,17 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
     g.active_expert_bytes = per * std::uint64_t(g.n_expert_used) * std::uint64_t(g.n_moe_layers);
     // A decode token reads every non-expert matrix but the token embedding (one row of it): ≈ 85 % of them.
     g.active_other_bytes = non_expert_bytes / 100 * 85;
+    // The blocks, from the description's tensor table: what the scratch, KV and state sizes are read from.
+    struct Shapes {
+        std::unique_ptr<model::Weights> w;
+        model::ModelGraph graph;
+    };
+    auto shapes = std::make_shared<Shapes>();
+    shapes->w = model::Weights::shapes(d);
+    shapes->graph = model::build_graph(*shapes->w);
+    g.graph = std::shared_ptr<const model::ModelGraph>(shapes, &shapes->graph);
+    g.n_kv_layers = shapes->graph.n_kv_layers;
+    g.n_rs_layers = shapes->graph.n_rs_layers;
     return g;
 }
 
@@ -132,77 +129,49 @@ ModelGeometry geometry_of(const model::Weights& w) {
     return g;
 }
 
+int kv_bytes_per_element(const ModelGeometry& g, bool kv_f16) { return model::kv_elem_bytes(*g.graph, kv_f16); }
+
 std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16) {
-    const int layers = g.n_kv_layers > 0 || g.n_rs_layers > 0 ? g.n_kv_layers : g.n_layer;
-    return std::uint64_t(layers) * std::uint64_t(g.n_head_kv) * std::uint64_t(g.head_dim + g.v_head_dim) * (kv_f16 ? 2u : 4u);
+    return exec::graph_kv_geometry(*g.graph, 1, 1, kv_bytes_per_element(g, kv_f16), 0).bytes();
 }
 
 std::uint64_t state_bytes(const ModelGeometry& g, int max_sequences) {
-    // KvCache: one pool per layer of (max_sequences + 1) slots (exec::state_slots), f32.
-    return std::uint64_t(g.n_rs_layers) * a256(std::uint64_t(max_sequences + 1) * std::uint64_t(g.rs_floats) * 4);
+    // KvCache: one pool per recurrent-state layer of state_slots sequences, each allocated on its own.
+    const kv::KvGeometry k = exec::graph_kv_geometry(*g.graph, 1, 1, 4, exec::state_slots(max_sequences));
+    return k.rs_layer_bytes() ? std::uint64_t(k.n_rs_layer) * a256(k.rs_layer_bytes()) : 0;
+}
+
+model::StepShape plan_step_shape(std::int64_t max_tokens, int max_sequences, int n_ctx, bool exact_prefill) {
+    model::StepShape s;
+    s.max_tokens = max_tokens;
+    s.max_sequences = max_sequences;
+    s.n_ctx = n_ctx;
+    s.page_size = kPage;
+    s.bf16_rows = !exact_prefill;
+    return s;
+}
+
+std::uint64_t offload_table_bytes(const ModelGeometry& g) {
+    // Expert cache tables, counters, control, plan, source tables (ExpertOffload).
+    const std::uint64_t NE = std::uint64_t(g.n_expert), K = std::uint64_t(g.n_expert_used);
+    const std::uint64_t flat = std::uint64_t(g.n_layer) * NE;
+    std::uint64_t s = a256(flat * 16 + std::uint64_t(g.n_moe_layers) * NE * 12);  // residency + 64-bit recency + uses; owner + usage
+    s += a256(std::uint64_t(g.n_layer) * 64) + 256;
+    s += a256(256 + std::uint64_t(kGemvMaxM) * K * (8 + 32));
+    s += 3 * a256(flat * 8);
+    return s;
 }
 
 std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t T, int max_sequences, int n_ctx, bool exact_prefill,
                             bool offload) {
-    // The runner's allocation list (GpuRunner::allocate_scratch + make_kv_cache, cuda/gpu_runner.cpp), each rounded as VramBudget does.
-    const std::uint64_t E = std::uint64_t(g.n_embd), K = std::uint64_t(g.n_expert_used), NE = std::uint64_t(g.n_expert);
-    const std::uint64_t qd = std::uint64_t(g.n_head * g.head_dim), kd = std::uint64_t(g.n_head_kv * g.head_dim),
-                        vd = std::uint64_t(g.n_head_kv * g.v_head_dim), ad = std::uint64_t(g.n_head * g.v_head_dim);
-    const std::uint64_t F = std::uint64_t(g.n_ff_exp), FD = std::uint64_t(g.n_ff);
-    const std::uint64_t t = std::uint64_t(std::max<std::int64_t>(T, max_sequences));
-    std::uint64_t s = 0;
-    s += 2 * a256(t * E * 4);                 // activations x, xn
-    if (g.mla_qkv) {
-        s += a256(t * std::uint64_t(g.mla_qkv) * 4);  // q | absorbed q | compressed KV | low-rank q
-        s += a256(t * std::uint64_t(g.mla_att) * 4);  // latent outputs | values
-        s += a256(t * std::uint64_t(g.n_head) * 4);   // head ids of the per-head products
-    } else {
-        s += a256(t * ((g.attn_output_gate ? 2 : 1) * qd + kd + vd) * 4);  // q|k|v (q: query | gate with the output gate)
-        s += a256(t * ad * 4);                // attention output
-    }
-    if (g.lin_scratch) s += a256(t * std::uint64_t(g.lin_scratch) * 4);  // linear attention
-    if (g.hc_scratch) {  // DeepSeek-V4: streams, compressed attention, the indexer's picks and its scores (256 tokens)
-        s += a256(t * std::uint64_t(g.hc_scratch) * 4) + a256(t * std::uint64_t(g.v4_scratch) * 4);
-        s += a256(t * std::uint64_t(std::max<std::int64_t>(g.v4_topk, 1) + 1) * 4);
-        const std::int64_t entries = g.v4_csa_ratio ? std::max<std::int64_t>(1, n_ctx / g.v4_csa_ratio) : 1;
-        s += a256(std::min<std::uint64_t>(t, 256) * std::uint64_t(entries) * 4);
-    }
-    s += a256(t * NE * 4) + a256(t * K * 4);  // router logits, weights
-    s += 3 * a256(t * K * 4) + a256((NE + 1) * 4);  // route ids, order, where, offsets
-    s += 2 * a256(t * K * E * 4);             // gathered rows, expert outputs
-    s += 2 * a256(std::max(t * K * F, t * FD) * 4);  // gate, up
-    const std::uint64_t tile = std::uint64_t(std::max<std::int64_t>(max_sequences, kLogitTile));
-    s += a256(tile * std::uint64_t(g.n_vocab) * 4);  // logits tile
-    s += a256(5 * t * 4);                     // batch metadata
-    if (std::int64_t(t) > kGemvMaxM && !exact_prefill) s += a256(t * K * std::max(E, F) * 2);  // BF16 rows
-    const std::uint64_t pages_stride = std::uint64_t((n_ctx + kPage - 1) / kPage);
-    s += a256((std::uint64_t(max_sequences) + 1) * pages_stride * 4 + 4);  // page tables
-    const std::uint64_t splits = std::uint64_t(std::min<std::int64_t>((n_ctx + kDecodeChunk - 1) / kDecodeChunk, kDecodeMaxSplit));
-    const std::uint64_t heads = std::uint64_t(max_sequences) * std::uint64_t(g.n_head) * splits;
-    if (g.mla_qkv) {  // cuda/mla_attention.cuh: ≤ 32 splits of ≥ 256 positions, a partial of kv_lora + 2 floats each
-        const std::uint64_t mla_splits = std::uint64_t(std::clamp<std::int64_t>((n_ctx + 255) / 256, 1, 32));
-        const std::uint64_t parts = std::uint64_t(max_sequences) * std::uint64_t(g.n_head) * mla_splits;
-        s += a256((parts * 8 + 15) / 16 * 16 + parts * std::uint64_t(g.mla_kv_lora) * 4);
-    } else {
-        s += a256((heads * 8 + 127) / 128 * 128 + heads * std::uint64_t(g.v_head_dim) * 4);  // decode attention workspace
-    }
-    if (offload) {
-        // Expert cache tables, counters, control, plan, source tables (ExpertOffload).
-        const std::uint64_t flat = std::uint64_t(g.n_layer) * NE;
-        s += a256(flat * 16 + std::uint64_t(g.n_moe_layers) * NE * 12);  // residency + 64-bit recency + uses; owner + usage
-        s += a256(std::uint64_t(g.n_layer) * 64) + 256;
-        s += a256(256 + std::uint64_t(kGemvMaxM) * K * (8 + 32));
-        s += 3 * a256(flat * 8);
-    }
-    return s;
+    const model::ScratchNeeds n = model::graph_needs(*g.graph, plan_step_shape(T, max_sequences, n_ctx, exact_prefill));
+    return n.total() + (offload ? offload_table_bytes(g) : 0);
 }
 
 std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_prefill) {
     const std::uint64_t elem = exact_prefill ? 4 : 2;
     std::uint64_t b = a256((std::uint64_t(32) << 20) * elem);  // GEMM weight tile (gpu::Linear)
-    const std::uint64_t max_k = std::uint64_t(std::max({g.n_embd, g.n_head * g.head_dim, g.n_head * g.v_head_dim, g.n_ff_exp,
-                                                        g.n_ff, g.mla_att, g.lin_value_dim,
-                                                        g.hc_width}));
+    const std::uint64_t max_k = std::uint64_t(model::graph_needs(*g.graph, plan_step_shape(T, 1, 16, exact_prefill)).gemm_k);
     if (!exact_prefill && T > kGemvMaxM) b += a256(std::uint64_t(T) * max_k * 2);  // activations in BF16
     return b + 32 * kMiB;  // cuBLAS's own workspace (allocated by the library, outside our counters)
 }
@@ -218,7 +187,7 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     p.device_free = r.device_free;
     p.n_ctx = r.n_ctx;
     p.max_sequences = r.max_sequences;
-    p.kv_bytes_per_element = r.kv_f16 ? 2 : 4;
+    p.kv_bytes_per_element = kv_bytes_per_element(g, r.kv_f16);
     p.kv_page_size = kPage;
     p.kv_bytes_per_token = kv_bytes_per_token(g, r.kv_f16);
     p.expert_slot_bytes = g.slot_bytes;
@@ -495,8 +464,8 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
                                  double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * g.attn_params_per_layer +
                                  double(g.n_rs_layers) * g.linear_params_per_layer +
                                  double(g.n_layer - g.n_moe_layers) * 3.0 * double(g.n_embd) * double(g.n_ff);
-    // DeepSeek-V4 attends a window and the picked entries (rows of v4_head_dim that are key and value), not 4k positions.
-    const double attn_per_head = g.v4_attended ? 2.0 * double(g.v4_head_dim) * double(g.v4_attended)
+    // Compressed attention attends a window and the picked entries (rows that are key and value), not 4k positions.
+    const double attn_per_head = g.attended_rows ? 2.0 * double(g.attended_row_width) * double(g.attended_rows)
                                                : double(g.head_dim + g.v_head_dim) * 4096.0;
     const double prefill_flops_per_token =
         2.0 * active_params + 2.0 * double(g.n_kv_layers ? g.n_kv_layers : g.n_layer) * double(g.n_head) * attn_per_head;

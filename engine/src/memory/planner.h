@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,6 +15,8 @@
 
 namespace ft::model {
 struct ModelDesc;
+struct ModelGraph;
+struct StepShape;
 struct TensorStat;
 class Weights;
 }  // namespace ft::model
@@ -31,22 +34,17 @@ struct ModelGeometry {
     std::uint64_t slot_bytes = 0;         // one (layer, expert): gate + up + down, each padded to 256 bytes
     std::uint64_t active_expert_bytes = 0;  // routed expert bytes one token reads (k experts × layers)
     std::uint64_t active_other_bytes = 0;   // non-expert bytes one decode token reads
-    // Multi-head latent attention (DeepSeek): the KV is one row of kv_lora + rope per position (n_head_kv 1,
-    // head_dim that row, v_head_dim 0); the attention scratch per token in floats: q, absorbed q, the compressed
-    // KV and the low-rank q (mla_qkv), the latent outputs and the values (mla_att). 0: not MLA.
-    std::int64_t mla_qkv = 0, mla_att = 0, mla_kv_lora = 0;
     double attn_params_per_layer = 0;  // the attention block's weights (the predictor's prefill FLOPs)
-    // Hybrid models (Qwen3.5 / Qwen3-Next): the layers with a KV cache (the rest run linear attention with a
-    // recurrent state of rs_floats f32 values per sequence and layer), the gated attention's doubled q rows, and the
-    // linear attention's scratch floats per token (GpuGatedDeltaNet::scratch_width).
+    // Hybrid models (Qwen3.5 / Qwen3-Next): the layers with a KV cache; the rest run linear attention with a
+    // recurrent state per sequence and layer.
     int n_kv_layers = 0, n_rs_layers = 0;
-    std::int64_t rs_floats = 0, lin_scratch = 0, lin_value_dim = 0;
-    bool attn_output_gate = false;
     double linear_params_per_layer = 0;
-    // DeepSeek-V4: floats per token of the hyper-connection buffers (0: none) and of GpuCompressedAttention's
-    // scratch, the indexer's top-k and the CSA ratio (its scores workspace holds n_ctx / ratio per token of a chunk).
-    std::int64_t hc_width = 0, hc_scratch = 0, v4_scratch = 0, v4_topk = 0, v4_csa_ratio = 0;  // hc_width: N · n_embd
-    std::int64_t v4_attended = 0, v4_head_dim = 0;  // rows a query attends (window + picks) and their width
+    // Attention over a window and picked entries (compressed attention) instead of every position: the rows a query
+    // attends and their width, both key and value (the predictor's prefill FLOPs; 0: every position).
+    std::int64_t attended_rows = 0, attended_row_width = 0;
+    // The model's blocks (views without data: model::Weights::shapes), whose declared needs (model/block_needs.h)
+    // give the scratch, KV and state bytes — the same declarations the GPU runner allocates by.
+    std::shared_ptr<const model::ModelGraph> graph;
     // The routed experts' block types (the CPU expert kernel's rate differs by type: memory/cpu_rate.h): the pool's
     // bytes per type, and the bandwidth profile's key, the first MoE layer's gate/up/down types ("q4_K" when one,
     // "q4_K/q4_K/q6_K" otherwise; empty when unknown).
@@ -79,14 +77,23 @@ struct PlanRequest {
 // budget that works; ft::Error(invalid_argument) for a request that contradicts itself.
 MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r);
 
-// The scratch bytes a GPU runner allocates for a forward pass of up to max_tokens tokens (activations, attention,
-// router and MoE workspaces, logits tile, page tables) — the runner's own allocation list, summed.
+// The pass shape a plan sizes the GPU runner for: rows = prefill chunk + max_sequences, its page size, BF16 prefill
+// rows unless exact_prefill.
+model::StepShape plan_step_shape(std::int64_t max_tokens, int max_sequences, int n_ctx, bool exact_prefill);
+// The scratch bytes a GPU runner allocates for a forward pass of up to max_tokens tokens: the step's buffers as the
+// blocks declare them (model/block_needs.h graph_needs — the list GpuRunner allocates), plus with offload the expert
+// cache's tables (ExpertOffload).
 std::uint64_t scratch_bytes(const ModelGeometry& g, std::int64_t max_tokens, int max_sequences, int n_ctx,
                             bool exact_prefill, bool offload);
+std::uint64_t offload_table_bytes(const ModelGeometry& g);
 // GEMM tiles (weights dequantized for cuBLAS, activations in BF16) plus cuBLAS's own workspace.
 std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t max_tokens, bool exact_prefill);
+// The KV cache's bytes per position on the GPU (every KV layer's row, f16 when asked for and the blocks take it) and
+// per element: from the graph's KV geometry, as the runners allocate it (exec/runner.h graph_kv_geometry).
 std::uint64_t kv_bytes_per_token(const ModelGeometry& g, bool kv_f16);
-// The recurrent-state pools of a hybrid model for max_sequences parallel requests (0 for others).
+int kv_bytes_per_element(const ModelGeometry& g, bool kv_f16);
+// The recurrent-state pools (Gated DeltaNet layers, compressed attention's window rings) for max_sequences
+// parallel requests (0 for models without).
 std::uint64_t state_bytes(const ModelGeometry& g, int max_sequences);
 
 // A live rebuild to (kv_tokens, expert_slots) with everything else as in `current`: the new plan, or the reason it

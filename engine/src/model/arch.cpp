@@ -315,6 +315,7 @@ void finish_graph(ModelGraph& g, const Weights& w) {
     // DeepSeek-V4: one cache row per position of [kv | entry | index key] (CompressedAttentionBlock), the same width
     // in every layer (known once the widest indexer is).
     if (compressed) {
+        g.kv_rows_f32 = true;  // its kernels (cuda/compressed_attention.cuh) take f32 rows
         g.max_n_head_kv = 1;
         g.max_head_dim = compressed->row_width(g.max_idx_dim);
         g.max_v_head_dim = 0;

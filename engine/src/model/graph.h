@@ -245,6 +245,8 @@ struct ModelGraph {
     float hc_eps = 0.f;
     HyperMixRef hc_head;
     int max_idx_dim = 0;                     // DeepSeek-V4: the widest indexer head (the cache row's last part)
+    bool kv_rows_f32 = false;                // some block's GPU kernels read and write f32 KV rows only
+                                             // (compressed attention): no f16 KV on the GPU
 
     // Geometry the devices size their buffers by (maxima over the blocks). The KV layout: n_head_kv heads of
     // head_dim (K) and v_head_dim (V) per position; an MLA model's is one row of kv_lora + rope_dim and no V.

@@ -71,6 +71,34 @@ std::unique_ptr<Weights> Weights::open(const std::filesystem::path& path, const 
     return w;
 }
 
+std::unique_ptr<Weights> Weights::shapes(const ModelDesc& d) {
+    std::unique_ptr<Weights> w(new Weights());
+    w->path_ = std::string(arch_name(d.arch)) + " (description)";
+    w->desc_ = d;
+    w->experts_.assign(d.n_layer, {});
+    for (const TensorSpec& s : arch_tensors(d)) {
+        if (s.unused) continue;
+        TensorView v;
+        v.cols = std::int64_t(s.dims.at(0));
+        std::uint64_t rows = 1;
+        for (std::size_t i = 1; i < s.dims.size(); ++i) rows *= s.dims[i];
+        if (s.is_expert()) {
+            auto& layer = w->experts_.at(std::size_t(s.layer));
+            layer.resize(std::size_t(s.dims.back()));
+            v.rows = std::int64_t(rows / s.dims.back());
+            for (ExpertView& ev : layer)
+                (s.role == TensorRole::ffn_gate_exps ? ev.gate : s.role == TensorRole::ffn_up_exps ? ev.up : ev.down) = v;
+            continue;
+        }
+        v.rows = std::int64_t(rows);
+        w->tensors_.emplace(s.name, v);
+    }
+    if (d.tied_embeddings && !w->tensors_.count("output.weight") && w->tensors_.count("token_embd.weight"))
+        w->tensors_.emplace("output.weight", w->tensors_.at("token_embd.weight"));
+    for (auto& [name, v] : w->tensors_) v.name = name;
+    return w;
+}
+
 std::vector<std::pair<const std::byte*, std::size_t>> Weights::mapped_files() const {
     std::vector<std::pair<const std::byte*, std::size_t>> out;
     if (gguf_)

@@ -72,6 +72,10 @@ public:
     // it), or a folder with config.json + safetensors (or a .safetensors file inside such a folder).
     // Throws ft::Error naming the file and the tensor (not_found, invalid_file, unsupported).
     static std::unique_ptr<Weights> open(const std::filesystem::path& path, const LoadMonitor& monitor = {});
+    // The tensors a model of this description has, as views with their dimensions and no data (type F32, row_bytes
+    // 0): what a graph's geometry needs without a file (the VRAM planner and fit predictor on a description,
+    // memory/planner.h). Throws ft::Error(unsupported) for an architecture without a tensor table.
+    static std::unique_ptr<Weights> shapes(const ModelDesc& d);
     ~Weights();
 
     const ModelDesc& desc() const { return desc_; }

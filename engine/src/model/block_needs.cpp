@@ -1,0 +1,190 @@
+#include "model/block_needs.h"
+
+#include <variant>
+
+#include "model/block_visit.h"
+
+namespace ft::model {
+
+namespace {
+
+std::uint64_t a256(std::uint64_t b) { return std::max<std::uint64_t>(256, (b + 255) / 256 * 256); }
+
+}  // namespace
+
+const char* scratch_label(Scratch b) {
+    switch (b) {
+        case Scratch::x:
+        case Scratch::xn: return "activations";
+        case Scratch::qkv:
+        case Scratch::att:
+        case Scratch::heads: return "attention scratch";
+        case Scratch::lin: return "linear attention scratch";
+        case Scratch::router_logits:
+        case Scratch::route_w:
+        case Scratch::route_ids: return "router scratch";
+        case Scratch::order:
+        case Scratch::where:
+        case Scratch::offsets:
+        case Scratch::xs:
+        case Scratch::ys:
+        case Scratch::gate:
+        case Scratch::up: return "MoE scratch";
+        case Scratch::dense_rows: return "prefill row scratch";
+        case Scratch::logits: return "logits";
+        case Scratch::meta: return "batch metadata";
+        case Scratch::routing: return "routing trace buffers";
+        case Scratch::pages: return "page tables";
+        case Scratch::attn_ws: return "decode attention workspace";
+        case Scratch::streams: return "hyper-connection scratch";
+        case Scratch::compressed: return "compressed attention scratch";
+        case Scratch::picks:
+        case Scratch::pick_scores: return "indexer scratch";
+        case Scratch::count_: break;
+    }
+    return "scratch";
+}
+
+std::uint64_t ScratchNeeds::total() const {
+    std::uint64_t s = 0;
+    for (std::uint64_t b : bytes)
+        if (b) s += a256(b);
+    return s;
+}
+
+std::uint64_t attention_decode_workspace_bytes(int n_head, int v_head_dim, int max_sequences, int n_ctx) {
+    // cuda/attention.cu: min(ceil(n_ctx / 64), 128) splits; per (token, head, split) max and sum, then the partial
+    // output; the partial outputs start 128-byte aligned.
+    if (n_ctx <= 0 || max_sequences <= 0) return 0;
+    const std::uint64_t splits = std::uint64_t(std::min<std::int64_t>((std::int64_t(n_ctx) + 63) / 64, 128));
+    const std::uint64_t heads = std::uint64_t(max_sequences) * std::uint64_t(n_head) * splits;
+    return (heads * 8 + 127) / 128 * 128 + heads * std::uint64_t(v_head_dim) * 4;
+}
+
+std::uint64_t mla_decode_workspace_bytes(int n_head, int kv_lora, int max_sequences, int n_ctx) {
+    // cuda/mla_attention.cu: 1..32 splits of ≥ 256 positions; per (token, head, split) max and sum (16-byte aligned),
+    // then a partial of kv_lora floats.
+    if (n_ctx <= 0) return 0;
+    const std::uint64_t splits = std::uint64_t(std::clamp<std::int64_t>((std::int64_t(n_ctx) + 255) / 256, 1, 32));
+    const std::uint64_t parts = std::uint64_t(max_sequences) * std::uint64_t(n_head) * splits;
+    return (parts * 8 + 15) / 16 * 16 + parts * std::uint64_t(kv_lora) * 4;
+}
+
+std::int64_t qkv_width(const AttentionBlock& b) {
+    const std::int64_t qd = std::int64_t(b.n_head) * b.head_dim;
+    return (b.output_gate ? 2 * qd : qd) + std::int64_t(b.n_head_kv) * (b.head_dim + b.v_head_dim);
+}
+
+std::int64_t qkv_width(const MlaAttentionBlock& b) {
+    const std::int64_t H = b.n_head, q_lora = b.q_a ? b.q_a.w->rows : 0;
+    return H * b.q_dim() + H * b.kv_dim() + b.kv_dim() + q_lora;
+}
+
+std::int64_t att_width(const MlaAttentionBlock& b) { return std::int64_t(b.n_head) * (b.kv_lora + b.v_head_dim); }
+
+std::int64_t lin_width(const GatedDeltaNetBlock& b) {
+    return 2 * std::int64_t(b.conv_dim()) + 2 * std::int64_t(b.value_dim()) + 4 * std::int64_t(b.n_v_heads);
+}
+
+std::int64_t compressed_width(const CompressedAttentionBlock& b) {
+    const std::int64_t D = b.head_dim, HD = std::int64_t(b.n_head) * D, Di = b.idx.dim;
+    return b.q_a.w->rows + 2 * HD + 5 * D + 4 * Di + std::int64_t(b.idx_heads) * Di + b.idx_heads +
+           std::int64_t(b.o_groups) * b.o_lora;
+}
+
+std::int64_t streams_width(const ModelGraph& g) {
+    const std::int64_t N = g.hc_mult, NE = N * g.n_embd;
+    return N > 0 ? 2 * NE + (2 + N) * N + N + N * N : 0;
+}
+
+void block_needs(const AttentionBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
+    const std::int64_t T = s.rows();
+    n.need_f32(Scratch::qkv, T * qkv_width(b));
+    n.need_f32(Scratch::att, T * b.n_head * b.v_head_dim);
+    n.need(Scratch::attn_ws, std::max<std::uint64_t>(1, attention_decode_workspace_bytes(b.n_head, b.v_head_dim, s.max_sequences, s.n_ctx)));
+    n.gemm(std::max(std::int64_t(b.n_head) * b.head_dim, std::int64_t(b.n_head) * b.v_head_dim));
+}
+
+void block_needs(const MlaAttentionBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
+    const std::int64_t T = s.rows();
+    n.need_f32(Scratch::qkv, T * qkv_width(b));
+    n.need_f32(Scratch::att, T * att_width(b));
+    n.need_i32(Scratch::heads, T * b.n_head);
+    n.need(Scratch::attn_ws, std::max<std::uint64_t>(1, mla_decode_workspace_bytes(b.n_head, b.kv_lora, s.max_sequences, s.n_ctx)));
+    n.gemm(std::max(std::int64_t(b.n_head) * b.kv_dim(), att_width(b)));
+}
+
+void block_needs(const GatedDeltaNetBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
+    n.need_f32(Scratch::lin, s.rows() * lin_width(b));
+    n.gemm(b.value_dim());
+}
+
+void block_needs(const CompressedAttentionBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
+    const std::int64_t T = s.rows();
+    const bool csa = b.kind == V4LayerKind::csa;
+    n.need_f32(Scratch::compressed, T * compressed_width(b));
+    n.need_i32(Scratch::picks, T * ((csa ? std::max(b.idx_topk, 1) : 1) + 1));
+    const std::int64_t entries = csa ? std::max<std::int64_t>(1, s.n_ctx / std::max(b.ratio, 1)) : 1;
+    n.need_f32(Scratch::pick_scores, std::min(T, kIndexChunk) * entries);
+    n.gemm(std::int64_t(b.n_head) * b.row_width(b.idx.dim));
+}
+
+void block_needs(const FfnBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
+    const std::int64_t width = b.gate.w->rows;
+    n.need_f32(Scratch::gate, s.rows() * width);
+    n.need_f32(Scratch::up, s.rows() * width);
+    n.gemm(width);
+}
+
+void block_needs(const MoeBlock& b, const ModelGraph& g, const StepShape& s, ScratchNeeds& n) {
+    const std::int64_t T = s.rows(), K = g.n_expert_used, NE = g.n_expert, E = g.n_embd, F = g.n_ff_exp;
+    n.need_f32(Scratch::router_logits, T * NE);
+    n.need_f32(Scratch::route_w, T * K);
+    n.need_i32(Scratch::route_ids, T * K);
+    n.need_i32(Scratch::order, T * K);
+    n.need_i32(Scratch::where, T * K);
+    n.need_i32(Scratch::offsets, NE + 1);
+    n.need_f32(Scratch::xs, T * K * E);
+    n.need_f32(Scratch::ys, T * K * E);
+    n.need_f32(Scratch::gate, T * K * F);
+    n.need_f32(Scratch::up, T * K * F);
+    // Prefill groups rows by expert for the GEMMs: in BF16 a buffer of their own (f32: xs as it is).
+    if (T > kGemvMaxRows && s.bf16_rows) n.need(Scratch::dense_rows, std::uint64_t(T * K * std::max(E, F)) * 2);
+    n.gemm(F);
+    if (b.shared.gate) block_needs(b.shared, g, s, n);
+}
+
+ScratchNeeds graph_needs(const ModelGraph& g, const StepShape& s) {
+    ScratchNeeds n;
+    const std::int64_t T = s.rows(), E = g.n_embd;
+    n.need_f32(Scratch::x, T * E);
+    n.need_f32(Scratch::xn, T * E);
+    n.gemm(E);
+    for (const Layer& L : g.layers)
+        for (const Block& b : L.blocks)
+            std::visit(overloaded{
+                           [&](const AttentionBlock& a) { block_needs(a, g, s, n); },
+                           [&](const MlaAttentionBlock& m) { block_needs(m, g, s, n); },
+                           [&](const GatedDeltaNetBlock& d) { block_needs(d, g, s, n); },
+                           [&](const CompressedAttentionBlock& c) { block_needs(c, g, s, n); },
+                           [&](const FfnBlock& f) { block_needs(f, g, s, n); },
+                           [&](const MoeBlock& m) { block_needs(m, g, s, n); },
+                       },
+                       b.body);
+    n.logit_rows = std::max<std::int64_t>(s.max_sequences, kMinLogitRows);
+    n.need_f32(Scratch::logits, n.logit_rows * g.n_vocab);
+    n.need_i32(Scratch::meta, 5 * T);
+    if (s.routing_trace)
+        n.need_i32(Scratch::routing, 2 * std::int64_t(g.layers.size()) * s.max_sequences * g.n_expert_used);
+    const std::int64_t pages_stride = (std::int64_t(s.n_ctx) + s.page_size - 1) / s.page_size;
+    n.need_i32(Scratch::pages, (std::int64_t(s.max_sequences) + 1) * pages_stride + 1);
+    if (g.hc_mult > 0) {
+        n.need_f32(Scratch::streams, T * streams_width(g));
+        n.gemm(std::int64_t(g.hc_mult) * E);
+    }
+    return n;
+}
+
+int kv_elem_bytes(const ModelGraph& g, bool want_f16) { return want_f16 && !g.kv_rows_f32 ? 2 : 4; }
+
+}  // namespace ft::model
