@@ -1,4 +1,4 @@
-// DeepSeek-V4's CUDA kernels (cuda/deepseek_v4.cuh) against the scalar references (ref/hyper_connection.h,
+// DeepSeek-V4's CUDA kernels (cuda/hyper_connection.cuh, cuda/compressed_attention.cuh) against the scalar references (ref/hyper_connection.h,
 // ref/compressed_attention.h): the hyper-connection pre (weights with Sinkhorn, collapse) and post; the indexer's pick
 // over hundreds of entries with ties at the k-th score (the lower entry first, ids ascending) and with fewer entries
 // than k; shared-KV attention over a window of paged rows plus picked entries, with sinks, against the reference on
@@ -19,7 +19,8 @@
 #ifdef FT_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda/deepseek_v4.cuh"
+#include "cuda/compressed_attention.cuh"
+#include "cuda/hyper_connection.cuh"
 #include "cuda_test.h"
 
 namespace kc = ft::kernels::cuda;
@@ -106,11 +107,11 @@ private slots:
         const auto q = rnd(std::size_t(T) * IH * Di, 8), w = rnd(std::size_t(T) * IH, 9, -1, 1);
         const std::int64_t max_entries = positions / m + 8;
         Dev drows(bytes_of(rows)), dtable(bytes_of(table)), dpos(bytes_of(pos)), drow(bytes_of(row)), dq(bytes_of(q)), dw(bytes_of(w));
-        Dev dids(std::size_t(T) * topk * 4), dcount(std::size_t(T) * 4), dws(kc::v4_index_workspace(T, max_entries));
+        Dev dids(std::size_t(T) * topk * 4), dcount(std::size_t(T) * 4), dws(kc::compressed_index_workspace(T, max_entries));
         up(drows, rows), up(dtable, table), up(dpos, pos), up(drow, row), up(dq, q), up(dw, w);
-        const kc::V4Cache cache{drows.as<float>(), dtable.as<std::int32_t>(), n_pages, page, row_w};
+        const kc::CompressedCache cache{drows.as<float>(), dtable.as<std::int32_t>(), n_pages, page, row_w};
         const float scale = 0.125f;
-        CHECK_CUDA(kc::v4_index_topk(dq.as<float>(), dw.as<float>(), IH, Di, scale, m, topk, 2 * D, dpos.as<std::int32_t>(),
+        CHECK_CUDA(kc::compressed_index_topk(dq.as<float>(), dw.as<float>(), IH, Di, scale, m, topk, 2 * D, dpos.as<std::int32_t>(),
                                      drow.as<std::int32_t>(), T, max_entries, cache, dids.as<std::int32_t>(),
                                      dcount.as<std::int32_t>(), dws.p, nullptr));
         CHECK_CUDA(cudaDeviceSynchronize());
@@ -129,10 +130,10 @@ private slots:
         const auto qa = rnd(std::size_t(T) * H * D, 10), sinks = rnd(H, 11);
         Dev dqa(bytes_of(qa)), dsinks(bytes_of(sinks)), dout(std::size_t(T) * H * D * 4);
         up(dqa, qa), up(dsinks, sinks);
-        kc::V4AttentionArgs a;
+        kc::CompressedAttentionArgs a;
         a.n_head = H, a.dim = D, a.window = W, a.ratio = m, a.topk = topk, a.csa = true, a.scale = 0.125f;
         a.sinks = dsinks.as<float>(), a.ids = dids.as<std::int32_t>(), a.count = dcount.as<std::int32_t>();
-        CHECK_CUDA(kc::v4_attention(a, dqa.as<float>(), dpos.as<std::int32_t>(), drow.as<std::int32_t>(), T, cache,
+        CHECK_CUDA(kc::compressed_attention(a, dqa.as<float>(), dpos.as<std::int32_t>(), drow.as<std::int32_t>(), T, cache,
                                     dout.as<float>(), nullptr));
         CHECK_CUDA(cudaDeviceSynchronize());
         const auto out = down<float>(dout, std::size_t(T) * H * D);
@@ -175,15 +176,15 @@ private slots:
         up(dck, ck), up(dcg, cg), up(dik, ik), up(dig, ig), up(db, bias), up(dib, ibias), up(dn, norm), up(din, inorm);
         up(dpos, pos), up(dslot, slot), up(drow, row), up(dt, table);
         CHECK_CUDA(cudaMemset(drows.p, 0, std::size_t(n_pages) * page * row_w * 4));
-        kc::V4CompressArgs a;
+        kc::CompressorArgs a;
         a.csa = csa, a.ratio = m, a.dim = D, a.idx_dim = Di, a.rope_dim = R;
         a.ck = dck.as<float>(), a.cg = dcg.as<float>(), a.ik = dik.as<float>(), a.ig = dig.as<float>();
         a.bias = db.as<float>(), a.idx_bias = dib.as<float>(), a.norm = dn.as<float>(), a.idx_norm = din.as<float>();
         a.rope = rp, a.state = dstate.as<float>(), a.state_floats = state_floats;
-        const kc::V4Cache cache{drows.as<float>(), dt.as<std::int32_t>(), n_pages, page, row_w};
+        const kc::CompressedCache cache{drows.as<float>(), dt.as<std::int32_t>(), n_pages, page, row_w};
         // The prompt in two launches (a window straddles them): 19 tokens, then the rest.
-        CHECK_CUDA(kc::v4_compress(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 0, 19, 1, cache, nullptr));
-        CHECK_CUDA(kc::v4_compress(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 19, P - 19, 1, cache, nullptr));
+        CHECK_CUDA(kc::compressor_update(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 0, 19, 1, cache, nullptr));
+        CHECK_CUDA(kc::compressor_update(a, dpos.as<std::int32_t>(), dslot.as<std::int32_t>(), drow.as<std::int32_t>(), 19, P - 19, 1, cache, nullptr));
         CHECK_CUDA(cudaDeviceSynchronize());
         const auto rows = down<float>(drows, std::size_t(n_pages) * page * row_w);
         double worst = 0;
@@ -229,12 +230,12 @@ private slots:
         ref::rope_f32(r, want.data() + (D - R), 3 * 2, 1, std::vector<std::int32_t>{5, 5, 40, 40, 77, 77}.data());
         Dev dx(bytes_of(x)), dp(bytes_of(ps));
         up(dx, x), up(dp, ps);
-        CHECK_CUDA(kc::v4_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), 1, nullptr));
+        CHECK_CUDA(kc::interleaved_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), 1, nullptr));
         CHECK_CUDA(cudaDeviceSynchronize());
         auto got = down<float>(dx, x.size());
         double rw = 0;
         for (std::size_t i = 0; i < x.size(); ++i) rw = std::max(rw, double(std::fabs(got[i] - want[i])));
-        CHECK_CUDA(kc::v4_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), -1, nullptr));
+        CHECK_CUDA(kc::interleaved_rope(r, dx.as<float>(), 2 * D, 3, 2, D, D - R, dp.as<std::int32_t>(), -1, nullptr));
         CHECK_CUDA(cudaDeviceSynchronize());
         got = down<float>(dx, x.size());
         for (std::size_t i = 0; i < x.size(); ++i) rw = std::max(rw, double(std::fabs(got[i] - x[i])));

@@ -6,7 +6,8 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "cuda/attention.cuh"
-#include "cuda/deepseek_v4.cuh"
+#include "cuda/compressed_attention.cuh"
+#include "cuda/hyper_connection.cuh"
 #include "cuda/gated_delta.cuh"
 #include "cuda/gemv.cuh"
 #include "cuda/mla_attention.cuh"
@@ -398,7 +399,7 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
     float* att = region(HD);
     float* oa = region(std::int64_t(b_.o_groups) * b_.o_lora);
     const float* xn = c.s.xn.get();
-    kc::V4Cache cache{static_cast<float*>(c.kv->k_data(b_.kv_layer)), c.d_pages, c.pages_stride, c.page_size, row_};
+    kc::CompressedCache cache{static_cast<float*>(c.kv->k_data(b_.kv_layer)), c.d_pages, c.pages_stride, c.page_size, row_};
     // q
     c.matmul(q_a_, xn, T, qr);
     c.launched(kc::rms_norm_f32(qr, q_a_norm_, qr, T, QL, b_.q_a_norm.eps, c.stream), "q_a norm");
@@ -406,19 +407,19 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
     c.launched(kc::rms_norm_f32(q, ones_, q, T * H, D, b_.norm_eps, c.stream), "q head norm");
     kernels::RopeParams rq = b_.rope;
     rq.head_dim = D;
-    c.launched(kc::v4_rope(rq, q, HD, T, H, D, D - R, c.d_pos, 1, c.stream), "q rope");
+    c.launched(kc::interleaved_rope(rq, q, HD, T, H, D, D - R, c.d_pos, 1, c.stream), "q rope");
     // the shared K = V row
     c.matmul(kv_, xn, T, kv);
     c.launched(kc::rms_norm_f32(kv, kv_norm_, kv, T, D, b_.kv_norm.eps, c.stream), "kv norm");
-    c.launched(kc::v4_rope(rq, kv, D, T, 1, D, D - R, c.d_pos, 1, c.stream), "kv rope");
-    c.launched(kc::v4_kv_write(kv, D, D, c.d_pos, c.d_row, T, cache, c.stream), "kv write");
+    c.launched(kc::interleaved_rope(rq, kv, D, T, 1, D, D - R, c.d_pos, 1, c.stream), "kv rope");
+    c.launched(kc::compressed_kv_write(kv, D, D, c.d_pos, c.d_row, T, cache, c.stream), "kv write");
     std::int32_t* ids = c.s.picks.get();
     std::int32_t* count = ids + MT * std::int64_t(std::max(b_.idx_topk, 1));
     if (compressed) {
         const std::int64_t cw = csa ? 2 * D : D;
         c.linear->run(comp_kv_, xn, T, E, ck, cw, false);
         c.linear->run(comp_gate_, xn, T, E, cg, cw, false);
-        kc::V4CompressArgs a;
+        kc::CompressorArgs a;
         a.csa = csa;
         a.ratio = b_.ratio;
         a.dim = D;
@@ -441,13 +442,13 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
             a.idx_norm = idx_norm_;
         }
         if (decode) {  // one token per sequence: a block each
-            c.launched(kc::v4_compress(a, c.d_pos, c.d_slot, c.d_row, 0, 1, T, cache, c.stream), "compressor");
+            c.launched(kc::compressor_update(a, c.d_pos, c.d_slot, c.d_row, 0, 1, T, cache, c.stream), "compressor");
         } else {
             const auto& batch = c.batch;
             for (std::int64_t s0 = 0; s0 < T;) {
                 std::int64_t s1 = s0 + 1;
                 while (s1 < T && batch[std::size_t(s1)].seq == batch[std::size_t(s0)].seq) ++s1;
-                c.launched(kc::v4_compress(a, c.d_pos, c.d_slot, c.d_row, s0, s1 - s0, 1, cache, c.stream), "compressor");
+                c.launched(kc::compressor_update(a, c.d_pos, c.d_slot, c.d_row, s0, s1 - s0, 1, cache, c.stream), "compressor");
                 s0 = s1;
             }
         }
@@ -455,14 +456,14 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
             c.matmul(idx_q_b_, qr, T, iq);
             kernels::RopeParams ri = b_.comp_rope;
             ri.head_dim = Di;
-            c.launched(kc::v4_rope(ri, iq, std::int64_t(IH) * Di, T, IH, Di, Di - R, c.d_pos, 1, c.stream), "indexer q rope");
+            c.launched(kc::interleaved_rope(ri, iq, std::int64_t(IH) * Di, T, IH, Di, Di - R, c.d_pos, 1, c.stream), "indexer q rope");
             c.matmul(idx_w_, xn, T, iw);
             // The reference scales the head weights by 1/sqrt(heads) and the scores by 1/sqrt(dim): one factor.
             const float scale = 1.f / (std::sqrt(float(Di)) * std::sqrt(float(IH)));
             const std::int64_t max_entries = std::max<std::int64_t>(1, c.opt.n_ctx / b_.ratio);
             for (std::int64_t t0 = 0; t0 < T; t0 += kIndexChunk) {
                 const std::int64_t n = std::min(kIndexChunk, T - t0);
-                c.launched(kc::v4_index_topk(iq + t0 * IH * Di, iw + t0 * IH, IH, Di, scale, b_.ratio, b_.idx_topk, 2 * D,
+                c.launched(kc::compressed_index_topk(iq + t0 * IH * Di, iw + t0 * IH, IH, Di, scale, b_.ratio, b_.idx_topk, 2 * D,
                                              c.d_pos + t0, c.d_row + t0, n, max_entries, cache, ids + t0 * b_.idx_topk,
                                              count + t0, c.s.pick_scores.get(), c.stream),
                            "indexer top-k");
@@ -470,7 +471,7 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
         }
     }
     c.mark("v4 q/kv + compressor + indexer");
-    kc::V4AttentionArgs aa;
+    kc::CompressedAttentionArgs aa;
     aa.n_head = H;
     aa.dim = D;
     aa.window = b_.window;
@@ -482,8 +483,8 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
     aa.sinks = sinks_;
     aa.ids = csa ? ids : nullptr;
     aa.count = csa ? count : nullptr;
-    c.launched(kc::v4_attention(aa, q, c.d_pos, c.d_row, T, cache, att, c.stream), "compressed attention");
-    c.launched(kc::v4_rope(rq, att, HD, T, H, D, D - R, c.d_pos, -1, c.stream), "output rope");
+    c.launched(kc::compressed_attention(aa, q, c.d_pos, c.d_row, T, cache, att, c.stream), "compressed attention");
+    c.launched(kc::interleaved_rope(rq, att, HD, T, H, D, D - R, c.d_pos, -1, c.stream), "output rope");
     c.mark("attention");
     // The grouped output: group g's heads through rows [g·o_lora, (g+1)·o_lora) of o_a, then o_b into x.
     const int G = b_.o_groups, OL = b_.o_lora;

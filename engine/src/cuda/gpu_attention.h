@@ -90,7 +90,7 @@ private:
     std::int64_t q_lora_ = 0;
 };
 
-// DeepSeek-V4's attention on the GPU (model::CompressedAttentionBlock; kernels in cuda/deepseek_v4.cuh): the low-rank
+// DeepSeek-V4's attention on the GPU (model::CompressedAttentionBlock; kernels in cuda/compressed_attention.cuh): the low-rank
 // q with its norm and the per-head unweighted norm, the shared K = V row with its norm, RoPE on the trailing dims, the
 // row into the cache (f32 rows of [kv | entry | index key]); for a CSA / HCA layer the compressor projections, the
 // ring and the entries (decode: a block per token; eager: one launch per sequence segment, its tokens in order), CSA's

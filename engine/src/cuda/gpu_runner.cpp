@@ -25,7 +25,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/attention.cuh"
-#include "cuda/deepseek_v4.cuh"
+#include "cuda/compressed_attention.cuh"
+#include "cuda/hyper_connection.cuh"
 #include "cuda/expert_offload.h"
 #include "cuda/gpu_attention.h"
 #include "cuda/gpu_context.h"
@@ -446,7 +447,7 @@ void GpuRunner::allocate_scratch() {
             for (const GpuBlock& b : layer)
                 if (const auto* ca = b.as<gpu::GpuCompressedAttention>(); ca && ca->csa())
                     entries = std::max<std::int64_t>(entries, std::max<std::int64_t>(1, opt_.n_ctx / ca->ratio()));
-        if (kc::v4_index_workspace(std::min(T, model::kIndexChunk), entries) > n[Scratch::pick_scores])
+        if (kc::compressed_index_workspace(std::min(T, model::kIndexChunk), entries) > n[Scratch::pick_scores])
             throw Error(ErrorCode::internal, "the indexer's workspace is larger than its blocks declare (model/block_needs.cpp)");
     }
     // Prefill MoE scratch: the gathered rows in BF16 (f32, or no GEMMs: the gathered rows are used as they are).

@@ -1,4 +1,4 @@
-#include "cuda/deepseek_v4.cuh"
+#include "cuda/compressed_attention.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,6 @@ namespace ft::kernels::cuda {
 namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kMaxStreams = 16;  // hyper-connection streams a block handles
 constexpr int kMaxDim = 1024;    // head / entry width
 
 __device__ float warp_sum(float v) {
@@ -28,94 +27,16 @@ __device__ float block_sum(float v, float* red) {
     return t;
 }
 
-__device__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-
-// ---- hyper-connections ----
-
-__global__ void hc_pre_kernel(const float* __restrict__ mix, std::int64_t mix_ld, const float* __restrict__ scale,
-                              const float* __restrict__ base, const float* __restrict__ x, int n, std::int64_t E,
-                              int iters, float eps, bool head, float* __restrict__ out, float* __restrict__ post,
-                              float* __restrict__ comb) {
-    __shared__ float pre_s[kMaxStreams];
-    const std::int64_t t = blockIdx.x;
-    const float* m = mix + t * mix_ld;
-    if (threadIdx.x == 0) {
-        // As ref::hc_weights, in double.
-        for (int j = 0; j < n; ++j) pre_s[j] = float(sigmoid(double(m[j]) * scale[0] + base[j]) + eps);
-        if (!head) {
-            for (int j = 0; j < n; ++j) post[t * n + j] = float(2.0 * sigmoid(double(m[n + j]) * scale[1] + base[n + j]));
-            double c[kMaxStreams * kMaxStreams];
-            for (int j = 0; j < n; ++j) {
-                double mx = -INFINITY;
-                for (int k = 0; k < n; ++k) {
-                    const int i = 2 * n + j * n + k;
-                    c[j * n + k] = double(m[i]) * scale[2] + base[i];
-                    mx = fmax(mx, c[j * n + k]);
-                }
-                double sum = 0;
-                for (int k = 0; k < n; ++k) sum += (c[j * n + k] = exp(c[j * n + k] - mx));
-                for (int k = 0; k < n; ++k) c[j * n + k] = c[j * n + k] / sum + eps;
-            }
-            for (int it = 0; it < iters; ++it) {
-                if (it > 0)
-                    for (int j = 0; j < n; ++j) {  // rows
-                        double s = 0;
-                        for (int k = 0; k < n; ++k) s += c[j * n + k];
-                        for (int k = 0; k < n; ++k) c[j * n + k] /= s + eps;
-                    }
-                for (int k = 0; k < n; ++k) {  // columns
-                    double s = 0;
-                    for (int j = 0; j < n; ++j) s += c[j * n + k];
-                    for (int j = 0; j < n; ++j) c[j * n + k] /= s + eps;
-                }
-            }
-            for (int i = 0; i < n * n; ++i) comb[t * n * n + i] = float(c[i]);
-        }
-    }
-    __syncthreads();
-    const float* xs = x + t * n * E;
-    for (std::int64_t i = threadIdx.x; i < E; i += blockDim.x) {
-        float s = 0.f;
-        for (int j = 0; j < n; ++j) s = fmaf(pre_s[j], xs[j * E + i], s);
-        out[t * E + i] = s;
-    }
-}
-
-__global__ void hc_post_kernel(const float* __restrict__ post, const float* __restrict__ comb, const float* __restrict__ y,
-                               int n, std::int64_t E, std::int64_t n_tokens, float* __restrict__ x) {
-    const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= n_tokens * E) return;
-    const std::int64_t t = idx / E, i = idx % E;
-    float* xs = x + t * n * E;
-    float in[kMaxStreams];
-    for (int j = 0; j < n; ++j) in[j] = xs[j * E + i];
-    const float* c = comb + t * n * n;
-    const float yv = y[t * E + i];
-    for (int k = 0; k < n; ++k) {
-        float s = post[t * n + k] * yv;
-        for (int j = 0; j < n; ++j) s = fmaf(c[j * n + k], in[j], s);
-        xs[k * E + i] = s;
-    }
-}
-
-__global__ void hc_spread_kernel(const float* __restrict__ e, int n, std::int64_t E, std::int64_t n_tokens,
-                                 float* __restrict__ x) {
-    const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= n_tokens * n * E) return;
-    const std::int64_t t = idx / (n * E), i = idx % E;
-    x[idx] = e[t * E + i];
-}
-
 // ---- RoPE (interleaved pairs), angles as ref::rope_f32 in double ----
 
-struct V4Rope {
+struct InterleavedRope {
     int half = 0;
     bool yarn = false;
     double theta = 10000, freq_scale = 1, ext_factor = 0, lo = 0, hi = 0, mag = 1;
 };
 
-V4Rope v4_rope_args(const RopeParams& p) {
-    V4Rope a;
+InterleavedRope interleaved_rope_args(const RopeParams& p) {
+    InterleavedRope a;
     a.half = p.n_rot / 2;
     a.yarn = p.ext_factor != 0.f;
     a.theta = p.theta;
@@ -129,7 +50,7 @@ V4Rope v4_rope_args(const RopeParams& p) {
 }
 
 // (cos, sin) of pair i at position pos.
-__device__ float2 rope_cs(const V4Rope& a, double pos, int i) {
+__device__ float2 rope_cs(const InterleavedRope& a, double pos, int i) {
     const double extrap = pos / pow(a.theta, 2.0 * i / (2 * a.half));
     double angle = extrap * a.freq_scale;
     if (a.yarn) {
@@ -150,7 +71,7 @@ __device__ void rotate(float* v, float2 k, int i) {
     v[2 * i + 1] = fmaf(x0, k.y, x1 * k.x);
 }
 
-__global__ void v4_rope_kernel(V4Rope a, float* __restrict__ x, std::int64_t ld, std::int64_t n_tokens, int n_heads,
+__global__ void interleaved_rope_kernel(InterleavedRope a, float* __restrict__ x, std::int64_t ld, std::int64_t n_tokens, int n_heads,
                                int head_stride, int offset, const std::int32_t* __restrict__ pos, int sign) {
     const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t per_token = std::int64_t(n_heads) * a.half;
@@ -162,15 +83,15 @@ __global__ void v4_rope_kernel(V4Rope a, float* __restrict__ x, std::int64_t ld,
 
 // ---- the cache rows ----
 
-__device__ float* row_at(const V4Cache& c, int r, std::int64_t p) {
+__device__ float* row_at(const CompressedCache& c, int r, std::int64_t p) {
     if (r < 0 || p < 0) return nullptr;
     const int page = c.page_tables[std::int64_t(r) * c.pages_stride + p / c.page_size];
     if (page < 0) return nullptr;
     return c.rows + (std::int64_t(page) * c.page_size + p % c.page_size) * c.row_width;
 }
 
-__global__ void v4_kv_write_kernel(const float* __restrict__ kv, std::int64_t ldkv, int dim,
-                                   const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ row, V4Cache c) {
+__global__ void compressed_kv_write_kernel(const float* __restrict__ kv, std::int64_t ldkv, int dim,
+                                   const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ row, CompressedCache c) {
     const std::int64_t t = blockIdx.x;
     float* dst = row_at(c, row[t], pos[t]);
     if (!dst) return;
@@ -179,7 +100,7 @@ __global__ void v4_kv_write_kernel(const float* __restrict__ kv, std::int64_t ld
 
 // One compressor's entry of window w from the ring into out (shared memory, dim values), normalized and rotated.
 // Ring slot layout: [kv (width) | gate (width) | index kv (2·idx_dim) | index gate (2·idx_dim)].
-__device__ void compress_entry(const V4CompressArgs& a, const V4Rope& rope, const float* ring, std::int64_t stride,
+__device__ void compress_entry(const CompressorArgs& a, const InterleavedRope& rope, const float* ring, std::int64_t stride,
                                std::int64_t ring_slots, std::int64_t w, int dim, int kv_off, int gate_off,
                                const float* bias, const float* norm, float* out, float* red) {
     const int m = a.ratio;
@@ -216,9 +137,9 @@ __device__ void compress_entry(const V4CompressArgs& a, const V4Rope& rope, cons
     __syncthreads();
 }
 
-__global__ void v4_compress_kernel(V4CompressArgs a, V4Rope rope, const std::int32_t* __restrict__ pos,
+__global__ void compressor_update_kernel(CompressorArgs a, InterleavedRope rope, const std::int32_t* __restrict__ pos,
                                    const std::int32_t* __restrict__ slot, const std::int32_t* __restrict__ row,
-                                   std::int64_t seg_begin, std::int64_t seg_len, V4Cache c) {
+                                   std::int64_t seg_begin, std::int64_t seg_len, CompressedCache c) {
     __shared__ float entry[kMaxDim];
     __shared__ float red[32];
     const int D = a.dim, Di = a.idx_dim, m = a.ratio;
@@ -267,9 +188,9 @@ __device__ unsigned order_key(float f) {  // monotonic: a > b ⇔ key(a) > key(b
 }
 
 // Scores: a block of 256 entries of one token (grid: tokens × entry blocks), the token's q in shared memory.
-__global__ void v4_index_scores_kernel(const float* __restrict__ q, const float* __restrict__ w, int n_heads, int dim,
+__global__ void compressed_index_scores_kernel(const float* __restrict__ q, const float* __restrict__ w, int n_heads, int dim,
                                        float scale, int m, int key_offset, const std::int32_t* __restrict__ pos,
-                                       const std::int32_t* __restrict__ row, std::int64_t max_entries, V4Cache c,
+                                       const std::int32_t* __restrict__ row, std::int64_t max_entries, CompressedCache c,
                                        float* __restrict__ ws) {
     extern __shared__ float qs[];  // [n_heads · dim]
     const std::int64_t t = blockIdx.x;
@@ -294,7 +215,7 @@ __global__ void v4_index_scores_kernel(const float* __restrict__ q, const float*
 }
 
 // The pick of each token (a block each) from its scores.
-__global__ void v4_index_select_kernel(int m, int topk, const std::int32_t* __restrict__ pos, std::int64_t max_entries,
+__global__ void compressed_index_select_kernel(int m, int topk, const std::int32_t* __restrict__ pos, std::int64_t max_entries,
                                        std::int32_t* __restrict__ ids, std::int32_t* __restrict__ count,
                                        const float* __restrict__ ws) {
     __shared__ int cnt;
@@ -350,8 +271,8 @@ __global__ void v4_index_select_kernel(int m, int topk, const std::int32_t* __re
 
 constexpr int kAttWarps = 4;
 
-__global__ void v4_attention_kernel(V4AttentionArgs a, const float* __restrict__ q, const std::int32_t* __restrict__ pos,
-                                    const std::int32_t* __restrict__ row, V4Cache c, float* __restrict__ out) {
+__global__ void compressed_attention_kernel(CompressedAttentionArgs a, const float* __restrict__ q, const std::int32_t* __restrict__ pos,
+                                    const std::int32_t* __restrict__ row, CompressedCache c, float* __restrict__ out) {
     __shared__ float qs[kMaxDim];
     __shared__ float wm[kAttWarps], wsum[kAttWarps];
     __shared__ float wacc[kAttWarps][kMaxDim];
@@ -417,72 +338,47 @@ unsigned grid_of(std::int64_t n, int per) { return static_cast<unsigned>((n + pe
 
 }  // namespace
 
-cudaError_t hc_pre(const float* mix, std::int64_t mix_ld, const float* scale, const float* base, const float* x, int n,
-                   std::int64_t n_embd, int sinkhorn_iters, float eps, bool head, std::int64_t n_tokens, float* out,
-                   float* post, float* comb, cudaStream_t stream) {
-    if (n < 1 || n > kMaxStreams || n_embd < 1 || n_tokens < 0 || n_tokens > 0x7fffffff || (!head && (!post || !comb)))
-        return cudaErrorInvalidValue;
-    if (n_tokens == 0) return cudaSuccess;
-    hc_pre_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(mix, mix_ld, scale, base, x, n, n_embd, sinkhorn_iters, eps,
-                                                         head, out, post, comb);
-    return cudaGetLastError();
-}
-
-cudaError_t hc_post(const float* post, const float* comb, const float* y, int n, std::int64_t n_embd,
-                    std::int64_t n_tokens, float* x, cudaStream_t stream) {
-    if (n < 1 || n > kMaxStreams || n_embd < 1 || n_tokens < 0) return cudaErrorInvalidValue;
-    if (n_tokens == 0) return cudaSuccess;
-    hc_post_kernel<<<grid_of(n_tokens * n_embd, 256), 256, 0, stream>>>(post, comb, y, n, n_embd, n_tokens, x);
-    return cudaGetLastError();
-}
-
-cudaError_t hc_spread(const float* e, int n, std::int64_t n_embd, std::int64_t n_tokens, float* x, cudaStream_t stream) {
-    if (n < 1 || n_embd < 1 || n_tokens < 0) return cudaErrorInvalidValue;
-    if (n_tokens == 0) return cudaSuccess;
-    hc_spread_kernel<<<grid_of(n_tokens * n * n_embd, 256), 256, 0, stream>>>(e, n, n_embd, n_tokens, x);
-    return cudaGetLastError();
-}
-
-cudaError_t v4_rope(const RopeParams& p, float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads, int head_stride,
-                    int offset, const std::int32_t* pos, int sign, cudaStream_t stream) {
+cudaError_t interleaved_rope(const RopeParams& p, float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads,
+                             int head_stride, int offset, const std::int32_t* pos, int sign, cudaStream_t stream) {
     if (n_tokens < 0 || n_heads < 1 || p.n_rot < 0 || p.n_rot % 2 || offset + p.n_rot > head_stride ||
         (p.ext_factor != 0.f && p.orig_ctx <= 0))
         return cudaErrorInvalidValue;
     if (n_tokens == 0 || p.n_rot == 0) return cudaSuccess;
-    const V4Rope a = v4_rope_args(p);
-    v4_rope_kernel<<<grid_of(n_tokens * n_heads * a.half, 256), 256, 0, stream>>>(a, x, ld, n_tokens, n_heads,
+    const InterleavedRope a = interleaved_rope_args(p);
+    interleaved_rope_kernel<<<grid_of(n_tokens * n_heads * a.half, 256), 256, 0, stream>>>(a, x, ld, n_tokens, n_heads,
                                                                                  head_stride, offset, pos, sign);
     return cudaGetLastError();
 }
 
-cudaError_t v4_kv_write(const float* kv, std::int64_t ldkv, int dim, const std::int32_t* pos, const std::int32_t* row,
-                        std::int64_t n_tokens, const V4Cache& cache, cudaStream_t stream) {
+cudaError_t compressed_kv_write(const float* kv, std::int64_t ldkv, int dim, const std::int32_t* pos,
+                                const std::int32_t* row, std::int64_t n_tokens, const CompressedCache& cache,
+                                cudaStream_t stream) {
     if (n_tokens < 0 || dim < 1 || dim > cache.row_width) return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    v4_kv_write_kernel<<<unsigned(n_tokens), 128, 0, stream>>>(kv, ldkv, dim, pos, row, cache);
+    compressed_kv_write_kernel<<<unsigned(n_tokens), 128, 0, stream>>>(kv, ldkv, dim, pos, row, cache);
     return cudaGetLastError();
 }
 
-cudaError_t v4_compress(const V4CompressArgs& a, const std::int32_t* pos, const std::int32_t* slot,
-                        const std::int32_t* row, std::int64_t seg_begin, std::int64_t seg_len, std::int64_t n_segs,
-                        const V4Cache& cache, cudaStream_t stream) {
+cudaError_t compressor_update(const CompressorArgs& a, const std::int32_t* pos, const std::int32_t* slot,
+                              const std::int32_t* row, std::int64_t seg_begin, std::int64_t seg_len,
+                              std::int64_t n_segs, const CompressedCache& cache, cudaStream_t stream) {
     if (a.ratio < 1 || a.dim < 2 || a.dim > kMaxDim || a.rope_dim > a.dim || (a.csa && (a.idx_dim < 2 || a.idx_dim > kMaxDim ||
         a.rope_dim > a.idx_dim)) || seg_len < 0 || n_segs < 0 || n_segs > 0x7fffffff || !a.state)
         return cudaErrorInvalidValue;
     if (seg_len == 0 || n_segs == 0) return cudaSuccess;
-    v4_compress_kernel<<<unsigned(n_segs), 256, 0, stream>>>(a, v4_rope_args(a.rope), pos, slot, row, seg_begin, seg_len,
+    compressor_update_kernel<<<unsigned(n_segs), 256, 0, stream>>>(a, interleaved_rope_args(a.rope), pos, slot, row, seg_begin, seg_len,
                                                             cache);
     return cudaGetLastError();
 }
 
-std::size_t v4_index_workspace(std::int64_t n_tokens, std::int64_t max_entries) {
+std::size_t compressed_index_workspace(std::int64_t n_tokens, std::int64_t max_entries) {
     return std::size_t(n_tokens) * std::size_t(max_entries) * sizeof(float);
 }
 
-cudaError_t v4_index_topk(const float* q, const float* w, int n_heads, int dim, float scale, int ratio, int topk,
-                          int key_offset, const std::int32_t* pos, const std::int32_t* row, std::int64_t n_tokens,
-                          std::int64_t max_entries, const V4Cache& cache, std::int32_t* ids, std::int32_t* count,
-                          void* workspace, cudaStream_t stream) {
+cudaError_t compressed_index_topk(const float* q, const float* w, int n_heads, int dim, float scale, int ratio,
+                                  int topk, int key_offset, const std::int32_t* pos, const std::int32_t* row,
+                                  std::int64_t n_tokens, std::int64_t max_entries, const CompressedCache& cache,
+                                  std::int32_t* ids, std::int32_t* count, void* workspace, cudaStream_t stream) {
     if (n_tokens < 0 || n_heads < 1 || dim < 1 || ratio < 1 || topk < 1 || max_entries < 0 || !workspace ||
         key_offset + dim > cache.row_width)
         return cudaErrorInvalidValue;
@@ -491,19 +387,20 @@ cudaError_t v4_index_topk(const float* q, const float* w, int n_heads, int dim, 
     if (smem > 48 * 1024) return cudaErrorInvalidValue;
     float* ws = static_cast<float*>(workspace);
     const unsigned entry_blocks = unsigned(std::max<std::int64_t>(1, (max_entries + 255) / 256));
-    v4_index_scores_kernel<<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
+    compressed_index_scores_kernel<<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
         q, w, n_heads, dim, scale, ratio, key_offset, pos, row, max_entries, cache, ws);
-    v4_index_select_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(ratio, topk, pos, max_entries, ids, count, ws);
+    compressed_index_select_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(ratio, topk, pos, max_entries, ids, count, ws);
     return cudaGetLastError();
 }
 
-cudaError_t v4_attention(const V4AttentionArgs& a, const float* q, const std::int32_t* pos, const std::int32_t* row,
-                         std::int64_t n_tokens, const V4Cache& cache, float* out, cudaStream_t stream) {
+cudaError_t compressed_attention(const CompressedAttentionArgs& a, const float* q, const std::int32_t* pos,
+                                 const std::int32_t* row, std::int64_t n_tokens, const CompressedCache& cache,
+                                 float* out, cudaStream_t stream) {
     if (n_tokens < 0 || a.n_head < 1 || a.n_head > 65535 || a.dim < 1 || a.dim > kMaxDim || a.window < 1 ||
         ((a.csa || a.hca) && a.ratio < 1) || (a.csa && (!a.ids || !a.count || a.topk < 1)) || 2 * a.dim > cache.row_width)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    v4_attention_kernel<<<dim3(unsigned(n_tokens), unsigned(a.n_head)), 32 * kAttWarps, 0, stream>>>(a, q, pos, row, cache,
+    compressed_attention_kernel<<<dim3(unsigned(n_tokens), unsigned(a.n_head)), 32 * kAttWarps, 0, stream>>>(a, q, pos, row, cache,
                                                                                                      out);
     return cudaGetLastError();
 }
