@@ -470,7 +470,7 @@ void GpuCompressedAttention::forward(GpuContext& c, std::int64_t T, bool decode)
             }
         }
     }
-    c.mark("v4 q/kv + compressor + indexer");
+    c.mark("compressed attention q/kv + compressor + indexer");
     kc::CompressedAttentionArgs aa;
     aa.n_head = H;
     aa.dim = D;
