@@ -367,6 +367,8 @@ private slots:
         QCOMPARE(w->desc().arch, ft::model::ArchId::glm_moe_dsa);
         QCOMPARE(w->desc().attn.index_topk, 8u);
         QCOMPARE(w->desc().rope.type, ft::model::RopeType::norm);  // llama.cpp's glm-dsa
+        const auto inspect = run_ft({"inspect", QString::fromStdString(synth_.string())});
+        QVERIFY2(inspect.out.contains(R"(sparse indexer        {"head_dim":16,"heads":16,"top_k":8})"), qPrintable(inspect.out));
         ft::Engine e;
         ft::LoadOptions o;
         o.model = synth_;

@@ -183,6 +183,10 @@ nlohmann::json desc_to_json(const ModelDesc& d) {
                                  {"kv_lora_rank", d.attn.kv_lora_rank},
                                  {"qk_nope_head_dim", d.attn.qk_nope_head_dim},
                                  {"qk_rope_head_dim", d.attn.qk_rope_head_dim}};
+    if (d.attn.has_indexer())
+        j["attention"]["indexer"] = {{"heads", d.attn.index_n_heads},
+                                     {"head_dim", d.attn.index_head_dim},
+                                     {"top_k", d.attn.index_topk}};
     if (d.rope.scaling == RopeScaling::yarn) {
         j["rope"]["yarn_beta_fast"] = d.rope.yarn_beta_fast;
         j["rope"]["yarn_beta_slow"] = d.rope.yarn_beta_slow;

@@ -250,6 +250,7 @@ std::string inspect_text(const json& j) {
         line("heads / kv heads", scalar(d["attention"]["n_head"]) + " / " + scalar(d["attention"]["n_head_kv"]) +
                                      ", head dim " + scalar(d["attention"]["head_dim"]));
         if (d["attention"].contains("mla")) line("MLA", d["attention"]["mla"].dump());
+        if (d["attention"].contains("indexer")) line("sparse indexer", d["attention"]["indexer"].dump());
         line("experts", scalar(d["moe"]["n_expert"]) + ", " + scalar(d["moe"]["n_expert_used"]) + " per token, FFN " +
                             scalar(d["moe"]["n_ff_exp"]));
         if (d["moe"]["n_shared_expert"].get<int>() > 0)
