@@ -342,6 +342,7 @@ private slots:
         QTest::newRow("no low-rank query") << "q_lora_rank" << "0";
         QTest::newRow("indexer narrower than rope") << "index_head_dim" << "4";
         QTest::newRow("dense after sparse") << "mlp_layer_types" << R"(["sparse", "dense", "sparse"])";
+        QTest::newRow("attention biases") << "attention_bias" << "true";
     }
     void refusesWhatItCannotRun() {
         QFETCH(QString, key);

@@ -67,6 +67,8 @@ void read_hf(const HfConfig& f, ModelDesc& d) {
     m.topk_group = f.opt_u32("topk_group", 1);
     m.gating = Gating::sigmoid;
     m.correction_bias = true;  // e_score_correction_bias: a buffer of every GlmMoeDsaTopkRouter
+    if (f.opt_bool("attention_bias", false))  // GLM-5 has none; the latent attention block takes no biases
+        f.bad("attention_bias", "biases on the latent attention's projections are not supported");
     at.q_lora_rank = f.opt_u32("q_lora_rank", 2048);
     at.kv_lora_rank = f.req_u32("kv_lora_rank");
     at.qk_nope_head_dim = f.req_u32("qk_nope_head_dim");
