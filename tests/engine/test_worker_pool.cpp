@@ -1,5 +1,5 @@
 // CPU topology (hwloc) and the worker pool: every task runs exactly once, exceptions reach the caller, launch/wait
-// overlaps with the caller's work, and misuse is a clear error.
+// overlaps with the caller's work, sleeping workers and a sleeping caller are woken, and misuse is a clear error.
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -90,6 +90,30 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ft::Error, pool.parallel_for(4, [](std::int64_t, int) {}));
         release.store(true);
         pool.wait();
+    }
+
+    void sleepingThreadsAreWoken() {
+        // spin_us 0: the workers' wait for a job and the caller's wait for the workers both sleep (wait_on_word);
+        // jobs after a pause find every worker asleep, and a slow task keeps the caller waiting on the others. A
+        // lost wake-up hangs here.
+        ft::cpu::WorkerPool pool({4, false, 0});
+        std::atomic<int> n{0};
+        for (int round = 0; round < 300; ++round) {
+            if (round % 30 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            pool.parallel_for(8, [&](std::int64_t t, int) {
+                if (round % 3 == 0 && t >= 6) std::this_thread::sleep_for(std::chrono::microseconds(200));
+                n.fetch_add(1);
+            });
+        }
+        QCOMPARE(n.load(), 300 * 8);
+        for (int round = 0; round < 50; ++round) {  // launch, then the caller sleeps in wait()
+            pool.launch(3, [&](std::int64_t, int) {
+                std::this_thread::sleep_for(std::chrono::microseconds(100));
+                n.fetch_add(1);
+            });
+            pool.wait();
+        }
+        QCOMPARE(n.load(), 300 * 8 + 50 * 3);
     }
 
     void pinsToPhysicalCoresWhenAsked() {

@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_topology.h"
 #include "ft/error.h"
+#include "platform/platform.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -15,6 +16,20 @@
 #endif
 
 namespace ft::cpu {
+
+namespace {
+
+// Spins until `done()` or `spin_us` have passed; the clock is read once per 64 pauses (a system call under Wine).
+template <class Done>
+void spin_for(int spin_us, Done done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+    for (unsigned i = 1; !done(); ++i) {
+        FT_CPU_RELAX();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
+    }
+}
+
+}  // namespace
 
 WorkerPool::WorkerPool() : WorkerPool(Options{}) {}
 
@@ -49,34 +64,29 @@ WorkerPool::~WorkerPool() {
         if (active_.load()) wait();
     } catch (...) {
     }
-    {
-        std::lock_guard lock(mutex_);
-        stop_.store(true);
-        generation_.fetch_add(1);
-    }
-    wake_.notify_all();
+    stop_.store(true);
+    generation_.fetch_add(1);
+    platform::wake_word_all(generation_);
     for (auto& t : threads_) t.join();
 }
 
 void WorkerPool::worker_main(int index, int pu) {
     if (pu >= 0 && pin_current_thread(pu)) pinned_.fetch_add(1);
-    std::uint64_t seen = 0;
+    std::uint32_t seen = 0;
     for (;;) {
-        // Spin briefly for the next job (decode issues jobs back to back), then sleep.
-        const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(options_.spin_us);
-        while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until)
-            FT_CPU_RELAX();
-        if (generation_.load(std::memory_order_acquire) == seen) {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        // Spin briefly for the next job (decode issues jobs back to back), then sleep. The sleeper count and the
+        // counter are both sequentially consistent: start_job either sees this worker asleep or this worker sees
+        // the new job before it sleeps.
+        spin_for(options_.spin_us, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        while (generation_.load() == seen) {
+            workers_asleep_.fetch_add(1);
+            if (generation_.load() == seen) platform::wait_on_word(generation_, seen);
+            workers_asleep_.fetch_sub(1);
         }
         seen = generation_.load(std::memory_order_acquire);
         if (stop_.load()) return;
         run_tasks(index);
-        if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            std::lock_guard lock(mutex_);
-            done_cv_.notify_all();
-        }
+        if (running_.fetch_sub(1) == 1 && caller_asleep_.load() != 0) platform::wake_word_all(running_);
     }
 }
 
@@ -102,25 +112,26 @@ void WorkerPool::start_job(std::int64_t n_tasks, TaskFn fn, bool caller_helps) {
     (void)caller_helps;
     {
         std::lock_guard lock(mutex_);
-        fn_ = std::move(fn);
-        n_tasks_ = n_tasks;
-        next_task_.store(0, std::memory_order_relaxed);
-        failed_.store(false);
         error_ = nullptr;
-        running_.store(static_cast<int>(threads_.size()), std::memory_order_release);
-        generation_.fetch_add(1, std::memory_order_acq_rel);
     }
-    wake_.notify_all();
+    fn_ = std::move(fn);
+    n_tasks_ = n_tasks;
+    next_task_.store(0, std::memory_order_relaxed);
+    failed_.store(false);
+    running_.store(static_cast<std::uint32_t>(threads_.size()));
+    generation_.fetch_add(1);  // publishes the job (the workers load it with acquire)
+    if (workers_asleep_.load() != 0) platform::wake_word_all(generation_);
 }
 
 void WorkerPool::finish_job() {
-    // Spin a little (jobs are short in decode), then sleep until the last worker is out.
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(options_.spin_us);
-    while (running_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < spin_until)
-        FT_CPU_RELAX();
-    if (running_.load(std::memory_order_acquire) != 0) {
-        std::unique_lock lock(mutex_);
-        done_cv_.wait(lock, [&] { return running_.load(std::memory_order_acquire) == 0; });
+    // Spin a little (jobs are short in decode), then sleep until the last worker is out (it wakes this thread only
+    // when it sees caller_asleep_ set; the same ordering as the workers' sleep above).
+    spin_for(options_.spin_us, [&] { return running_.load(std::memory_order_acquire) == 0; });
+    if (running_.load() != 0) {
+        caller_asleep_.store(1);
+        for (std::uint32_t left = running_.load(); left != 0; left = running_.load())
+            platform::wait_on_word(running_, left);
+        caller_asleep_.store(0);
     }
     std::exception_ptr err;
     {

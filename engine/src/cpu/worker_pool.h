@@ -10,10 +10,11 @@
 // a task is captured and rethrown (the first one) from parallel_for()/wait(); remaining tasks are skipped.
 // One job at a time: parallel_for/launch must not be called while a launched job is unfinished (throws
 // ft::Error(internal)). The pool is not reentrant: a task must not call back into its own pool.
+// Between jobs an idle worker spins for `spin_us`, then sleeps on the job counter (platform::wait_on_word: a futex, or
+// WaitOnAddress on Windows); a job start or a job's end calls into the OS only when a thread sleeps.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -59,14 +60,14 @@ private:
 
     std::vector<std::thread> threads_;
     Options options_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable done_cv_;
+    std::mutex mutex_;  // error_
     TaskFn fn_;
-    std::atomic<std::uint64_t> generation_{0};
+    std::atomic<std::uint32_t> generation_{0};  // one more per job (and at stop): what idle workers wait on
+    std::atomic<int> workers_asleep_{0};        // workers in wait_on_word(generation_)
     std::atomic<std::int64_t> next_task_{0};
     std::int64_t n_tasks_ = 0;
-    std::atomic<int> running_{0};      // workers still inside the current job
+    std::atomic<std::uint32_t> running_{0};  // workers still inside the current job: what finish_job waits on
+    std::atomic<int> caller_asleep_{0};      // finish_job in wait_on_word(running_)
     std::atomic<bool> active_{false};  // a job is in flight
     std::atomic<bool> stop_{false};
     std::atomic<bool> failed_{false};

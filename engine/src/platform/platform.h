@@ -2,6 +2,7 @@
 // (platform_posix.cpp / platform_win32.cpp); CMake compiles the one that applies.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -40,5 +41,12 @@ std::optional<LongPathSupport> long_path_support();
 // ft/utf8.h: the command line as UTF-8, and standard output/error as raw bytes shown as UTF-8.
 std::vector<std::string> command_line_utf8(int argc, char** argv);
 void stdio_binary_utf8();
+
+// Sleeping on a 32-bit word, as the CPU worker pool's threads do between jobs. wait_on_word returns once `word` no
+// longer holds `expected`, and may return early (callers check again); wake_word_all wakes every thread waiting on
+// `word`. Linux: a futex. Windows: WaitOnAddress / WakeByAddressAll, which need no kernel object (under Wine they are
+// futexes too, where std::condition_variable of MinGW — winpthreads' events — waits through wineserver).
+void wait_on_word(std::atomic<std::uint32_t>& word, std::uint32_t expected);
+void wake_word_all(std::atomic<std::uint32_t>& word);
 
 }  // namespace ft::platform

@@ -1,6 +1,11 @@
+#include <cstdint>
 #include <cstdlib>
 #include <pwd.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 #include "platform/platform.h"
 
@@ -39,5 +44,21 @@ std::optional<LongPathSupport> long_path_support() { return std::nullopt; }
 std::vector<std::string> command_line_utf8(int argc, char** argv) { return {argv, argv + argc}; }
 
 void stdio_binary_utf8() {}  // POSIX streams carry bytes as written
+
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) && std::atomic<std::uint32_t>::is_always_lock_free);
+
+#ifdef __linux__
+void wait_on_word(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
+    // EAGAIN (the word changed first) and EINTR are both "check again" for the caller.
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void wake_word_all(std::atomic<std::uint32_t>& word) {
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+}
+#else
+void wait_on_word(std::atomic<std::uint32_t>& word, std::uint32_t expected) { word.wait(expected); }
+void wake_word_all(std::atomic<std::uint32_t>& word) { word.notify_all(); }
+#endif
 
 }  // namespace ft::platform

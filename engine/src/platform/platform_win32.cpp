@@ -4,6 +4,7 @@
 #include <io.h>
 #include <shellapi.h>
 #include <shlobj.h>
+#include <synchapi.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -115,5 +116,14 @@ void stdio_binary_utf8() {
         std::atexit(restore_console_cp);
     }
 }
+
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) && std::atomic<std::uint32_t>::is_always_lock_free);
+
+// Synchronization.lib (api-ms-win-core-synch-l1-2-0.dll), Windows 8 and later.
+void wait_on_word(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
+    ::WaitOnAddress(reinterpret_cast<volatile std::uint32_t*>(&word), &expected, sizeof expected, INFINITE);
+}
+
+void wake_word_all(std::atomic<std::uint32_t>& word) { ::WakeByAddressAll(reinterpret_cast<std::uint32_t*>(&word)); }
 
 }  // namespace ft::platform
