@@ -636,6 +636,25 @@ def glm5_weights(cfg, Model):
     return sd
 
 
+def glm5_per_expert(sd):
+    """The same weights under GLM's published names (per-expert mlp.experts.E.{gate,up,down}_proj.weight), for a
+    transformers whose loader maps those onto its 3-D experts and refuses the 3-D names."""
+    out = {}
+    for k, v in sd.items():
+        if k.endswith("mlp.experts.gate_up_proj"):
+            p, ff = k[: -len("gate_up_proj")], v.shape[1] // 2
+            for e in range(v.shape[0]):
+                out[f"{p}{e}.gate_proj.weight"] = v[e, :ff].contiguous()
+                out[f"{p}{e}.up_proj.weight"] = v[e, ff:].contiguous()
+        elif k.endswith("mlp.experts.down_proj"):
+            p = k[: -len("down_proj")]
+            for e in range(v.shape[0]):
+                out[f"{p}{e}.down_proj.weight"] = v[e].contiguous()
+        else:
+            out[k] = v
+    return out
+
+
 def glm5_sequences():
     g = gen(12)
     gmask, sop, user, assistant = 4096 + 2, 4096 + 3, 4096 + 7, 4096 + 8
@@ -763,6 +782,14 @@ def main():
     if arch in ("qwen3_5_moe", "qwen3_next") and (info.get("missing_keys") or info.get("unexpected_keys")):
         print("per-expert layout does not load: writing the fused 3-D expert layout instead")
         sd = qwen35_weights(cfg, arch, fused_experts=True)
+        save(sd, out / "model.safetensors", keep_f32)
+        model, info = Model.from_pretrained(out, torch_dtype=torch.float32, attn_implementation="eager",
+                                            output_loading_info=True)
+        model = model.float().eval()
+        print("loading info:", {k: sorted(v)[:12] for k, v in info.items() if v})
+    if arch == "glm_moe_dsa" and (info.get("missing_keys") or info.get("unexpected_keys")):
+        print("3-D expert names do not load: writing the per-expert layout (GLM's published names) instead")
+        sd = glm5_per_expert(sd)
         save(sd, out / "model.safetensors", keep_f32)
         model, info = Model.from_pretrained(out, torch_dtype=torch.float32, attn_implementation="eager",
                                             output_loading_info=True)
@@ -940,12 +967,16 @@ def main():
     gen_cfg = {"eos_token_id": cfg.eos_token_id, "pad_token_id": cfg.pad_token_id, "do_sample": False}
     (out / "generation_config.json").write_text(json.dumps(gen_cfg, indent=1))
     if arch == "glm_moe_dsa":
-        glm5_readme(out, meta, [len(s) for s in seqs])
+        glm5_readme(out, meta, [len(s) for s in seqs], any(k.endswith("gate_up_proj") for k in sd))
     print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))
 
 
-def glm5_readme(out, meta, lengths):
+def glm5_readme(out, meta, lengths, fused):
     c = GLM5
+    names = ("transformers' own tensor names (its state dict, what its `save_pretrained` writes: the routed experts "
+             "as 3-D `gate_up_proj` / `down_proj`)") if fused else (
+             "GLM's published tensor names (per-expert `mlp.experts.E.{gate,up,down}_proj.weight`: this transformers "
+             "did not load the 3-D names)")
     (out / "README.md").write_text(f"""# glm-moe-dsa-tiny — golden fixture for GLM-5 (latent attention with the sparse-attention indexer)
 
 A small `GlmMoeDsaForCausalLM` with random BF16 weights (seed {SEED + 5}; the correction bias F32 as real checkpoints
@@ -958,8 +989,7 @@ keeping the best {c["index_topk"]} positions per query — fewer than every sequ
 from position {c["index_topk"]} on; layer 0 a dense SwiGLU FFN ({c["ff"]}), layers 1–{c["layers"] - 1} MoE:
 {c["experts"]} experts (FFN {c["moe_ff"]}) top-{c["top_k"]}, sigmoid router with `e_score_correction_bias`, no
 groups, renormalised weights, routed scaling {c["scaling"]}, one shared expert; vocabulary {VOCAB} (the layout of a
-cut tokenizer; no tokenizer ships: sequences are token ids). transformers' own tensor names (its state dict, what
-its `save_pretrained` writes: the routed experts as 3-D `gate_up_proj` / `down_proj`).
+cut tokenizer; no tokenizer ships: sequences are token ids). {names}.
 
 | file | what |
 | --- | --- |
