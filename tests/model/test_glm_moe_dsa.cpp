@@ -370,6 +370,10 @@ private slots:
         QCOMPARE(w->desc().rope.type, ft::model::RopeType::norm);  // llama.cpp's glm-dsa
         const auto inspect = run_ft({"inspect", QString::fromStdString(synth_.string())});
         QVERIFY2(inspect.out.contains(R"(sparse indexer        {"head_dim":16,"heads":16,"top_k":8})"), qPrintable(inspect.out));
+        // The fit prediction knows the GPU runner cannot run it: CPU only, with a GPU present.
+        const auto plan = run_ft({"inspect", "--plan", "--preset", "glm-5", "--vram", "80G", "--ram", "1024G"});
+        QVERIFY2(plan.out.contains("CPU only") && plan.out.contains("the GPU runner cannot run this model yet"),
+                 qPrintable(plan.out + plan.err));
         ft::Engine e;
         ft::LoadOptions o;
         o.model = synth_;
