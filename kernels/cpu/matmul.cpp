@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -84,6 +86,62 @@ HWY_INLINE void decode_mxfp4(const ref::BlockMxfp4* b, Sink&& sink) {
         tmp[16 + i] = scale * ref::kMxfp4Values[b->qs[i] >> 4];
     }
     for (size_t g = 0; g < 32; g += N) sink(g, hn::Load(df, tmp + g));
+}
+
+// FT_FP8: an E4M3 code's 7 magnitude bits shifted into an f16's exponent and mantissa are its value times 2^-8,
+// exactly (subnormals included); times d · 2^8 (exact) that is the reference's one rounding of e4m3 · d. The NaN
+// codes (S.1111.111) are put back as NaN. (Exact while d · 2^8 is finite: |d| < 2^120.)
+template <class Sink>
+HWY_INLINE void decode_ft_fp8(const ref::BlockFtFp8* b, Sink&& sink) {
+    const DF df;
+    const DI di;
+    const DU8 du8;
+    const hn::Rebind<std::uint16_t, DF> du16;
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    const size_t N = hn::Lanes(df);
+    float d;
+    std::memcpy(&d, b->d, 4);
+    const auto vd = hn::Set(df, d * 256.f);
+    const auto nan = hn::Set(df, std::numeric_limits<float>::quiet_NaN());
+    const auto mag = hn::Set(du16, 0x7F), sign = hn::Set(du16, 0x80);
+    for (size_t g = 0; g < 32; g += N) {
+        const auto c = hn::PromoteTo(du16, hn::LoadU(du8, b->qs + g));
+        const auto m = hn::And(c, mag);
+        const auto h = hn::Or(hn::ShiftLeft<8>(hn::And(c, sign)), hn::ShiftLeft<7>(m));
+        const auto v = hn::Mul(hn::PromoteTo(df, hn::BitCast(dh, h)), vd);
+        const auto is_nan = hn::RebindMask(df, hn::Eq(hn::PromoteTo(di, m), hn::Set(di, 0x7F)));
+        sink(g, hn::IfThenElse(is_nan, nan, v));
+    }
+}
+
+// FT_NVFP4: an E2M1 code's 3 magnitude bits shifted into an f16's exponent and mantissa are its value times 2^-14,
+// exactly (its subnormal 0.5 included); times the group scale (e4m3 · s2, rounded as the reference does) · 2^14 that
+// is the reference's one rounding of the product. (Exact while the group scale · 2^14 is finite.)
+template <class Sink>
+HWY_INLINE void decode_ft_nvfp4(const ref::BlockFtNvfp4* b, Sink&& sink) {
+    const DF df;
+    const DU8 du8;
+    const hn::Rebind<std::uint16_t, DF> du16;
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    const size_t N = hn::Lanes(df);
+    float s2;
+    std::memcpy(&s2, b->s2, 4);
+    HWY_ALIGN std::uint8_t codes[64];
+    for (int j = 0; j < 32; ++j) {
+        codes[2 * j] = b->qs[j] & 15;
+        codes[2 * j + 1] = b->qs[j] >> 4;
+    }
+    const auto mag = hn::Set(du16, 7), sign = hn::Set(du16, 8);
+    for (int g = 0; g < 4; ++g) {
+        const auto d = hn::Set(df, ref::kE4m3Values[b->sc[g]] * s2 * 16384.f);
+        for (size_t k = 0; k < 16; k += N) {  // N <= 16: a vector stays inside its group
+            const auto c = hn::PromoteTo(du16, hn::LoadU(du8, codes + 16 * g + k));
+            const auto m = hn::And(c, mag);  // code 8 (-0) is +0 in the reference's table: no sign without magnitude
+            const auto h = hn::IfThenZeroElse(hn::Eq(m, hn::Zero(du16)),
+                                              hn::Or(hn::ShiftLeft<12>(hn::And(c, sign)), hn::ShiftLeft<9>(m)));
+            sink(16 * size_t(g) + k, hn::Mul(hn::PromoteTo(df, hn::BitCast(dh, h)), d));
+        }
+    }
 }
 
 // Q4_1: (q * d) + m; q * d is exact (4-bit code, f16 scale), so the fused form rounds as the reference does.
@@ -464,6 +522,8 @@ HWY_INLINE void decode_row(DType wt, const void* src, std::int64_t k, Sink&& sin
         case DType::Q8_0: FT_BLOCKS(BlockQ8_0, 32, decode_q8_0)
         case DType::Q4_0: FT_BLOCKS(BlockQ4_0, 32, decode_q4_0)
         case DType::MXFP4: FT_BLOCKS(BlockMxfp4, 32, decode_mxfp4)
+        case DType::FT_FP8: FT_BLOCKS(BlockFtFp8, 32, decode_ft_fp8)
+        case DType::FT_NVFP4: FT_BLOCKS(BlockFtNvfp4, 64, decode_ft_nvfp4)
         case DType::Q4_K: FT_BLOCKS(BlockQ4_K, 256, decode_q45_k)
         case DType::Q5_K: FT_BLOCKS(BlockQ5_K, 256, decode_q45_k)
         case DType::Q6_K: FT_BLOCKS(BlockQ6_K, 256, decode_q6_k)

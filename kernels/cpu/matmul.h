@@ -7,7 +7,7 @@
 //   matvec_rows: y[r] = dot(W[r, :], x)
 //   matmul_rows: y[i * ldy + r] = dot(W[r, :], x[i * ldx : +k]) for i < m (each weight row is decoded once)
 // Supported: every type ref::dequant_supported lists — F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K,
-// Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4 with SIMD decoders; the lattice and ternary types (IQ2_XXS, IQ2_XS, IQ2_S,
+// Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4, FT_FP8, FT_NVFP4 with SIMD decoders; the lattice and ternary types (IQ2_XXS, IQ2_XS, IQ2_S,
 // IQ3_XXS, IQ3_S, IQ1_S, IQ1_M, TQ1_0, TQ2_0) unpacked per block to 8-bit codes (scalar) then scaled in SIMD.
 // Decoded weights are bit-identical to ref::dequantize_row. Accumulation in f32 per SIMD lane.
 // matvec_rows uses integer dot products for Q4_K, Q5_K and Q6_K where the CPU has VPDPBUSD (AVX512-VNNI or AVX-VNNI;

@@ -260,6 +260,40 @@ private slots:
         QCOMPARE(back, on);
     }
 
+    // The CPU decoders (SIMD) against the reference on random blocks: every code, NaN codes included, random scales.
+    void cpuDecodersMatchReference() {
+        using ft::kernels::DType;
+        std::uint64_t state = 99;
+        auto next = [&] {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return std::uint8_t(state >> 56);
+        };
+        for (const DType t : {DType::FT_FP8, DType::FT_NVFP4}) {
+            const std::int64_t n = 64 * 40;
+            std::vector<std::uint8_t> q(*ft::kernels::dtype_bytes(t, n));
+            for (auto& b : q) b = next();
+            const std::size_t bb = ft::kernels::dtype_info(t).block_bytes;
+            for (std::size_t i = 0; i < q.size(); i += bb) {  // finite f32 scales of any magnitude below 2^100
+                const float d = std::ldexp(float(next() + 1) / 256.f, int(next() % 200) - 100) * (next() & 1 ? -1.f : 1.f);
+                std::memcpy(q.data() + i, &d, 4);
+            }
+            std::vector<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+            QVERIFY(ft::kernels::ref::dequantize_row(t, q.data(), a.data(), n));
+            ft::kernels::cpu::dequantize_row(t, q.data(), b.data(), n);
+            std::size_t nan = 0, differ = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                if (std::isnan(a[i]) || std::isnan(b[i])) {
+                    nan += std::isnan(a[i]);
+                    differ += std::isnan(a[i]) != std::isnan(b[i]);
+                } else {
+                    differ += std::memcmp(&a[i], &b[i], 4) != 0;
+                }
+            }
+            QCOMPARE(differ, std::size_t(0));
+            if (t == DType::FT_FP8) QVERIFY(nan > 0);  // the NaN codes were drawn
+        }
+    }
+
     void rowsMatchNumpy() {
         check_rows("fp8", ft::kernels::DType::FT_FP8);
         check_rows("fp8_b48x96", ft::kernels::DType::FT_FP8);

@@ -15,7 +15,8 @@ namespace {
 // Bytes per second relative to Q4_K, each type's `ft bench cpu-moe` experts-alone figure over Q4_K's in the same
 // round (docs/benchmarks.md, "The CPU expert kernel's rate by type" and, for the int8 paths of Q4_0, TQ1_0, TQ2_0
 // and the IQ2/IQ3/IQ1 types, "The CPU expert kernel per type", say how and where they were measured). F16 and F32
-// take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median.
+// take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median; FT_FP8
+// and FT_NVFP4 (Hugging Face FP8 / NVFP4 checkpoints, f32 decoders): "The CPU expert kernel on FP8 and NVFP4".
 struct RateRow {
     DType type;
     double factor;
@@ -26,7 +27,7 @@ constexpr RateRow kRates[] = {
     {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.84},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
     {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.31},
     {DType::IQ2_XS, 0.27},  {DType::IQ2_S, 0.31},   {DType::IQ1_S, 0.19},   {DType::IQ1_M, 0.19},  {DType::IQ3_XXS, 0.31},
-    {DType::IQ3_S, 0.23},
+    {DType::IQ3_S, 0.23},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.22},
 };
 
 void add_bytes(std::vector<std::pair<DType, std::uint64_t>>& v, DType t, std::uint64_t b) {
