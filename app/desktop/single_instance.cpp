@@ -1,6 +1,7 @@
 #include "single_instance.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QMessageBox>
@@ -72,7 +73,7 @@ QString SingleInstance::noAnswerText(int seconds, const QString& path) {
     if (path.isEmpty()) return tr("FreeToken is already running but did not answer within %1 seconds.").arg(seconds);
     return tr("FreeToken is already running but did not answer within %1 seconds, so it did not open %2.")
         .arg(seconds)
-        .arg(path);
+        .arg(QDir::toNativeSeparators(path));
 }
 
 QString SingleInstance::noAnswerAdvice() {

@@ -11,6 +11,7 @@
 // %LOCALAPPDATA%\FreeToken\chats.db, the Chat page is photographed (into the build tree, and into
 // FT_WINE_SCREENSHOT_DIR where set, e.g. docs/screenshots); a second start of the app on the model (a second
 // double-click) hands it to the running app and exits 0 without a second window (app/desktop/single_instance.h);
+// with the running app stopped (SIGSTOP), a second start shows its Korean message box after 10 s and exits 1 on Return;
 // a close request (taskkill without /f: WM_CLOSE, as the window's close button) ends the app with exit code 0. The
 // silent uninstaller removes every installed file and keeps the user's data folder.
 // Where the app was not built (CI: the Qt build does not fit its time; docs/windows.md) it reports "skipped".
@@ -20,6 +21,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
@@ -27,6 +29,9 @@
 #include <QThread>
 
 #include <cstdio>
+
+#include <signal.h>
+#include <sys/types.h>
 
 #include "shell_link.h"
 #include "wine_prefix.h"
@@ -78,6 +83,12 @@ QStringList app_windows() {
         if (m.captured(2).toInt() >= 400 && m.captured(3).toInt() >= 300) out << m.captured(1);
     }
     return out;
+}
+// The message box of a second start (app/desktop/single_instance.h): a window titled just "FreeToken".
+QString box_window() {
+    const Local r = local(QStringLiteral("xwininfo"), {QStringLiteral("-root"), QStringLiteral("-tree")});
+    const auto m = QRegularExpression(QStringLiteral("(0x[0-9a-f]+) \"FreeToken\": .* (\\d+)x(\\d+)\\+")).match(r.out);
+    return m.hasMatch() && m.captured(2).toInt() >= 100 ? m.captured(1) : QString();
 }
 QString app_window() {
     const QStringList w = app_windows();
@@ -308,6 +319,44 @@ private slots:
         QVERIFY2(log_text().contains(QStringLiteral("a second start: open ")), qPrintable(log_text().right(3000)));
         QThread::msleep(1000);
         QCOMPARE(app_windows().size(), 1);
+        QVERIFY(app.state() == QProcess::Running);
+
+        // A running app that does not answer (stopped with SIGSTOP: the pipe is there, nobody reads it): a second
+        // start says so after 10 s in a message box, in the user's language (Korean, set in the app's settings), and
+        // exits 1 once the box is closed (Return).
+        QSettings ini(m_wine.local_app_data() + QStringLiteral("/FreeToken/freetoken.ini"), QSettings::IniFormat);
+        ini.setValue(QStringLiteral("ui/language"), QStringLiteral("ko"));
+        ini.sync();
+        QCOMPARE(::kill(static_cast<pid_t>(app.processId()), SIGSTOP), 0);
+        QProcess hung;
+        const QString hung_out = QStringLiteral(FT_BINARY_DIR "/wine-app-no-answer.log");
+        m_wine.start(hung, kInstDir + QStringLiteral("\\bin\\freetoken.exe"), {model}, hung_out, display_env());
+        QVERIFY2(hung.waitForStarted(20000), "wine did not start");
+        QElapsedTimer h;
+        h.start();
+        QString box;
+        while (box.isEmpty() && h.elapsed() < 60000 && hung.state() == QProcess::Running) {
+            QThread::msleep(500);
+            box = box_window();
+        }
+        const auto hung_text = [&] {
+            QFile f(hung_out);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        QVERIFY2(!box.isEmpty(), qPrintable(QStringLiteral("no message box (exit code %1): ").arg(hung.exitCode()) + hung_text()));
+        qInfo("second start without an answer: message box %s after %.1f s", qPrintable(box), h.elapsed() / 1000.0);
+        QVERIFY2(hung_text().contains(QStringLiteral("10초 안에 응답하지 않아 ") + model), qPrintable(hung_text()));  // Windows' separators
+        QThread::msleep(500);
+        screenshot(box, QStringLiteral("windows-wine-no-answer.png"));
+        QVERIFY2(hung.state() == QProcess::Running, "the second start did not wait for its message box");
+        QVERIFY2(local(QStringLiteral("xdotool"), {"windowfocus", "--sync", box}).code == 0, "xdotool windowfocus");
+        QVERIFY(local(QStringLiteral("xdotool"), {"key", "--window", box, "Return"}).code == 0);
+        QVERIFY2(hung.waitForFinished(30000), "Return did not close the message box");
+        QCOMPARE(hung.exitCode(), 1);
+        QCOMPARE(::kill(static_cast<pid_t>(app.processId()), SIGCONT), 0);
+        ini.setValue(QStringLiteral("ui/language"), QStringLiteral("en"));
+        ini.sync();
+        QThread::msleep(1000);
         QVERIFY(app.state() == QProcess::Running);
 
         // Close it as the window's close button does (WM_CLOSE): the app quits by itself, with exit code 0.
