@@ -11,23 +11,7 @@
 namespace ft::kernels::ref {
 
 namespace {
-// Every E4M3 value, built at compile time (products by powers of two: exact).
-constexpr std::array<float, 256> make_e4m3_table() {
-    std::array<float, 256> t{};
-    for (int v = 0; v < 256; ++v) {
-        const int e = (v >> 3) & 15, m = v & 7;
-        float x = 0;
-        if (e == 15 && m == 7) {
-            x = std::numeric_limits<float>::quiet_NaN();
-        } else {
-            x = float(e == 0 ? m : 8 + m) / 512.f;  // m · 2^-9, or (8 + m) · 2^-9 scaled below
-            for (int k = 1; k < e; ++k) x *= 2;   // (8 + m) · 2^(e - 10)
-        }
-        t[std::size_t(v)] = (v & 0x80) ? -x : x;
-    }
-    return t;
-}
-constexpr std::array<float, 256> kE4m3 = make_e4m3_table();
+constexpr const std::array<float, 256>& kE4m3 = kE4m3Values;
 }  // namespace
 
 float e4m3_to_f32(std::uint8_t v) { return kE4m3[v]; }

@@ -22,7 +22,9 @@
 //   the normalised squared error measured on Gaussian rows are in that test's table.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 
 #include "ref/dtype.h"
 
@@ -45,8 +47,24 @@ float e8m0_to_f32_half(std::uint8_t e);
 // E2M1 codes doubled, indexed by the 4-bit code: bit 3 is the sign.
 inline constexpr std::int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 // OCP FP8 E4M3 ("float8_e4m3fn"): sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 is subnormal
-// (m · 2^-9), S.1111.111 is NaN, no infinities (largest 448). Exact in f32.
+// (m · 2^-9), S.1111.111 is NaN, no infinities (largest 448). Exact in f32. kE4m3Values: all 256, by code.
 float e4m3_to_f32(std::uint8_t v);
+constexpr std::array<float, 256> make_e4m3_values() {
+    std::array<float, 256> t{};
+    for (int v = 0; v < 256; ++v) {
+        const int e = (v >> 3) & 15, m = v & 7;
+        float x = 0;
+        if (e == 15 && m == 7) {
+            x = std::numeric_limits<float>::quiet_NaN();
+        } else {
+            x = float(e == 0 ? m : 8 + m) / 512.f;  // m · 2^-9, or (8 + m) · 2^-9 scaled below
+            for (int k = 1; k < e; ++k) x *= 2;   // (8 + m) · 2^(e - 10)
+        }
+        t[std::size_t(v)] = (v & 0x80) ? -x : x;
+    }
+    return t;
+}
+inline constexpr std::array<float, 256> kE4m3Values = make_e4m3_values();
 
 // The Hugging Face quantized checkpoints' weights as the engine keeps them (DType::FT_FP8, FT_NVFP4; ours, not ggml's):
 // each row repacked with its scales so a row is self-contained like every GGUF block type.
