@@ -223,7 +223,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
             if (exact && !o.gpu_exact_prefill)
                 spdlog::warn("this model's attention has sinks: the GPU prefills in f32 (exact; slower) — the fast "
                              "path does not match the reference for it yet");
-            pr.kv_f16 = !o.kv_f32 && !exact && m->graph.hc_mult == 0;  // DeepSeek-V4's GPU rows are f32
+            pr.kv_f16 = !o.kv_f32 && !exact && !m->graph.kv_rows_f32;  // compressed attention keeps f32 rows
             pr.exact_prefill = exact;
             pr.kv_reserve_tokens = o.kv_reserve_tokens;
             pr.kv_tokens = o.kv_tokens;
