@@ -17,6 +17,8 @@ namespace {
 // and the IQ2/IQ3/IQ1 types, "The CPU expert kernel per type", say how and where they were measured). F16 and F32
 // take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median; FT_FP8
 // and FT_NVFP4 (Hugging Face FP8 / NVFP4 checkpoints, f32 decoders): "The CPU expert kernel on FP8 and NVFP4".
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S and IQ1_S: that table's factor times the kernel's speed-up in
+// "The IQ kernels' inner loops" (compute-bound types: the kernel's time per block sets their rate).
 struct RateRow {
     DType type;
     double factor;
@@ -25,9 +27,9 @@ constexpr RateRow kRates[] = {
     {DType::Q4_K, 1.00},    {DType::Q5_K, 1.02},    {DType::Q6_K, 1.05},    {DType::Q8_0, 1.37},   {DType::MXFP4, 1.09},
     {DType::BF16, 1.43},    {DType::F16, 1.43},     {DType::F32, 1.43},     {DType::Q2_K, 0.80},   {DType::Q3_K, 0.78},
     {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.84},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
-    {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.31},
-    {DType::IQ2_XS, 0.27},  {DType::IQ2_S, 0.31},   {DType::IQ1_S, 0.19},   {DType::IQ1_M, 0.19},  {DType::IQ3_XXS, 0.31},
-    {DType::IQ3_S, 0.23},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.22},
+    {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.40},
+    {DType::IQ2_XS, 0.56},  {DType::IQ2_S, 0.45},   {DType::IQ1_S, 0.26},   {DType::IQ1_M, 0.19},  {DType::IQ3_XXS, 0.46},
+    {DType::IQ3_S, 0.31},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.22},
 };
 
 void add_bytes(std::vector<std::pair<DType, std::uint64_t>>& v, DType t, std::uint64_t b) {
