@@ -17,7 +17,7 @@ namespace {
 // and the IQ2/IQ3/IQ1 types, "The CPU expert kernel per type", say how and where they were measured). F16 and F32
 // take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median; FT_FP8
 // and FT_NVFP4 (Hugging Face FP8 / NVFP4 checkpoints, f32 decoders): "The CPU expert kernel on FP8 and NVFP4".
-// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S and IQ1_S: that table's factor times the kernel's speed-up in
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S and IQ1_M: that table's factor times the kernel's speed-up in
 // "The IQ kernels' inner loops" (compute-bound types: the kernel's time per block sets their rate).
 struct RateRow {
     DType type;
@@ -28,7 +28,7 @@ constexpr RateRow kRates[] = {
     {DType::BF16, 1.43},    {DType::F16, 1.43},     {DType::F32, 1.43},     {DType::Q2_K, 0.80},   {DType::Q3_K, 0.78},
     {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.84},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
     {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.40},
-    {DType::IQ2_XS, 0.56},  {DType::IQ2_S, 0.45},   {DType::IQ1_S, 0.26},   {DType::IQ1_M, 0.19},  {DType::IQ3_XXS, 0.46},
+    {DType::IQ2_XS, 0.56},  {DType::IQ2_S, 0.45},   {DType::IQ1_S, 0.26},   {DType::IQ1_M, 0.24},  {DType::IQ3_XXS, 0.46},
     {DType::IQ3_S, 0.31},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.22},
 };
 
