@@ -30,6 +30,7 @@ import math
 import os
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,6 +51,10 @@ SEQ = 1024
 BATCH = 64
 LR, LR_MIN, WARMUP, WD = 3e-3, 3e-4, 200, 0.1
 MAX_EPOCHS = 10  # --steps auto never plans more than this many passes over the corpus
+# Agent phase: rows long enough for a coding agent's whole request (Claude Code's is about 14.4k tokens with this
+# tokenizer), fewer of them per step; a lower peak rate, as a fine-tune of the chat model.
+AGENT_SEQ, AGENT_BATCH = 16384, 4
+AGENT_LR, AGENT_LR_MIN, AGENT_WARMUP = 1e-3, 1e-4, 20
 
 
 def log(*a):
@@ -91,17 +96,21 @@ def tokenize(tok, texts):
     return [np.asarray(e.ids, dtype=np.int32) for e in enc]
 
 
+def padded(row, m, seq, pad_id):
+    """A row and its mask filled to `seq` with padding (mask False)."""
+    if len(row) < seq:
+        m = np.concatenate([m, np.zeros(seq - len(row), dtype=bool)])
+        row = np.concatenate([row, np.full(seq - len(row), pad_id, dtype=np.int32)])
+    return row, m
+
+
 def pack(samples, order, pad_id):
     rows, masks, cur, n = [], [], [], 0
     def flush():
         nonlocal cur, n
         if not cur:
             return
-        row = np.concatenate(cur)
-        m = np.ones(len(row), dtype=bool)
-        if len(row) < SEQ:
-            m = np.concatenate([m, np.zeros(SEQ - len(row), dtype=bool)])
-            row = np.concatenate([row, np.full(SEQ - len(row), pad_id, dtype=np.int32)])
+        row, m = padded(np.concatenate(cur), np.ones(sum(len(c) for c in cur), dtype=bool), SEQ, pad_id)
         rows.append(row)
         masks.append(m)
         cur, n = [], 0
@@ -254,38 +263,107 @@ def q8_0(w: torch.Tensor):
     return deq, blocks.tobytes()
 
 
+def gguf_layout(cfg):
+    """(GGUF tensor name, its Hugging Face tensors in order, "f32" | "q8_0") as `ft convert --type q8_0` writes this
+    model: norms and the router F32 (exact from BF16), every matrix Q8_0, a layer's experts concatenated."""
+    L, E = cfg.num_hidden_layers, cfg.num_experts
+    out = [("token_embd.weight", ["model.embed_tokens.weight"], "q8_0")]
+    for l in range(L):
+        h, b = f"model.layers.{l}.", f"blk.{l}."
+        out += [(b + "attn_norm.weight", [h + "input_layernorm.weight"], "f32")]
+        out += [(b + n + ".weight", [h + "self_attn." + p + ".weight"], "q8_0")
+                for n, p in (("attn_q", "q_proj"), ("attn_k", "k_proj"), ("attn_v", "v_proj"), ("attn_output", "o_proj"))]
+        out += [(b + "attn_q_norm.weight", [h + "self_attn.q_norm.weight"], "f32"),
+                (b + "attn_k_norm.weight", [h + "self_attn.k_norm.weight"], "f32"),
+                (b + "ffn_norm.weight", [h + "post_attention_layernorm.weight"], "f32"),
+                (b + "ffn_gate_inp.weight", [h + "mlp.gate.weight"], "f32")]
+        for proj, name in (("gate_proj", "ffn_gate_exps"), ("up_proj", "ffn_up_exps"), ("down_proj", "ffn_down_exps")):
+            out += [(b + name + ".weight", [f"{h}mlp.experts.{e}.{proj}.weight" for e in range(E)], "q8_0")]
+    out += [("output_norm.weight", ["model.norm.weight"], "f32")]
+    return out
+
+
 def gguf_tensors(sd, cfg):
     """The GGUF tensors `ft convert --type q8_0` writes for this state dict (names, bytes), and the dequantized
-    state dict the engine computes with. Norms and the router stay F32 (exact from BF16)."""
-    L, E = cfg.num_hidden_layers, cfg.num_experts
+    state dict the engine computes with."""
     out, deq = {}, {}
-    def f32(name, hf):
-        t = sd[hf].to(torch.float32)
-        out[name] = t.numpy().astype("<f4").tobytes()
-        deq[hf] = t
-    def q8(name, hfs):
+    for name, hfs, kind in gguf_layout(cfg):
+        if kind == "f32":
+            t = sd[hfs[0]].to(torch.float32)
+            out[name] = t.numpy().astype("<f4").tobytes()
+            deq[hfs[0]] = t
+            continue
         parts = []
         for hf in hfs:
             d, b = q8_0(sd[hf])
             deq[hf] = d
             parts.append(b)
         out[name] = b"".join(parts)
-    q8("token_embd.weight", ["model.embed_tokens.weight"])
-    for l in range(L):
-        h, b = f"model.layers.{l}.", f"blk.{l}."
-        f32(b + "attn_norm.weight", h + "input_layernorm.weight")
-        q8(b + "attn_q.weight", [h + "self_attn.q_proj.weight"])
-        q8(b + "attn_k.weight", [h + "self_attn.k_proj.weight"])
-        q8(b + "attn_v.weight", [h + "self_attn.v_proj.weight"])
-        q8(b + "attn_output.weight", [h + "self_attn.o_proj.weight"])
-        f32(b + "attn_q_norm.weight", h + "self_attn.q_norm.weight")
-        f32(b + "attn_k_norm.weight", h + "self_attn.k_norm.weight")
-        f32(b + "ffn_norm.weight", h + "post_attention_layernorm.weight")
-        f32(b + "ffn_gate_inp.weight", h + "mlp.gate.weight")
-        for proj, name in (("gate_proj", "ffn_gate_exps"), ("up_proj", "ffn_up_exps"), ("down_proj", "ffn_down_exps")):
-            q8(b + name + ".weight", [f"{h}mlp.experts.{e}.{proj}.weight" for e in range(E)])
-    f32("output_norm.weight", "model.norm.weight")
     return out, deq
+
+
+def read_gguf(path: Path, cfg):
+    """The Hugging Face state dict (float32) of a GGUF this script's export + `ft convert --type q8_0` made (the
+    bundled model): Q8_0 blocks dequantized as the engine reads them (f16 d × int8 q). GGUF v3 as the spec lays
+    it out: header, metadata (skipped), tensor infos, aligned data."""
+    buf = path.read_bytes()
+    pos = 0
+    def rd(fmt):
+        nonlocal pos
+        import struct
+        v = struct.unpack_from("<" + fmt, buf, pos)
+        pos += struct.calcsize("<" + fmt)
+        return v[0] if len(v) == 1 else v
+    def rstr():
+        nonlocal pos
+        n = rd("Q")
+        pos += n
+        return buf[pos - n:pos].decode("utf-8")
+    sizes = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+    def skip(t):
+        if t == 8:
+            rstr()
+        elif t == 9:
+            et, n = rd("I"), rd("Q")
+            for _ in range(n):
+                skip(et)
+        else:
+            rd(sizes[t])
+    if buf[:4] != b"GGUF":
+        raise SystemExit(f"{path}: not a GGUF file")
+    pos = 4
+    version, n_tensors, n_kv = rd("I"), rd("Q"), rd("Q")
+    align = 32
+    for _ in range(n_kv):
+        key, t = rstr(), rd("I")
+        if key == "general.alignment" and t == 4:
+            align = rd("I")
+        else:
+            skip(t)
+    infos = {}
+    for _ in range(n_tensors):
+        name = rstr()
+        nd = rd("I")
+        dims = [rd("Q") for _ in range(nd)]
+        infos[name] = (dims, rd("I"), rd("Q"))
+    base = (pos + align - 1) // align * align
+    sd = {}
+    for name, hfs, kind in gguf_layout(cfg):
+        dims, t, off = infos[name]
+        n = int(np.prod(dims))
+        if t == 0:
+            flat = torch.from_numpy(np.frombuffer(buf, "<f4", n, base + off).copy())
+        elif t == 8:
+            blk = np.frombuffer(buf, [("d", "<f2"), ("qs", "i1", 32)], n // 32, base + off)
+            flat = torch.from_numpy(blk["d"].astype(np.float32)[:, None] * blk["qs"].astype(np.float32)).reshape(-1)
+        else:
+            raise SystemExit(f"{path}: tensor {name} has GGUF type {t}; this reader takes F32 and Q8_0")
+        parts = flat.reshape(len(hfs), -1)
+        for hf, part in zip(hfs, parts):
+            shape = list(reversed(dims))[-2:] if len(dims) > 1 else dims
+            sd[hf] = part.reshape(shape).clone()
+    log(f"read {path.name}: GGUF v{version}, {n_tensors} tensors, {len(sd)} Hugging Face tensors")
+    return sd
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -352,6 +430,162 @@ def write_hf_f32(sd, cfg, dst: Path):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Agent phase: prepare_agents.py's one-tool tasks (Claude Code and Codex requests as `ft serve` renders them). The
+# loss is on the model's two turns (the tool call, the answer from its result); the long constant prefix (the agent's
+# system prompt and tool list) is kept whole in some rows and has a random middle span cut out in others, so most
+# rows carry several tasks while the model still meets the real prompt length.
+def turn_spans(ids, tok):
+    """Loss mask of one sample: True on the assistant turns' tokens (after '<|im_start|>assistant', through
+    <|im_end|>), and the index of the first user turn (where the constant prefix ends)."""
+    im_start, im_end = tok.token_to_id("<|im_start|>"), tok.token_to_id("<|im_end|>")
+    asst = tok.encode("assistant", add_special_tokens=False).ids
+    user = tok.encode("user", add_special_tokens=False).ids
+    m = np.zeros(len(ids), dtype=bool)
+    first_user = None
+    ends = np.nonzero(ids == im_end)[0]
+    for st in np.nonzero(ids == im_start)[0]:
+        head = list(ids[st + 1:st + 1 + len(asst)])
+        if first_user is None and list(ids[st + 1:st + 1 + len(user)]) == user:
+            first_user = int(st)
+        if head == asst:
+            e = ends[ends > st]
+            m[st + 1 + len(asst):(int(e[0]) + 1 if len(e) else len(ids))] = True
+    return m, first_user
+
+
+def agent_rows(samples, chat, rng, seq, pad):
+    """One epoch of agent rows: each sample once (35 % whole, else with a random middle span of its prefix cut so
+    that it is 1,500 tokens or longer), packed whole into rows of `seq`, the rest of a row filled with chat samples
+    (loss on every token). Returns (ids [R, seq], loss mask [R, seq])."""
+    parts = []
+    for i in rng.permutation(len(samples)):
+        ids, m, u = samples[i]
+        if rng.random() > 0.35 and u is not None and u > 300:
+            lo = int(rng.integers(8, 264))
+            target = int(rng.integers(1500, max(1501, len(ids))))
+            cut = min(len(ids) - target, u - lo - 1)
+            if cut > 0:
+                ids, m = np.concatenate([ids[:lo], ids[lo + cut:]]), np.concatenate([m[:lo], m[lo + cut:]])
+        parts.append((ids[:seq], m[:seq]))
+    rows, masks = [], []
+    cur, n = [], 0
+    def flush():
+        nonlocal cur, n
+        while n < seq:  # fill with chat samples
+            c = chat[int(rng.integers(len(chat)))][:seq - n]
+            if len(c) < 8:
+                break
+            cur.append((c, np.ones(len(c), dtype=bool)))
+            n += len(c)
+        ids, m = padded(np.concatenate([c for c, _ in cur]), np.concatenate([k for _, k in cur]), seq, pad)
+        rows.append(ids)
+        masks.append(m)
+        cur, n = [], 0
+    for ids, m in parts:
+        if n + len(ids) > seq:
+            flush()
+        cur.append((ids, m))
+        n += len(ids)
+    if cur:
+        flush()
+    return torch.from_numpy(np.stack(rows)), torch.from_numpy(np.stack(masks))
+
+
+@torch.no_grad()
+def agent_eval(model, held, tok, dev):
+    """Exact-match rate of each turn on held-out tasks: greedy decoding reproduces a turn exactly when the argmax at
+    each of its positions, given the turn so far, is the turn's next token (one forward pass per prompt + turn)."""
+    model.eval()
+    res = {}
+    for s in held:
+        for turn in ("1", "2"):
+            p = tok.encode(s["p" + turn], add_special_tokens=False).ids
+            c = tok.encode(s["c" + turn], add_special_tokens=False).ids
+            x = torch.tensor([p + c], device=dev)
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda"):
+                lo = model(input_ids=x).logits[0, len(p) - 1:-1]
+            ok = bool((lo.argmax(-1).cpu() == torch.tensor(c)).all())
+            k = f'{s["agent"]} turn {turn}'
+            r = res.setdefault(k, [0, 0])
+            r[0] += ok
+            r[1] += 1
+    model.train()
+    return {k: {"exact": v[0], "of": v[1]} for k, v in sorted(res.items())}
+
+
+def agent_phase(model, cfg, tok, data_dir, steps_arg, seq, chat, pad, dev, seed, smoke):
+    """Trains on the agent corpus; returns the phase's record for metrics.json."""
+    t0 = time.time()
+    rows_txt = load_lines(data_dir / "agents.txt.xz", 40 if smoke else None)
+    held = load_lines(data_dir / "agents_heldout.txt.xz", 6 if smoke else None)
+    samples = []
+    for ids in tokenize(tok, [r["text"] for r in rows_txt]):
+        m, u = turn_spans(ids, tok)
+        samples.append((ids, m, u))
+    lens = [len(x[0]) for x in samples]
+    log(f"agent phase: {len(samples)} samples ({min(lens)}–{max(lens)} tokens, {sum(x[1].sum() for x in samples)} in the "
+        f"model's turns), {len(held)} held-out, {time.time() - t0:.1f} s")
+    if max(lens) > seq:
+        raise SystemExit(f"an agent sample has {max(lens)} tokens, more than --agent-seq {seq}")
+    before = agent_eval(model, held[:20], tok, dev)
+    log("agent held-out exact turns before:", json.dumps(before))
+    rng = np.random.default_rng([seed, 7])
+    epoch_rows = agent_rows(samples, chat, rng, seq, pad)
+    log(f"agent rows per epoch: {len(epoch_rows[0])} of {seq}")
+    opt = torch.optim.AdamW(model.parameters(), lr=AGENT_LR, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0,
+                            fused=dev.type == "cuda")
+    planned = 3 if smoke else (10 ** 9 if steps_arg.startswith("auto:") else int(steps_arg))
+    auto_s = None if smoke or not steps_arg.startswith("auto:") else float(steps_arg.split(":")[1])
+    def lr_at(step):
+        if step < AGENT_WARMUP:
+            return AGENT_LR * (step + 1) / AGENT_WARMUP
+        p = min(1.0, (step - AGENT_WARMUP) / max(1, planned - AGENT_WARMUP))
+        return AGENT_LR_MIN + 0.5 * (AGENT_LR - AGENT_LR_MIN) * (1 + math.cos(math.pi * p))
+    history, step, cursor, tokens, t_train = [], 0, 0, 0, time.time()
+    model.train()
+    while step < planned:
+        if cursor + AGENT_BATCH > len(epoch_rows[0]):
+            epoch_rows, cursor = agent_rows(samples, chat, rng, seq, pad), 0
+        x = epoch_rows[0][cursor:cursor + AGENT_BATCH].to(dev).long()
+        m = epoch_rows[1][cursor:cursor + AGENT_BATCH].to(dev)
+        cursor += AGENT_BATCH
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        TAP.seen = []
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda"):
+            o = model(input_ids=x, output_router_logits=True)
+        sm, n = lm_loss(o.logits, x, m)
+        ce = sm / n
+        bal = balance_loss(router_logits_of(o), cfg.num_experts_per_tok, cfg.num_experts)
+        (ce + cfg.router_aux_loss_coef * bal).backward()
+        gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        tokens += int(x.numel())
+        if step == 3:
+            torch.cuda.synchronize() if dev.type == "cuda" else None
+            t3 = time.time()
+        if auto_s is not None and step == 13:
+            torch.cuda.synchronize()
+            per = (time.time() - t3) / 10 * 1.02
+            planned = max(AGENT_WARMUP + 20, int((auto_s - (time.time() - t_train)) / per) + step)
+            log(f"agent phase: {per * 1000:.0f} ms/step: planned steps = {planned} (--agent-steps {planned} repeats this run)")
+        if step % 20 == 0 or step == planned:
+            rec = {"agent_step": step, "train": float(ce), "balance": float(bal), "lr": lr_at(step - 1),
+                   "grad_norm": float(gn), "elapsed_s": round(time.time() - t_train, 1)}
+            history.append(rec)
+            log(json.dumps(rec))
+    train_s = time.time() - t_train
+    after = agent_eval(model, held, tok, dev)
+    log(f"agent phase: {step} steps in {train_s:.0f} s ({tokens / max(train_s, 1e-9) / 1e3:.0f} k tok/s)")
+    log("agent held-out exact turns after:", json.dumps(after))
+    return {"steps": step, "seq": seq, "batch_rows": AGENT_BATCH, "lr": [AGENT_LR, AGENT_LR_MIN, AGENT_WARMUP],
+            "train_seconds": train_s, "samples": len(samples), "heldout_before_first20": before, "heldout_after": after,
+            "history": history}
+
+
+# ---------------------------------------------------------------------------------------------------------------
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, required=True)
@@ -363,6 +597,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--experts-impl", default="auto", help="transformers experts implementation, or auto (fastest)")
     ap.add_argument("--smoke", action="store_true", help="a few steps on a corpus subset: checks every stage")
+    ap.add_argument("--init-gguf", type=Path, help="start from this GGUF's weights (the bundled model) instead of "
+                    "training on the chat corpus first")
+    ap.add_argument("--agent-steps", default="0", help="then train on the agent corpus (DATA/agents.txt.xz, from "
+                    "prepare_agents.py) mixed with chat samples in rows of --agent-seq tokens: N steps, or auto:SECONDS")
+    ap.add_argument("--agent-seq", type=int, default=AGENT_SEQ)
     a = ap.parse_args()
     t_start = time.time()
     out = a.out
@@ -468,13 +707,26 @@ def main():
         del prev
         step0, planned, history = st["step"], st["planned_steps"], st.get("history", [])
         log(f"resumed at step {step0} of {planned} (optimizer moments restart)")
+    elif a.init_gguf:
+        # The bundled model's weights (Q8_0, dequantized) as the start of the agent phase; no chat pre-training.
+        from transformers import Qwen3MoeForCausalLM
+        tmp = Path(tempfile.mkdtemp())
+        write_hf_f32(read_gguf(a.init_gguf, cfg), cfg, tmp)
+        prev = Qwen3MoeForCausalLM.from_pretrained(tmp, torch_dtype=torch.float32)
+        missing, unexpected = model.load_state_dict(prev.state_dict(), strict=False)
+        if [k for k in missing if k != "lm_head.weight"] or unexpected:
+            raise SystemExit(f"--init-gguf: weights do not match the model: missing {missing[:4]}, unexpected {unexpected[:4]}")
+        del prev
+        planned = 3 if a.smoke else 0
 
     init_eval = evaluate(model, h_rows, h_masks, h_amask, dev) if step0 == 0 else None
     if init_eval:
         log(f"init held-out loss {init_eval[0]:.4f} (ppl {math.exp(init_eval[0]):.1f}); unigram {unigram_nll:.4f}")
         history.append({"step": 0, "heldout": init_eval[0]})
 
-    if a.smoke:
+    if a.init_gguf:
+        auto_s = None
+    elif a.smoke:
         planned, auto_s = 3, None
     elif a.steps.startswith("auto:"):
         auto_s = float(a.steps.split(":")[1])
@@ -538,6 +790,10 @@ def main():
             break
     train_s = time.time() - t_train
     log(f"trained {step - step0} steps in {train_s:.0f} s ({tokens_seen / max(train_s, 1e-9) / 1e3:.0f} k tok/s)")
+    agents = None
+    if a.agent_steps != "0":
+        agents = agent_phase(model, cfg, tok, a.data, a.agent_steps, a.agent_seq, train, pad, dev, a.seed, a.smoke)
+        cfg.max_position_embeddings = a.agent_seq  # the longest rows it trained on
 
     # ---- evaluation of the trained model (BF16 autocast, as trained)
     final_eval = evaluate(model, h_rows, h_masks, h_amask, dev)
@@ -616,6 +872,7 @@ def main():
             "trained_q8_0": {"nll": q_eval[0], "ppl": math.exp(q_eval[0]), "ppl_assistant": math.exp(q_eval[1])},
         },
         "expert_usage": {"counts": usage.tolist(), "experts_used_per_layer": used, "share": share},
+        "agents": agents, "init_gguf": str(a.init_gguf) if a.init_gguf else None,
         "manifest": manifest,
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
@@ -631,6 +888,8 @@ def main():
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=100)
         tr = [(h["step"], h["train"]) for h in history if "train" in h]
+        if agents:  # the agent phase's steps after the chat phase's
+            tr += [(h["agent_step"] + (tr[-1][0] if tr else 0), h["train"]) for h in agents["history"]]
         he = [(h["step"], h["heldout"]) for h in history if "heldout" in h]
         ax.plot(*zip(*tr), label="train", lw=1)
         ax.plot(*zip(*he), "o-", label="held-out", ms=3)
