@@ -25,6 +25,8 @@
 #include "ft/engine.h"
 #include "ft_test.h"
 #include "memory/planner.h"
+#include "model/model_desc.h"
+#include "synth/synth_model.h"
 
 using ft::ui::ConsoleModel;
 
@@ -43,7 +45,10 @@ ft::GenerationRequest greedy(const std::string& prompt, int maxTokens) {
 
 // The real planner's plan for a Qwen3-30B-A3B-shaped Q4_K model (48 layers × 128 experts, 8 used) at 8 GiB.
 ft::MemoryPlan plan_30b_8g() {
-    ft::memory::ModelGeometry g;
+    // The graph (block needs, KV geometry) from the synth preset's description; the sizes below as before.
+    const std::uint64_t slot = 3ull * 2048 * 768 * 144 / 256;  // gate + up + down in Q4_K (144 bytes per 256 weights)
+    ft::memory::ModelGeometry g = ft::memory::geometry_of(
+        ft::synth::synth_desc(ft::model::ArchId::qwen3_moe, "qwen3-30b-a3b", {}), 1400ull << 20, slot * 48 * 128);
     g.n_layer = 48;
     g.n_moe_layers = 48;
     g.n_expert = 128;
@@ -55,7 +60,7 @@ ft::MemoryPlan plan_30b_8g() {
     g.v_head_dim = 128;
     g.n_vocab = 151936;
     g.n_ff_exp = 768;
-    g.slot_bytes = 3ull * 2048 * 768 * 144 / 256;  // gate + up + down in Q4_K (144 bytes per 256 weights)
+    g.slot_bytes = slot;
     g.expert_pool_bytes = g.slot_bytes * 48 * 128;
     g.non_expert_bytes = 1400ull << 20;
     g.active_expert_bytes = g.slot_bytes * 48 * 8;

@@ -178,6 +178,8 @@ std::uint64_t cublas_bytes(const ModelGeometry& g, std::int64_t T, bool exact_pr
 }
 
 MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
+    if (!g.graph)
+        throw Error(ErrorCode::internal, "a model geometry without its graph reached the planner (build it with geometry_of)");
     if (r.n_ctx < 16 || r.max_sequences < 1 || r.prefill_chunk < 1)
         throw Error(ErrorCode::invalid_argument, "context, sequences and prefill chunk must be positive");
     if (!(r.memory_ratio > 0.05 && r.memory_ratio <= 1.0))
