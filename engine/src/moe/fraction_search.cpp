@@ -115,7 +115,17 @@ std::size_t arm_at(int seen, std::size_t n) {
 }
 }  // namespace
 
-std::optional<double> FractionSearch::next_duel() { return go_to(arms_[arm_at(duel_seen_, arms_.size())]); }
+// A round that starts with the arm the last one ended with still makes it a visit of its own (moves() counts it, the
+// settle steps run): the caller puts the search's starting cache back, as for every other window.
+std::optional<double> FractionSearch::next_duel() {
+    const double q = std::clamp(arms_[arm_at(duel_seen_, arms_.size())], 0.0, 1.0);
+    if (std::abs(q - q_) < 1e-9) {
+        skip_ = std::max(0, o_.settle);
+        ++moves_;
+        return std::nullopt;
+    }
+    return go_to(q);
+}
 
 std::optional<double> FractionSearch::finish_round() {
     const std::size_t n_arms = arms_.size();

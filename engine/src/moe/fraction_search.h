@@ -60,7 +60,7 @@ struct FractionSearchOptions {
     int duel_max_rounds = 4;         // rounds at most; still undecided then: q* = 1
     int duel_window = 48;            // steps measured per fraction and round
     double duel_margin = 0.01;       // a fraction must beat q* = 1 by this share (mean over the rounds) ...
-    double duel_z = 2.5;             // ... beyond this many standard errors of that mean
+    double duel_z = 3.0;             // ... beyond this many standard errors of that mean
     double duel_noise_floor = 0.01;  // a round's ratio is taken as noisy as this at least (two rounds say little)
     bool duel_runner_up = true;      // the fastest other fraction measured takes part too
 };
