@@ -319,17 +319,7 @@ private slots:
     void deepseekEqualsDequantized() {
         const auto ds_seqs = golden_seqs(kDeepSeek);
         for (const char* name : {"ds_fp8", "ds_nvfp4"}) {
-            const auto a = [&](const std::filesystem::path& p) {
-                ft::LoadOptions lo;
-                lo.model = p;
-                lo.device = ft::Device::cpu;
-                lo.n_ctx = 512;
-                lo.max_sequences = 1;
-                ft::Engine e;
-                e.load_sync(lo);
-                return ft::test::engine_logits(e, ds_seqs);
-            };
-            const auto got = a(dir(name)), want = a(dir(name).string() + "_deq");
+            const auto got = cpu_logits(dir(name), ds_seqs), want = cpu_logits(dir(name).string() + "_deq", ds_seqs);
             QCOMPARE(got.size(), want.size());
             QVERIFY(!got.empty());
             std::size_t differ = 0;
