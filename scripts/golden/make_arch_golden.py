@@ -53,7 +53,11 @@ little-endian [sum of sequence lengths x vocab], every position, sequences in go
 Vocabulary 4160: the layout of a cut tokenizer (the first 4096 BPE tokens + the family's special tokens renumbered
 from 4096, padded); no tokenizer ships with the fixture, sequences are token ids.
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next} OUT_DIR
+  qwen3     Qwen3ForCausalLM (dense Qwen3: Qwen3-8B/32B): 3 layers, hidden 128, GQA attention (4/2 heads of 64)
+            with per-head q/k RMSNorm, NeoX RoPE (theta 1e6), a dense SwiGLU FFN (256) on every layer, no MoE block,
+            untied LM head. Written by transformers' own save_pretrained (BF16, Qwen3's names).
+
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next|qwen3} OUT_DIR
 """
 import json
 import math
@@ -663,6 +667,80 @@ def glm5_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+# ---------------------------------------------------------------- dense Qwen3 (qwen3)
+
+QWEN3D = dict(hidden=128, ff=256, layers=3, heads=4, kv_heads=2, head_dim=64, theta=1000000.0)
+
+
+def qwen3_dense_config():
+    from transformers import Qwen3Config as Cfg
+    c = QWEN3D
+    # Token ids in the cut tokenizer's layout (qwen3-moe-tiny's): <|endoftext|> 4096, <|im_start|> 4097, <|im_end|> 4098.
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["ff"], num_hidden_layers=c["layers"],
+              num_attention_heads=c["heads"], num_key_value_heads=c["kv_heads"], head_dim=c["head_dim"],
+              hidden_act="silu", rms_norm_eps=1e-6, max_position_embeddings=40960, tie_word_embeddings=False,
+              attention_bias=False, use_sliding_window=False, pad_token_id=4096, eos_token_id=4098,
+              bos_token_id=None)
+    return make_config(Cfg, kw, {"rope_type": "default"}, c["theta"])
+
+
+def qwen3_dense_weights(cfg):
+    """Qwen3's own names (what its save_pretrained writes): GQA attention with per-head q/k RMSNorms (plain weights,
+    near 1), a dense SwiGLU MLP (mlp.gate_proj / up_proj / down_proj) on every layer, an untied LM head as in
+    Qwen3-8B/32B. BF16-exact random values."""
+    c = QWEN3D
+    H, F, nh, nkv, hd = c["hidden"], c["ff"], c["heads"], c["kv_heads"], c["head_dim"]
+    g = gen(SEED + 7)
+    near1 = lambda n: bf16(1.0 + 0.2 * torch.randn(n, generator=g))
+    sd = {"model.embed_tokens.weight": normal((VOCAB, H), 1.0, g)}
+    for il in range(c["layers"]):
+        p = f"model.layers.{il}."
+        sd[p + "input_layernorm.weight"] = near1(H)
+        sd[p + "self_attn.q_proj.weight"] = normal((nh * hd, H), 1.0 / math.sqrt(H), g)
+        sd[p + "self_attn.k_proj.weight"] = normal((nkv * hd, H), 1.0 / math.sqrt(H), g)
+        sd[p + "self_attn.v_proj.weight"] = normal((nkv * hd, H), 1.0 / math.sqrt(H), g)
+        sd[p + "self_attn.o_proj.weight"] = normal((H, nh * hd), 1.0 / math.sqrt(nh * hd), g)
+        sd[p + "self_attn.q_norm.weight"] = near1(hd)
+        sd[p + "self_attn.k_norm.weight"] = near1(hd)
+        sd[p + "post_attention_layernorm.weight"] = near1(H)
+        sd[p + "mlp.gate_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.up_proj.weight"] = normal((F, H), 1.0 / math.sqrt(H), g)
+        sd[p + "mlp.down_proj.weight"] = normal((H, F), 1.0 / math.sqrt(F), g)
+    sd["model.norm.weight"] = near1(H)
+    sd["lm_head.weight"] = normal((VOCAB, H), 3.0 / math.sqrt(H), g)
+    return sd
+
+
+def qwen3_dense_sequences():
+    g = gen(11)
+    start, end = 4097, 4098  # <|im_start|> <|im_end|>
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [start] + body(20) + [end, start] + body(16)
+    return [s0, body(23), body(90)]
+
+
+def qwen3_dense_readme(out, meta, lengths):
+    c = QWEN3D
+    (out / "README.md").write_text(f"""# qwen3-dense-tiny — golden fixture for dense Qwen3 (Qwen3ForCausalLM)
+
+A small `Qwen3ForCausalLM` with random BF16 weights (seed {SEED + 7}) and what PyTorch + transformers compute for it:
+{c["layers"]} layers, hidden {c["hidden"]}, GQA attention with {c["heads"]} query / {c["kv_heads"]} KV heads of
+{c["head_dim"]} with per-head RMSNorm on q and k, NeoX RoPE (theta {c["theta"]:g}), a dense SwiGLU FFN of
+{c["ff"]} on every layer (no MoE block), untied LM head; vocabulary {VOCAB} (the layout of the cut Qwen3 tokenizer of
+qwen3-moe-tiny; no tokenizer ships: sequences are token ids). Written by transformers' own `save_pretrained`
+(Qwen3's published tensor names, BF16).
+
+| file | what |
+| --- | --- |
+| config.json, generation_config.json, model.safetensors | the HF checkpoint |
+| golden.json | {len(lengths)} sequences ({", ".join(map(str, lengths))} tokens), transformers' greedy `generate()` ({len(meta["greedy_new_tokens"])} tokens, with its KV cache) of sequence 0 and the same by full recompute, RoPE tables, what transformers built (`structure`) |
+| logits.bin | float32 logits of every position ([{meta["logits_shape"][0]} × {meta["logits_shape"][1]}], little-endian) |
+
+Made by `scripts/golden/make_arch_golden.py qwen3 OUT_DIR` (transformers {meta["transformers"]}, torch
+{meta["torch"]}; CPU is enough). The reference computes in float32 on the BF16-rounded weights.
+""")
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -762,16 +840,29 @@ def main():
         sd, mx = qwen35_weights(cfg, arch), None
         seqs = qwen35_sequences()
         keep_f32 = ("A_log", "dt_bias")
+    elif arch == "qwen3":
+        from transformers import Qwen3ForCausalLM as Model
+        cfg = qwen3_dense_config()
+        sd, mx = qwen3_dense_weights(cfg), None
+        seqs = qwen3_dense_sequences()
+        keep_f32 = ()
     else:
-        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, glm_moe_dsa, qwen3_5_moe or qwen3_next")
+        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, glm_moe_dsa, qwen3_5_moe, qwen3_next or qwen3")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
     print("in-memory parameters:", [(k, tuple(v.shape)) for k, v in probe.state_dict().items() if ".layers.1." in k])
     del probe
 
-    save(sd, out / "model.safetensors", keep_f32)
-    cfg.save_pretrained(out)
+    if arch == "qwen3":
+        # Written by transformers itself: the canonical tensors loaded strictly into its model, saved in BF16.
+        m0 = Model(cfg)
+        m0.load_state_dict(sd, strict=True)
+        m0.to(torch.bfloat16).save_pretrained(out, safe_serialization=True)
+        del m0
+    else:
+        save(sd, out / "model.safetensors", keep_f32)
+        cfg.save_pretrained(out)
     cfgj = json.loads((out / "config.json").read_text())
     print("config.json:", json.dumps(cfgj, sort_keys=True))
 
@@ -799,7 +890,7 @@ def main():
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
     n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "glm_moe_dsa": GLM5,
                 "qwen3_5_moe": QWEN35,
-                "qwen3_next": QWEN35}[arch]["layers"]
+                "qwen3_next": QWEN35, "qwen3": QWEN3D}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
         raise SystemExit(f"unexpected keys beyond the MTP layer: {unexpected[:8]}")
@@ -844,6 +935,12 @@ def main():
             checks["layer1"] = sorted(k for k, _ in model.model.layers[1].named_parameters())
             checks["want"] = {"inv_freq_len": GLM5["rope"] // 2, "attention_scaling": 1.0,
                               "scaling": (GLM5["nope"] + GLM5["rope"]) ** -0.5}
+        elif arch == "qwen3":
+            checks["layer_types"] = list(model.config.layer_types)
+            checks["qk_norm"] = hasattr(model.model.layers[0].self_attn, "q_norm")
+            checks["dense_mlp"] = [sorted(k for k, _ in l.mlp.named_parameters()) for l in model.model.layers]
+            checks["tied"] = bool(model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr())
+            checks["want"] = {"inv_freq_len": QWEN3D["head_dim"] // 2, "attention_scaling": 1.0}
         elif arch in ("qwen3_5_moe", "qwen3_next"):
             checks["layer_types"] = list(model.config.layer_types)
             checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
@@ -968,6 +1065,8 @@ def main():
     (out / "generation_config.json").write_text(json.dumps(gen_cfg, indent=1))
     if arch == "glm_moe_dsa":
         glm5_readme(out, meta, [len(s) for s in seqs], any(k.endswith("gate_up_proj") for k in sd))
+    if arch == "qwen3":
+        qwen3_dense_readme(out, meta, [len(s) for s in seqs])
     print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))
 
 
