@@ -471,11 +471,12 @@ __global__ void __launch_bounds__(kSimpleWarps * 32) prefill_simple_kernel(Prefi
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Decode, split-K, f32 arithmetic (an f16 cache is widened as it is read). The context [first, last] of token t is cut into at most n_split chunks of whole tiles of
-// kDecodeChunk positions (n_split = min(ceil(max_ctx / kDecodeChunk), kDecMaxSplit), fixed at capture; the chunk
-// length is chosen on device from pos[t]). Partial kernel: grid (n_tokens, n_head_kv · head batches, n_split),
-// 256 threads; a block takes one chunk of one KV head for up to 8 of its query heads, reads each K and V row once,
-// and walks the chunk's tiles with an online softmax:
+// Decode, split-K, f32 arithmetic on CUDA cores (an f16 cache is widened as it is read): the kernel for f32 caches and
+// the head dims the tensor-core kernel below does not take. The context [first, last] of token t is cut into at most
+// n_split chunks of whole tiles of kDecodeChunk positions (n_split = min(ceil(max_ctx / kDecodeChunk), kDecMaxSplit),
+// fixed at capture; the chunk length is chosen on device from pos[t]). Partial kernel: grid (n_tokens, n_head_kv ·
+// head batches, n_split), 256 threads; a block takes one chunk of one KV head for up to 8 of its query heads, reads
+// each K and V row once, and walks the chunk's tiles with an online softmax:
 //   the tile's V rows go to shared memory by cp.async (landing during the K pass and the softmax); the first tile's
 //   K and V rows except the newest position's are requested before pdl_enter() (rows of earlier steps: their
 //   latency overlaps the kernel before), the newest row (this step's, written by the kernel before) after it;
@@ -504,6 +505,8 @@ struct DecodeArgs {
     float* ws_o;   // [n_tokens, n_head, n_split, v_head_dim]
     float* out;
     int n_split;
+    int tile;       // positions per tile: chunks are whole tiles (kDecodeChunk; the tensor-core kernel: kTcTile)
+    int min_tiles;  // tiles per chunk at least (the tensor-core kernel: one per warp)
     int group;
     int n_hb;  // head batches of kDecHeads per KV head
     float scale_log2;
@@ -511,7 +514,7 @@ struct DecodeArgs {
 
 struct DecodeRange {
     std::int64_t first, last;
-    int per;     // positions per chunk (a multiple of kDecodeChunk)
+    int per;     // positions per chunk (a multiple of the tile)
     int active;  // chunks holding positions
 };
 
@@ -519,9 +522,10 @@ __device__ __forceinline__ DecodeRange decode_range(const DecodeArgs& a, int t) 
     DecodeRange r;
     r.last = a.pos[t];
     r.first = a.p.window > 0 ? (r.last - a.p.window + 1 > 0 ? r.last - a.p.window + 1 : 0) : 0;
-    const std::int64_t tiles = (r.last - r.first + kDecodeChunk) / kDecodeChunk;
-    const std::int64_t per_tiles = (tiles + a.n_split - 1) / a.n_split;
-    r.per = int(per_tiles) * kDecodeChunk;
+    const std::int64_t tiles = (r.last - r.first + a.tile) / a.tile;
+    std::int64_t per_tiles = (tiles + a.n_split - 1) / a.n_split;
+    if (per_tiles < a.min_tiles) per_tiles = a.min_tiles;
+    r.per = int(per_tiles) * a.tile;
     r.active = int((tiles + per_tiles - 1) / per_tiles);
     return r;
 }
@@ -722,9 +726,273 @@ __global__ void __launch_bounds__(kDecThreads, KV4 > 8 ? 1 : 2) decode_partial_k
     }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Decode on tensor cores: f16 cache, head_dim == v_head_dim == D ∈ {32, 64, 128, 256}. A block (up to kTcMaxWarps
+// warps) takes one chunk of whole kTcTile-position tiles of one (token, KV head, ≤ 8 query heads); warp w takes the
+// chunk's tiles w, w + W, … and streams them through a ring of kTcStages tiles of its own shared memory (cp.async,
+// 16-byte copies, one page-table lookup per row), with no block barrier in the loop. The 8 query heads of a GQA
+// group fill the 16 rows of an m16n8k16 A operand as two f16 halves: row g = hi(q_g) = f16(q_g), row g + 8 =
+// f16((q_g − hi(q_g)) · 2^11) (q pre-scaled by scale·log2 e), so a score is its column's row g plus 2^-11 × row
+// g + 8: K is exact in f16, each product is exact in the f32 accumulator, and the split leaves an error of order
+// 2^-22 |q| — f32 accuracy on tensor cores. P·V likewise: row g = hi(p), row g + 8 = lo(p) · 2^11 of head g's
+// probabilities, O = row g + 2^-11 × row g + 8.
+// Softmax per warp (online, log2 domain); the warps' (max, sum, output) are merged in shared memory and the chunk's
+// partial goes to the workspace as for decode_partial_kernel (combined by decode_combine_kernel).
+// Before pdl_enter(): the step's metadata, the page tables and the first kTcStages − 1 tiles of every warp except the
+// row at pos[t] (this step's, written by the kernel before); that row and q after it.
+// Shared memory: Q [16][D + 8] f16, then per warp kTcStages × (K, V) [kTcTile][D + 8] f16 (row pad: conflict-free
+// ldmatrix); after the loop the rings hold the merge: O [W][8][D] f32, then (max, sum) [W][8].
+// |q·scale·log2 e| must fit f16 (< 65504), as for the tensor-core prefill.
+// ---------------------------------------------------------------------------------------------------------------
+
+constexpr int kTcTile = 16, kTcStages = 3, kTcMaxWarps = 4;
+constexpr float kTcLo = 2048.f, kTcLoInv = 1.f / 2048.f;  // the lo halves are stored scaled by 2^11 (never subnormal)
+
+template <int D>
+struct TcDecodeLayout {
+    static constexpr int kLd = D + 8;
+    static constexpr std::size_t kQ = std::size_t(16) * kLd * 2;
+    static constexpr std::size_t kTile = std::size_t(kTcTile) * kLd * 2;  // K or V of one tile
+    static constexpr std::size_t kStage = 2 * kTile;
+    static constexpr std::size_t kWarp = kTcStages * kStage;
+    static constexpr std::size_t smem(int warps) { return kQ + std::size_t(warps) * kWarp; }
+    static_assert(kWarp >= (std::size_t(kDecHeads) * D + 2 * kDecHeads) * 4, "the merge fits a warp's ring");
+    static_assert(kQ % 16 == 0 && kTile % 16 == 0, "16-byte copies");
+};
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <int D, bool QREG>
+__global__ void __launch_bounds__(kTcMaxWarps * 32) decode_tc_kernel(DecodeArgs a) {
+    using L = TcDecodeLayout<D>;
+    constexpr int kLd = L::kLd, kCpr = D / 8, kRowStep = 32 / kCpr, kPer = kTcTile / kRowStep;
+    static_assert(kCpr <= 32 && 32 % kCpr == 0 && kPer * kRowStep == kTcTile, "a tile: whole passes of the warp");
+    extern __shared__ __align__(128) unsigned char smem[];
+    __half* sq = reinterpret_cast<__half*>(smem);
+
+    const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31, g = lane >> 2, tq = lane & 3;
+    const int W = int(blockDim.x) >> 5;
+    const int t = int(blockIdx.x), hk = int(blockIdx.y) / a.n_hb, hbi = int(blockIdx.y) % a.n_hb, c = int(blockIdx.z);
+    const DecodeRange rng = decode_range(a, t);
+    if (c >= rng.active) return;  // (block-uniform)
+    const int G = a.group, g0 = hbi * kDecHeads, gn = G - g0 < kDecHeads ? G - g0 : kDecHeads;
+    const std::int64_t c_lo = rng.first + std::int64_t(c) * rng.per;
+    const std::int64_t c_hi = c_lo + rng.per < rng.last + 1 ? c_lo + rng.per : rng.last + 1;
+    const int n_tiles = int((c_hi - c_lo + kTcTile - 1) / kTcTile);
+    const int my_tiles = n_tiles > warp ? (n_tiles - warp + W - 1) / W : 0;
+    const std::int32_t* pt = a.kv.page_table + std::int64_t(a.seq[t]) * a.kv.pages_stride;
+    const __half* kg = static_cast<const __half*>(a.kv.k);
+    const __half* vg = static_cast<const __half*>(a.kv.v);
+    unsigned char* ring = smem + L::kQ + std::size_t(warp) * L::kWarp;
+    const int col = lane % kCpr, row0 = lane / kCpr;  // this lane's 16-byte column and first row of each pass
+    const auto tile_pos = [&](int i) { return c_lo + std::int64_t(warp + i * W) * kTcTile; };
+    const auto stage_k = [&](int i) {
+        return reinterpret_cast<__half*>(ring + std::size_t(i % kTcStages) * L::kStage);
+    };
+
+    // This warp's tile i into its ring slot (cp.async, not committed): rows past the chunk zeroed, the row at
+    // position `skip` left alone.
+    const auto issue = [&](int i, std::int64_t skip) {
+        const std::int64_t p0 = tile_pos(i);
+        __half* sk = stage_k(i);
+        __half* sv = sk + kTcTile * kLd;
+        std::int64_t base = -1;  // lane r < kTcTile: element offset of row p0 + r; -1 past the chunk, -2 skipped
+        if (lane < kTcTile) {
+            const std::int64_t j = p0 + lane;
+            if (j < c_hi) base = j == skip ? -2 : kv_row(pt, j, a.kv.page_size, a.kv.n_head_kv, hk) * D;
+        }
+#pragma unroll
+        for (int jj = 0; jj < kPer; ++jj) {
+            const int r = row0 + jj * kRowStep;
+            const std::int64_t b = __shfl_sync(kFull, base, r);
+            __half* dk = sk + r * kLd + col * 8;
+            __half* dv = sv + r * kLd + col * 8;
+            if (b >= 0) {
+                cp_async16(dk, kg + b + col * 8);
+                cp_async16(dv, vg + b + col * 8);
+            } else if (b == -1) {
+                *reinterpret_cast<uint4*>(dk) = make_uint4(0u, 0u, 0u, 0u);
+                *reinterpret_cast<uint4*>(dv) = make_uint4(0u, 0u, 0u, 0u);
+            }
+        }
+    };
+
+    int deferred = -1;  // this warp's prologue tile holding the row at pos[t], loaded after the wait
+#pragma unroll
+    for (int i = 0; i < kTcStages - 1; ++i) {
+        if (i < my_tiles) {
+            issue(i, rng.last);
+            if (rng.last >= tile_pos(i) && rng.last < tile_pos(i) + kTcTile) deferred = i;
+        }
+        cp_async_commit();
+    }
+
+    pdl_enter();
+    // Q: rows g = hi, g + 8 = lo · 2^11 of head g0 + g, pre-scaled; heads past gn zero.
+    const float* qrow = a.q + std::int64_t(t) * a.ldq + std::int64_t(hk * G + g0) * D;
+    for (int i = tid; i < kDecHeads * (D / 2); i += int(blockDim.x)) {
+        const int h = i / (D / 2), d2 = (i % (D / 2)) * 2;
+        float2 x = make_float2(0.f, 0.f);
+        if (h < gn) x = *reinterpret_cast<const float2*>(qrow + h * D + d2);
+        x.x *= a.scale_log2;
+        x.y *= a.scale_log2;
+        const float2 hi = __half22float2(__floats2half2_rn(x.x, x.y));
+        *reinterpret_cast<unsigned*>(sq + h * kLd + d2) = pack_f16x2(hi.x, hi.y);
+        *reinterpret_cast<unsigned*>(sq + (h + 8) * kLd + d2) = pack_f16x2((x.x - hi.x) * kTcLo, (x.y - hi.y) * kTcLo);
+    }
+    if (deferred >= 0) {  // the newest row: the lanes that copy row rn of the tile
+        const int rn = int(rng.last - tile_pos(deferred));
+        const std::int64_t b = kv_row(pt, rng.last, a.kv.page_size, a.kv.n_head_kv, hk) * D;
+        __half* sk = stage_k(deferred);
+#pragma unroll
+        for (int jj = 0; jj < kPer; ++jj) {
+            if (row0 + jj * kRowStep == rn) {
+                cp_async16(sk + rn * kLd + col * 8, kg + b + col * 8);
+                cp_async16(sk + kTcTile * kLd + rn * kLd + col * 8, vg + b + col * 8);
+            }
+        }
+    }
+    cp_async_commit();
+    __syncthreads();  // sq written
+
+    const __half* q_lane = sq + ((lane & 7) + ((lane >> 3) & 1) * 8) * kLd + (lane >> 4) * 8;
+    unsigned qa[QREG ? D / 16 : 1][4];
+    if constexpr (QREG) {
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) ldsm_x4(qa[kk], q_lane + kk * 16);
+    }
+    const int k_lane = ((lane & 7) + (lane >> 4) * 8) * kLd + ((lane >> 3) & 1) * 8;
+    const int v_lane = ((lane & 7) + ((lane >> 3) & 1) * 8) * kLd + (lane >> 4) * 8;
+
+    float o[D / 8][4];
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+    float m = -INFINITY, l = 0.f;  // head g's running max and this lane's part of the sum
+
+    for (int i = 0; i < my_tiles; ++i) {
+        // Tile i + kTcStages − 1 goes where tile i − 1 was (every lane is past it: the __syncwarp below).
+        if (i + kTcStages - 1 < my_tiles) issue(i + kTcStages - 1, -1);
+        cp_async_commit();
+        if (i <= deferred) cp_async_wait_all();  // the newest row's group came after the prologue's
+        else cp_async_wait_group<kTcStages - 1>();
+        __syncwarp();
+        const __half* sk = stage_k(i);
+        const __half* sv = sk + kTcTile * kLd;
+        const std::int64_t p0 = tile_pos(i);
+        const int nvalid = c_hi - p0 < kTcTile ? int(c_hi - p0) : kTcTile;
+
+        float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            unsigned qf[4];
+            if constexpr (QREG) {
+                qf[0] = qa[kk][0];
+                qf[1] = qa[kk][1];
+                qf[2] = qa[kk][2];
+                qf[3] = qa[kk][3];
+            } else {
+                ldsm_x4(qf, q_lane + kk * 16);
+            }
+            unsigned b[4];
+            ldsm_x4(b, sk + k_lane + kk * 16);
+            mma_f16(s[0], qf, b[0], b[1]);
+            mma_f16(s[1], qf, b[2], b[3]);
+        }
+        // Head g's scores of keys 8n + 2tq + e: the hi row plus the lo row · 2^-11.
+        float x[2][2];
+        float mx = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                x[n][e] = 8 * n + 2 * tq + e < nvalid ? s[n][e] + s[n][2 + e] * kTcLoInv : -INFINITY;
+                mx = fmaxf(mx, x[n][e]);
+            }
+        }
+        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(kFull, mx, 2));
+        const float mn = fmaxf(m, mx);  // finite: key p0 is in the chunk
+        const float al = exp2f(m - mn);
+        m = mn;
+        float p[2][2], sum = 0.f;
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                p[n][e] = exp2f(x[n][e] - mn);
+                sum += p[n][e];
+            }
+        }
+        l = l * al + sum;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+            o[n][0] *= al;
+            o[n][1] *= al;
+            o[n][2] *= al;
+            o[n][3] *= al;
+        }
+        // P as the A operand: row g = hi(p), row g + 8 = lo(p) · 2^11; keys 0-7 in a0-a1, 8-15 in a2-a3.
+        unsigned pa[4];
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+            const float2 hi = __half22float2(__floats2half2_rn(p[n][0], p[n][1]));
+            pa[2 * n] = pack_f16x2(hi.x, hi.y);
+            pa[2 * n + 1] = pack_f16x2((p[n][0] - hi.x) * kTcLo, (p[n][1] - hi.y) * kTcLo);
+        }
+#pragma unroll
+        for (int dn = 0; dn < D / 16; ++dn) {
+            unsigned b[4];
+            ldsm_x4_trans(b, sv + v_lane + dn * 16);
+            mma_f16(o[2 * dn], pa, b[0], b[1]);
+            mma_f16(o[2 * dn + 1], pa, b[2], b[3]);
+        }
+        __syncwarp();  // every lane is done with this slot before it is refilled
+    }
+    cp_async_wait_all();
+    l += __shfl_xor_sync(kFull, l, 1);
+    l += __shfl_xor_sync(kFull, l, 2);
+    __syncthreads();  // every warp is done with its ring: the merge area aliases them
+
+    float* mo = reinterpret_cast<float*>(smem + L::kQ);  // [W][8][D]
+    float* mml = mo + std::size_t(W) * kDecHeads * D;    // [W][8][2]
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n)
+        *reinterpret_cast<float2*>(mo + (warp * kDecHeads + g) * D + 8 * n + 2 * tq) =
+            make_float2(o[n][0] + o[n][2] * kTcLoInv, o[n][1] + o[n][3] * kTcLoInv);
+    if (tq == 0) {
+        mml[(warp * kDecHeads + g) * 2] = m;  // a warp without tiles: -inf, 0, 0
+        mml[(warp * kDecHeads + g) * 2 + 1] = l;
+    }
+    __syncthreads();
+    const std::int64_t head0 = std::int64_t(t) * a.p.n_head + std::int64_t(hk) * G + g0;
+    for (int i = tid; i < gn * D; i += int(blockDim.x)) {
+        const int h = i / D, d = i % D;
+        float mx = -INFINITY;
+        for (int w = 0; w < W; ++w) mx = fmaxf(mx, mml[(w * kDecHeads + h) * 2]);  // finite: warp 0 had a tile
+        float acc = 0.f, sum = 0.f;
+        for (int w = 0; w < W; ++w) {
+            const float mw = mml[(w * kDecHeads + h) * 2];
+            if (mw == -INFINITY) continue;
+            const float f = exp2f(mw - mx);
+            acc += f * mo[(w * kDecHeads + h) * D + d];
+            sum += f * mml[(w * kDecHeads + h) * 2 + 1];
+        }
+        a.ws_o[((head0 + h) * a.n_split + c) * D + d] = acc;
+        if (d == 0) {
+            float* ml = a.ws_ml + ((head0 + h) * a.n_split + c) * 2;
+            ml[0] = mx;
+            ml[1] = sum;
+        }
+    }
+}
+
 __global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs a) {
     __shared__ float w[kDecMaxSplit];
     __shared__ float part[kCombThreads / 32];
+    __shared__ float4 red[kCombThreads];
     const int t = int(blockIdx.x), h = int(blockIdx.y), dv = a.p.v_head_dim;
     const int tid = int(threadIdx.x), warp = tid >> 5, lane = tid & 31;
     const int active = decode_range(a, t).active;  // (the step's metadata and the sinks: read before the wait)
@@ -753,11 +1021,37 @@ __global__ void __launch_bounds__(kCombThreads) decode_combine_kernel(DecodeArgs
     den = a.p.sinks ? exp2f(sink - gmax) : 0.f;
     for (int i = 0; i < kCombThreads / 32; ++i) den += part[i];
     const float inv = 1.f / den;
-    const float* po = a.ws_o + base * dv;
-    for (int d = tid; d < dv; d += kCombThreads) {
-        float acc = 0.f;
-        for (int c = 0; c < active; ++c) acc += w[c] * po[std::int64_t(c) * dv + d];
-        a.out[(std::int64_t(t) * a.p.n_head + h) * dv + d] = acc * inv;
+    // Thread (chunk group cg, float4 column c4) sums chunks cg, cg + n_cg, …; the groups are summed in shared memory
+    // (independent loads in flight instead of one chain of `active` loads per column).
+    const int nc4 = dv / 4, n_cg = kCombThreads / nc4, cg = tid / nc4, c4 = tid % nc4;
+    const float4* po = reinterpret_cast<const float4*>(a.ws_o + base * dv);
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (cg < n_cg) {
+#pragma unroll 4
+        for (int c = cg; c < active; c += n_cg) {
+            const float4 o = po[std::int64_t(c) * nc4 + c4];
+            const float wc = w[c];
+            acc.x += wc * o.x;
+            acc.y += wc * o.y;
+            acc.z += wc * o.z;
+            acc.w += wc * o.w;
+        }
+    }
+    red[tid] = acc;
+    __syncthreads();
+    if (cg == 0) {
+        for (int k = 1; k < n_cg; ++k) {
+            const float4 o = red[k * nc4 + c4];
+            acc.x += o.x;
+            acc.y += o.y;
+            acc.z += o.z;
+            acc.w += o.w;
+        }
+        float* dst = a.out + (std::int64_t(t) * a.p.n_head + h) * dv + c4 * 4;
+        dst[0] = acc.x * inv;
+        dst[1] = acc.y * inv;
+        dst[2] = acc.z * inv;
+        dst[3] = acc.w * inv;
     }
 }
 
@@ -769,6 +1063,56 @@ bool shape_ok(const AttentionParams& p, const DevicePagedKv& kv) {
 int decode_splits(std::int64_t max_ctx) {
     const std::int64_t tiles = (max_ctx + kDecodeChunk - 1) / kDecodeChunk;
     return int(tiles < kDecMaxSplit ? tiles : kDecMaxSplit);
+}
+
+// The workspace of a launch with a.n_split chunks: (max, sum) per (token, head, chunk), then the partial outputs
+// (128-byte aligned); within attention_decode_workspace(), as a.n_split ≤ decode_splits(max_ctx).
+void set_workspace(DecodeArgs& a, std::int64_t n_tokens, void* workspace) {
+    const std::size_t heads = std::size_t(n_tokens) * std::size_t(a.p.n_head) * std::size_t(a.n_split);
+    a.ws_ml = static_cast<float*>(workspace);
+    a.ws_o = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + align128(heads * 2 * sizeof(float)));
+}
+
+// The tensor-core decode: as many warps per block (≤ kTcMaxWarps) as the device's shared memory per block takes, and
+// as many chunks per (token, KV head, head batch) as fit one wave of blocks on the device (fixed at capture, like the
+// grid; at least 1, at most decode_splits(max_ctx), what the workspace holds). cudaErrorNotSupported: no block fits.
+template <int D, bool QREG>
+cudaError_t launch_decode_tc(DecodeArgs a, std::int64_t n_tokens, std::int64_t max_ctx, void* workspace,
+                             cudaStream_t stream) {
+    using L = TcDecodeLayout<D>;
+    int dev = 0, smem_max = 0, sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        e != cudaSuccess)
+        return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
+        return e;
+    int warps = kTcMaxWarps;
+    while (warps > 1 && L::smem(warps) > std::size_t(smem_max)) --warps;
+    const std::size_t smem = L::smem(warps);
+    if (smem > std::size_t(smem_max)) return cudaErrorNotSupported;
+    const auto kernel = decode_tc_kernel<D, QREG>;
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        if (e != cudaSuccess) return e;
+    }
+    int per_sm = 0;
+    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, warps * 32, smem);
+        e != cudaSuccess)
+        return e;
+    const std::int64_t pairs = n_tokens * a.p.n_head_kv * a.n_hb;
+    const std::int64_t wave = std::int64_t(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    const std::int64_t want = wave / pairs;  // rounded down: a second, partial wave would double the time
+    const int cap = decode_splits(max_ctx);
+    a.n_split = int(want < 1 ? 1 : want > cap ? cap : want);
+    a.tile = kTcTile;
+    a.min_tiles = warps;
+    set_workspace(a, n_tokens, workspace);
+    const dim3 grid(unsigned(n_tokens), unsigned(a.p.n_head_kv * a.n_hb), unsigned(a.n_split));
+    if (const cudaError_t e = launch_pdl(kernel, grid, dim3(unsigned(warps * 32)), smem, stream, a); e != cudaSuccess)
+        return e;
+    return launch_pdl(decode_combine_kernel, dim3(unsigned(n_tokens), unsigned(a.p.n_head)), dim3(kCombThreads), 0,
+                      stream, a);
 }
 
 // The tensor-core launch for a.p.head_dim with the largest tile that fits the device's shared memory;
@@ -874,15 +1218,29 @@ cudaError_t attention_decode(const AttentionParams& p, const float* q, std::int6
     a.pos = pos;
     a.seq = seq;
     a.kv = KvArgs{kv.k, kv.v, kv.page_tables, kv.pages_stride, p.page_size, p.n_head_kv};
-    a.n_split = decode_splits(max_ctx);
     a.group = p.n_head / p.n_head_kv;
     a.n_hb = (a.group + kDecHeads - 1) / kDecHeads;
     a.scale_log2 = p.scale * kLog2e;
-    const std::size_t heads = std::size_t(n_tokens) * std::size_t(p.n_head) * std::size_t(a.n_split);
-    a.ws_ml = static_cast<float*>(workspace);
-    a.ws_o = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + align128(heads * 2 * sizeof(float)));
     a.out = out;
 
+    const auto al = [](const void* ptr, std::uintptr_t n) { return reinterpret_cast<std::uintptr_t>(ptr) % n == 0; };
+    if (kv.type == DType::F16 && p.head_dim == p.v_head_dim && al(kv.k, 16) && al(kv.v, 16) && al(q, 8) &&
+        ldq % 2 == 0) {
+        cudaError_t e = cudaErrorNotSupported;
+        switch (p.head_dim) {
+            case 32: e = launch_decode_tc<32, true>(a, n_tokens, max_ctx, workspace, stream); break;
+            case 64: e = launch_decode_tc<64, true>(a, n_tokens, max_ctx, workspace, stream); break;
+            case 128: e = launch_decode_tc<128, true>(a, n_tokens, max_ctx, workspace, stream); break;
+            case 256: e = launch_decode_tc<256, false>(a, n_tokens, max_ctx, workspace, stream); break;
+            default: break;
+        }
+        if (e != cudaErrorNotSupported) return e;
+    }
+
+    a.n_split = decode_splits(max_ctx);
+    a.tile = kDecodeChunk;
+    a.min_tiles = 1;
+    set_workspace(a, n_tokens, workspace);
     const dim3 grid(unsigned(n_tokens), unsigned(p.n_head_kv * a.n_hb), unsigned(a.n_split));
     const std::size_t smem = decode_smem(p.head_dim, p.v_head_dim);
     const auto launch = [&](auto kernel) {

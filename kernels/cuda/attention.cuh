@@ -25,12 +25,18 @@
 // attention_prefill_exact: same contract, always the f32 kernel (the engine's exact mode).
 // attention_decode: one query token per sequence (n_tokens sequences), positions pos[t] and page-table rows seq[t]
 //   read from DEVICE memory (so a CUDA graph replays it as the context grows); requires 0 ≤ pos[t] < max_ctx.
-//   Split-K, f32 arithmetic (an f16 cache is widened as it is read): the grid has min(ceil(max_ctx / kDecodeChunk), 128) chunks per (token, KV head, ≤ 8 query
-//   heads) — fixed at capture — and each token's window [max(0, pos[t] − window + 1), pos[t]] is cut on device into
-//   chunks of whole kDecodeChunk-position tiles; a block reads its chunk's K and V rows once for its query heads and
-//   writes a partial (max, sum, unnormalized output) to the workspace; blocks past the last chunk exit. A second
-//   kernel merges the partials (+ the sink) into out. workspace: attention_decode_workspace() bytes, 16-byte
-//   aligned, no initialization.
+//   Split-K: each token's window [max(0, pos[t] − window + 1), pos[t]] is cut on device into chunks of whole tiles;
+//   a block reads its chunk's K and V rows once for up to 8 query heads of one KV head and writes a partial (max,
+//   sum, unnormalized output) to the workspace; blocks past the last chunk exit. A second kernel merges the partials
+//   (+ the sink) into out. Two partial kernels:
+//   - f16 cache, head_dim == v_head_dim ∈ {32, 64, 128, 256}, k / v 16-byte and q 8-byte aligned, ldq even: tensor
+//     cores (mma.sync m16n8k16) with q and the probabilities each split into two f16 halves (hi + lo), so the
+//     products are f32-accurate (|q·scale| must fit f16, as for prefill); 16-position tiles streamed per warp through
+//     a 3-deep cp.async ring; as many chunks per (token, KV head, 8 heads) as fill the device once with blocks,
+//     at most min(ceil(max_ctx / kDecodeChunk), 128) — fixed at capture — and at least a tile per warp each.
+//   - otherwise (f32 cache, other head dims): f32 arithmetic on CUDA cores, min(ceil(max_ctx / kDecodeChunk), 128)
+//     chunks of whole kDecodeChunk-position tiles.
+//   workspace: attention_decode_workspace() bytes, 16-byte aligned, no initialization.
 //   Launched as a programmatic dependent (launch.cuh), it reads pos, seq, the page tables and the K / V rows of
 //   positions before pos[t] before its wait: the kernel launched just before it may write the rows at pos[t]
 //   (the KV write of this step) and q, nothing else it reads.
@@ -46,7 +52,7 @@
 
 namespace ft::kernels::cuda {
 
-constexpr int kDecodeChunk = 64;  // decode tile (positions); chunks are whole tiles
+constexpr int kDecodeChunk = 64;  // the f32 decode kernel's tile (positions); sizes the workspace's chunk count
 
 struct DevicePagedKv {
     const void* k = nullptr;  // elements of `type`

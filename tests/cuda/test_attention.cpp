@@ -11,6 +11,8 @@
 // reference of an f16 case is ref::attention_f32 on the K/V rounded to f16 (what the cache holds), so the same
 // tolerances apply to both.
 //
+// Decode on an f16 cache with head_dim == v_head_dim ∈ {32, 64, 128, 256} runs the tensor-core decode kernel (q and p
+// split into two f16 halves, f32-accurate), the other rows the f32 CUDA-core kernel; both meet the f32 tolerances.
 // Tolerances: f32 paths (decode, simple and exact prefill) max_abs ≤ 1e-5 and nmse ≤ 1e-10. Tensor-core prefill
 // (Q·scale, K, V and P rounded to f16, unit roundoff 2^-11, f32 accumulation and softmax): max_abs ≤ 4e-3 and
 // nmse ≤ 1e-5 on outputs of O(0.1-1) (random q in [-3, 3], k and v in [-1, 1], so the logits are ~N(0, 1) and the
@@ -313,6 +315,14 @@ private slots:
         QTest::newRow("d256 g2 b1 [12345] (dv 256 tail rows)")
             << 256 << 256 << 4 << 2 << QList<int>{12345} << 16384 << 0 << false;
         QTest::newRow("d64 g16 b2 [8193,65]")   << 64 << 64 << 16 << 1 << QList<int>{8193, 65} << 8256 << 0 << false;
+        // The Qwen3-30B-A3B shape at a 12k context beside short sequences: ragged last pages (12,001 and 17 are not
+        // multiples of the 16-position page or tile), chunks of several tiles per warp, chunks with fewer tiles than
+        // a block has warps; f16: the tensor-core kernel.
+        QTest::newRow("d128 32/4 b4 [12000,12001,17,1] (30B shape, 12k)")
+            << 128 << 128 << 32 << 4 << QList<int>{12000, 12001, 17, 1} << 12080 << 0 << false;
+        // A context of fewer tiles than one block's warps, and every length around one tile.
+        QTest::newRow("d128 32/4 b5 [15,16,33,48,64] max_ctx 64")
+            << 128 << 128 << 32 << 4 << QList<int>{15, 16, 33, 48, 64} << 64 << 0 << false;
     }
     void decodeMatchesReference() { decodeCase(false); }
     void decodeF16MatchesReference_data() { decodeMatchesReference_data(); }
@@ -388,6 +398,7 @@ private slots:
         QTest::newRow("max_ctx 16384 (multi-tile chunks)")
             << 16384 << QList<int>{0, 63, 64, 8191, 8192, 8193, 16383} << false;
         QTest::newRow("f16 KV, max_ctx 16384") << 16384 << QList<int>{0, 64, 8192, 16383} << true;
+        QTest::newRow("f16 KV, max_ctx 1024") << 1024 << QList<int>{0, 15, 16, 63, 64, 700, 1023} << true;
     }
     void decodeGraphReplay() {
         QFETCH(int, max_ctx);
@@ -599,7 +610,7 @@ private slots:
             int batch, ctx, max_ctx;  // max_ctx > ctx: a grid sized for the engine's context (graph capture)
         };
         for (const Shape sh : {Shape{1, 512, 512}, Shape{1, 4096, 4096}, Shape{1, 32768, 32768},
-                               Shape{1, 512, 32768}, Shape{1, 4096, 32768}, Shape{4, 512, 512},
+                               Shape{1, 512, 32768}, Shape{1, 4096, 32768}, Shape{1, 12000, 12080}, Shape{4, 512, 512},
                                Shape{4, 4096, 4096}, Shape{4, 32768, 32768}}) {
             const int batch = sh.batch, ctx = sh.ctx, max_ctx = sh.max_ctx;
             for (const bool f16 : {false, true}) {
