@@ -119,6 +119,9 @@ public:
     // hybrid at q* = 1 with no fetch cap: every miss is fetched (a slot is always free), so decode leaves the CPU
     // handshake out of the step — offload's step, which the search may find fastest.
     bool fetches_all() const;
+    // Whether decode hands experts to the CPU workers now (cpu, static, hybrid below q* = 1): false for offload and
+    // for hybrid while it fetches every miss (fetches_all).
+    bool hands_experts_to_cpu() const { return bridge_ != nullptr && !fetches_all(); }
     bool fraction_searching() const;    // the online search is measuring candidates now
     double fraction_search_seconds() const;  // decode seconds of the last (or current) search
     int fraction_search_windows() const;     // candidates measured so far

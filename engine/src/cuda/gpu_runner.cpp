@@ -279,10 +279,12 @@ private:
     cudaGraphExec_t graph_for(std::int64_t B);
     void mark(const char* phase);
 
-    // Waits for the stream. With CPU expert workers running beside the GPU the waiting thread must not spin on a core
-    // they need: it blocks on an event (cudaEventBlockingSync) instead.
+    // Waits for the stream. While decode hands experts to the CPU workers (cpu, static, hybrid below q* = 1) the
+    // waiting thread must not spin on a core they need: it blocks on an event (cudaEventBlockingSync) instead.
+    // Otherwise it waits as offload does: hybrid at q* = 1 gives the CPU nothing, and a blocking wait would only add
+    // the thread's wake-up to every step.
     void sync(const char* what) {
-        if (!blocking_) {
+        if (!blocking_ || !offload_ || !offload_->hands_experts_to_cpu()) {
             check(cudaStreamSynchronize(stream_), what);
             return;
         }
