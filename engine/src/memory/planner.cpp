@@ -214,6 +214,13 @@ MemoryPlan plan_memory(const ModelGeometry& g, const PlanRequest& r) {
     p.state = state_bytes(g, r.max_sequences);
 
     std::string backend(resolve(r.backend));
+    if (g.n_moe_layers == 0 && backend != "resident") {
+        // A dense model (no MoE block) has no experts for a backend to place: all its weights are resident.
+        if (backend != "auto")
+            p.notes.push_back(fmt::format("MoE backend {}: the model has no MoE block, so every weight stays on the GPU "
+                                          "(resident)", backend));
+        backend = "resident";
+    }
     const bool static_b = backend == "static";
     const std::uint64_t min_slots_b = static_b ? 0 : std::uint64_t(g.n_expert);
     auto fixed_at = [&](std::int64_t chunk, bool offload) {

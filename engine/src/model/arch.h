@@ -41,6 +41,9 @@ struct Arch {
     std::string_view name;       // ours: "qwen3_moe"
     std::string_view gguf_name;  // GGUF general.architecture (llama.cpp's): "qwen3moe"
     std::vector<HfClass> hf;
+    // false: a dense architecture, a graph without MoE blocks (every layer a dense FFN; no expert keys, expert_count
+    // 0). true: expert_count must be at least 1.
+    bool moe = true;
     // Hyper-parameters beyond the shared keys, which hf_config.cpp / gguf_desc.cpp read first (d.arch is set).
     void (*read_hf)(const HfConfig& cfg, ModelDesc& d) = nullptr;
     void (*read_gguf)(const GgufKeys& keys, ModelDesc& d) = nullptr;

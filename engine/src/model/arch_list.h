@@ -6,6 +6,7 @@
 
 #define FT_ARCHITECTURES(X) \
     X(qwen3_moe)            \
+    X(qwen3)                \
     X(qwen3_5_moe)          \
     X(qwen3_next)           \
     X(deepseek_v3)          \

@@ -79,10 +79,12 @@ ModelDesc desc_from_gguf(const gguf::Metadata& md) {
     r.attn_factor = k.opt_f64("rope.scaling.attn_factor", 1.0);
 
     auto& m = d.moe;
-    m.n_expert = k.req_u32("expert_count");
-    m.n_expert_used = k.req_u32("expert_used_count");
-    m.n_ff_exp = k.opt_u32("expert_feed_forward_length", d.n_ff);
-    if (m.n_ff_exp == 0) m.n_ff_exp = k.req_u32("expert_feed_forward_length");
+    if (arch->moe) {
+        m.n_expert = k.req_u32("expert_count");
+        m.n_expert_used = k.req_u32("expert_used_count");
+        m.n_ff_exp = k.opt_u32("expert_feed_forward_length", d.n_ff);
+        if (m.n_ff_exp == 0) m.n_ff_exp = k.req_u32("expert_feed_forward_length");
+    }
     m.n_shared_expert = k.opt_u32("expert_shared_count", 0);
     m.n_ff_shexp = k.opt_u32("expert_shared_feed_forward_length", m.n_ff_exp * m.n_shared_expert);
     m.first_k_dense = k.opt_u32("leading_dense_block_count", 0);
@@ -185,24 +187,26 @@ void desc_to_gguf(const ModelDesc& d, gguf::Metadata& md) {
         }
         if (d.rope.attn_factor != 1.0) f32("rope.scaling.attn_factor", d.rope.attn_factor);
     }
-    u32("expert_count", d.moe.n_expert);
-    u32("expert_used_count", d.moe.n_expert_used);
-    u32("expert_feed_forward_length", d.moe.n_ff_exp);
-    if (d.moe.n_shared_expert) {
-        u32("expert_shared_count", d.moe.n_shared_expert);
-        u32("expert_shared_feed_forward_length", d.moe.n_ff_shexp);
-    }
-    if (d.moe.first_k_dense) u32("leading_dense_block_count", d.moe.first_k_dense);
-    if (d.moe.moe_every > 1) u32("moe_every_n_layers", d.moe.moe_every);
-    md.set(a + ".expert_weights_norm", Value::boolean(d.moe.norm_topk_prob));
-    if (d.moe.routed_scaling_factor != 1.0) f32("expert_weights_scale", d.moe.routed_scaling_factor);
-    u32("expert_gating_func", d.moe.gating == Gating::softmax          ? 1u
-                              : d.moe.gating == Gating::sigmoid        ? 2u
-                              : d.moe.gating == Gating::softmax_weight ? 3u
-                                                                       : 4u);
-    if (d.moe.n_group) {
-        u32("expert_group_count", d.moe.n_group);
-        u32("expert_group_used_count", d.moe.topk_group);
+    if (arch.moe) {  // a dense architecture has no expert keys (llama.cpp's files of it have none)
+        u32("expert_count", d.moe.n_expert);
+        u32("expert_used_count", d.moe.n_expert_used);
+        u32("expert_feed_forward_length", d.moe.n_ff_exp);
+        if (d.moe.n_shared_expert) {
+            u32("expert_shared_count", d.moe.n_shared_expert);
+            u32("expert_shared_feed_forward_length", d.moe.n_ff_shexp);
+        }
+        if (d.moe.first_k_dense) u32("leading_dense_block_count", d.moe.first_k_dense);
+        if (d.moe.moe_every > 1) u32("moe_every_n_layers", d.moe.moe_every);
+        md.set(a + ".expert_weights_norm", Value::boolean(d.moe.norm_topk_prob));
+        if (d.moe.routed_scaling_factor != 1.0) f32("expert_weights_scale", d.moe.routed_scaling_factor);
+        u32("expert_gating_func", d.moe.gating == Gating::softmax          ? 1u
+                                  : d.moe.gating == Gating::sigmoid        ? 2u
+                                  : d.moe.gating == Gating::softmax_weight ? 3u
+                                                                           : 4u);
+        if (d.moe.n_group) {
+            u32("expert_group_count", d.moe.n_group);
+            u32("expert_group_used_count", d.moe.topk_group);
+        }
     }
     if (d.nextn_predict_layers) u32("nextn_predict_layers", d.nextn_predict_layers);
     if (arch.write_gguf) arch.write_gguf(d, w);

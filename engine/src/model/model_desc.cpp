@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ft/error.h"
+#include "model/arch.h"
 
 namespace ft::model {
 
@@ -62,10 +63,14 @@ void validate(const ModelDesc& d) {
     if (d.rope.n_rot > d.attn.head_dim && !d.attn.is_mla()) bad("rope.dimension_count", "larger than the head dim");
     if (!(d.norm_eps > 0 && d.norm_eps < 1)) bad("attention.layer_norm_rms_epsilon", "must be in (0, 1)");
     if (!(d.rope.theta > 0)) bad("rope.freq_base", "must be positive");
-    range("expert_count", d.moe.n_expert, 1, 65536);
-    range("expert_used_count", d.moe.n_expert_used, 1, d.moe.n_expert);
-    range("expert_feed_forward_length", d.moe.n_ff_exp, 1, kMax);
-    range("moe_every_n_layers", d.moe.moe_every, 1, d.n_layer);
+    if (arch_of(d.arch).moe) {
+        range("expert_count", d.moe.n_expert, 1, 65536);
+        range("expert_used_count", d.moe.n_expert_used, 1, d.moe.n_expert);
+        range("expert_feed_forward_length", d.moe.n_ff_exp, 1, kMax);
+        range("moe_every_n_layers", d.moe.moe_every, 1, d.n_layer);
+    } else if (d.moe.n_expert != 0 || d.moe.n_shared_expert != 0) {
+        bad("expert_count", "a dense architecture has no experts");
+    }
     if (d.moe.n_group != 0) {
         if (d.moe.n_expert % d.moe.n_group != 0) bad("expert_group_count", "does not divide expert_count");
         range("expert_group_used_count", d.moe.topk_group, 1, d.moe.n_group);

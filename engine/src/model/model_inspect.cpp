@@ -251,12 +251,16 @@ std::string inspect_text(const json& j) {
                                      ", head dim " + scalar(d["attention"]["head_dim"]));
         if (d["attention"].contains("mla")) line("MLA", d["attention"]["mla"].dump());
         if (d["attention"].contains("indexer")) line("sparse indexer", d["attention"]["indexer"].dump());
-        line("experts", scalar(d["moe"]["n_expert"]) + ", " + scalar(d["moe"]["n_expert_used"]) + " per token, FFN " +
-                            scalar(d["moe"]["n_ff_exp"]));
+        const bool moe = d["moe"]["n_expert"].get<int>() > 0;
+        if (moe)
+            line("experts", scalar(d["moe"]["n_expert"]) + ", " + scalar(d["moe"]["n_expert_used"]) + " per token, FFN " +
+                                scalar(d["moe"]["n_ff_exp"]));
+        else
+            line("experts", "none (dense: no MoE block)");
         if (d["moe"]["n_shared_expert"].get<int>() > 0)
             line("shared experts", scalar(d["moe"]["n_shared_expert"]) + ", FFN " + scalar(d["moe"]["n_ff_shexp"]));
         if (d["n_ff"].get<int>() > 0) line("dense FFN", scalar(d["n_ff"]));
-        line("gating", scalar(d["moe"]["gating"]) + (d["moe"]["norm_topk_prob"].get<bool>() ? ", normalized top-k" : "") +
+        if (moe) line("gating", scalar(d["moe"]["gating"]) + (d["moe"]["norm_topk_prob"].get<bool>() ? ", normalized top-k" : "") +
                            (d["moe"]["routed_scaling_factor"].get<double>() != 1.0 ? ", scale " + scalar(d["moe"]["routed_scaling_factor"]) : "") +
                            (d["moe"]["n_group"].get<int>() > 0 ? ", groups " + scalar(d["moe"]["n_group"]) + "/" + scalar(d["moe"]["topk_group"]) : ""));
         line("norm eps", scalar(d["norm_eps"]));
