@@ -179,11 +179,12 @@ __global__ void __launch_bounds__(kMaxThreads)
 }
 
 // Any row: two passes over x (in place allowed).
-__global__ void rms_norm_f32_kernel(const float* x, const float* __restrict__ w, float* y, std::int64_t n_cols, float eps) {
+__global__ void rms_norm_f32_kernel(const float* x, std::int64_t ldx, const float* __restrict__ w, float* y,
+                                    std::int64_t ldy, std::int64_t n_cols, float eps) {
     pdl_enter();
     const std::int64_t row = blockIdx.x;
-    const float* xr = x + row * n_cols;
-    float* yr = y + row * n_cols;
+    const float* xr = x + row * ldx;
+    float* yr = y + row * ldy;
     float ss = 0.f;
     for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) ss += xr[c] * xr[c];
     const float scale = rsqrtf(block_sum(ss) / float(n_cols) + eps);
@@ -210,7 +211,15 @@ cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t 
         return launch_pdl(rms_norm_vec_kernel, grid, dim3(unsigned(threads)), 0, stream, reinterpret_cast<const float4*>(x),
                           reinterpret_cast<const float4*>(w), reinterpret_cast<float4*>(y), n4, eps);
     }
-    return launch_pdl(rms_norm_f32_kernel, grid, dim3(kBlock), 0, stream, x, w, y, n_cols, eps);
+    return launch_pdl(rms_norm_f32_kernel, grid, dim3(kBlock), 0, stream, x, n_cols, w, y, n_cols, n_cols, eps);
+}
+
+cudaError_t rms_norm_rows_f32(const float* x, std::int64_t ldx, const float* w, float* y, std::int64_t ldy,
+                              std::int64_t n_rows, std::int64_t n_cols, float eps, cudaStream_t stream) {
+    if (n_rows <= 0 || n_cols <= 0) return cudaSuccess;
+    if (n_rows > 0x7fffffff || ldx < n_cols || ldy < n_cols) return cudaErrorInvalidValue;
+    return launch_pdl(rms_norm_f32_kernel, dim3(static_cast<unsigned>(n_rows)), dim3(kBlock), 0, stream, x, ldx, w, y,
+                      ldy, n_cols, eps);
 }
 
 cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, const float* weights, std::int64_t n_tokens,

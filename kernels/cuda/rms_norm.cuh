@@ -9,6 +9,10 @@ namespace ft::kernels::cuda {
 
 cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t n_rows, std::int64_t n_cols, float eps,
                          cudaStream_t stream);
+// The same on rows ldx / ldy floats apart (x == y in place): a norm over part of each row (MiniMax-M2's q and k
+// inside the packed q|k|v rows).
+cudaError_t rms_norm_rows_f32(const float* x, std::int64_t ldx, const float* w, float* y, std::int64_t ldy,
+                              std::int64_t n_rows, std::int64_t n_cols, float eps, cudaStream_t stream);
 
 // A MoE block's weighted sum into the residual and the next block's input norm in one launch (a block per token):
 // out = moe_combine(y, where, weights, n_tokens, k, cols, out, accumulate = true), then xn = rms_norm_f32(out, w) —

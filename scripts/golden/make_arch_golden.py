@@ -38,6 +38,15 @@ transformers makes of a real checkpoint), and run in float32.
             shared, sigmoid router with e_score_correction_bias, no groups (as GLM-5), routed scaling 2.5,
             norm_topk_prob. Tensors under transformers' own names (its state dict: the fused 3-D experts).
 
+  minimax_m2 MiniMaxM2ForCausalLM (MiniMax-M2 / M2.1 / M2.5): 3 layers, hidden 64, GQA attention (4/2 heads of 32)
+            whose q and k are RMS-normalised over all heads of a token at once (q_norm [4 x 32], k_norm [2 x 32]),
+            NeoX RoPE on the first half of each head (partial_rotary_factor 0.5, MiniMax's rotary_dim 16 beside it,
+            theta 5e6), every layer MoE: 16 experts (FFN 32) top-4, sigmoid router with e_score_correction_bias in
+            the choice only, renormalised, no shared expert. Written by transformers' own save_pretrained (BF16, the
+            correction bias F32), which writes MiniMax's published names (block_sparse_moe.gate,
+            block_sparse_moe.e_score_correction_bias, per-expert block_sparse_moe.experts.E.w1/w2/w3) where this
+            transformers maps them; the fixture's README says which names the file holds.
+
   qwen3_5_moe Qwen3_5MoeForCausalLM: 4 layers, hidden 64, Gated DeltaNet in layers 0-2 (2 key heads / 4 value heads of
             32, conv 4), gated full attention in layer 3 (4/2 heads of 32, [query | gate] per head, q/k norms,
             partial RoPE 0.25), 8 experts top-4 + a sigmoid-gated shared expert, zero-centred norms. Qwen's names,
@@ -591,6 +600,110 @@ def dsv4_sequences():
     return [s0, body(23), body(61), body(100)]
 
 
+# ---------------------------------------------------------------- MiniMax-M2 (minimax_m2)
+
+MINIMAX = dict(hidden=64, layers=3, heads=4, kv_heads=2, head_dim=32, rotary=0.5, experts=16, top_k=4, moe_ff=32,
+               theta=5000000.0)
+
+
+def minimax_config():
+    from transformers import MiniMaxM2Config
+    c = MINIMAX
+    kw = dict(vocab_size=VOCAB, hidden_size=c["hidden"], intermediate_size=c["moe_ff"], num_hidden_layers=c["layers"],
+              num_attention_heads=c["heads"], num_key_value_heads=c["kv_heads"], head_dim=c["head_dim"],
+              hidden_act="silu", rms_norm_eps=1e-6, max_position_embeddings=196608, tie_word_embeddings=False,
+              num_local_experts=c["experts"], num_experts_per_tok=c["top_k"], pad_token_id=4098, eos_token_id=4097,
+              bos_token_id=4096,
+              # MiniMax's configs state the rotated width too; transformers reads only the factor.
+              rotary_dim=int(c["head_dim"] * c["rotary"]))
+    return make_config(MiniMaxM2Config, kw, {"rope_type": "default", "partial_rotary_factor": c["rotary"]}, c["theta"])
+
+
+def minimax_weights(cfg, Model):
+    """Every tensor transformers' MiniMaxM2ForCausalLM holds, under its in-memory names (loaded strictly into the
+    model, which save_pretrained then writes), BF16-exact random values: norms near 1, the correction bias >= 0 and
+    large enough to change the choice against the sigmoid scores."""
+    probe = Model(cfg)
+    shapes = {k: tuple(v.shape) for k, v in probe.state_dict().items()}
+    del probe
+    g = gen(SEED + 8)
+    sd = {}
+    for k in sorted(shapes):
+        shape = shapes[k]
+        if k.endswith("e_score_correction_bias"):
+            sd[k] = bf16(0.25 * torch.rand(shape, generator=g))
+        elif k.endswith("embed_tokens.weight"):
+            sd[k] = normal(shape, 1.0, g)
+        elif k == "lm_head.weight":
+            sd[k] = normal(shape, 3.0 / math.sqrt(shape[1]), g)
+        elif len(shape) == 1:  # RMSNorm weights, the q/k norms over all heads included
+            sd[k] = bf16(1.0 + 0.2 * torch.randn(shape, generator=g))
+        elif len(shape) == 3:  # experts [E, out, in]
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[2]), g)
+        else:
+            sd[k] = normal(shape, 1.0 / math.sqrt(shape[1]), g)
+    return sd
+
+
+def minimax_save_pretrained(Model, cfg, sd, out):
+    """The fixture as transformers itself writes it: the tensors loaded strictly, the model in BF16 with the
+    correction bias kept F32 (as MiniMax's checkpoints store it), save_pretrained. Returns the names it wrote."""
+    from safetensors import safe_open
+    m0 = Model(cfg)
+    m0.load_state_dict(sd, strict=True)
+    m0 = m0.to(torch.bfloat16)
+    for layer in m0.model.layers:
+        layer.mlp.e_score_correction_bias = layer.mlp.e_score_correction_bias.float()
+    for f in out.glob("*.safetensors"):
+        f.unlink()
+    m0.save_pretrained(out, safe_serialization=True)
+    del m0
+    names = []
+    for f in sorted(out.glob("*.safetensors")):
+        with safe_open(str(f), "pt") as h:
+            names += list(h.keys())
+    print("save_pretrained wrote:", sorted(n for n in names if ".layers.0." in n))
+    return sorted(names)
+
+
+def minimax_sequences():
+    g = gen(13)
+    bos, user, assistant = 4096, 4096 + 5, 4096 + 6
+    body = lambda n: torch.randint(0, N_BPE, (n,), generator=g).tolist()
+    s0 = [bos, user] + body(20) + [assistant] + body(16)
+    return [s0, body(23), body(90)]
+
+
+def minimax_readme(out, meta, lengths, saved):
+    c = MINIMAX
+    published = any("block_sparse_moe.experts.0.w1.weight" in n for n in saved)
+    names = ("MiniMax's published tensor names (`block_sparse_moe.gate.weight`, `block_sparse_moe.e_score_correction_bias`, "
+             "per-expert `block_sparse_moe.experts.E.w1/w2/w3.weight`), as this transformers' `save_pretrained` maps its "
+             "own back") if published else (
+             "transformers' in-memory names (`mlp.gate.weight`, `mlp.e_score_correction_bias`, 3-D "
+             "`mlp.experts.gate_up_proj` / `down_proj`): this transformers' `save_pretrained` kept them")
+    (out / "README.md").write_text(f"""# minimax-m2-tiny — golden fixture for MiniMax-M2 / M2.5 (MiniMaxM2ForCausalLM)
+
+A small `MiniMaxM2ForCausalLM` with random BF16 weights (seed {SEED + 8}; the correction bias F32 as MiniMax's
+checkpoints store it) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, GQA
+attention with {c["heads"]} query / {c["kv_heads"]} KV heads of {c["head_dim"]} whose q and k are each RMS-normalised
+over all heads of a token at once (q_norm of {c["heads"] * c["head_dim"]}, k_norm of {c["kv_heads"] * c["head_dim"]}),
+NeoX RoPE on the first {int(c["head_dim"] * c["rotary"])} dims of each head (theta {c["theta"]:g}); every layer MoE:
+{c["experts"]} experts (FFN {c["moe_ff"]}) top-{c["top_k"]}, sigmoid router with `e_score_correction_bias` in the choice
+only, renormalised weights, no shared expert, untied LM head; vocabulary {VOCAB} (the layout of a cut tokenizer; no
+tokenizer ships: sequences are token ids). Written by transformers' own `save_pretrained`: {names}.
+
+| file | what |
+| --- | --- |
+| config.json, generation_config.json, model.safetensors | the HF checkpoint |
+| golden.json | {len(lengths)} sequences ({", ".join(map(str, lengths))} tokens), transformers' greedy `generate()` ({len(meta["greedy_new_tokens"])} tokens, with its KV cache) of sequence 0 and the same by full recompute, RoPE tables, routing of sequence 0, what transformers built (`structure`) |
+| logits.bin | float32 logits of every position ([{meta["logits_shape"][0]} × {meta["logits_shape"][1]}], little-endian) |
+
+Made by `scripts/golden/make_arch_golden.py minimax_m2 OUT_DIR` (transformers {meta["transformers"]}, torch
+{meta["torch"]}; CPU is enough). The reference computes in float32 on the BF16-rounded weights.
+""")
+
+
 # ---------------------------------------------------------------- GLM-5 (glm_moe_dsa)
 
 GLM5 = dict(hidden=128, ff=192, moe_ff=32, layers=3, heads=4, q_lora=48, kv_lora=64, nope=32, rope=16, v=32,
@@ -773,7 +886,8 @@ def routing_of(model, arch, seq):
                 if ints:
                     out[il] = ints[0].reshape(len(seq), -1).tolist()
             hooks.append(mlp.router.register_forward_hook(hook))
-        elif arch in ("glm4_moe", "deepseek_v3", "deepseek_v4", "glm_moe_dsa", "qwen3_5_moe", "qwen3_next") and hasattr(mlp, "gate"):
+        elif arch in ("glm4_moe", "deepseek_v3", "deepseek_v4", "glm_moe_dsa", "qwen3_5_moe", "qwen3_next",
+                      "minimax_m2") and hasattr(mlp, "gate"):
             def hook(mod, inp, res, il=il, mlp=mlp):
                 ints = [r for r in (res if isinstance(res, tuple) else (res,)) if torch.is_tensor(r) and not r.is_floating_point()]
                 if ints:
@@ -831,6 +945,12 @@ def main():
         sd, mx = glm5_weights(cfg, Model), None
         seqs = glm5_sequences()
         keep_f32 = ("e_score_correction_bias",)
+    elif arch == "minimax_m2":
+        from transformers import MiniMaxM2ForCausalLM as Model
+        cfg = minimax_config()
+        sd, mx = minimax_weights(cfg, Model), None
+        seqs = minimax_sequences()
+        keep_f32 = ("e_score_correction_bias",)
     elif arch in ("qwen3_5_moe", "qwen3_next"):
         if arch == "qwen3_next":
             from transformers import Qwen3NextForCausalLM as Model
@@ -863,6 +983,9 @@ def main():
     else:
         save(sd, out / "model.safetensors", keep_f32)
         cfg.save_pretrained(out)
+    saved_names = None
+    if arch == "minimax_m2":  # written again, by transformers itself
+        saved_names = minimax_save_pretrained(Model, cfg, sd, out)
     cfgj = json.loads((out / "config.json").read_text())
     print("config.json:", json.dumps(cfgj, sort_keys=True))
 
@@ -889,7 +1012,7 @@ def main():
     if info.get("missing_keys") or info.get("mismatched_keys"):
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
     n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "glm_moe_dsa": GLM5,
-                "qwen3_5_moe": QWEN35,
+                "qwen3_5_moe": QWEN35, "minimax_m2": MINIMAX,
                 "qwen3_next": QWEN35, "qwen3": QWEN3D}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
@@ -941,6 +1064,19 @@ def main():
             checks["dense_mlp"] = [sorted(k for k, _ in l.mlp.named_parameters()) for l in model.model.layers]
             checks["tied"] = bool(model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr())
             checks["want"] = {"inv_freq_len": QWEN3D["head_dim"] // 2, "attention_scaling": 1.0}
+        elif arch == "minimax_m2":
+            a = model.model.layers[0].self_attn
+            checks["scaling"] = float(getattr(a, "scaling", float("nan")))
+            checks["q_norm"] = list(a.q_norm.weight.shape)
+            checks["k_norm"] = list(a.k_norm.weight.shape)
+            checks["rope_parameters"] = model.config.rope_parameters
+            checks["layer1"] = sorted(k for k, _ in model.model.layers[1].named_parameters())
+            checks["buffers1"] = sorted(k for k, _ in model.model.layers[1].named_buffers())
+            checks["saved_layer0"] = [n for n in saved_names if ".layers.0." in n]
+            c = MINIMAX
+            checks["want"] = {"inv_freq_len": int(c["head_dim"] * c["rotary"]) // 2, "attention_scaling": 1.0,
+                              "scaling": c["head_dim"] ** -0.5, "q_norm": [c["heads"] * c["head_dim"]],
+                              "k_norm": [c["kv_heads"] * c["head_dim"]]}
         elif arch in ("qwen3_5_moe", "qwen3_next"):
             checks["layer_types"] = list(model.config.layer_types)
             checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
@@ -961,6 +1097,8 @@ def main():
     loaded = model.state_dict()
     same = sum(1 for k, v in sd.items() if k in loaded and loaded[k].shape == v.shape and torch.equal(loaded[k].float(), v))
     print(f"{same} of {len(sd)} tensors load unchanged under their own name (fused/renamed ones are converted)")
+    if arch == "minimax_m2" and same != len(sd):
+        raise SystemExit(f"only {same} of {len(sd)} tensors come back from save_pretrained unchanged")
 
     logits = []
     with torch.no_grad():
@@ -1067,6 +1205,8 @@ def main():
         glm5_readme(out, meta, [len(s) for s in seqs], any(k.endswith("gate_up_proj") for k in sd))
     if arch == "qwen3":
         qwen3_dense_readme(out, meta, [len(s) for s in seqs])
+    if arch == "minimax_m2":
+        minimax_readme(out, meta, [len(s) for s in seqs], saved_names)
     print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))
 
 

@@ -99,6 +99,43 @@ private slots:
         QVERIFY2(err.finite && err.max_rel < 2e-5 + 1e-3 * (cols > 4096), err.str().c_str());
     }
 
+    // rms_norm_rows_f32 in place on the first cols of rows ld floats apart (MiniMax-M2's q and k inside the packed
+    // q|k|v rows): the normed part as the reference, the rest of every row untouched.
+    void rmsNormRowsInPlace_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("ld");
+        QTest::addRow("decode, M2.5 q 6144 of 8192") << 1 << 6144 << 8192;
+        QTest::addRow("prefill, M2.5 k 1024 at 6144 of 8192") << 37 << 1024 << 8192;
+        QTest::addRow("odd 33 of 50") << 5 << 33 << 50;
+    }
+    void rmsNormRowsInPlace() {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, ld);
+        const std::size_t n = std::size_t(rows) * ld;
+        const auto x = ft::test::random_floats(n, 17 + rows + cols, -3.f, 3.f);
+        const auto w = ft::test::random_floats(cols, 9 + cols, 0.5f, 1.5f);
+        std::vector<float> want = x;
+        for (int r = 0; r < rows; ++r)
+            ft::kernels::ref::rms_norm_f32(x.data() + std::size_t(r) * ld, w.data(), want.data() + std::size_t(r) * ld, 1, cols, 1e-6f);
+        DeviceBuffer<float> dx(n), dw(cols);
+        QVERIFY(dx.p && dw.p);
+        CHECK_CUDA(cudaMemcpy(dx.p, x.data(), n * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dw.p, w.data(), cols * 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(ft::kernels::cuda::rms_norm_rows_f32(dx.p, ld, dw.p, dx.p, ld, rows, cols, 1e-6f, nullptr));
+        CHECK_CUDA(cudaDeviceSynchronize());
+        std::vector<float> got(n);
+        CHECK_CUDA(cudaMemcpy(got.data(), dx.p, n * 4, cudaMemcpyDeviceToHost));
+        for (int r = 0; r < rows; ++r)
+            for (int c = cols; c < ld; ++c)
+                QCOMPARE(got[std::size_t(r) * ld + c], x[std::size_t(r) * ld + c]);
+        const auto err = ft::test::compare(got.data(), want.data(), n);
+        QVERIFY2(err.finite && err.max_rel < 2e-5, err.str().c_str());
+        QCOMPARE(ft::kernels::cuda::rms_norm_rows_f32(dx.p, cols - 1, dw.p, dx.p, ld, rows, cols, 1e-6f, nullptr),
+                 cudaErrorInvalidValue);
+    }
+
     // The MoE input norm fused with an F32 router: xn bit-equal to rms_norm_f32's, logits as a double dot of it.
     void rmsNormRouterMatchesTwoSteps_data() {
         QTest::addColumn<int>("tokens");

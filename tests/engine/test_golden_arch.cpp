@@ -164,6 +164,7 @@ private slots:
         QTest::newRow("qwen3.5-moe") << "qwen3-5-moe-tiny";
         QTest::newRow("qwen3-next") << "qwen3-next-tiny";
         QTest::newRow("deepseek-v4") << "deepseek-v4-tiny";
+        QTest::newRow("minimax-m2") << "minimax-m2-tiny";  // skipped until make_arch_golden.py minimax_m2 has run
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);
@@ -177,7 +178,8 @@ private slots:
     void ggufMatchesTransformers_data() {
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("type");
-        for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny", "deepseek-v4-tiny"})
+        for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny", "deepseek-v4-tiny",
+                              "minimax-m2-tiny"})
             for (const char* t : {"f32", "bf16"}) QTest::addRow("%s %s", f, t) << f << t;
     }
     void ggufMatchesTransformers() {
@@ -194,7 +196,7 @@ private slots:
     void chunksAndConcurrentRequests_data() {
         QTest::addColumn<QString>("fixture");
         for (const char* f : {"gpt-oss-tiny", "glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny",
-                              "deepseek-v4-tiny"})
+                              "deepseek-v4-tiny", "minimax-m2-tiny"})
             QTest::newRow(f) << f;
     }
     void chunksAndConcurrentRequests() {

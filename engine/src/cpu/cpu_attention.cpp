@@ -22,6 +22,12 @@ CpuAttention::CpuAttention(const model::AttentionBlock& b, WorkerPool& pool) : b
         throw Error(ErrorCode::unsupported, "gated attention with values of another width than the keys");
     q_norm_ = f32_or_empty(b.q_norm);
     k_norm_ = f32_or_empty(b.k_norm);
+    const std::size_t qn = b.qk_norm_whole ? std::size_t(b.n_head) * b.head_dim : std::size_t(b.head_dim);
+    const std::size_t kn = b.qk_norm_whole ? std::size_t(b.n_head_kv) * b.head_dim : std::size_t(b.head_dim);
+    if ((!q_norm_.empty() && q_norm_.size() != qn) || (!k_norm_.empty() && k_norm_.size() != kn))
+        throw Error(ErrorCode::invalid_file, "attention q/k norm of " + std::to_string(q_norm_.size()) + " / " +
+                                                 std::to_string(k_norm_.size()) + " values where the heads need " +
+                                                 std::to_string(qn) + " / " + std::to_string(kn));
     q_bias_ = f32_or_empty(b.q.b);
     k_bias_ = f32_or_empty(b.k.b);
     v_bias_ = f32_or_empty(b.v.b);
@@ -57,8 +63,10 @@ void CpuAttention::forward(std::span<const exec::BatchToken> batch, const float*
     add_rows(q_bias_, s.q.data(), T);
     add_rows(k_bias_, s.k.data(), T);
     add_rows(v_bias_, s.v.data(), T);
-    if (!q_norm_.empty()) kernels::cpu::rms_norm_f32(s.q.data(), q_norm_.data(), s.q.data(), T * H, D, b_.norm_eps);
-    if (!k_norm_.empty()) kernels::cpu::rms_norm_f32(s.k.data(), k_norm_.data(), s.k.data(), T * HKV, D, b_.norm_eps);
+    // Per head, or (qk_norm_whole) over each token's whole q and k rows.
+    const std::int64_t qn = b_.qk_norm_whole ? qd : D, kn = b_.qk_norm_whole ? kd : D;
+    if (!q_norm_.empty()) kernels::cpu::rms_norm_f32(s.q.data(), q_norm_.data(), s.q.data(), T * qd / qn, qn, b_.norm_eps);
+    if (!k_norm_.empty()) kernels::cpu::rms_norm_f32(s.k.data(), k_norm_.data(), s.k.data(), T * kd / kn, kn, b_.norm_eps);
     s.pos.resize(std::size_t(T));
     for (std::int64_t t = 0; t < T; ++t) s.pos[std::size_t(t)] = batch[std::size_t(t)].pos;
     kernels::cpu::rope_f32(b_.rope, s.q.data(), T, H, s.pos.data());

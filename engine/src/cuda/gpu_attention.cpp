@@ -87,8 +87,14 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     kw.type = c.opt.kv_f16 ? kernels::DType::F16 : kernels::DType::F32;
     void* kc_ = c.kv->k_data(b_.kv_layer);
     void* vc_ = c.kv->v_data(b_.kv_layer);
-    c.launched(kc::qk_norm_rope_kv_write(b_.rope, q, ld, b_.n_head, k, ld, q_norm_, k_norm_, b_.norm_eps, T, c.d_pos, kw, v,
-                                         ld, c.d_row, kc_, vc_, c.stream),
+    if (b_.qk_norm_whole) {  // one RMS over each token's whole q and k rows, then RoPE without per-head norms
+        if (q_norm_) c.launched(kc::rms_norm_rows_f32(q, ld, q_norm_, q, ld, T, qd_, b_.norm_eps, c.stream), "q norm");
+        if (k_norm_) c.launched(kc::rms_norm_rows_f32(k, ld, k_norm_, k, ld, T, kd_, b_.norm_eps, c.stream), "k norm");
+    }
+    const float* qn = b_.qk_norm_whole ? nullptr : q_norm_;
+    const float* kn = b_.qk_norm_whole ? nullptr : k_norm_;
+    c.launched(kc::qk_norm_rope_kv_write(b_.rope, q, ld, b_.n_head, k, ld, qn, kn, b_.norm_eps, T, c.d_pos, kw, v, ld,
+                                         c.d_row, kc_, vc_, c.stream),
                "q/k norm + rope + kv write");
     const kc::DevicePagedKv view{kc_, vc_, c.d_pages, c.pages_stride, kw.type};
     const kernels::AttentionParams ap = params(c.page_size);

@@ -13,4 +13,5 @@
     X(deepseek_v4)          \
     X(glm4_moe)             \
     X(glm_moe_dsa)          \
+    X(minimax_m2)           \
     X(gpt_oss)

@@ -146,7 +146,9 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         if (s.hf_names.size() > 1) want.erase(want.begin());
         // DeepSeek's kv_b_proj [n_head · (nope + v), kv_lora], split into attn_k_b / attn_v_b as it is written.
         if (mla) want = {s.dims[2] * s.hf_step, s.hf_layout == HfLayout::mla_k_b ? s.dims[1] : s.dims[0]};
-        for (const auto& hn : p.fused3d ? std::vector<std::string>{} : s.hf_names) {
+        std::vector<std::string> names = p.fused3d ? std::vector<std::string>{} : s.hf_names;
+        if (!s.hf_alt.empty() && names.size() == 1 && !find(names[0]) && find(s.hf_alt)) names[0] = s.hf_alt;
+        for (const auto& hn : names) {
             // An FP8 / NVFP4 weight is written in the engine's matching type (FT_FP8 / FT_NVFP4), exactly as stored.
             const std::string stored = ck.find(hn) || !find(hn) ? hn : "model.language_model." + hn.substr(6);
             if (auto q = safetensors::find_quantized(ck, stored, qc)) {

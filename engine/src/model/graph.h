@@ -65,6 +65,8 @@ struct AttentionBlock {
     LinearRef q, k, v, o;                 // q [n_head·head_dim, n_embd] …, o [n_embd, n_head·v_head_dim]
     const TensorView* q_norm = nullptr;   // per-head RMSNorm of q and k before RoPE (Qwen3, GLM-4.5 with qk norm)
     const TensorView* k_norm = nullptr;
+    // q_norm / k_norm span all heads of a token: one RMS over q's n_head·head_dim values, one over k's (MiniMax-M2).
+    bool qk_norm_whole = false;
     const TensorView* sinks = nullptr;    // [n_head]: an extra logit per head in the softmax denominator (gpt-oss)
     int n_head = 0, n_head_kv = 0, head_dim = 0, v_head_dim = 0;
     int window = 0;                       // sliding window in positions (0: the whole context)

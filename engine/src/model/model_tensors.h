@@ -103,6 +103,9 @@ struct TensorSpec {
     // of each expert's hf_fused_rows rows.
     std::string hf_fused{};
     std::uint32_t hf_fused_rows = 0;
+    // A single-name tensor's second Hugging Face name, read when hf_names[0] is absent (MiniMax-M2: the published
+    // block_sparse_moe.gate.weight, or transformers' in-memory mlp.gate.weight).
+    std::string hf_alt{};
     bool unused = false;              // kept in files (GLM's MTP layers) but never loaded or run
 
     std::uint64_t n_elements() const;

@@ -594,7 +594,8 @@ void Weights::index(const std::vector<TensorSpec>& specs) {
         } else if (s.hf_layout == HfLayout::norm_plus_one || s.hf_layout == HfLayout::neg_exp) {
             v = transformed_f32(s);
         } else {
-            const std::string src = hf_name(s.hf_names.at(0));
+            std::string src = hf_name(s.hf_names.at(0));
+            if (!hf_->find(src) && !s.hf_alt.empty() && hf_->find(hf_name(s.hf_alt))) src = hf_name(s.hf_alt);
             v = view_of(!hf_->find(src) && s.role == TensorRole::output ? "model.embed_tokens.weight" : src, s.dims, false, 0);
         }
         if (s.is_norm() && v.type != kernels::DType::F32 && v.type != kernels::DType::F16 && v.type != kernels::DType::BF16) {
