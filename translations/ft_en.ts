@@ -1090,6 +1090,42 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1: the quantized tensor %2 has no scale tensor %3. The checkpoint is incomplete: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 has shape %3, but its weight needs %4. The checkpoint is damaged: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 is %3; FreeToken expects %4. The checkpoint is damaged: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the quantized tensor %2 has shape %3, where a matrix was expected. The checkpoint is damaged: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the %3 tensor %2 has rows of %4 values; FreeToken keeps %3 rows in blocks of %5 values, so it cannot read this tensor. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the FP8 tensor %2 has scale blocks %3 columns wide; FreeToken reads blocks whose width is a multiple of 32. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot read yet. Use the model&apos;s NVFP4, FP8 or BF16 release, or a GGUF file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: quantization_config.weight_block_size must be two positive integers, not %2. The config.json is damaged: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: quantization_config is not an object. The config.json is damaged: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation type="unfinished"></translation>
     </message>

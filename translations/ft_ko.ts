@@ -1089,6 +1089,42 @@
         <translation>%1: 텐서 %2은(는) %3 형식으로 저장되어 있으며, FreeToken은 아직 이 형식으로 계산할 수 없습니다. 모델의 다른 양자화나 GGUF 파일을 사용하세요.</translation>
     </message>
     <message>
+        <source>%1: the quantized tensor %2 has no scale tensor %3. The checkpoint is incomplete: download it again.</source>
+        <translation>%1: 양자화된 텐서 %2에 스케일 텐서 %3이(가) 없습니다. 체크포인트가 불완전합니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 has shape %3, but its weight needs %4. The checkpoint is damaged: download it again.</source>
+        <translation>%1: 스케일 텐서 %2의 형태는 %3이지만, 해당 가중치에는 %4이(가) 필요합니다. 체크포인트가 손상되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 is %3; FreeToken expects %4. The checkpoint is damaged: download it again.</source>
+        <translation>%1: 스케일 텐서 %2은(는) %3 형식이지만, FreeToken은 %4 형식을 기대합니다. 체크포인트가 손상되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the quantized tensor %2 has shape %3, where a matrix was expected. The checkpoint is damaged: download it again.</source>
+        <translation>%1: 양자화된 텐서 %2의 형태가 %3입니다. 행렬이어야 합니다. 체크포인트가 손상되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the %3 tensor %2 has rows of %4 values; FreeToken keeps %3 rows in blocks of %5 values, so it cannot read this tensor. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation>%1: %3 텐서 %2의 행은 값 %4개로 이루어져 있습니다. FreeToken은 %3 행을 값 %5개 단위의 블록으로 저장하므로 이 텐서를 읽을 수 없습니다. 모델의 BF16 릴리스나 GGUF 파일을 사용하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the FP8 tensor %2 has scale blocks %3 columns wide; FreeToken reads blocks whose width is a multiple of 32. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation>%1: FP8 텐서 %2의 스케일 블록 너비는 %3열입니다. FreeToken은 너비가 32의 배수인 블록만 읽습니다. 모델의 BF16 릴리스나 GGUF 파일을 사용하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot read yet. Use the model&apos;s NVFP4, FP8 or BF16 release, or a GGUF file.</source>
+        <translation>%1: 텐서 %2은(는) %3 형식으로 저장되어 있으며, FreeToken은 아직 이 형식을 읽을 수 없습니다. 모델의 NVFP4, FP8 또는 BF16 릴리스나 GGUF 파일을 사용하세요.</translation>
+    </message>
+    <message>
+        <source>%1: quantization_config.weight_block_size must be two positive integers, not %2. The config.json is damaged: download it again.</source>
+        <translation>%1: quantization_config.weight_block_size는 양의 정수 두 개여야 하지만 %2입니다. config.json이 손상되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: quantization_config is not an object. The config.json is damaged: download it again.</source>
+        <translation>%1: quantization_config가 객체가 아닙니다. config.json이 손상되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation>비디오 메모리 %1은(는) %2 백엔드로 이 모델을 실행하기에 부족합니다. 최소 %3이(가) 필요합니다. 대신 CPU에서 실행됩니다. GPU를 쓰는 프로그램을 닫으면 비디오 메모리가 확보됩니다.</translation>
     </message>

@@ -1089,6 +1089,42 @@
         <translation>%1：张量 %2 以 %3 格式存储，FreeToken 尚不能用它计算。请使用该模型的其他量化版本或 GGUF 文件。</translation>
     </message>
     <message>
+        <source>%1: the quantized tensor %2 has no scale tensor %3. The checkpoint is incomplete: download it again.</source>
+        <translation>%1：量化张量 %2 缺少缩放张量 %3。检查点不完整：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 has shape %3, but its weight needs %4. The checkpoint is damaged: download it again.</source>
+        <translation>%1：缩放张量 %2 的形状为 %3，但其权重需要 %4。检查点已损坏：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: the scale tensor %2 is %3; FreeToken expects %4. The checkpoint is damaged: download it again.</source>
+        <translation>%1：缩放张量 %2 的类型为 %3，FreeToken 需要 %4。检查点已损坏：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: the quantized tensor %2 has shape %3, where a matrix was expected. The checkpoint is damaged: download it again.</source>
+        <translation>%1：量化张量 %2 的形状为 %3，应为矩阵。检查点已损坏：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: the %3 tensor %2 has rows of %4 values; FreeToken keeps %3 rows in blocks of %5 values, so it cannot read this tensor. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation>%1：%3 张量 %2 的每行有 %4 个值；FreeToken 以每块 %5 个值的方式存放 %3 行，因此无法读取该张量。请使用该模型的 BF16 版本或 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>%1: the FP8 tensor %2 has scale blocks %3 columns wide; FreeToken reads blocks whose width is a multiple of 32. Use the model&apos;s BF16 release or a GGUF file.</source>
+        <translation>%1：FP8 张量 %2 的缩放块宽 %3 列；FreeToken 只读取宽度为 32 的倍数的块。请使用该模型的 BF16 版本或 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>%1: the tensor %2 is stored as %3, which FreeToken cannot read yet. Use the model&apos;s NVFP4, FP8 or BF16 release, or a GGUF file.</source>
+        <translation>%1：张量 %2 以 %3 格式存储，FreeToken 尚不能读取。请使用该模型的 NVFP4、FP8 或 BF16 版本，或 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>%1: quantization_config.weight_block_size must be two positive integers, not %2. The config.json is damaged: download it again.</source>
+        <translation>%1：quantization_config.weight_block_size 必须是两个正整数，而不是 %2。config.json 已损坏：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: quantization_config is not an object. The config.json is damaged: download it again.</source>
+        <translation>%1：quantization_config 不是对象。config.json 已损坏：请重新下载。</translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation>%1 显存不足以用 %2 后端运行此模型：至少需要 %3。它将改在 CPU 上运行；关闭占用 GPU 的程序可释放显存。</translation>
     </message>

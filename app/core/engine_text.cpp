@@ -38,6 +38,26 @@ QString EngineText::text(const Message& m, const QString& english) {
     if (k == "type_unsupported")
         return tr("%1: the tensor %2 is stored as %3, which FreeToken cannot compute with yet. Use another quantization or a GGUF file of the model.")
             .arg(a(0), a(1), a(2));
+    // A quantized Hugging Face checkpoint (FP8 / NVFP4) whose scales do not fit its weights, or a layout the engine
+    // does not read (format/hf_quant.h lists the keys and their arguments).
+    if (k == "hf_quant_scale_missing")
+        return tr("%1: the quantized tensor %2 has no scale tensor %3. The checkpoint is incomplete: download it again.").arg(a(0), a(1), a(2));
+    if (k == "hf_quant_scale_shape")
+        return tr("%1: the scale tensor %2 has shape %3, but its weight needs %4. The checkpoint is damaged: download it again.").arg(a(0), a(1), a(2), a(3));
+    if (k == "hf_quant_scale_type")
+        return tr("%1: the scale tensor %2 is %3; FreeToken expects %4. The checkpoint is damaged: download it again.").arg(a(0), a(1), a(2), a(3));
+    if (k == "hf_quant_not_matrix")
+        return tr("%1: the quantized tensor %2 has shape %3, where a matrix was expected. The checkpoint is damaged: download it again.").arg(a(0), a(1), a(2));
+    if (k == "hf_quant_row_length")
+        return tr("%1: the %3 tensor %2 has rows of %4 values; FreeToken keeps %3 rows in blocks of %5 values, so it cannot read this tensor. Use the model's BF16 release or a GGUF file.").arg(a(0), a(1), a(2), a(3), a(4));
+    if (k == "hf_quant_fp8_block")
+        return tr("%1: the FP8 tensor %2 has scale blocks %3 columns wide; FreeToken reads blocks whose width is a multiple of 32. Use the model's BF16 release or a GGUF file.").arg(a(0), a(1), a(2));
+    if (k == "hf_quant_layout")
+        return tr("%1: the tensor %2 is stored as %3, which FreeToken cannot read yet. Use the model's NVFP4, FP8 or BF16 release, or a GGUF file.").arg(a(0), a(1), a(2));
+    if (k == "hf_quant_block_size")
+        return tr("%1: quantization_config.weight_block_size must be two positive integers, not %2. The config.json is damaged: download it again.").arg(a(0), a(1));
+    if (k == "hf_quant_config")
+        return tr("%1: quantization_config is not an object. The config.json is damaged: download it again.").arg(a(0));
     if (k == "not_gguf")
         return tr("%1 is not a GGUF model file (it starts with \"%2\"): choose a .gguf file or a Hugging Face folder of safetensors").arg(a(0), a(1));
     // A model file that is not there (moved or deleted since it was added: MappedFile::open).

@@ -14,6 +14,16 @@ model repositories ship, with numpy only (no torch): our own encoders, bit-exact
          1.0 and no reader of ours uses it); element = e2m1 * (e4m3(weight_scale) * weight_scale_2).
          hf_quant_config.json {quantization {quant_algo "NVFP4", group_size 16, exclude_modules [...]}} and
          config.json quantization_config {quant_method "modelopt", quant_algo "NVFP4", …}.
+  nvfp4-ct compressed-tensors "nvfp4-pack-quantized" (llm-compressor's NVFP4 exports): "<p>.weight_packed" U8
+         [N, K/2] packed as above, "<p>.weight_scale" float8_e4m3fn [N, K/16], "<p>.weight_global_scale" F32 [1]
+         (global = 6 * 448 / amax(tensor), which divides: element = e2m1 * (e4m3(weight_scale) / global)),
+         "<p>.input_global_scale" F32 [1] (the activations' scale for FP4 matrix units; written as 672.0, a value
+         that would change every logit if a reader used it). config.json quantization_config {quant_method
+         "compressed-tensors", format "nvfp4-pack-quantized", config_groups {group_0 {weights {num_bits 4, type
+         float, strategy tensor_group, group_size 16}, input_activations {…}, targets [Linear]}}, ignore [...]}.
+         The engine keeps global's f32 reciprocal as its second-level scale, so decoded.f32 holds
+         (e4m3(weight_scale) * f32(1 / global)) * e2m1; the maker checks that it is within 2^-22 relative of the
+         division.
 Left unquantized (BF16), as those repositories leave them: embeddings, lm_head, norms, the MoE router (mlp.gate);
 and, in these tiny models only, matrices whose rows the engine's blocks cannot hold (FP8: not a multiple of 32,
 NVFP4: of 64; DeepSeek-V3-tiny's q_lora of 48).
@@ -30,7 +40,7 @@ blocks per matrix, partial in both directions, on the tiny model's 64- and 128-w
 --dequantized DIR also writes the same model with every quantized weight replaced by its F32 decoding (and no
 quantization_config): the engine must compute the same logits from both.
 
-Usage: /usr/bin/python3 scripts/golden/make_hf_quant_fixture.py SRC_DIR OUT_DIR fp8|nvfp4 [--invert-scale]
+Usage: /usr/bin/python3 scripts/golden/make_hf_quant_fixture.py SRC_DIR OUT_DIR fp8|nvfp4|nvfp4-ct [--invert-scale]
        [--dequantized DIR] [--block BN,BK]
 """
 import json
@@ -42,7 +52,7 @@ import sys
 
 import numpy as np
 
-QUANTIZED = re.compile(r"_proj\.weight$")
+QUANTIZED = re.compile(r"_proj(_with_mqa)?\.weight$")  # DeepSeek's kv_a_proj_with_mqa is a Linear too
 NOT_CONVERTED = ["lm_head", "model.embed_tokens", "mlp.gate", "norm"]
 
 
@@ -169,6 +179,33 @@ def quant_nvfp4(w, invert):
     return tensors, decoded
 
 
+def quant_nvfp4_ct(w):
+    n, k = w.shape
+    amax = np.float32(np.abs(w).max())
+    gs = np.float32(np.float32(6.0 * 448.0) / amax) if amax > 0 else np.float32(1.0)
+    g = w.reshape(n, k // 16, 16)
+    gmax = np.abs(g).max(axis=2).astype(np.float32)
+    sc = to_e4m3((gmax * gs / np.float32(6.0)).astype(np.float32))
+    d = (E4M3[sc] / gs).astype(np.float32)  # the group scale as compressed-tensors decodes it
+    safe = np.where(d > 0, d, np.float32(1.0))
+    codes = to_e2m1((g / safe[:, :, None]).astype(np.float32))
+    codes = np.where(d[:, :, None] > 0, codes, 0).astype(np.uint8).reshape(n, k)
+    packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+    engine_d = (E4M3[sc] * (np.float32(1.0) / gs)).astype(np.float32)
+    decoded = (np.repeat(engine_d, 16, axis=1) * E2M1[codes]).astype(np.float32)
+    divided = (np.repeat(d, 16, axis=1) * E2M1[codes]).astype(np.float32)
+    err = np.abs(decoded.astype(np.float64) - divided) / np.maximum(np.abs(divided), 1e-30)
+    if err.max() > 2.0 ** -22:
+        sys.exit(f"reciprocal decoding off the division by {err.max():.3g}")
+    tensors = {
+        "weight_packed": ("U8", [n, k // 2], packed),
+        "weight_scale": ("F8_E4M3", [n, k // 16], sc),
+        "weight_global_scale": ("F32", [1], np.array([gs], np.float32)),
+        "input_global_scale": ("F32", [1], np.array([672.0], np.float32)),
+    }
+    return tensors, decoded
+
+
 def main():
     argv = sys.argv[1:]
     deq_dir = None
@@ -185,7 +222,7 @@ def main():
         del argv[i:i + 2]
     args = [a for a in argv if not a.startswith("--")]
     invert = "--invert-scale" in argv
-    if len(args) != 3 or args[2] not in ("fp8", "nvfp4"):
+    if len(args) != 3 or args[2] not in ("fp8", "nvfp4", "nvfp4-ct"):
         sys.exit(__doc__)
     src, out, fmt = args
     os.makedirs(out, exist_ok=True)
@@ -200,7 +237,12 @@ def main():
         if dtype != "BF16":
             sys.exit(f"{name}: expected BF16, got {dtype}")
         w = bf16_to_f32(raw).reshape(shape)
-        parts, dec = quant_fp8(w, invert, *block) if fmt == "fp8" else quant_nvfp4(w, invert)
+        if fmt == "fp8":
+            parts, dec = quant_fp8(w, invert, *block)
+        elif fmt == "nvfp4":
+            parts, dec = quant_nvfp4(w, invert)
+        else:
+            parts, dec = quant_nvfp4_ct(w)
         base = name[: -len(".weight")]
         for suffix, t in parts.items():
             result[f"{base}.{suffix}"] = t
@@ -226,6 +268,14 @@ def main():
         config["quantization_config"] = {
             "quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
             "weight_block_size": list(block), "modules_to_not_convert": NOT_CONVERTED,
+        }
+    elif fmt == "nvfp4-ct":
+        group = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}
+        config["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": dict(group, dynamic=False),
+                                          "input_activations": dict(group, dynamic="local")}},
+            "ignore": NOT_CONVERTED,
         }
     else:
         config["quantization_config"] = {

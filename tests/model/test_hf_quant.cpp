@@ -1,13 +1,15 @@
-// Quantized Hugging Face checkpoints (format/hf_quant.h): FP8 with 128 x 128 block scales and ModelOpt NVFP4, made
-// from tests/data/qwen3-moe-tiny by scripts/golden/make_hf_quant_fixture.py (numpy, our own encoders) into a
-// temporary folder at the start of the test.
+// Quantized Hugging Face checkpoints (format/hf_quant.h): FP8 with 128 x 128 block scales, ModelOpt NVFP4 and
+// compressed-tensors' nvfp4-pack-quantized, made from tests/data/qwen3-moe-tiny (and deepseek-v3-tiny) by
+// scripts/golden/make_hf_quant_fixture.py (numpy, our own encoders) into a temporary folder at the start of the test.
 //   - the engine's rows (FT_FP8 / FT_NVFP4, ref and CPU decoders) equal numpy's decoding of the stored format bit for
 //     bit, for every quantized tensor (the fixture's down projections have 64 columns: a partial 128-block);
 //   - ft's CPU logits on the quantized checkpoint stay near transformers' golden logits of the BF16 model (bounds
 //     from the measured error, see kFp8/kNvfp4), and a checkpoint with its scales inverted fails those bounds;
-//   - `ft convert` writes the same rows to GGUF (ft_fp8 / ft_nvfp4) and the GGUF gives the same logits bit for bit;
+//     compressed-tensors' input_global_scale (672, not 1) leaves them equal to the F32-decoded twin's: not used;
+//   - `ft convert` writes the same rows to GGUF (ft_fp8 / ft_nvfp4) and the GGUF gives the same logits bit for bit,
+//     DeepSeek-V3's quantized kv_b_proj included (split in F32);
 //   - inspect counts them at the engine type's size and bits per weight;
-//   - bad scales and row lengths the types cannot hold are clear errors naming the tensor.
+//   - bad scales and row lengths the types cannot hold are clear errors naming the tensor, with message keys.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -28,6 +30,7 @@
 #include "format/safetensors.h"
 #include "ft/engine.h"
 #include "ft/error.h"
+#include "ft/utf8.h"
 #include "ft_test.h"
 #include "golden_fixture.h"
 #include "model/convert_hf.h"
@@ -198,6 +201,7 @@ private slots:
         make("ds_fp8", "fp8", false, nullptr, kDeepSeek);
         make("ds_nvfp4", "nvfp4", false, nullptr, kDeepSeek);
         make("nvfp4_inv", "nvfp4", true);
+        make("nvfp4_ct", "nvfp4-ct", false);
         seqs = golden_seqs();
         golden = ft::test::read_floats(kBf16 + "/logits.bin");
         QFile f(kBf16 + "/golden.json");
@@ -298,12 +302,13 @@ private slots:
         check_rows("fp8", ft::kernels::DType::FT_FP8);
         check_rows("fp8_b48x96", ft::kernels::DType::FT_FP8);
         check_rows("nvfp4", ft::kernels::DType::FT_NVFP4);
+        check_rows("nvfp4_ct", ft::kernels::DType::FT_NVFP4);
     }
 
     // The engine on the quantized folder against the same model with the weights numpy decoded, stored as F32: the
     // same values multiplied the same way, so the logits agree to f32 rounding (measured: identical).
     void logitsEqualDequantized() {
-        for (const char* name : {"fp8", "nvfp4", "fp8_b48x96"}) {
+        for (const char* name : {"fp8", "nvfp4", "fp8_b48x96", "nvfp4_ct"}) {
             const auto want = cpu_logits(dir(name).string() + "_deq", seqs);
             const auto r = agreement(dir(name), want);
             qInfo("%s vs its F32 decoding: min cosine %.9f, top-1 %d/%d, max |diff| %.3g", name, r.a.min_cos,
@@ -336,6 +341,7 @@ private slots:
         QTest::addColumn<bool>("wrong");
         QTest::newRow("fp8") << "fp8" << kFp8.min_cos << kFp8.min_top1 << false;
         QTest::newRow("nvfp4") << "nvfp4" << kNvfp4.min_cos << kNvfp4.min_top1 << false;
+        QTest::newRow("nvfp4 compressed-tensors") << "nvfp4_ct" << kNvfp4.min_cos << kNvfp4.min_top1 << false;
         QTest::newRow("fp8 scales inverted") << "fp8_inv" << kFp8.min_cos << kFp8.min_top1 << true;
         QTest::newRow("nvfp4 scales inverted") << "nvfp4_inv" << kNvfp4.min_cos << kNvfp4.min_top1 << true;
     }
@@ -353,7 +359,7 @@ private slots:
 
     // ft convert writes the rows as they load (ft_fp8 / ft_nvfp4); the GGUF's logits equal the folder's.
     void convertKeepsRows() {
-        for (const char* name : {"fp8", "nvfp4"}) {
+        for (const char* name : {"fp8", "nvfp4", "nvfp4_ct"}) {
             const auto out = dir(name).string() + ".gguf";
             ft::model::ConvertOptions o;
             o.out = out;
@@ -372,6 +378,48 @@ private slots:
         }
     }
 
+    // DeepSeek-V3 FP8 / NVFP4 through ft convert: the quantized kv_b_proj decoded and split into attn_k_b / attn_v_b
+    // in F32 (as the loader splits it), the other quantized projections kept in their type. The GGUF's logits equal,
+    // bit for bit, those of the GGUF converted (in F32) from the F32-decoded twin. Against the folder itself they
+    // differ by f32 rounding, as the BF16 model's own GGUF does (measured max |diff| 8.6e-6 for BF16, 1.0e-5 for FP8
+    // and NVFP4; bound 1e-4): likely YaRN's settings, which GGUF keeps as f32 (Qwen3 without YaRN round-trips exactly).
+    void convertDeepSeekSplitsKvB() {
+        const auto ds_seqs = golden_seqs(kDeepSeek);
+        for (const char* name : {"ds_fp8", "ds_nvfp4"}) {
+            // deepseek-v3-tiny ships no tokenizer (its sequences are token ids); convert writes one into the GGUF, so
+            // the folders borrow qwen3-moe-tiny's cut tokenizer of the same 4,160 entries.
+            const auto twin = std::filesystem::path(dir(name).string() + "_deq");
+            for (const auto& d : {dir(name), twin})
+                for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+                    QVERIFY(QFile::copy(kBf16 + "/" + f, QString::fromStdString((d / f).string())));
+            ft::model::ConvertOptions o;
+            o.out = dir(name).string() + ".gguf";
+            ft::model::convert_hf_to_gguf(dir(name), o);
+            ft::model::ConvertOptions ot;
+            ot.out = twin.string() + ".gguf";
+            ot.type = ft::kernels::DType::F32;
+            ft::model::convert_hf_to_gguf(twin, ot);
+            const auto r = ft::gguf::Reader::open(o.out);
+            const auto want = std::string(name) == "ds_fp8" ? ft::kernels::DType::FT_FP8 : ft::kernels::DType::FT_NVFP4;
+            for (const char* t : {"blk.0.attn_k_b.weight", "blk.2.attn_v_b.weight"}) {
+                QVERIFY2(r.find_tensor(t), t);
+                QCOMPARE(r.find_tensor(t)->type, ft::kernels::DType::F32);
+            }
+            QCOMPARE(r.find_tensor("blk.0.attn_kv_a_mqa.weight")->type, want);
+            QCOMPARE(r.find_tensor("blk.1.ffn_down_exps.weight")->type,
+                     want == ft::kernels::DType::FT_FP8 ? want : ft::kernels::DType::BF16);  // NVFP4: 32-wide rows stay BF16
+            const auto a = cpu_logits(o.out, ds_seqs), b = cpu_logits(ot.out, ds_seqs), c = cpu_logits(dir(name), ds_seqs);
+            QCOMPARE(a.size(), b.size());
+            QCOMPARE(a.size(), c.size());
+            QVERIFY(!a.empty());
+            QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+            double gap = 0;
+            for (std::size_t i = 0; i < a.size(); ++i) gap = std::max(gap, double(std::fabs(a[i] - c[i])));
+            qInfo("%s: GGUF against the folder: max |diff| %.3g", name, gap);
+            QVERIFY(gap < 1e-4);
+        }
+    }
+
     void inspectCountsEngineType() {
         const auto j = ft::model::inspect_path(dir("fp8"));
         QVERIFY2(j["types"].contains("ft_fp8"), j["types"].dump().c_str());
@@ -379,13 +427,20 @@ private slots:
         QCOMPARE(j["types"]["ft_fp8"]["tensors"].get<int>(), 4 * (4 + 3 * 16));
         QVERIFY(j["types"].contains("bf16"));
         QVERIFY(!j["types"].contains("f32"));  // the scales are inside ft_fp8's size, not counted again
-        const auto n = ft::model::inspect_path(dir("nvfp4"));
-        QCOMPARE(n["types"]["ft_nvfp4"]["bits_per_weight"].get<double>(), 5.0);
+        for (const char* name : {"nvfp4", "nvfp4_ct"}) {  // ModelOpt's and compressed-tensors' scales inside the size
+            const auto n = ft::model::inspect_path(dir(name));
+            QCOMPARE(n["types"]["ft_nvfp4"]["bits_per_weight"].get<double>(), 5.0);
+            QCOMPARE(n["types"]["ft_nvfp4"]["tensors"].get<int>(), 4 * (4 + 3 * 16));
+            QVERIFY2(!n["types"].contains("f32"), n["types"].dump().c_str());  // U8 / F32 tensors would count as f32
+        }
     }
 
+    // Each error names the tensor and carries its message key and arguments for the app's translations
+    // (test_engine_messages shows those keys in Korean and Chinese).
     void badInput() {
         const std::vector<std::uint8_t> w(64 * 128, 0x38);
-        auto expect = [](const std::filesystem::path& d, ft::ErrorCode code, const char* needle) {
+        auto expect = [](const std::filesystem::path& d, ft::ErrorCode code, const char* needle, const char* key,
+                         std::vector<std::string> args) {
             try {
                 const auto ck = ft::safetensors::Checkpoint::open(d);
                 ft::safetensors::find_quantized(ck, "a.weight", ft::safetensors::read_quant_config(d));
@@ -393,35 +448,66 @@ private slots:
             } catch (const ft::Error& e) {
                 QCOMPARE(e.code(), code);
                 QVERIFY2(std::string(e.what()).find(needle) != std::string::npos, e.what());
+                QCOMPARE(e.key().key, std::string(key));
+                const std::string file = ft::path_to_utf8(std::string(key).starts_with("hf_quant_config") ||
+                                                                  std::string(key) == "hf_quant_block_size"
+                                                              ? d / "config.json"
+                                                              : d);
+                args.insert(args.begin(), file);
+                QCOMPARE(e.key().args, args);
             }
         };
         // Block scales of the wrong shape: [64, 128] in 128 x 128 blocks needs [1, 1].
         write_checkpoint(dir("bad1"), {{"a.weight", "F8_E4M3", {64, 128}, w},
                                        {"a.weight_scale_inv", "F32", {1, 2}, f32_bytes({1, 1})}});
-        expect(dir("bad1"), ft::ErrorCode::invalid_file, "a.weight_scale_inv");
+        expect(dir("bad1"), ft::ErrorCode::invalid_file, "a.weight_scale_inv", "hf_quant_scale_shape",
+               {"a.weight_scale_inv", "[1, 2]", "[1, 1]"});
         // A row length the 32-column groups cannot hold.
         write_checkpoint(dir("bad2"), {{"a.weight", "F8_E4M3", {128, 48}, std::vector<std::uint8_t>(128 * 48)},
                                        {"a.weight_scale_inv", "F32", {1, 1}, f32_bytes({1})}});
-        expect(dir("bad2"), ft::ErrorCode::unsupported, "a.weight");
+        expect(dir("bad2"), ft::ErrorCode::unsupported, "a.weight", "hf_quant_row_length", {"a.weight", "FP8", "48", "32"});
         // FP8 without any scale.
         write_checkpoint(dir("bad3"), {{"a.weight", "F8_E4M3", {64, 128}, w}});
-        expect(dir("bad3"), ft::ErrorCode::invalid_file, "weight_scale_inv");
+        expect(dir("bad3"), ft::ErrorCode::invalid_file, "weight_scale_inv", "hf_quant_scale_missing",
+               {"a.weight", "a.weight_scale_inv"});
         // NVFP4 group scales of the wrong shape, and rows of 32 values (the engine's blocks hold 64).
         write_checkpoint(dir("bad4"), {{"a.weight", "U8", {4, 64}, std::vector<std::uint8_t>(256)},
                                        {"a.weight_scale", "F8_E4M3", {4, 4}, std::vector<std::uint8_t>(16)},
                                        {"a.weight_scale_2", "F32", {}, f32_bytes({1})}});
-        expect(dir("bad4"), ft::ErrorCode::invalid_file, "a.weight_scale");
+        expect(dir("bad4"), ft::ErrorCode::invalid_file, "a.weight_scale", "hf_quant_scale_shape", {"a.weight_scale", "[4, 4]", "[4, 8]"});
         write_checkpoint(dir("bad5"), {{"a.weight", "U8", {4, 16}, std::vector<std::uint8_t>(64)},
                                        {"a.weight_scale", "F8_E4M3", {4, 2}, std::vector<std::uint8_t>(8)},
                                        {"a.weight_scale_2", "F32", {}, f32_bytes({1})}});
-        expect(dir("bad5"), ft::ErrorCode::unsupported, "a.weight");
-        // compressed-tensors' packed FP4: named, not misread.
-        write_checkpoint(dir("bad6"), {{"a.weight_packed", "U8", {4, 32}, std::vector<std::uint8_t>(128)}});
-        expect(dir("bad6"), ft::ErrorCode::unsupported, "weight_packed");
-        // A bad weight_block_size in config.json.
+        expect(dir("bad5"), ft::ErrorCode::unsupported, "a.weight", "hf_quant_row_length", {"a.weight", "NVFP4", "32", "64"});
+        // compressed-tensors: packed FP4 without its global scale; integers packed in I32 (int4 pack-quantized), a
+        // layout the engine does not read.
+        write_checkpoint(dir("bad6"), {{"a.weight_packed", "U8", {4, 32}, std::vector<std::uint8_t>(128)},
+                                       {"a.weight_scale", "F8_E4M3", {4, 4}, std::vector<std::uint8_t>(16)}});
+        expect(dir("bad6"), ft::ErrorCode::invalid_file, "weight_global_scale", "hf_quant_scale_missing",
+               {"a.weight_packed", "a.weight_global_scale"});
+        write_checkpoint(dir("bad6i"), {{"a.weight_packed", "I32", {4, 8}, std::vector<std::uint8_t>(128)},
+                                        {"a.weight_scale", "BF16", {4, 1}, std::vector<std::uint8_t>(8)}});
+        expect(dir("bad6i"), ft::ErrorCode::unsupported, "weight_packed", "hf_quant_layout",
+               {"a.weight_packed", "compressed-tensors pack-quantized (integer weights packed in I32)"});
+        // A bad weight_block_size in config.json; a quantization_config that is not an object.
         write_checkpoint(dir("bad7"), {{"a.weight", "F8_E4M3", {64, 128}, w}},
                          R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [128]}})");
-        expect(dir("bad7"), ft::ErrorCode::invalid_file, "weight_block_size");
+        expect(dir("bad7"), ft::ErrorCode::invalid_file, "weight_block_size", "hf_quant_block_size", {"[128]"});
+        write_checkpoint(dir("bad7o"), {{"a.weight", "F8_E4M3", {64, 128}, w}}, R"({"quantization_config": "fp8"})");
+        expect(dir("bad7o"), ft::ErrorCode::invalid_file, "quantization_config", "hf_quant_config", {});
+        // Scale blocks 48 columns wide (not whole 32-groups); second-level scale of the wrong type; a vector.
+        write_checkpoint(dir("bad8"), {{"a.weight", "F8_E4M3", {64, 128}, w},
+                                       {"a.weight_scale_inv", "F32", {1, 3}, f32_bytes({1, 1, 1})}},
+                         R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 48]}})");
+        expect(dir("bad8"), ft::ErrorCode::unsupported, "a.weight", "hf_quant_fp8_block", {"a.weight", "48"});
+        write_checkpoint(dir("bad9"), {{"a.weight", "U8", {4, 32}, std::vector<std::uint8_t>(128)},
+                                       {"a.weight_scale", "F8_E4M3", {4, 4}, std::vector<std::uint8_t>(16)},
+                                       {"a.weight_scale_2", "BF16", {1}, std::vector<std::uint8_t>(2)}});
+        expect(dir("bad9"), ft::ErrorCode::invalid_file, "a.weight_scale_2", "hf_quant_scale_type",
+               {"a.weight_scale_2", "BF16 [1]", "F32 [1]"});
+        write_checkpoint(dir("bad10"), {{"a.weight", "F8_E4M3", {128}, std::vector<std::uint8_t>(128)},
+                                        {"a.weight_scale_inv", "F32", {1}, f32_bytes({1})}});
+        expect(dir("bad10"), ft::ErrorCode::invalid_file, "a.weight", "hf_quant_not_matrix", {"a.weight", "[128]"});
     }
 };
 

@@ -87,6 +87,24 @@ class TestEngineMessages : public QObject {
         return {};
     }
 
+    // Messages by their keys and arguments: each in Korean and Chinese with its arguments, and in English without a
+    // key's name (gpu_unusable: its first argument is a nested reason's key, shown in the same language).
+    void checkKeyed(const QList<ft::Message>& errors) {
+        for (const QString& lang : {QStringLiteral("ko"), QStringLiteral("zh_CN"), QStringLiteral("en")}) {
+            setLanguage(lang);
+            for (const ft::Message& m : errors) {
+                const QString t = ft::EngineText::text(m, QStringLiteral("English fallback"));
+                const QString all = QString::fromStdString(m.key) + " " + t;
+                QVERIFY2(t != QStringLiteral("English fallback") && !t.contains(QString::fromStdString(m.key)), qPrintable(lang + ": " + all));
+                QVERIFY2(lang == "en" ? !has_hangul(t) && !has_han(t) : lang == "ko" ? has_hangul(t) : has_han(t), qPrintable(lang + ": " + all));
+                for (std::size_t i = m.key == "gpu_unusable" ? 1 : 0; i < m.args.size(); ++i)
+                    QVERIFY2(t.contains(QString::fromStdString(m.args[i])), qPrintable(lang + ": " + all));
+                if (m.key == "gpu_unusable")  // the nested reason in the same language, not its key
+                    QVERIFY2(!t.contains(QString::fromStdString(m.args[0])), qPrintable(lang + ": " + all));
+            }
+        }
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(m_data.isValid());
@@ -238,30 +256,32 @@ private slots:
         setLanguage("en");
     }
 
-    // The CUDA load errors by their keys and arguments (gpu_runtime's check(); none can happen without a GPU): each
-    // in Korean and Chinese with its arguments, and in English without a key's name.
+    // The CUDA load errors by their keys and arguments (gpu_runtime's check(); none can happen without a GPU).
     void cudaErrorsByTheirKeys() {
-        const QList<ft::Message> errors = {
+        checkKeyed({
             {"cuda_out_of_memory", {"cudaMalloc"}},
             {"gpu_too_old", {"Tesla K80", "3.7", "cudaLaunchKernel"}},
             {"cuda_failed", {"cudaMemcpyAsync", "cudaErrorIllegalAddress", "an illegal memory access was encountered"}},
             {"cublas_failed", {"cublasCreate", "1"}},
             {"gpu_unusable", {"driver_too_old", "12.2", "13.0"}},
             {"gpu_unusable", {"no_driver"}},
-        };
-        for (const QString& lang : {QStringLiteral("ko"), QStringLiteral("zh_CN"), QStringLiteral("en")}) {
-            setLanguage(lang);
-            for (const ft::Message& m : errors) {
-                const QString t = ft::EngineText::text(m, QStringLiteral("English fallback"));
-                const QString all = QString::fromStdString(m.key) + " " + t;
-                QVERIFY2(t != QStringLiteral("English fallback") && !t.contains(QString::fromStdString(m.key)), qPrintable(lang + ": " + all));
-                QVERIFY2(lang == "en" ? !has_hangul(t) && !has_han(t) : lang == "ko" ? has_hangul(t) : has_han(t), qPrintable(lang + ": " + all));
-                for (std::size_t i = m.key == "gpu_unusable" ? 1 : 0; i < m.args.size(); ++i)
-                    QVERIFY2(t.contains(QString::fromStdString(m.args[i])), qPrintable(lang + ": " + all));
-                if (m.key == "gpu_unusable")  // the nested reason in the same language, not its key
-                    QVERIFY2(!t.contains(QString::fromStdString(m.args[0])), qPrintable(lang + ": " + all));
-            }
-        }
+        });
+    }
+
+    // A quantized Hugging Face checkpoint's load errors (format/hf_quant.h; test_hf_quant makes each from a bad
+    // checkpoint and checks these keys and arguments).
+    void quantizedCheckpointErrorsByTheirKeys() {
+        checkKeyed({
+            {"hf_quant_scale_missing", {"/m/fp8", "a.weight", "a.weight_scale_inv"}},
+            {"hf_quant_scale_shape", {"/m/fp8", "a.weight_scale_inv", "[1, 2]", "[1, 1]"}},
+            {"hf_quant_scale_type", {"/m/fp8", "a.weight_scale_2", "BF16 [1]", "F32 [1]"}},
+            {"hf_quant_not_matrix", {"/m/fp8", "a.weight", "[128]"}},
+            {"hf_quant_row_length", {"/m/nvfp4", "a.weight", "NVFP4", "32", "64"}},
+            {"hf_quant_fp8_block", {"/m/fp8", "a.weight", "48"}},
+            {"hf_quant_layout", {"/m/int4", "a.weight_packed", "compressed-tensors pack-quantized (integer weights packed in I32)"}},
+            {"hf_quant_block_size", {"/m/fp8/config.json", "[128]"}},
+            {"hf_quant_config", {"/m/fp8/config.json"}},
+        });
     }
 
     // A request whose prompt does not fit the context (a conversation grown past it): the reason in Korean, with the

@@ -149,13 +149,18 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         std::vector<std::string> names = p.fused3d ? std::vector<std::string>{} : s.hf_names;
         if (!s.hf_alt.empty() && names.size() == 1 && !find(names[0]) && find(s.hf_alt)) names[0] = s.hf_alt;
         for (const auto& hn : names) {
-            // An FP8 / NVFP4 weight is written in the engine's matching type (FT_FP8 / FT_NVFP4), exactly as stored.
-            const std::string stored = ck.find(hn) || !find(hn) ? hn : "model.language_model." + hn.substr(6);
+            // An FP8 / NVFP4 weight is written in the engine's matching type (FT_FP8 / FT_NVFP4), exactly as stored;
+            // DeepSeek's quantized kv_b_proj is decoded and split into attn_k_b / attn_v_b in F32, as the loader does.
+            // (compressed-tensors stores a quantized "….weight" as "….weight_packed")
+            auto held = [&](const std::string& n) { return ck.find(n) || (n.ends_with(".weight") && ck.find(n + "_packed")); };
+            const std::string prefixed = hn.rfind("model.", 0) == 0 ? "model.language_model." + hn.substr(6) : hn;
+            const std::string stored = held(hn) || !held(prefixed) ? hn : prefixed;
             if (auto q = safetensors::find_quantized(ck, stored, qc)) {
-                if (s.hf_layout != HfLayout::direct || rewrites(s) || s.keep_f32())
+                if ((s.hf_layout != HfLayout::direct && !mla) || rewrites(s) || s.keep_f32())
                     throw Error(ErrorCode::unsupported,
                                 where + ": tensor " + hn + " is " + std::string(kernels::dtype_info(q->type).name) +
-                                    "; convert writes quantized checkpoint tensors only where they are copied as they are",
+                                    "; convert writes quantized checkpoint tensors only where they are copied as they are "
+                                    "or split as DeepSeek's kv_b_proj",
                                 "the engine loads this folder directly");
                 auto squeezed = [](std::vector<std::uint64_t> v) {
                     std::erase(v, std::uint64_t(1));
@@ -199,7 +204,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
             p.src.push_back(e);
         }
         if (!p.quant.empty()) {
-            p.type = p.quant.front().type;
+            p.type = mla ? DType::F32 : p.quant.front().type;  // the split's values exactly
         } else if (s.keep_f32()) {
             p.type = DType::F32;
         } else {
@@ -261,7 +266,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
             w.end_tensor();
             continue;
         }
-        if (!p.quant.empty()) {
+        if (!p.quant.empty() && spec.hf_layout == HfLayout::direct) {
             for (const auto& q : p.quant) {
                 for (std::uint64_t r0 = 0; r0 < q.rows(); r0 += rows_per_block) {
                     const std::uint64_t nr = std::min(rows_per_block, q.rows() - r0);
@@ -278,9 +283,20 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
         if (spec.hf_layout != HfLayout::direct || (rewrites(spec))) {
             // Small (a few MiB per layer): the whole tensor in f32, then converted as one block.
             const TensorSpec& s = spec;
-            const auto* e = p.src.at(0);
-            std::vector<float> src(e->info->n_elements);
-            to_f32(e->info->dtype, e->data().data(), src.data(), src.size());
+            std::vector<float> src;
+            if (!p.quant.empty()) {  // a quantized kv_b_proj: its rows decoded as the loader decodes them
+                const auto& q = p.quant.front();
+                const std::uint64_t cols = q.cols(), rb = *kernels::dtype_bytes(q.type, cols);
+                std::vector<std::byte> packed(q.rows() * rb);
+                safetensors::repack_rows(q, 0, q.rows(), packed.data());
+                src.resize(q.rows() * cols);
+                for (std::uint64_t r = 0; r < q.rows(); ++r)
+                    ref::dequantize_row(q.type, packed.data() + r * rb, src.data() + r * cols, std::int64_t(cols));
+            } else {
+                const auto* e = p.src.at(0);
+                src.resize(e->info->n_elements);
+                to_f32(e->info->dtype, e->data().data(), src.data(), src.size());
+            }
             f32.assign(s.n_elements(), 0.f);
             if (s.hf_layout == HfLayout::mla_k_b || s.hf_layout == HfLayout::mla_v_b) {
                 const bool k = s.hf_layout == HfLayout::mla_k_b;

@@ -148,14 +148,17 @@ json inspect_hf(const std::filesystem::path& dir) {
         const safetensors::QuantConfig qc = safetensors::read_quant_config(dir);
         std::vector<safetensors::QuantizedTensor> quantized;
         std::set<std::string, std::less<>> scales;
-        for (const auto name : ck.names())
-            if (auto q = safetensors::find_quantized(ck, std::string(name), qc)) {
+        for (const auto name : ck.names()) {
+            std::string weight(name);  // compressed-tensors' "….weight_packed" is the form of "….weight"
+            if (weight.ends_with(".weight_packed")) weight.resize(weight.size() - 7);
+            if (auto q = safetensors::find_quantized(ck, weight, qc)) {
                 for (const auto* e : {q->scale, q->scale2})
                     if (e) scales.emplace(e->info->name);
-                const std::string base = q->name.substr(0, q->name.size() - 7);  // minus ".weight"
-                if (ck.find(base + ".input_scale")) scales.emplace(base + ".input_scale");
+                for (const char* input : {".input_scale", ".input_global_scale"})  // activations' scales: not used
+                    if (ck.find(q->base + input)) scales.emplace(q->base + input);
                 quantized.push_back(std::move(*q));
             }
+        }
         std::uint64_t total = 0;
         for (const auto name : ck.names()) {
             const auto& e = ck.tensor(name);

@@ -199,7 +199,8 @@ TensorView Weights::index_table(const TensorSpec& s) {
 std::string Weights::hf_name(const std::string& name) const {
     if (!hf_ || hf_->find(name) || name.rfind("model.", 0) != 0) return name;
     std::string alt = "model.language_model." + name.substr(6);
-    return hf_->find(alt) ? alt : name;
+    // compressed-tensors keeps a quantized "….weight" as "….weight_packed" (format/hf_quant.h)
+    return hf_->find(alt) || (alt.ends_with(".weight") && hf_->find(alt + "_packed")) ? alt : name;
 }
 
 TensorView Weights::gather_rows(const TensorSpec& s) {
