@@ -4,7 +4,8 @@
 // over all positions of the sequence, then the later ones masked to -inf before the softmax; GQA, per-head q/k
 // RMSNorm, NeoX RoPE, SwiGLU — for an untied and a tied LM head, `ft convert` to GGUF giving the same logits,
 // `ft synth --preset qwen3-dense-tiny` with `ft inspect` / `ft run`, and the planner's and fit predictor's answer for
-// a model with no expert (every MoE backend resident; Qwen3-32B on 80 GB and on 16 GB).
+// a model with no expert (every MoE backend resident; Qwen3-32B on 80 GB and on 16 GB). Built a second time with
+// FT_QWEN3_DENSE_GPU (test_qwen3_dense_gpu, label gpu) for the GPU runner on the same model.
 #include "memory/planner.h"
 #include "model/arch.h"
 #include "model/convert_hf.h"
@@ -25,6 +26,7 @@
 #include "format/gguf.h"
 #include "ft/engine.h"
 #include "ft/error.h"
+#include "ft/gpu.h"
 #include "ft_process.h"
 #include "ft_test.h"
 #include "golden_fixture.h"
@@ -115,14 +117,18 @@ std::vector<std::vector<std::int32_t>> sequences() {
     return seqs;
 }
 
-std::vector<float> logits_of(const fs::path& model) {
-    ft::Engine e;
+ft::LoadOptions load_options(const fs::path& model, ft::Device device = ft::Device::cpu) {
     ft::LoadOptions o;
     o.model = model;
-    o.device = ft::Device::cpu;
+    o.device = device;
     o.n_ctx = 256;
     o.max_sequences = 1;
-    e.load_sync(o);
+    return o;
+}
+
+std::vector<float> logits_of(const fs::path& model) {
+    ft::Engine e;
+    e.load_sync(load_options(model));
     return ft::test::engine_logits(e, sequences());
 }
 
@@ -227,6 +233,15 @@ class TestQwen3Dense : public QObject {
 
     std::string path(const char* name) const { return (fs::path(tmp.path().toStdString()) / name).string(); }
 
+    static std::vector<float> reference_logits(const Tensors& t, bool tied) {
+        std::vector<float> want;
+        for (const auto& s : sequences()) {
+            const auto r = reference(t, tied, s);
+            want.insert(want.end(), r.begin(), r.end());
+        }
+        return want;
+    }
+
 private slots:
     void initTestCase() { QVERIFY(tmp.isValid()); }
 
@@ -291,11 +306,7 @@ private slots:
         const fs::path hf = path(tied ? "hf-tied" : "hf");
         const Tensors t = make_hf_folder(hf, tiny_config(tied));
         const auto got = logits_of(hf);
-        std::vector<float> want;
-        for (const auto& s : sequences()) {
-            const auto r = reference(t, tied, s);
-            want.insert(want.end(), r.begin(), r.end());
-        }
+        const auto want = reference_logits(t, tied);
         QCOMPARE(got.size(), want.size());
         const int positions = int(want.size() / kVocab);
         const auto a = ft::test::compare(got.data(), want.data(), positions, kVocab);
@@ -387,7 +398,54 @@ private slots:
         QVERIFY2(small.code == 0 && small.out.contains("CPU only"), qPrintable(small.out + small.err));
         QVERIFY2(!small.out.contains("nan") && !small.out.contains("inf "), qPrintable(small.out));
     }
+
+#ifdef FT_QWEN3_DENSE_GPU
+    // The GPU runner on the same model (test_qwen3_dense_gpu, on the GPU machine): the exact prefill (f32 GEMMs and
+    // attention, f32 KV) against the reference as tightly as the CPU, the default one (BF16 tensor-core products,
+    // f16 KV) within BF16's reach, the decode graph's greedy continuation equal to the CPU's, and --moe-backend
+    // offload giving the resident plan (no expert cache) and the same logits.
+    void gpuMatchesMaskedReference() {
+        if (ft::gpu_devices().empty()) QSKIP(qPrintable(QString::fromStdString("no usable GPU: " + ft::gpu_unavailable_reason())));
+        const fs::path hf = path("hf-gpu");
+        const Tensors t = make_hf_folder(hf, tiny_config(false));
+        const auto want = reference_logits(t, false);
+        const int positions = int(want.size() / kVocab);
+        for (const bool exact : {true, false}) {
+            ft::Engine e;
+            ft::LoadOptions o = load_options(hf, ft::Device::cuda);
+            o.gpu_exact_prefill = exact;
+            e.load_sync(o);
+            const auto got = ft::test::engine_logits(e, sequences());
+            QCOMPARE(got.size(), want.size());
+            const auto a = ft::test::compare(got.data(), want.data(), positions, kVocab);
+            qInfo("GPU (%s prefill) vs reference: min cosine %.9f, max |Δlogit| %.3g, top-1 %d of %d",
+                  exact ? "exact" : "BF16", a.min_cos, a.max_abs, a.top1_same, positions);
+            QVERIFY(a.min_cos > (exact ? 0.99999 : 0.999));
+            QVERIFY(a.top1_same >= (exact ? positions : positions * 9 / 10));
+            QCOMPARE(e.stats().plan.backend, std::string("resident"));
+            QCOMPARE(e.stats().plan.expert_slots, 0);
+            if (exact) {
+                ft::Engine c;
+                c.load_sync(load_options(hf));
+                QCOMPARE(ft::test::greedy(e, sequences()[0], 12), ft::test::greedy(c, sequences()[0], 12));
+            }
+        }
+        ft::Engine off;
+        ft::LoadOptions o = load_options(hf, ft::Device::cuda);
+        o.gpu_exact_prefill = true;
+        o.moe_backend = "offload";
+        off.load_sync(o);
+        QCOMPARE(off.stats().plan.backend, std::string("resident"));
+        const auto got = ft::test::engine_logits(off, sequences());
+        const auto a = ft::test::compare(got.data(), want.data(), positions, kVocab);
+        QVERIFY(a.min_cos > 0.99999);
+    }
+#endif
 };
 
+#ifdef FT_QWEN3_DENSE_GPU
+FT_GPU_TEST_MAIN(TestQwen3Dense)
+#else
 QTEST_GUILESS_MAIN(TestQwen3Dense)
+#endif
 #include "test_qwen3_dense.moc"
