@@ -37,11 +37,13 @@ must equal bit for bit.
 checkpoint: the tests show their logit bound fails on it).
 --block BN,BK (fp8) uses blocks of BN rows x BK columns instead of 128 x 128 (the tests take 48,96: several
 blocks per matrix, partial in both directions, on the tiny model's 64- and 128-wide matrices).
+--language-model stores every "model.X" tensor as "model.language_model.X", as Qwen3.5's multimodal checkpoints
+(and their NVFP4 / FP8 exports) name them.
 --dequantized DIR also writes the same model with every quantized weight replaced by its F32 decoding (and no
 quantization_config): the engine must compute the same logits from both.
 
 Usage: /usr/bin/python3 scripts/golden/make_hf_quant_fixture.py SRC_DIR OUT_DIR fp8|nvfp4|nvfp4-ct [--invert-scale]
-       [--dequantized DIR] [--block BN,BK]
+       [--dequantized DIR] [--block BN,BK] [--language-model]
 """
 import json
 import os
@@ -249,6 +251,8 @@ def main():
         decoded_names.append({"name": name, "shape": list(shape)})
         decoded.append(dec.reshape(-1))
         plain[name] = ("F32", shape, dec.astype("<f4").reshape(-1).view(np.uint8))
+    if "--language-model" in argv:
+        result = {("model.language_model." + n[6:] if n.startswith("model.") else n): t for n, t in result.items()}
     write_safetensors(os.path.join(out, "model.safetensors"), result)
     np.concatenate(decoded).astype("<f4").tofile(os.path.join(out, "decoded.f32"))
     with open(os.path.join(out, "decoded.json"), "w") as f:

@@ -119,8 +119,10 @@ class TestHfQuant : public QObject {
 
     std::filesystem::path dir(const char* name) const { return std::filesystem::path(tmp.path().toStdString()) / name; }
 
-    void make(const char* name, const char* fmt, bool invert, const char* block = nullptr, const QString& src = kBf16) {
+    void make(const char* name, const char* fmt, bool invert, const char* block = nullptr, const QString& src = kBf16,
+              const QStringList& extra = {}) {
         QStringList args{kMaker, src, QString::fromStdString(dir(name).string()), fmt};
+        args << extra;
         if (block) args << "--block" << block;
         if (invert) args << "--invert-scale";
         else args << "--dequantized" << QString::fromStdString(dir(name).string() + "_deq");
@@ -202,6 +204,7 @@ private slots:
         make("ds_nvfp4", "nvfp4", false, nullptr, kDeepSeek);
         make("nvfp4_inv", "nvfp4", true);
         make("nvfp4_ct", "nvfp4-ct", false);
+        make("nvfp4_ct_lm", "nvfp4-ct", false, nullptr, kBf16, {"--language-model"});
         seqs = golden_seqs();
         golden = ft::test::read_floats(kBf16 + "/logits.bin");
         QFile f(kBf16 + "/golden.json");
@@ -418,6 +421,21 @@ private slots:
             qInfo("%s: GGUF against the folder: max |diff| %.3g", name, gap);
             QVERIFY(gap < 1e-4);
         }
+    }
+
+    // compressed-tensors' weight_packed under Qwen3.5's "model.language_model." prefix: the loader and convert find
+    // it there (the same logits as the unprefixed checkpoint, bit for bit; the GGUF keeps ft_nvfp4).
+    void packedUnderLanguageModelPrefix() {
+        const std::vector<std::vector<std::int32_t>> one{seqs.at(0)};
+        const auto want = cpu_logits(dir("nvfp4_ct"), one), got = cpu_logits(dir("nvfp4_ct_lm"), one);
+        QCOMPARE(got.size(), want.size());
+        QVERIFY(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);
+        ft::model::ConvertOptions o;
+        o.out = dir("nvfp4_ct_lm").string() + ".gguf";
+        ft::model::convert_hf_to_gguf(dir("nvfp4_ct_lm"), o);
+        QCOMPARE(ft::gguf::Reader::open(o.out).find_tensor("blk.0.attn_q.weight")->type, ft::kernels::DType::FT_NVFP4);
+        const auto conv = cpu_logits(o.out, one);
+        QVERIFY(std::memcmp(conv.data(), want.data(), want.size() * 4) == 0);
     }
 
     void inspectCountsEngineType() {
