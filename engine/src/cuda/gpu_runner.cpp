@@ -336,6 +336,7 @@ private:
 
 void GpuRunner::upload_weights() {
     const auto t0 = Clock::now();
+    const std::uint64_t before = vram_->used(VramUse::weights);
     weights_ = std::make_unique<gpu::DeviceWeights>(w_, *vram_, stream_, opt_.on_upload, opt_.plan.weights, opt_.cancel);
     gpu::DeviceWeights& dw = *weights_;
     embd_ = dw.matrix(*g_.token_embd);
@@ -380,6 +381,13 @@ void GpuRunner::upload_weights() {
         hc_ones_ = dw.ones(std::int64_t(g_.hc_mult) * g_.n_embd);
     }
     dw.finish();
+    // The upload is what the blocks declare (model/block_needs.h graph_weights), which the plan's weights are.
+    const model::WeightNeeds declared = model::graph_weights(g_, w_);
+    const std::uint64_t want = declared.resident + (resident ? declared.expert_pool() : 0),
+                        got = vram_->used(VramUse::weights) - before;
+    if (got != want)
+        throw Error(ErrorCode::internal, fmt::format("the GPU holds {} bytes of weights, its blocks declare {} "
+                                                     "(model/block_needs.cpp graph_weights)", got, want));
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     spdlog::info("uploaded {:.2f} GiB of weights to {} in {:.2f} s ({:.1f} GB/s)", double(dw.bytes()) / double(1ull << 30),
                  gpu_name_, s, double(dw.bytes()) / s / 1e9);

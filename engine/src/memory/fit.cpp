@@ -8,6 +8,7 @@
 #include "ft/gpu.h"
 #include "ft/plan.h"
 #include "memory/planner.h"
+#include "model/block_needs.h"
 #include "model/model_desc.h"
 #include "model/model_inspect.h"
 #include "platform/platform.h"
@@ -84,9 +85,7 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
         return f;
     }
     const auto& s = j["sizes"];
-    memory::ModelGeometry g = memory::geometry_of(d, s.value("non_expert_bytes", std::uint64_t(0)),
-                                                  s.value("expert_pool_bytes", std::uint64_t(0)));
-    // The tensors' types (the CPU expert kernel's rate by type) from the same report.
+    // The tensors' types (the blocks' declared weights; the CPU expert kernel's rate by type) from the same report.
     std::vector<model::TensorStat> stats;
     for (const auto& t : j.value("tensors", nlohmann::json::array())) {
         const auto type = kernels::dtype_from_name(t.value("type", std::string()));
@@ -98,6 +97,9 @@ FitPrediction predict_fit(const std::filesystem::path& path, const MachineProfil
         st.n_bytes = t.value("bytes", std::uint64_t(0));
         stats.push_back(std::move(st));
     }
+    memory::ModelGeometry g = memory::geometry_of(d, memory::weight_types(d, stats),
+                                                  s.value("non_expert_bytes", std::uint64_t(0)),
+                                                  s.value("expert_pool_bytes", std::uint64_t(0)));
     memory::set_expert_types(g, d, stats);
     return memory::predict_fit(g, pc, plan_request(o));
 }
@@ -130,7 +132,8 @@ FitPrediction predict_fit_preset(const std::string& preset, const std::string& w
         stats.push_back(std::move(s));
     }
     const model::SizeReport sizes = model::measure(&d, stats);
-    memory::ModelGeometry g = memory::geometry_of(d, sizes.non_expert_bytes, sizes.expert_pool_bytes);
+    memory::ModelGeometry g =
+        memory::geometry_of(d, memory::weight_types(d, stats), sizes.non_expert_bytes, sizes.expert_pool_bytes);
     memory::set_expert_types(g, d, stats);
     return memory::predict_fit(g, pc, plan_request(o));
 }

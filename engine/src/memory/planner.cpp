@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -12,6 +13,7 @@
 #include "model/arch.h"
 #include "model/block_needs.h"
 #include "model/model_desc.h"
+#include "model/model_tensors.h"
 #include "model/weights.h"
 
 namespace ft::memory {
@@ -31,7 +33,43 @@ std::string_view resolve(const std::string& b) { return b.empty() ? std::string_
 
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / double(1ull << 30)); }
 
-ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes) {
+namespace {
+
+// The weight bytes and what the planner and predictor derive from them.
+void set_weight_bytes(ModelGeometry& g, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes) {
+    g.non_expert_bytes = non_expert_bytes;
+    g.expert_pool_bytes = expert_pool_bytes;
+    const std::uint64_t n_slots_all = std::uint64_t(std::max(1, g.n_moe_layers * g.n_expert));
+    const std::uint64_t per = expert_pool_bytes / n_slots_all;
+    // Three matrices, each padded to 256 bytes in its bank.
+    g.slot_bytes = per + 3 * 256;
+    g.active_expert_bytes = per * std::uint64_t(g.n_expert_used) * std::uint64_t(g.n_moe_layers);
+    // A decode token reads every non-expert matrix but the token embedding (one row of it): ≈ 85 % of them.
+    g.active_other_bytes = non_expert_bytes / 100 * 85;
+}
+
+// The blocks' declared weights (model/block_needs.h graph_weights): what the GPU runner uploads.
+void set_declared_weights(ModelGeometry& g, const model::WeightNeeds& n) {
+    set_weight_bytes(g, n.resident, n.expert_pool());
+    if (!n.experts.empty()) {
+        g.slot_bytes = n.slot_bytes();
+        g.active_expert_bytes = n.active_expert_bytes(g.n_expert_used);
+    }
+    g.declared_weights = true;
+}
+
+struct Shapes {
+    std::unique_ptr<model::Weights> w;
+    model::ModelGraph graph;
+};
+
+}  // namespace
+
+namespace {
+
+// types: the stored type of each tensor (nullptr: the byte counts given).
+ModelGeometry make_geometry(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes,
+                            const model::WeightTypes* types) {
     ModelGeometry g;
     g.n_layer = int(d.n_layer);
     g.n_moe_layers = int(d.n_moe_layers());
@@ -91,43 +129,56 @@ ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_by
     g.n_ff_exp = d.moe.n_ff_exp;
     // The widest dense FFN a block runs: the dense layers' (if any) or the shared experts' (their scratch is shared).
     g.n_ff = std::max<std::int64_t>(g.n_layer > g.n_moe_layers ? std::int64_t(d.n_ff) : 0, std::int64_t(d.moe.n_ff_shexp));
-    g.non_expert_bytes = non_expert_bytes;
-    g.expert_pool_bytes = expert_pool_bytes;
-    const std::uint64_t n_slots_all = std::uint64_t(std::max(1, g.n_moe_layers * g.n_expert));
-    const std::uint64_t per = expert_pool_bytes / n_slots_all;
-    // Three matrices, each padded to 256 bytes in its bank.
-    g.slot_bytes = per + 3 * 256;
-    g.active_expert_bytes = per * std::uint64_t(g.n_expert_used) * std::uint64_t(g.n_moe_layers);
-    // A decode token reads every non-expert matrix but the token embedding (one row of it): ≈ 85 % of them.
-    g.active_other_bytes = non_expert_bytes / 100 * 85;
+    set_weight_bytes(g, non_expert_bytes, expert_pool_bytes);
     // The blocks, from the description's tensor table: what the scratch, KV and state sizes are read from.
-    struct Shapes {
-        std::unique_ptr<model::Weights> w;
-        model::ModelGraph graph;
-    };
     auto shapes = std::make_shared<Shapes>();
     shapes->w = model::Weights::shapes(d);
     shapes->graph = model::build_graph(*shapes->w);
     g.graph = std::shared_ptr<const model::ModelGraph>(shapes, &shapes->graph);
     g.n_kv_layers = shapes->graph.n_kv_layers;
     g.n_rs_layers = shapes->graph.n_rs_layers;
+    if (types) {
+        const model::WeightNeeds n = model::graph_weights(shapes->graph, *shapes->w, types);
+        if (n.untyped.empty()) set_declared_weights(g, n);
+    }
     return g;
 }
 
-ModelGeometry geometry_of(const model::Weights& w) {
-    ModelGeometry g = geometry_of(w.desc(), w.other_bytes(), w.expert_bytes());
-    // Exact slot bytes, as the expert cache lays its banks out: each matrix's largest size over the MoE layers
-    // (llama.cpp's _M recipes give some layers' down projections a larger type), padded to 256 bytes.
-    std::uint64_t big[3] = {0, 0, 0};
-    for (int il = 0; il < g.n_layer; ++il) {
-        if (!w.layer_has_experts(il)) continue;
-        const model::ExpertView& e = w.expert(il, 0);
-        big[0] = std::max<std::uint64_t>(big[0], e.gate.bytes());
-        big[1] = std::max<std::uint64_t>(big[1], e.up.bytes());
-        big[2] = std::max<std::uint64_t>(big[2], e.down.bytes());
+}  // namespace
+
+ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes) {
+    return make_geometry(d, non_expert_bytes, expert_pool_bytes, nullptr);
+}
+
+model::WeightTypes weight_types(const model::ModelDesc& d, std::span<const model::TensorStat> stats) {
+    std::map<std::string_view, kernels::DType> listed;
+    for (const auto& t : stats) listed.emplace(t.name, t.type);
+    auto find = [&](const std::string& n) -> const kernels::DType* {
+        if (auto it = listed.find(n); it != listed.end()) return &it->second;
+        if (n.starts_with("model."))  // Qwen3.5's checkpoints: under the multimodal wrapper's name
+            if (auto it = listed.find("model.language_model." + n.substr(6)); it != listed.end()) return &it->second;
+        return nullptr;
+    };
+    model::WeightTypes types;
+    for (const model::TensorSpec& s : model::arch_tensors(d)) {
+        if (s.unused) continue;
+        const kernels::DType* t = find(s.name);
+        for (std::size_t i = 0; !t && i < s.hf_names.size(); ++i) t = find(s.hf_names[i]);
+        if (!t && !s.hf_fused.empty()) t = find(s.hf_fused);
+        if (t) types.by_name.emplace(s.name, *t);
     }
-    if (big[0] + big[1] + big[2] > 0) g.slot_bytes = a256(big[0]) + a256(big[1]) + a256(big[2]);
+    return types;
+}
+
+ModelGeometry geometry_of(const model::Weights& w) {
+    ModelGeometry g = geometry_of(w.desc(), 0, 0);
+    set_declared_weights(g, model::graph_weights(model::build_graph(w), w));
     return g;
+}
+
+ModelGeometry geometry_of(const model::ModelDesc& d, const model::WeightTypes& types, std::uint64_t non_expert_bytes,
+                          std::uint64_t expert_pool_bytes) {
+    return make_geometry(d, non_expert_bytes, expert_pool_bytes, &types);
 }
 
 int kv_bytes_per_element(const ModelGeometry& g, bool kv_f16) { return model::kv_elem_bytes(*g.graph, kv_f16); }

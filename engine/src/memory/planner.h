@@ -18,6 +18,7 @@ struct ModelDesc;
 struct ModelGraph;
 struct StepShape;
 struct TensorStat;
+struct WeightTypes;
 class Weights;
 }  // namespace ft::model
 
@@ -31,6 +32,7 @@ struct ModelGeometry {
     bool gpu_runs = true;   // false: the GPU runner cannot run a block of the model yet (GLM-5's sparse indexer)
     std::int64_t n_ff = 0;  // the widest dense FFN a block runs (dense layers or shared experts; 0: none)
     std::uint64_t non_expert_bytes = 0;   // in VRAM always (norms are widened to f32 there: counted)
+    bool declared_weights = false;        // the two byte counts and slot_bytes are the blocks' declaration
     std::uint64_t expert_pool_bytes = 0;  // every routed expert
     std::uint64_t slot_bytes = 0;         // one (layer, expert): gate + up + down, each padded to 256 bytes
     std::uint64_t active_expert_bytes = 0;  // routed expert bytes one token reads (k experts × layers)
@@ -53,8 +55,18 @@ struct ModelGeometry {
     std::string expert_format;
 };
 
+// The weights as the blocks declare them (model/block_needs.h graph_weights): what the GPU runner uploads.
 ModelGeometry geometry_of(const model::Weights& w);
-// Without loading (the fit predictor): from the description and the byte counts `ft inspect` reports.
+// Without loading (the fit predictor, ft inspect --plan): from the description and the stored type of each tensor by
+// GGUF name, the weights as the blocks declare them; when the table lacks a tensor (the report gives it a type the
+// engine does not know, as for checkpoints it repacks at load), the byte counts given (the file's).
+ModelGeometry geometry_of(const model::ModelDesc& d, const model::WeightTypes& types, std::uint64_t non_expert_bytes,
+                          std::uint64_t expert_pool_bytes);
+// The stored type of each tensor of the description, by its GGUF name, from a tensor list (ft inspect's, a synth
+// plan's) under GGUF names or, for a Hugging Face folder, its checkpoint names; a tensor the list does not name with
+// a known type is left out (geometry_of then keeps the byte counts).
+model::WeightTypes weight_types(const model::ModelDesc& d, std::span<const model::TensorStat> stats);
+// From the description and byte counts alone (tests, rough what-ifs).
 ModelGeometry geometry_of(const model::ModelDesc& d, std::uint64_t non_expert_bytes, std::uint64_t expert_pool_bytes);
 // The fit predictor's expert types (expert_bytes_by_type, expert_format) of a model from its tensor list
 // (memory/cpu_rate.cpp).

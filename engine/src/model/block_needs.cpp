@@ -185,6 +185,222 @@ ScratchNeeds graph_needs(const ModelGraph& g, const StepShape& s) {
     return n;
 }
 
+// ---- weights ----
+
+std::uint64_t WeightNeeds::expert_pool() const {
+    std::uint64_t s = 0;
+    for (const Experts& e : experts)
+        for (std::uint64_t b : e.bytes) s += std::max<std::uint64_t>(b * std::uint64_t(e.n_expert), 256);
+    return s;
+}
+
+std::uint64_t WeightNeeds::slot_bytes() const {
+    std::array<std::uint64_t, 3> big{};
+    for (const Experts& e : experts)
+        for (std::size_t i = 0; i < 3; ++i) big[i] = std::max(big[i], e.bytes[i]);
+    return experts.empty() ? 0 : a256(big[0]) + a256(big[1]) + a256(big[2]);
+}
+
+std::uint64_t WeightNeeds::active_expert_bytes(int k) const {
+    std::uint64_t s = 0;
+    for (const Experts& e : experts) s += (e.bytes[0] + e.bytes[1] + e.bytes[2]) * std::uint64_t(k);
+    return s;
+}
+
+kernels::DType WeightCount::stored_type(const TensorView& t, std::string_view name) const {
+    if (!types_) return t.type;
+    const auto it = types_->by_name.find(name);
+    return it == types_->by_name.end() ? t.type : it->second;
+}
+
+std::uint64_t WeightCount::stored_bytes(const TensorView& t, std::string_view name) {
+    if (!types_) return t.bytes();
+    const auto it = types_->by_name.find(name);
+    if (it == types_->by_name.end()) {
+        n_.untyped.emplace_back(name);
+        return 0;
+    }
+    return kernels::dtype_bytes(it->second, std::uint64_t(t.rows) * std::uint64_t(t.cols)).value_or(0);
+}
+
+void WeightCount::matrix(const TensorView* t) {
+    if (!t || !matrices_.insert(t->data ? static_cast<const void*>(t->data) : t).second) return;
+    add(stored_bytes(*t, t->name));
+}
+
+void WeightCount::vector(const TensorView* t) {
+    if (!t || !vectors_.insert(t->data ? static_cast<const void*>(t->data) : t).second) return;
+    add(std::uint64_t(t->rows) * std::uint64_t(t->cols) * 4);
+}
+
+void WeightCount::table(const TensorView* t) {
+    if (t) add(std::uint64_t(t->rows) * std::uint64_t(t->cols) * 4);  // i32 whatever the file's integers (Weights::open)
+}
+
+void WeightCount::stacked(const TensorView& q, const TensorView& k, const TensorView& v) {
+    const kernels::DType tq = stored_type(q, q.name);
+    if (!(tq == stored_type(k, k.name) && tq == stored_type(v, v.name) && q.cols == k.cols && k.cols == v.cols)) {
+        matrix(&q);
+        matrix(&k);
+        matrix(&v);
+        return;
+    }
+    std::uint64_t b = 0;
+    for (const TensorView* t : {&q, &k, &v}) {
+        matrices_.insert(t->data ? static_cast<const void*>(t->data) : t);
+        b += stored_bytes(*t, t->name);
+    }
+    add(b);
+}
+
+void WeightCount::stacked_vector(std::initializer_list<const TensorView*> parts) {
+    std::uint64_t n = 0;
+    for (const TensorView* t : parts)
+        if (t) n += std::uint64_t(t->rows) * std::uint64_t(t->cols);
+    if (n) add(n * 4);
+}
+
+void WeightCount::ones(std::int64_t n) {
+    if (n <= ones_) return;
+    add(std::uint64_t(n) * 4);
+    ones_ = n;
+}
+
+void WeightCount::experts(const MoeBlock& b) {
+    if (!w_.layer_has_experts(b.layer)) return;
+    WeightNeeds::Experts e;
+    e.layer = b.layer;
+    e.n_expert = int(w_.desc().moe.n_expert);
+    const ExpertView& e0 = w_.expert(b.layer, 0);  // the runner stacks every expert at expert 0's size
+    const std::string prefix = "blk." + std::to_string(b.layer) + ".";
+    e.bytes = {stored_bytes(e0.gate, prefix + "ffn_gate_exps.weight"), stored_bytes(e0.up, prefix + "ffn_up_exps.weight"),
+               stored_bytes(e0.down, prefix + "ffn_down_exps.weight")};
+    n_.experts.push_back(e);
+    // (A description's graph has no bias data to tell: ModelDesc says.)
+    if (b.expert_biases || w_.desc().moe.expert_bias)
+        for (const char* bias : {"ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"})
+            vector(w_.find_layer(b.layer, bias));
+}
+
+void block_weights(const AttentionBlock& b, WeightCount& c) {
+    c.stacked(*b.q.w, *b.k.w, *b.v.w);
+    c.matrix(b.o.w);
+    if (b.q.b || b.k.b || b.v.b) c.stacked_vector({b.q.b, b.k.b, b.v.b});
+    c.vector(b.o.b);
+    c.vector(b.q_norm);
+    c.vector(b.k_norm);
+    c.vector(b.sinks);
+}
+
+void block_weights(const MlaAttentionBlock& b, WeightCount& c) {
+    if (b.q_a) {
+        c.matrix(b.q_a.w);
+        c.matrix(b.q_b.w);
+        c.vector(b.q_a_norm.w);
+    } else {
+        c.matrix(b.q.w);
+    }
+    c.matrix(b.kv_a.w);
+    c.vector(b.kv_a_norm.w);
+    c.matrix(b.k_b);
+    c.matrix(b.v_b);
+    c.matrix(b.o.w);
+    if (b.idx.heads > 0) {  // the sparse indexer: not run on the GPU yet (graph_gpu_unsupported); what it would hold
+        c.matrix(b.idx.q_b.w);
+        c.matrix(b.idx.k.w);
+        c.matrix(b.idx.weights.w);
+        c.vector(b.idx.k_norm);
+        c.vector(b.idx.k_norm_bias);
+    }
+}
+
+void block_weights(const GatedDeltaNetBlock& b, WeightCount& c) {
+    c.matrix(b.qkv.w);
+    c.matrix(b.z.w);
+    if (b.ba) {
+        c.matrix(b.ba.w);
+    } else {
+        c.matrix(b.beta.w);
+        c.matrix(b.alpha.w);
+    }
+    c.matrix(b.out.w);
+    c.vector(b.conv);
+    c.vector(b.dt_bias);
+    c.vector(b.a_neg);
+    c.vector(b.norm);
+}
+
+void block_weights(const CompressedAttentionBlock& b, WeightCount& c) {
+    for (const LinearRef* m : {&b.q_a, &b.q_b, &b.kv, &b.o_a, &b.o_b}) c.matrix(m->w);
+    c.vector(b.q_a_norm.w);
+    c.vector(b.kv_norm.w);
+    c.vector(b.sinks);
+    c.ones(b.head_dim);
+    if (b.kind != V4LayerKind::sliding) {
+        c.matrix(b.comp.kv.w);
+        c.matrix(b.comp.gate.w);
+        c.vector(b.comp.bias);
+        c.vector(b.comp.norm.w);
+    }
+    if (b.kind == V4LayerKind::csa) {
+        c.matrix(b.idx.kv.w);
+        c.matrix(b.idx.gate.w);
+        c.vector(b.idx.bias);
+        c.vector(b.idx.norm.w);
+        c.matrix(b.idx_q_b.w);
+        c.matrix(b.idx_weights.w);
+    }
+}
+
+void block_weights(const FfnBlock& b, WeightCount& c) {
+    for (const LinearRef* m : {&b.gate, &b.up, &b.down}) c.matrix(m->w);
+    for (const LinearRef* m : {&b.gate, &b.up, &b.down}) c.vector(m->b);
+}
+
+void block_weights(const MoeBlock& b, WeightCount& c) {
+    c.matrix(b.router.w);
+    c.vector(b.router.b);
+    c.vector(b.selection_bias);
+    c.table(b.hash);
+    c.experts(b);
+    if (b.shared.gate) block_weights(b.shared, c);
+    c.matrix(b.shared_gate);
+}
+
+WeightNeeds graph_weights(const ModelGraph& g, const Weights& w, const WeightTypes* types) {
+    WeightCount c(w, types);
+    c.matrix(g.token_embd);
+    c.vector(g.output_norm.w);
+    // A tied LM head is the embedding: the same data in a loaded model; a type table without output.weight.
+    const bool tied = types && w.desc().tied_embeddings && !types->by_name.contains("output.weight");
+    if (!tied) c.matrix(g.output);
+    for (const Layer& L : g.layers)
+        for (const Block& b : L.blocks) {
+            c.vector(b.norm.w);
+            if (b.hc) {
+                c.matrix(b.hc.fn);
+                c.vector(b.hc.base);
+                c.vector(b.hc.scale);
+            }
+            std::visit(overloaded{
+                           [&](const AttentionBlock& a) { block_weights(a, c); },
+                           [&](const MlaAttentionBlock& m) { block_weights(m, c); },
+                           [&](const GatedDeltaNetBlock& d) { block_weights(d, c); },
+                           [&](const CompressedAttentionBlock& v) { block_weights(v, c); },
+                           [&](const FfnBlock& f) { block_weights(f, c); },
+                           [&](const MoeBlock& m) { block_weights(m, c); },
+                       },
+                       b.body);
+        }
+    if (g.hc_mult > 0) {
+        c.matrix(g.hc_head.fn);
+        c.vector(g.hc_head.base);
+        c.vector(g.hc_head.scale);
+        c.ones(std::int64_t(g.hc_mult) * g.n_embd);
+    }
+    return c.take();
+}
+
 int kv_elem_bytes(const ModelGraph& g, bool want_f16) { return want_f16 && !g.kv_rows_f32 ? 2 : 4; }
 
 }  // namespace ft::model

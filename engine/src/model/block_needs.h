@@ -1,20 +1,27 @@
-// What a forward pass of a graph needs on a device besides its weights, declared once: one function per block kind
+// What a forward pass of a graph needs on a device, declared once: one function per block kind
 // (beside the block types of graph.h) and one for the model around the blocks. The step's scratch is a list of named
 // buffers with their sizes for a given pass shape (rows, sequences, context); the blocks share the buffers, so each
 // buffer is the largest any block asks for. The VRAM planner (memory/planner.cpp) sums this list for its prediction
 // and the GPU runner (cuda/gpu_runner.cpp) allocates exactly this list, so the two agree by construction
 // (tests/engine/test_block_needs.cpp checks it on every architecture). The KV rows per position and the recurrent
 // state per sequence are the graph's KV geometry (finish_graph, from the blocks; exec/runner.h graph_kv_geometry),
-// which the planner and both runners read likewise.
+// which the planner and both runners read likewise. The weights likewise (block_weights, below).
 //
-// A new block kind adds its block_needs overload here (graph_needs dispatches with std::visit: a kind without one is
-// a compile error) and asks for the buffers its device code uses, by the names below.
+// A new block kind adds its block_needs and block_weights overloads here (graph_needs and graph_weights dispatch with
+// std::visit: a kind without one is a compile error) and asks for the buffers its device code uses, by the names
+// below, and counts the tensors its device code uploads.
 // Pure arithmetic: no CUDA, no state.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/graph.h"
 
@@ -99,6 +106,77 @@ void block_needs(const MoeBlock& b, const ModelGraph& g, const StepShape& s, Scr
 // The whole graph: every block's needs plus the model's own (activations, logits tile, batch metadata, page tables,
 // the hyper-connection streams, the routing trace).
 ScratchNeeds graph_needs(const ModelGraph& g, const StepShape& s);
+
+// ---- Weights ----
+// What a device holds of the graph's weights, declared per block kind like the scratch: the tensors each block's
+// device code uploads (cuda/gpu_attention.cpp, gpu_moe.cpp, gpu_runner.cpp), each one allocation as
+// cuda/gpu_weights.cpp makes it — a matrix in its stored type, a vector (norm, bias, sink, scale, conv taps) widened
+// to f32, an integer table in i32, a block's q/k/v of one type and width as one stack, every allocation at least
+// 256 bytes (the VRAM budget's smallest), a tensor two blocks share (a tied LM head) once — and the routed experts of
+// each MoE layer, per expert and projection. The planner (memory/planner.cpp geometry_of) sums this for the plan's
+// weights and expert slots, the GPU runner checks its upload against it (GpuRunner::upload_weights).
+//
+// The stored type of each tensor: the views' own (a loaded model), or for a description without a file
+// (Weights::shapes: ft inspect --plan, the fit predictor, ft synth presets) a table by GGUF tensor name, the routed
+// experts under their stacks' names ("blk.N.ffn_down_exps.weight": llama.cpp's _M recipes give some layers' down
+// projections a larger type than the others').
+struct WeightTypes {
+    std::map<std::string, kernels::DType, std::less<>> by_name;  // empty: the views' own types and row bytes
+};
+
+struct WeightNeeds {
+    struct Experts {
+        int layer = 0, n_expert = 0;
+        std::array<std::uint64_t, 3> bytes{};  // one expert's gate, up, down
+    };
+    std::uint64_t resident = 0;   // uploaded whatever the MoE backend: every tensor but the routed experts
+    std::vector<Experts> experts;  // per MoE layer
+    std::vector<std::string> untyped;  // tensors a type table was asked for and does not name (counted as 0 bytes)
+    // The resident MoE backend's upload of the routed experts: per layer one stack per projection.
+    std::uint64_t expert_pool() const;
+    // One expert cache slot: each projection's largest over the layers, padded to 256 bytes (its bank's stride).
+    std::uint64_t slot_bytes() const;
+    // The routed expert bytes one token reads: k experts in every MoE layer.
+    std::uint64_t active_expert_bytes(int k) const;
+};
+
+// The accumulator the block declarations add their uploads to, with DeviceWeights' rules.
+class WeightCount {
+public:
+    WeightCount(const Weights& w, const WeightTypes* types) : w_(w), types_(types) {}
+    void matrix(const TensorView* t);  // as stored, once per tensor
+    void vector(const TensorView* t);  // widened to f32, once per tensor
+    void table(const TensorView* t);   // in i32 (DeviceWeights::table: not shared)
+    // q/k/v as one allocation when of one type and width (else three matrices); their biases as one f32 vector.
+    void stacked(const TensorView& q, const TensorView& k, const TensorView& v);
+    void stacked_vector(std::initializer_list<const TensorView*> parts);
+    void ones(std::int64_t n);         // a vector of ones, grown when a longer one is asked for (the old one kept)
+    void experts(const MoeBlock& b);   // the layer's routed experts (their biases: vectors, resident)
+    WeightNeeds take() { return std::move(n_); }
+    const Weights& weights() const { return w_; }
+
+private:
+    std::uint64_t stored_bytes(const TensorView& t, std::string_view name);
+    kernels::DType stored_type(const TensorView& t, std::string_view name) const;
+    void add(std::uint64_t bytes) { n_.resident += std::max<std::uint64_t>(bytes, 256); }
+    const Weights& w_;
+    const WeightTypes* types_;
+    std::set<const void*> matrices_, vectors_;
+    std::int64_t ones_ = 0;
+    WeightNeeds n_;
+};
+
+void block_weights(const AttentionBlock& b, WeightCount& c);
+void block_weights(const MlaAttentionBlock& b, WeightCount& c);
+void block_weights(const GatedDeltaNetBlock& b, WeightCount& c);
+void block_weights(const CompressedAttentionBlock& b, WeightCount& c);
+void block_weights(const FfnBlock& b, WeightCount& c);
+void block_weights(const MoeBlock& b, WeightCount& c);
+
+// The whole graph in the runner's upload order: embedding, output norm and head, then per block its norm, mixer and
+// body, then the hyper-connection head. w: the Weights the graph was built from (its routed experts; for a type
+// table, Weights::shapes of the description). types: nullptr for the views' own.
+WeightNeeds graph_weights(const ModelGraph& g, const Weights& w, const WeightTypes* types = nullptr);
 
 // Bytes per KV element the graph's rows are kept in on the GPU: 2 when f16 is asked for and every block's kernels
 // take f16 rows (ModelGraph::kv_rows_f32 false), else 4.
