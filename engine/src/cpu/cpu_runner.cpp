@@ -1,6 +1,6 @@
 // The CPU runner: executes a ModelGraph's blocks (model/graph.h) on the worker pool — embedding, pre-norm residual
-// blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts) or, with hyper-connections, the
-// streams mixed in and out of every block — final norm and LM head.
+// blocks (attention, dense FFN, MoE through moe::MoeLayer plus shared experts) with the residual as one stream or,
+// with hyper-connections, several streams mixed in and out of every block — final norm and LM head.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -127,22 +127,29 @@ public:
     std::string device_name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
     Message device_label() const override { return {"device_cpu", {std::to_string(pool_.size())}}; }
 
+    // One path for every model. The residual is the hyper-connection streams (model/graph.h Block): x_ holds
+    // n_streams() rows of n_embd per token; a block's input is the streams' mix, its output goes back into them. The
+    // plain residual is the one-stream case, which needs no mixer: the block reads x_ through its norm and adds its
+    // output to x_.
     void forward(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) override {
-        if (g_.hc_mult > 0) return forward_hc(batch, kv, logits);
-        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd;
-        x_.resize(std::size_t(T * E));
+        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd, NE = n_streams() * E;
+        x_.resize(std::size_t(T * NE));
         xn_.resize(std::size_t(T * E));
         y_.resize(std::size_t(T * E));
         const model::TensorView& embd = *g_.token_embd;
-        for (std::int64_t t = 0; t < T; ++t)
-            kernels::cpu::dequantize_row(embd.type, embd.row(batch[std::size_t(t)].token), x_.data() + t * E, E);
+        for (std::int64_t t = 0; t < T; ++t) {
+            float* xs = x_.data() + t * NE;
+            kernels::cpu::dequantize_row(embd.type, embd.row(batch[std::size_t(t)].token), xs, E);
+            for (std::int64_t j = 1; j < n_streams(); ++j) std::copy_n(xs, E, xs + j * E);
+        }
         for (const auto& layer : blocks_) {
             for (const CpuBlock& b : layer) {
-                cpu::rms_norm_rows(pool_, x_.data(), b.norm, b.eps, T, xn_.data());
+                block_input(b, T);
                 body(b, batch, kv, T);
-                for (std::int64_t i = 0; i < T * E; ++i) x_[std::size_t(i)] += y_[std::size_t(i)];
+                block_output(b, T);
             }
         }
+        if (g_.hc_mult > 0) collapse_streams(T);
         head(batch, logits);
     }
 
@@ -202,45 +209,55 @@ private:
         cpu::linear(pool_, *m.fn, flat_.data(), T, mix_.data());
     }
 
-    // Hyper-connections: x_ holds hc_mult streams per token [T, N, E]; every block reads their mix and writes them.
-    void forward_hc(std::span<const BatchToken> batch, kv::KvCache& kv, float* logits) {
-        const std::int64_t T = std::int64_t(batch.size()), E = g_.n_embd, N = g_.hc_mult, NE = N * E;
-        x_.resize(std::size_t(T * NE));
-        xn_.resize(std::size_t(T * E));
-        y_.resize(std::size_t(T * E));
-        const model::TensorView& embd = *g_.token_embd;
-        for (std::int64_t t = 0; t < T; ++t) {
-            float* xs = x_.data() + t * NE;
-            kernels::cpu::dequantize_row(embd.type, embd.row(batch[std::size_t(t)].token), xs, E);
-            for (std::int64_t j = 1; j < N; ++j) std::copy_n(xs, E, xs + j * E);
+    // Residual streams per token: hc_mult with hyper-connections, else the one plain residual.
+    std::int64_t n_streams() const { return std::max(g_.hc_mult, 1); }
+
+    // The block's normed input into xn_ [T, E]: the residual x_ through the block's norm, or with hyper-connections
+    // the streams collapsed by the block's mixer (its pre weights; post_ and comb_ kept for block_output), then the
+    // norm.
+    void block_input(const CpuBlock& b, std::int64_t T) {
+        if (g_.hc_mult == 0) {
+            cpu::rms_norm_rows(pool_, x_.data(), b.norm, b.eps, T, xn_.data());
+            return;
         }
+        const std::int64_t E = g_.n_embd, N = g_.hc_mult, NE = N * E;
         pre_.resize(std::size_t(T * N));
         post_.resize(std::size_t(T * N));
         comb_.resize(std::size_t(T * N * N));
-        for (const auto& layer : blocks_) {
-            for (const CpuBlock& b : layer) {
-                mix(b.hc, T);
-                const std::int64_t rows = b.hc.fn->rows;
-                for (std::int64_t t = 0; t < T; ++t) {
-                    kernels::ref::hc_weights(hp_, mix_.data() + t * rows, b.hc.scale.data(), b.hc.base.data(),
-                                             pre_.data() + t * N, post_.data() + t * N, comb_.data() + t * N * N);
-                    kernels::cpu::hc_collapse(int(N), E, pre_.data() + t * N, x_.data() + t * NE, xn_.data() + t * E);
-                }
-                cpu::rms_norm_rows(pool_, xn_.data(), b.norm, b.eps, T, xn_.data());
-                body(b, batch, kv, T);
-                for (std::int64_t t = 0; t < T; ++t)
-                    kernels::cpu::hc_expand(int(N), E, post_.data() + t * N, comb_.data() + t * N * N, y_.data() + t * E,
-                                            x_.data() + t * NE);
-            }
+        mix(b.hc, T);
+        const std::int64_t rows = b.hc.fn->rows;
+        for (std::int64_t t = 0; t < T; ++t) {
+            kernels::ref::hc_weights(hp_, mix_.data() + t * rows, b.hc.scale.data(), b.hc.base.data(), pre_.data() + t * N,
+                                     post_.data() + t * N, comb_.data() + t * N * N);
+            kernels::cpu::hc_collapse(int(N), E, pre_.data() + t * N, x_.data() + t * NE, xn_.data() + t * E);
         }
-        // The output head's mixer collapses the streams into x_'s first T·E values, then the usual head.
+        cpu::rms_norm_rows(pool_, xn_.data(), b.norm, b.eps, T, xn_.data());
+    }
+
+    // The block's output y_ [T, E] into the residual: added, or with hyper-connections spread over the streams by
+    // the post weights after their comb mix.
+    void block_output(const CpuBlock&, std::int64_t T) {
+        const std::int64_t E = g_.n_embd;
+        if (g_.hc_mult == 0) {
+            for (std::int64_t i = 0; i < T * E; ++i) x_[std::size_t(i)] += y_[std::size_t(i)];
+            return;
+        }
+        const std::int64_t N = g_.hc_mult, NE = N * E;
+        for (std::int64_t t = 0; t < T; ++t)
+            kernels::cpu::hc_expand(int(N), E, post_.data() + t * N, comb_.data() + t * N * N, y_.data() + t * E,
+                                    x_.data() + t * NE);
+    }
+
+    // Hyper-connections: the output head's mixer collapses the streams into x_'s first T·E values, for head().
+    void collapse_streams(std::int64_t T) {
+        const std::int64_t E = g_.n_embd, N = g_.hc_mult, NE = N * E;
+        pre_.resize(std::size_t(T * N));
         mix(hc_head_, T);
         for (std::int64_t t = 0; t < T; ++t) {
             kernels::ref::hc_head_weights(hp_, mix_.data() + t * N, hc_head_.scale.data(), hc_head_.base.data(), pre_.data());
             kernels::cpu::hc_collapse(int(N), E, pre_.data(), x_.data() + t * NE, xn_.data() + t * E);
         }
         std::copy_n(xn_.data(), T * E, x_.data());
-        head(batch, logits);
     }
 
     // Final norm and LM head of x_ [T, E] for the tokens that want logits.

@@ -272,7 +272,6 @@ private:
     void allocate_cache_structures();
     void make_offload(int slots);
     void run_step(std::int64_t T, bool decode);
-    void run_step_hc(std::int64_t T, bool decode);
     void forward_body(const GpuBlock& b, std::int64_t T, bool decode);
     void lm_head(const std::int32_t* rows, std::int64_t m);
     void read_logits(float* out, std::int64_t r0, std::int64_t m);
@@ -613,74 +612,68 @@ void GpuRunner::forward_body(const GpuBlock& b, std::int64_t T, bool decode) {
                b.body);
 }
 
+// One step for every model. The residual is the hyper-connection streams (model/graph.h Block); a plain model is the
+// one-stream case: the residual is s.x, a block's input its norm (fused into the previous block's output or the MoE
+// router where they can), its output added into s.x. With hyper-connections (hc_mult > 0) the streams live in s.hc:
+// a block's mixer reads them (RMS-normalised flat, through its fn) and gives the block input (into xn, then the
+// block's norm) and the post / comb weights; the block adds its output into s.x, zeroed before, and the streams take
+// it; the head's mixer leaves the collapsed streams in s.x for the output norm.
 void GpuRunner::run_step(std::int64_t T, bool decode) {
     gpu::GpuContext& c = *c_;
-    const std::int64_t E = g_.n_embd;
+    const std::int64_t E = g_.n_embd, N = g_.hc_mult, NE = N * E, MT = max_t_, mix_w = (2 + N) * N;
     c.launched(kc::embed_rows(embd_.type, embd_.data, embd_.row_bytes, E, c.d_tok, T, c.s.x.get(), stream_), "embedding");
     mark("embedding");
-    if (g_.hc_mult > 0) return run_step_hc(T, decode);
+    // The streams' regions of s.hc (model::streams_width): none without hyper-connections.
+    float* streams = N > 0 ? c.s.hc.get() : nullptr;
+    float* flat = streams ? streams + MT * NE : nullptr;
+    float* mix = flat ? flat + MT * NE : nullptr;
+    float* post = mix ? mix + MT * mix_w : nullptr;
+    float* comb = post ? post + MT * N : nullptr;
+    auto mix_of = [&](const GpuMixer& m) {
+        c.launched(kc::rms_norm_f32(streams, hc_ones_, flat, T, NE, g_.output_norm.eps, stream_), "hyper-connection norm");
+        c.linear->run(m.fn, flat, T, NE, mix, m.fn.rows, false);
+    };
+    if (streams) c.launched(kc::hc_spread(c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection streams");
     std::vector<const GpuBlock*> order;
     for (const auto& layer : blocks_)
         for (const GpuBlock& b : layer) order.push_back(&b);
     c.xn_ready = false;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const GpuBlock& b = *order[i];
-        // A MoE block that can fuse its input norm with its router (decode) takes it over.
-        const gpu::GpuMoe* moe = b.as<gpu::GpuMoe>();
-        const bool own = !c.xn_ready && moe && moe->fuses_input_norm(c, T, b.norm);
-        if (!c.xn_ready && !own)
-            c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
-        c.xn_ready = false;
-        c.own_norm = own ? b.norm : nullptr;
-        c.own_norm_eps = b.eps;
-        c.next_norm = i + 1 < order.size() ? order[i + 1]->norm : nullptr;
-        c.next_norm_eps = i + 1 < order.size() ? order[i + 1]->eps : 0.f;
-        forward_body(b, T, decode);
-    }
-    c.next_norm = nullptr;
-    c.own_norm = nullptr;
-    c.xn_ready = false;
-    if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
-    if (decode) {
-        lm_head(nullptr, T);
-        mark("output norm + LM head");
-    }
-}
-
-// DeepSeek-V4: the hyper-connection streams (s.hc) around every block. A block's mixer reads the streams (RMS-normalised
-// flat, through its fn) and gives the block input (into xn, then the block's norm) and the post / comb weights; the
-// block adds its output into x, zeroed before, and the streams take it. The head's mixer leaves the collapsed
-// streams in x for the output norm.
-void GpuRunner::run_step_hc(std::int64_t T, bool decode) {
-    gpu::GpuContext& c = *c_;
-    const std::int64_t E = g_.n_embd, N = g_.hc_mult, NE = N * E, MT = max_t_, mix_w = (2 + N) * N;
-    float* streams = c.s.hc.get();
-    float* flat = streams + MT * NE;
-    float* mix = flat + MT * NE;
-    float* post = mix + MT * mix_w;
-    float* comb = post + MT * N;
-    c.launched(kc::hc_spread(c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection streams");
-    auto mix_of = [&](const GpuMixer& m) {
-        c.launched(kc::rms_norm_f32(streams, hc_ones_, flat, T, NE, g_.output_norm.eps, stream_), "hyper-connection norm");
-        c.linear->run(m.fn, flat, T, NE, mix, m.fn.rows, false);
-    };
-    for (const auto& layer : blocks_) {
-        for (const GpuBlock& b : layer) {
+        if (streams) {
             mix_of(b.hc);
             c.launched(kc::hc_pre(mix, b.hc.fn.rows, b.hc.scale, b.hc.base, streams, int(N), E, g_.hc_sinkhorn_iters,
                                   g_.hc_eps, false, T, c.s.xn.get(), post, comb, stream_),
                        "hyper-connection pre");
             c.launched(kc::rms_norm_f32(c.s.xn.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
             check(cudaMemsetAsync(c.s.x.get(), 0, std::size_t(T * E) * sizeof(float), stream_), "block output");
-            forward_body(b, T, decode);
-            c.launched(kc::hc_post(post, comb, c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection post");
+            c.own_norm = nullptr;  // the next block's input is a mix of the streams: its norm is not fused
+            c.next_norm = nullptr;
+        } else {
+            // A MoE block that can fuse its input norm with its router (decode) takes it over.
+            const gpu::GpuMoe* moe = b.as<gpu::GpuMoe>();
+            const bool own = !c.xn_ready && moe && moe->fuses_input_norm(c, T, b.norm);
+            if (!c.xn_ready && !own)
+                c.launched(kc::rms_norm_f32(c.s.x.get(), b.norm, c.s.xn.get(), T, E, b.eps, stream_), "block norm");
+            c.xn_ready = false;
+            c.own_norm = own ? b.norm : nullptr;
+            c.own_norm_eps = b.eps;
+            c.next_norm = i + 1 < order.size() ? order[i + 1]->norm : nullptr;
+            c.next_norm_eps = i + 1 < order.size() ? order[i + 1]->eps : 0.f;
         }
+        forward_body(b, T, decode);
+        if (streams) c.launched(kc::hc_post(post, comb, c.s.x.get(), int(N), E, T, streams, stream_), "hyper-connection post");
     }
-    mix_of(hc_head_);
-    c.launched(kc::hc_pre(mix, hc_head_.fn.rows, hc_head_.scale, hc_head_.base, streams, int(N), E, 0, g_.hc_eps, true, T,
-                          c.s.x.get(), nullptr, nullptr, stream_),
-               "hyper-connection head");
-    if (offload_) offload_->finish_step();
+    c.next_norm = nullptr;
+    c.own_norm = nullptr;
+    c.xn_ready = false;
+    if (streams) {
+        mix_of(hc_head_);
+        c.launched(kc::hc_pre(mix, hc_head_.fn.rows, hc_head_.scale, hc_head_.base, streams, int(N), E, 0, g_.hc_eps, true,
+                              T, c.s.x.get(), nullptr, nullptr, stream_),
+                   "hyper-connection head");
+    }
+    if (offload_) offload_->finish_step();  // background cache admissions of this step join and commit
     if (decode) {
         lm_head(nullptr, T);
         mark("output norm + LM head");
