@@ -4,6 +4,7 @@
 // RoPE on half of each head — against a reference written here the plain way (per-head norms instead move the
 // output), and a Hugging Face folder under MiniMax's published names, the same weights under transformers' in-memory
 // names (mlp.gate, mlp.e_score_correction_bias, 3-D experts) and `ft convert`'s GGUF of it giving the same logits.
+// Built again with FT_MINIMAX_M2_GPU (test_minimax_m2_gpu, label gpu) for the GPU runner on that folder.
 // Engine internals first: exec/runner.h names a parameter `slots`, which Qt's headers define away.
 #include "cpu/cpu_attention.h"
 #include "cpu/worker_pool.h"
@@ -27,6 +28,7 @@
 
 #include "ft/engine.h"
 #include "ft/error.h"
+#include "ft/gpu.h"
 #include "ft_process.h"
 #include "ft_test.h"
 #include "golden_fixture.h"
@@ -153,14 +155,18 @@ std::vector<std::vector<std::int32_t>> sequences() {
     return seqs;
 }
 
-std::vector<float> logits_of(const fs::path& model) {
-    ft::Engine e;
+ft::LoadOptions load_options(const fs::path& model, ft::Device device = ft::Device::cpu) {
     ft::LoadOptions o;
     o.model = model;
-    o.device = ft::Device::cpu;
+    o.device = device;
     o.n_ctx = 256;
     o.max_sequences = 1;
-    e.load_sync(o);
+    return o;
+}
+
+std::vector<float> logits_of(const fs::path& model) {
+    ft::Engine e;
+    e.load_sync(load_options(model));
     return ft::test::engine_logits(e, sequences());
 }
 
@@ -409,7 +415,59 @@ private slots:
             QCOMPARE(c.top1_same, 42);
         }
     }
+
+#ifdef FT_MINIMAX_M2_GPU
+    // The GPU runner (q/k norms by rms_norm_rows_f32 inside the packed q|k|v rows) against the CPU on the published
+    // folder: the exact prefill (f32 products and attention, f32 KV) as tightly as two CPU runs, the default one (BF16
+    // tensor-core products, f16 KV) within BF16's reach; the decode graph's greedy continuation equal to the CPU's; and
+    // every MoE backend (offload, cpu, hybrid, static, with a cache of 12 experts) the resident logits.
+    void gpuMatchesCpu() {
+        if (ft::gpu_devices().empty()) QSKIP(qPrintable(QString::fromStdString("no usable GPU: " + ft::gpu_unavailable_reason())));
+        const fs::path hf = path("published-gpu");
+        make_hf_folder(hf, tiny_config(), published_tensors(tiny_config()));
+        ft::Engine cpu;
+        cpu.load_sync(load_options(hf));
+        const auto want = ft::test::engine_logits(cpu, sequences());
+        const auto cpu_greedy = ft::test::greedy(cpu, sequences()[0], 12);
+        std::vector<float> resident;
+        for (const bool exact : {true, false}) {
+            ft::Engine e;
+            ft::LoadOptions o = load_options(hf, ft::Device::cuda);
+            o.gpu_exact_prefill = exact;
+            o.moe_backend = "resident";
+            e.load_sync(o);
+            const auto got = ft::test::engine_logits(e, sequences());
+            QCOMPARE(got.size(), want.size());
+            const auto a = ft::test::compare(got.data(), want.data(), 42, 300);
+            qInfo("GPU (%s prefill) vs CPU: min cosine %.9f, max |Δlogit| %.3g, top-1 %d of 42", exact ? "exact" : "BF16",
+                  a.min_cos, a.max_abs, a.top1_same);
+            QVERIFY(a.min_cos > (exact ? 0.99999 : 0.999));
+            QVERIFY(a.top1_same >= (exact ? 42 : 38));
+            if (exact) {
+                QCOMPARE(ft::test::greedy(e, sequences()[0], 12), cpu_greedy);
+                resident = got;
+            }
+        }
+        for (const char* backend : {"offload", "cpu", "hybrid", "static"}) {
+            ft::Engine e;
+            ft::LoadOptions o = load_options(hf, ft::Device::cuda);
+            o.gpu_exact_prefill = true;
+            o.moe_backend = backend;
+            o.expert_slots = 12;  // one and a half layers of 8: misses in every layer
+            e.load_sync(o);
+            const auto got = ft::test::engine_logits(e, sequences());
+            const auto a = ft::test::compare(got.data(), resident.data(), 42, 300);
+            qInfo("%s vs resident: min cosine %.9f, max |Δlogit| %.3g", backend, a.min_cos, a.max_abs);
+            QVERIFY2(a.min_cos > 0.99999, backend);
+            QCOMPARE(ft::test::greedy(e, sequences()[0], 12), cpu_greedy);
+        }
+    }
+#endif
 };
 
+#ifdef FT_MINIMAX_M2_GPU
+FT_GPU_TEST_MAIN(TestMinimaxM2)
+#else
 QTEST_GUILESS_MAIN(TestMinimaxM2)
+#endif
 #include "test_minimax_m2.moc"
