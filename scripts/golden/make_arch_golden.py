@@ -616,7 +616,11 @@ def minimax_config():
               bos_token_id=4096,
               # MiniMax's configs state the rotated width too; transformers reads only the factor.
               rotary_dim=int(c["head_dim"] * c["rotary"]))
-    return make_config(MiniMaxM2Config, kw, {"rope_type": "default", "partial_rotary_factor": c["rotary"]}, c["theta"])
+    cfg = make_config(MiniMaxM2Config, kw, {"rope_type": "default", "partial_rotary_factor": c["rotary"]}, c["theta"])
+    rp = getattr(cfg, "rope_parameters", None)
+    if not isinstance(rp, dict) or rp.get("partial_rotary_factor") != c["rotary"]:
+        raise SystemExit(f"this transformers' MiniMaxM2Config did not keep partial_rotary_factor: {rp}")
+    return cfg
 
 
 def minimax_weights(cfg, Model):
