@@ -26,8 +26,10 @@
 // - Grid: row groups (4·R rows) in x, pairs in y. Big matrices launch at most one wave of CTAs (occupancy query), which
 //   loop over row groups, so x is staged once per CTA. x larger than the shared-memory tile is processed in k tiles.
 // Fallback (misaligned pointers/strides, k not a multiple of the unit): one warp per output row, scalar byte loads.
-// The decode-only types (quant_decode.cuh: legacy, IQ, ternary, Q2_K/Q3_K) always take it, 8 elements per
-// quant::decode8: one kernel per type and mode keeps their 17 formats' build time and binary size small.
+// The decode-only types (quant_decode.cuh: legacy, IQ, ternary, Q2_K/Q3_K) take it for m > 1, 8 elements per
+// quant::decode8. At m = 1 the types with a vector unit (FT_CUDA_VEC_TYPES below) take the direct-x kernel with
+// UnitVec (32 elements per lane, word loads at any alignment, one scale per 16 or 32 elements); the others, and x not
+// float4-addressable, gemv_decode8_kernel (R rows per warp, 8 elements per quant::decode8 step).
 #include "cuda/gemv.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/quant_decode.cuh"
@@ -527,6 +529,83 @@ struct Unit<DType::MXFP4> {
     }
 };
 
+// Decode-only types with a vector unit (quant_decode.cuh, quant::vec): 32 elements per lane, a unit u = a 32-element
+// block (1 per block) or a part of a 256-element super-block (8 lanes per block, v = lane & 7). Each row's unit bytes
+// come from aligned 32-bit loads of every word overlapping them and a funnel shift (any alignment: GGUF rows of these
+// types are 1- to 8-byte aligned); x in 4 float4 per 16-element part, shared by the R rows. Direct-x kernel only
+// (m = 1; k ≤ kGemvMaxK keeps x within kDirectXBytes).
+struct DevLoad {
+    template <int N>
+    __device__ __forceinline__ void get(const std::uint8_t* p, std::uint32_t* out) const {
+        constexpr int kW = (N + 3) / 4;
+        const std::uint32_t sh = std::uint32_t(reinterpret_cast<std::uintptr_t>(p)) & 3u;
+        const unsigned int* a = reinterpret_cast<const unsigned int*>(p - sh);
+        std::uint32_t w[kW + 1];
+#pragma unroll
+        for (int i = 0; i < kW; ++i) w[i] = __ldg(a + i);
+        w[kW] = 4 * kW < int(sh) + N ? __ldg(a + kW) : 0u;  // only a word holding bytes of p[0 .. N)
+#pragma unroll
+        for (int i = 0; i < kW; ++i) out[i] = __funnelshift_r(w[i], w[i + 1], 8 * sh);
+    }
+};
+
+#define FT_CUDA_VEC_TYPES(X) \
+    X(Q4_0, Q4_0)
+
+constexpr bool has_vec_unit(DType t) {
+#define FT_X(T, V) t == DType::T ||
+    return FT_CUDA_VEC_TYPES(FT_X) false;
+#undef FT_X
+}
+
+template <class V>
+struct UnitVec {
+    static constexpr int kUnit = 32;
+    template <int M, int R, bool D>
+    __device__ static void dot(const std::uint8_t* const* rp, int u, const XView& xv_, int lane, float* acc) {
+        static_assert(M == 1 && D, "decode-only vector units run in the direct-x kernel at m = 1");
+        const int v = V::kPerBlock == 1 ? 0 : (lane & 7);
+        const int b = V::kPerBlock == 1 ? u : (u >> 3);
+        typename V::W w[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) w[r] = V::load(DevLoad{}, rp[r] + std::size_t(b) * V::kBytes, v);
+        const int x0 = b * V::kPerBlock * 8;  // float4 of x at the block's first element
+        float tot[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) tot[r] = 0.f;
+#pragma unroll
+        for (int part = 0; part < 2; ++part) {
+            float4 x[4];
+#pragma unroll
+            for (int t = 0; t < 4; ++t) x[t] = xload<true>(xv_, 0, x0 + V::xslot(v, part, t));
+            float px = 0.f;
+            if constexpr (V::kMin) {
+#pragma unroll
+                for (int t = 0; t < 4; ++t) px += (x[t].x + x[t].y) + (x[t].z + x[t].w);
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const float s = V::dot(w[r], part, x);
+                if constexpr (V::kGroups == 2) {
+                    acc[r] = fmaf(V::scale(w[r], part), s, acc[r]);
+                    if constexpr (V::kMin) acc[r] = fmaf(-V::min(w[r], part), px, acc[r]);
+                } else {
+                    tot[r] += s;
+                }
+            }
+        }
+        if constexpr (V::kGroups == 1) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) acc[r] = fmaf(V::scale(w[r], 0), tot[r], acc[r]);
+        }
+    }
+};
+#define FT_X(T, V) \
+    template <>    \
+    struct Unit<DType::T> : UnitVec<quant::vec::V> {};
+FT_CUDA_VEC_TYPES(FT_X)
+#undef FT_X
+
 // ---------------------------------------------------------------- the fast kernel
 
 // Stages x[j, k0 .. k0 + klen) for j < M (zeros for j >= m) into swizzled float4 slots, plus 32-element sums.
@@ -965,8 +1044,35 @@ cudaError_t launch_decode8(const KArgs& a, unsigned grid_y, cudaStream_t stream)
 
 // m = 1 (decode): R = 4 rows per warp for tall matrices, 1 below: an expert's 768 rows need every warp in flight
 // (H100, 8 pairs of 768×2048 with R = 2: slower than one row per warp for most types; docs/benchmarks.md).
+// m = 1 of the types with a vector unit: the direct-x kernel when x is float4-addressable (else dispatch_decode8):
+// R = 4 rows per warp from 4,096 rows and for the experts, 2 below (as the fast types).
+template <DType T, int M, int R, int kMode>
+cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream);
+
+template <DType T, int kMode>
+cudaError_t launch_vec(const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    if constexpr (kMode != kPlain) return launch_direct<T, 1, 4, kMode>(a, grid_y, s);
+    else return a.rows >= 4096 ? launch_direct<T, 1, 4, kMode>(a, grid_y, s) : launch_direct<T, 1, 2, kMode>(a, grid_y, s);
+}
+
+template <int kMode>
+cudaError_t dispatch_vec(DType t, const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    switch (t) {
+#define FT_X(T, V) case DType::T: return launch_vec<DType::T, kMode>(a, grid_y, s);
+        FT_CUDA_VEC_TYPES(FT_X)
+#undef FT_X
+        default: return cudaErrorInvalidValue;
+    }
+}
+
+bool vec_ok(DType t, const KArgs& a) {
+    return has_vec_unit(t) && a.k % 32 == 0 && std::int64_t(4) * a.k <= kDirectXBytes && a.ldx % 4 == 0 &&
+           reinterpret_cast<std::uintptr_t>(a.x) % 16 == 0;
+}
+
 template <int kMode>
 cudaError_t dispatch_decode8(DType t, const KArgs& a, unsigned grid_y, cudaStream_t s) {
+    if (vec_ok(t, a)) return dispatch_vec<kMode>(t, a, grid_y, s);
     const bool tall = a.rows >= 4096;
     switch (t) {
 #define FT_X(T)                                                                                                        \

@@ -2,16 +2,18 @@
 // unit every format keeps inside one block and, for the K-quants, one sub-block: one scale). Values are computed as
 // the reference does (kernels/ref/quant.cpp: same operation order, no fused multiply-add), so they are bit-identical
 // to ref::dequantize_row. Used by the whole-matrix dequantization (dequant.cu), the grouped expert GEMM (moe_gemm.cu)
-// and the decode GEMV of the types without a unit of their own (gemv.cu). Formats (byte loads: any alignment): F32,
+// and the decode GEMV of the types without a vector unit (gemv.cu; the vector units are at the end of this file). Formats (byte loads: any alignment): F32,
 // F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 and the decode-only types of FT_CUDA_DECODE_ONLY_TYPES (the legacy, IQ,
 // ternary and 2-/3-bit K-quant formats).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include <cuda_fp16.h>
 
 #include "ref/dtype.h"
+#include "ref/iq_grids.h"
 #include "ref/quant.h"
 
 namespace ft::kernels::cuda::quant {
@@ -306,5 +308,183 @@ __device__ void decode8(const std::uint8_t* row, std::int64_t e0, int n, float* 
         }
     }
 }
+
+
+// ---------------------------------------------------------------- vector units of the decode-only types
+// The decode GEMV's per-lane work for the types below (gemv.cu, Unit<T>): a lane takes 32 elements of a row, the
+// unit u (u ≡ lane mod 32): a whole 32-element block (Q4_0, Q5_0, IQ4_NL) or a 32-element part of a 256-element
+// super-block (8 lanes per block, v = lane & 7). A unit's bytes arrive as 32-bit words from a loader (the kernel's
+// aligned loads, or memcpy in a host check) and are decoded a word at a time: integer code values per byte, turned
+// into floats by the exponent trick (byte b → 2^23 + b, minus 2^23, exact), summed against x per part of 16 elements
+// and scaled once per part or unit. The value of one element, scale · code (− min), is the reference's
+// (kernels/ref/quant.cpp) to f32 rounding of the product; the scale itself is computed as the reference does.
+// Everything below the loaders is __host__ __device__ so that a CPU check can run the same arithmetic.
+namespace vec {
+
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t s) {
+    // PTX prmt.b32 default mode: selector nibble n picks byte (s >> 4n) & 7 of {b, a}; bit 3 set makes the byte the
+    // picked byte's sign bit replicated (0x00 or 0xFF).
+    std::uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+    return r;
+}
+#else
+inline std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t s) {
+    const std::uint64_t src = std::uint64_t(a) | (std::uint64_t(b) << 32);
+    std::uint32_t r = 0;
+    for (int n = 0; n < 4; ++n) {
+        const std::uint32_t sel = (s >> (4 * n)) & 0xF;
+        std::uint32_t byte = std::uint32_t(src >> (8 * (sel & 7))) & 0xFF;
+        if (sel & 8) byte = (byte & 0x80) ? 0xFF : 0x00;
+        r |= byte << (8 * n);
+    }
+    return r;
+}
+#endif
+
+__host__ __device__ inline float bits_f(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+__host__ __device__ inline float f16(std::uint32_t h) {
+#if defined(__CUDA_ARCH__)
+    return __half2float(__ushort_as_half((unsigned short)(h & 0xFFFF)));
+#else
+    return ref::f16_to_f32(std::uint16_t(h & 0xFFFF));
+#endif
+}
+__host__ __device__ inline float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+__host__ __device__ inline float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+__host__ __device__ inline std::uint32_t popc(std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+    return std::uint32_t(__popc(v));
+#else
+    return std::uint32_t(__builtin_popcount(v));
+#endif
+}
+constexpr float kMagic = 8388608.f;  // 2^23
+// Byte e (0..3) of w as the float 2^23 + byte.
+__host__ __device__ inline float magic(std::uint32_t w, int e) { return bits_f(0x4B000000u | ((w >> (8 * e)) & 0xFF)); }
+// Bytes 0..3 of w (codes offset by `bias`, i.e. stored as value + bias) against x: Σ (byte − bias) · x.
+__host__ __device__ inline float dot4b(std::uint32_t w, float bias, float4 x, float acc) {
+    const float m = kMagic + bias;
+    acc = fmaf(magic(w, 0) - m, x.x, acc);
+    acc = fmaf(magic(w, 1) - m, x.y, acc);
+    acc = fmaf(magic(w, 2) - m, x.z, acc);
+    return fmaf(magic(w, 3) - m, x.w, acc);
+}
+// 4 bits (bit i of b, b < 16) to bit 0 of byte i.
+__host__ __device__ inline std::uint32_t spread4(std::uint32_t b) { return (b * 0x00204081u) & 0x01010101u; }
+// Bytes of w (each 1..127) negated where the matching bit of the 4-bit sign mask is set (two's complement per byte:
+// ~v + 1 stays inside the byte for v ≥ 1), then offset by 128 (stored as value ^ 0x80).
+__host__ __device__ inline std::uint32_t signed_bytes(std::uint32_t w, std::uint32_t signs4) {
+    const std::uint32_t one = spread4(signs4), m = one * 0xFFu;
+    return ((w ^ m) + one) ^ 0x80808080u;
+}
+// IQ2/IQ3 sign byte of 7 stored bits: the eighth is their parity (ref::kIqSigns).
+__host__ __device__ inline std::uint32_t iq_signs(std::uint32_t s7) { return s7 | ((popc(s7) & 1u) << 7); }
+
+// IQ4_NL / IQ4_XS values of the 4 nibbles in bits 0..15 of s (nibble n → byte n), as value ^ 0x80. Codes 0-7 are the
+// negative half of ref::kIq4nlValues, 8-15 the positive half: A looks up the low table (codes ≥ 8 give 0x00: its
+// bytes' sign bits are clear), B the high table with bit 3 flipped (codes < 8 give 0x00), and bit 7 (set for codes
+// ≥ 8 only) comes from C, 0x80 or 0xFF per byte.
+constexpr std::uint32_t iq4_table(int half, int word) {
+    std::uint32_t w = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int v = ref::kIq4nlValues[8 * half + 4 * word + i];
+        w |= std::uint32_t(half ? v : (v + 128)) << (8 * i);  // low half: value + 128 (1..118), high half: value
+    }
+    return w;
+}
+__host__ __device__ inline std::uint32_t iq4_values(std::uint32_t s) {
+    constexpr std::uint32_t kL0 = iq4_table(0, 0), kL1 = iq4_table(0, 1), kH0 = iq4_table(1, 0), kH1 = iq4_table(1, 1);
+    const std::uint32_t a = prmt(kL0, kL1, s), b = prmt(kH0, kH1, s ^ 0x8888u), c = prmt(0x80808080u, 0x80808080u, s);
+    return a | b | ((c << 7) & 0x80808080u);
+}
+// Σ over the 8 nibbles of a 16-byte-block word q (bytes 4i..4i+3 of the block's code bytes: low nibbles elements
+// 4i..4i+3, high nibbles 16 + 4i..) of value · x; xl = x[4i..4i+3], xh = x[16 + 4i..].
+__host__ __device__ inline float iq4_dot_word(std::uint32_t q, float4 xl, float4 xh, float acc) {
+    const std::uint32_t a = iq4_values(q), b = iq4_values(q >> 16);  // a: elements 4i, 16+4i, 4i+1, 17+4i
+    constexpr float m = kMagic + 128.f;
+    acc = fmaf(magic(a, 0) - m, xl.x, acc);
+    acc = fmaf(magic(a, 1) - m, xh.x, acc);
+    acc = fmaf(magic(a, 2) - m, xl.y, acc);
+    acc = fmaf(magic(a, 3) - m, xh.y, acc);
+    acc = fmaf(magic(b, 0) - m, xl.z, acc);
+    acc = fmaf(magic(b, 1) - m, xh.z, acc);
+    acc = fmaf(magic(b, 2) - m, xl.w, acc);
+    return fmaf(magic(b, 3) - m, xh.w, acc);
+}
+// Word i of n bytes starting at byte `off` of words w (off even: two-byte fields).
+__host__ __device__ inline std::uint32_t at2(const std::uint32_t* w, int i) {  // bytes 2 + 4i .. 5 + 4i
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(w[i], w[i + 1], 0x5432);
+#else
+    return (w[i] >> 16) | (w[i + 1] << 16);
+#endif
+}
+
+// Each unit type: kBytes, kPerBlock (units per block: 1 or 8), kParts = 2 (16 elements each), kGroups (scales per
+// unit: 1, or 2 = one per part), kMin (a per-group min term, − min · Σx), struct W (one row's decoded state),
+// load(ld, blk, v) (ld.template get<N>(p, out) fills (N + 3) / 4 words with bytes p[0 .. N)), xslot(v, part, t) (the
+// float4 of x, counted from the unit's block start, that t = 0..3 of the part pairs with), dot(w, part, x[4])
+// (Σ code · x over the part, unscaled), scale(w, g), min(w, g).
+
+// Q4_0: {f16 d; u8 qs[16]}: element j < 16 low nibble of qs[j], j ≥ 16 high nibble of qs[j − 16]; d · (q − 8).
+// Part p: qs words 2p, 2p + 1 → elements 8p + [0, 8) and 16 + 8p + [0, 8): x float4 2p, 2p + 1, 4 + 2p, 5 + 2p.
+struct Q4_0 {
+    static constexpr int kBytes = 18, kPerBlock = 1, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t q[4]; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int) {
+        std::uint32_t o[5];
+        ld.template get<18>(blk, o);
+        W w;
+        for (int i = 0; i < 4; ++i) w.q[i] = at2(o, i);
+        w.d = f16(o[0]);
+        return w;
+    }
+    __host__ __device__ static int xslot(int, int part, int t) { return 2 * part + (t & 1) + 4 * (t >> 1); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t q = w.q[2 * part + i];
+            s = dot4b(q & 0x0F0F0F0Fu, 8.f, x[i], s);
+            s = dot4b((q >> 4) & 0x0F0F0F0Fu, 8.f, x[2 + i], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
+// Q2_K {u8 scales[16]; u8 qs[64]; f16 d, dmin} and Q3_K {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}: element
+// 128h + 32sh + l (l < 32) has the 2 bits sh of qs[32h + l] (Q3_K: and bit 4h + sh of hmask[l]); scale/min index
+// j = e / 16. Lane v = 4h + 2q + p takes code bytes 32h + 16q + [0, 16) at shifts sh = 2p (part 0) and 2p + 1
+// (part 1): elements 128h + 32sh + 16q + [0, 16), one scale (j = 8h + 2sh + q) per part.
+__host__ __device__ inline int k23_slot(int v, int part, int t) {
+    const int h = v >> 2, q = (v >> 1) & 1, sh = 2 * (v & 1) + part;
+    return 32 * h + 8 * sh + 4 * q + t;
+}
+}  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

@@ -220,6 +220,8 @@ private slots:
             QTest::addRow("%s 9001x256 m1 acc", tname(t)) << int(t) << 9001 << 256 << 1 << 0 << 0 << true << 0;
             QTest::addRow("%s 3x16384 m1", tname(t)) << int(t) << 3 << 16384 << 1 << 0 << 0 << false << 0;
             QTest::addRow("%s 33x512 pad1", tname(t)) << int(t) << 33 << 512 << 1 << 0 << 0 << false << 1;
+            // ldx not a multiple of 4: the vector units' direct-x kernel is not taken (gemv_decode8_kernel).
+            QTest::addRow("%s 37x768 m1 ldx769", tname(t)) << int(t) << 37 << 768 << 1 << 769 << 0 << false << 0;
         }
         // k split across the warps of a CTA (direct-x kernel: 1-8 warps per row group, chosen from rows × k) and
         // the staged kernel where M·k·4 > 64 KiB; m cycles through 1-8.
@@ -835,7 +837,7 @@ private slots:
         for (Case c : {Case{DType::MXFP4, true}, Case{DType::MXFP4, false}, Case{DType::Q4_K, false}, Case{DType::Q8_0, false},
                        Case{DType::Q6_K, false}, Case{DType::BF16, false}, Case{DType::Q5_K, false},
                        Case{DType::IQ4_XS, false}, Case{DType::Q3_K, false}, Case{DType::Q2_K, false},
-                       Case{DType::IQ2_XXS, false}})
+                       Case{DType::IQ2_XXS, false}, Case{DType::IQ3_XXS, false}, Case{DType::Q4_0, false}})
             for (bool gate_up : {true, false}) {
                 const DType t = c.t;
                 const bool oss = c.oss;
