@@ -477,6 +477,38 @@ struct Q4_0 {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// Q5_0: {f16 d; u32 qh; u8 qs[16]}: Q4_0's nibbles plus bit j of qh as bit 4; d · (q − 16).
+struct Q5_0 {
+    static constexpr int kBytes = 22, kPerBlock = 1, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t q[4]; std::uint32_t qh; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int) {
+        std::uint32_t o[6];
+        ld.template get<22>(blk, o);
+        W w;
+        w.qh = at2(o, 0);
+        for (int i = 0; i < 4; ++i) w.q[i] = at2(o, i + 1);
+        w.d = f16(o[0]);
+        return w;
+    }
+    __host__ __device__ static int xslot(int, int part, int t) { return Q4_0::xslot(0, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int wi = 2 * part + i;
+            const std::uint32_t q = w.q[wi];
+            const std::uint32_t lo = (q & 0x0F0F0F0Fu) | (spread4((w.qh >> (4 * wi)) & 0xF) << 4);
+            const std::uint32_t hi = ((q >> 4) & 0x0F0F0F0Fu) | (spread4((w.qh >> (16 + 4 * wi)) & 0xF) << 4);
+            s = dot4b(lo, 16.f, x[i], s);
+            s = dot4b(hi, 16.f, x[2 + i], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 // Q2_K {u8 scales[16]; u8 qs[64]; f16 d, dmin} and Q3_K {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}: element
 // 128h + 32sh + l (l < 32) has the 2 bits sh of qs[32h + l] (Q3_K: and bit 4h + sh of hmask[l]); scale/min index
 // j = e / 16. Lane v = 4h + 2q + p takes code bytes 32h + 16q + [0, 16) at shifts sh = 2p (part 0) and 2p + 1

@@ -76,6 +76,7 @@ VecUnitReport check(DType t, bool flip) {
 std::vector<VecUnitReport> check_vec_units(bool flip) {
     return {
         check<qv::Q4_0>(DType::Q4_0, flip),
+        check<qv::Q5_0>(DType::Q5_0, flip),
     };
 }
 
