@@ -551,7 +551,8 @@ struct DevLoad {
 
 #define FT_CUDA_VEC_TYPES(X) \
     X(Q4_0, Q4_0)            \
-    X(Q5_0, Q5_0)
+    X(Q5_0, Q5_0)            \
+    X(IQ4_NL, Iq4Nl)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -509,6 +509,22 @@ struct Q5_0 {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ4_NL: {f16 d; u8 qs[16]}, Q4_0's nibble layout, d · kIq4nlValues[q].
+struct Iq4Nl {
+    static constexpr int kBytes = 18, kPerBlock = 1, kGroups = 1;
+    static constexpr bool kMin = false;
+    using W = Q4_0::W;
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) { return Q4_0::load(ld, blk, v); }
+    __host__ __device__ static int xslot(int, int part, int t) { return Q4_0::xslot(0, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = iq4_dot_word(w.q[2 * part], x[0], x[2], 0.f);
+        return iq4_dot_word(w.q[2 * part + 1], x[1], x[3], s);
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 // Q2_K {u8 scales[16]; u8 qs[64]; f16 d, dmin} and Q3_K {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}: element
 // 128h + 32sh + l (l < 32) has the 2 bits sh of qs[32h + l] (Q3_K: and bit 4h + sh of hmask[l]); scale/min index
 // j = e / 16. Lane v = 4h + 2q + p takes code bytes 32h + 16q + [0, 16) at shifts sh = 2p (part 0) and 2p + 1

@@ -77,6 +77,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
     return {
         check<qv::Q4_0>(DType::Q4_0, flip),
         check<qv::Q5_0>(DType::Q5_0, flip),
+        check<qv::Iq4Nl>(DType::IQ4_NL, flip),
     };
 }
 
