@@ -552,7 +552,8 @@ struct DevLoad {
 #define FT_CUDA_VEC_TYPES(X) \
     X(Q4_0, Q4_0)            \
     X(Q5_0, Q5_0)            \
-    X(IQ4_NL, Iq4Nl)
+    X(IQ4_NL, Iq4Nl)         \
+    X(IQ4_XS, Iq4Xs)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -525,6 +525,31 @@ struct Iq4Nl {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ4_XS: {f16 d; u16 scales_h; u8 scales_l[4]; u8 qs[128]}: sub-block v (32 elements) has qs[16v .. 16v + 16) in
+// IQ4_NL's layout and the 6-bit scale ls = scales_l nibble v | 2 bits v of scales_h << 4; d · (ls − 32) · value.
+struct Iq4Xs {
+    static constexpr int kBytes = 136, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    using W = Q4_0::W;
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        std::uint32_t h[2];
+        ld.template get<8>(blk, h);
+        W w;
+        ld.template get<16>(blk + 8 + 16 * v, w.q);
+        const int ls = int(((h[1] >> (4 * v)) & 0xF) | (((h[0] >> (16 + 2 * v)) & 3) << 4));
+        w.d = mul_rn(f16(h[0]), float(ls - 32));
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + Q4_0::xslot(0, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = iq4_dot_word(w.q[2 * part], x[0], x[2], 0.f);
+        return iq4_dot_word(w.q[2 * part + 1], x[1], x[3], s);
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 // Q2_K {u8 scales[16]; u8 qs[64]; f16 d, dmin} and Q3_K {u8 hmask[32]; u8 qs[64]; u8 scales[12]; f16 d}: element
 // 128h + 32sh + l (l < 32) has the 2 bits sh of qs[32h + l] (Q3_K: and bit 4h + sh of hmask[l]); scale/min index
 // j = e / 16. Lane v = 4h + 2q + p takes code bytes 32h + 16q + [0, 16) at shifts sh = 2p (part 0) and 2p + 1

@@ -78,6 +78,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Q4_0>(DType::Q4_0, flip),
         check<qv::Q5_0>(DType::Q5_0, flip),
         check<qv::Iq4Nl>(DType::IQ4_NL, flip),
+        check<qv::Iq4Xs>(DType::IQ4_XS, flip),
     };
 }
 
