@@ -553,7 +553,8 @@ struct DevLoad {
     X(Q4_0, Q4_0)            \
     X(Q5_0, Q5_0)            \
     X(IQ4_NL, Iq4Nl)         \
-    X(IQ4_XS, Iq4Xs)
+    X(IQ4_XS, Iq4Xs)         \
+    X(Q2_K, Q2_K)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||
@@ -1170,7 +1171,9 @@ cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
 template <DType T, int M, int R, int kMode>
 cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream) {
     constexpr int out_r = kMode == kGateUp ? R / 2 : R;
-    constexpr int min_blocks = (M * R <= 4 && T != DType::Q5_K) ? 3 : 2;  // ≤ 80 registers where nothing spills
+    // ≤ 80 registers where nothing spills (Q2_K/Q3_K's vector units spill there at R = 4)
+    constexpr bool roomy = T == DType::Q5_K || (R == 4 && (T == DType::Q2_K || T == DType::Q3_K));
+    constexpr int min_blocks = (M * R <= 4 && !roomy) ? 3 : 2;
     auto* kernel = gemv_direct_kernel<T, M, R, kMode, min_blocks>;
     const int dev = current_device();
     static std::atomic<int> occ_cache[kMaxDevices];

@@ -558,6 +558,36 @@ __host__ __device__ inline int k23_slot(int v, int part, int t) {
     const int h = v >> 2, q = (v >> 1) & 1, sh = 2 * (v & 1) + part;
     return 32 * h + 8 * sh + 4 * q + t;
 }
+struct Q2_K {
+    static constexpr int kBytes = 84, kPerBlock = 8, kGroups = 2;
+    static constexpr bool kMin = true;
+    // c: the code bytes shifted to sh = 2p (bits 0-1 part 0, 2-3 part 1); sc: the two scale bytes at bits 0 and 16;
+    // dd: d and dmin. Scales are decoded where used (fewer registers per row).
+    struct W { std::uint32_t c[4], sc, dd; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        const int h = v >> 2, q = (v >> 1) & 1, p = v & 1;
+        W w;
+        ld.template get<16>(blk + 16 + 32 * h + 16 * q, w.c);
+        for (int t = 0; t < 4; ++t) w.c[t] = (w.c[t] >> (4 * p)) & 0x0F0F0F0Fu;
+        std::uint32_t sc[1], dd[1];
+        ld.template get<4>(blk + 8 * h + 4 * p, sc);  // scales j = 8h + 4p + q + {0, 2}: bytes q, q + 2
+        ld.template get<4>(blk + 80, dd);
+        w.sc = sc[0] >> (8 * q);
+        w.dd = dd[0];
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return k23_slot(v, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int t = 0; t < 4; ++t) s = dot4b((w.c[t] >> (2 * part)) & 0x03030303u, 0.f, x[t], s);
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int g) { return mul_rn(f16(w.dd), float((w.sc >> (16 * g)) & 0xF)); }
+    __host__ __device__ static float min(const W& w, int g) {
+        return mul_rn(f16(w.dd >> 16), float((w.sc >> (16 * g + 4)) & 0xF));
+    }
+};
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant
