@@ -554,7 +554,8 @@ struct DevLoad {
     X(Q5_0, Q5_0)            \
     X(IQ4_NL, Iq4Nl)         \
     X(IQ4_XS, Iq4Xs)         \
-    X(Q2_K, Q2_K)
+    X(Q2_K, Q2_K)            \
+    X(Q3_K, Q3_K)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -588,6 +588,47 @@ struct Q2_K {
         return mul_rn(f16(w.dd >> 16), float((w.sc >> (16 * g + 4)) & 0xF));
     }
 };
+struct Q3_K {
+    static constexpr int kBytes = 110, kPerBlock = 8, kGroups = 2;
+    static constexpr bool kMin = false;
+    // c: per byte, the low 2 bits at shift 2sh for sh = 2p (bits 0-1) and 2p + 1 (bits 2-3), the hmask bits 4h + 2p
+    // (bit 4) and 4h + 2p + 1 (bit 5): one word per 4 elements of both parts.
+    struct W { std::uint32_t c[4]; float dl[2]; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        const int h = v >> 2, q = (v >> 1) & 1, p = v & 1;
+        W w;
+        std::uint32_t hm[4], qs[4];
+        ld.template get<16>(blk + 16 * q, hm);
+        ld.template get<16>(blk + 32 + 32 * h + 16 * q, qs);
+        for (int t = 0; t < 4; ++t)
+            w.c[t] = ((qs[t] >> (4 * p)) & 0x0F0F0F0Fu) | (((hm[t] >> (4 * h + 2 * p)) & 0x03030303u) << 4);
+        std::uint32_t s[4];
+        ld.template get<14>(blk + 96, s);  // scales[12], d
+        const float d = f16(s[3]);
+        for (int g = 0; g < 2; ++g) {
+            // j = 8h + 2sh + q, sh = 2p + g: low 4 bits in scales[2sh + q] >> 4h, high 2 in scales[8 + 2g + q] >>
+            // 2(2h + p).
+            const int b = 8 * (2 * g + q);
+            const std::uint32_t low = ((p ? s[1] : s[0]) >> (b + 4 * h)) & 0xF;
+            const std::uint32_t high = (s[2] >> (b + 2 * (2 * h + p))) & 3;
+            w.dl[g] = mul_rn(d, float(int(low | (high << 4)) - 32));
+        }
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return k23_slot(v, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int t = 0; t < 4; ++t) {
+            const std::uint32_t c = w.c[t] >> (2 * part);
+            s = dot4b((c & 0x03030303u) | ((c >> (2 - part)) & 0x04040404u), 4.f, x[t], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int g) { return w.dl[g]; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant
