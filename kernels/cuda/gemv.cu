@@ -555,7 +555,8 @@ struct DevLoad {
     X(IQ4_NL, Iq4Nl)         \
     X(IQ4_XS, Iq4Xs)         \
     X(Q2_K, Q2_K)            \
-    X(Q3_K, Q3_K)
+    X(Q3_K, Q3_K)            \
+    X(IQ2_XXS, Iq2Xxs)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -629,6 +629,43 @@ struct Q3_K {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ2_XXS: {f16 d; u8 q[64]}: sub-block v's 8 bytes q[8v ..]: 4 grid indices (bytes 0-3) and a word of four 7-bit
+// sign fields and the 4-bit scale (top): db = d · (0.5 + s) · 0.25; group l (8 elements) = db · ±grid[idx l] bytes.
+// Part p: groups 2p, 2p + 1.
+struct Iq2Xxs {
+    static constexpr int kBytes = 66, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t idx, aux; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        std::uint32_t o[2], dd[1];
+        ld.template get<8>(blk + 2 + 8 * v, o);
+        ld.template get<2>(blk, dd);
+        return W{o[0], o[1], mul_rn(mul_rn(f16(dd[0]), add_rn(0.5f, float(o[1] >> 28))), 0.25f)};
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static std::uint64_t grid(std::uint32_t i) {
+#if defined(__CUDA_ARCH__)
+        return tab(k_iq2xxs_grid, i);
+#else
+        return ref::k_iq2xxs_grid[i];
+#endif
+    }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int l = 2 * part + i;
+            const std::uint64_t g = grid((w.idx >> (8 * l)) & 0xFF);
+            const std::uint32_t sg = iq_signs((w.aux >> (7 * l)) & 127);
+            s = dot4b(signed_bytes(std::uint32_t(g), sg & 0xF), 128.f, x[2 * i], s);
+            s = dot4b(signed_bytes(std::uint32_t(g >> 32), sg >> 4), 128.f, x[2 * i + 1], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant
