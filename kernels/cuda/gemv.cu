@@ -556,7 +556,8 @@ struct DevLoad {
     X(IQ4_XS, Iq4Xs)         \
     X(Q2_K, Q2_K)            \
     X(Q3_K, Q3_K)            \
-    X(IQ2_XXS, Iq2Xxs)
+    X(IQ2_XXS, Iq2Xxs)       \
+    X(IQ3_XXS, Iq3Xxs)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -666,6 +666,46 @@ struct Iq2Xxs {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ3_XXS: {f16 d; u8 qs[64]; u32 scales_and_signs[8]}: sub-block v: grid indices qs[8v .. 8v + 8) (each 4 values of
+// k_iq3xxs_grid), word v: four 7-bit sign fields and the 4-bit scale; db = d · (0.5 + s) · 0.5.
+struct Iq3Xxs {
+    static constexpr int kBytes = 98, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t idx[2], aux; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        W w;
+        std::uint32_t a[1], dd[1];
+        ld.template get<8>(blk + 2 + 8 * v, w.idx);
+        ld.template get<4>(blk + 66 + 4 * v, a);
+        ld.template get<2>(blk, dd);
+        w.aux = a[0];
+        w.d = mul_rn(mul_rn(f16(dd[0]), add_rn(0.5f, float(a[0] >> 28))), 0.5f);
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static std::uint32_t grid(std::uint32_t i) {
+#if defined(__CUDA_ARCH__)
+        return tab(k_iq3xxs_grid, i);
+#else
+        return ref::k_iq3xxs_grid[i];
+#endif
+    }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        const std::uint32_t idx = w.idx[part];
+        for (int i = 0; i < 2; ++i) {
+            const int l = 2 * part + i;
+            const std::uint32_t sg = iq_signs((w.aux >> (7 * l)) & 127);
+            s = dot4b(signed_bytes(grid((idx >> (16 * i)) & 0xFF), sg & 0xF), 128.f, x[2 * i], s);
+            s = dot4b(signed_bytes(grid((idx >> (16 * i + 8)) & 0xFF), sg >> 4), 128.f, x[2 * i + 1], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

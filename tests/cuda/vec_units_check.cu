@@ -82,6 +82,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Q2_K>(DType::Q2_K, flip),
         check<qv::Q3_K>(DType::Q3_K, flip),
         check<qv::Iq2Xxs>(DType::IQ2_XXS, flip),
+        check<qv::Iq3Xxs>(DType::IQ3_XXS, flip),
     };
 }
 
