@@ -1126,6 +1126,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1: config.json says rotary_dim %2, but partial_rotary_factor %3 of the head size %4 rotates %5 dimensions. The config.json is damaged or was edited: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: partial_rotary_factor rotates %2 dimensions of each head; it must be an even number above 0. The config.json is damaged or was edited: download it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation type="unfinished"></translation>
     </message>

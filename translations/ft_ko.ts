@@ -1125,6 +1125,14 @@
         <translation>%1: quantization_config가 객체가 아닙니다. config.json이 손상되었습니다. 다시 다운로드하세요.</translation>
     </message>
     <message>
+        <source>%1: config.json says rotary_dim %2, but partial_rotary_factor %3 of the head size %4 rotates %5 dimensions. The config.json is damaged or was edited: download it again.</source>
+        <translation>%1: config.json의 rotary_dim은 %2이지만, 헤드 크기 %4에 partial_rotary_factor %3을(를) 적용하면 %5차원이 회전합니다. config.json이 손상되었거나 수정되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
+        <source>%1: partial_rotary_factor rotates %2 dimensions of each head; it must be an even number above 0. The config.json is damaged or was edited: download it again.</source>
+        <translation>%1: partial_rotary_factor에 따라 각 헤드에서 %2차원이 회전합니다. 0보다 큰 짝수여야 합니다. config.json이 손상되었거나 수정되었습니다. 다시 다운로드하세요.</translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation>비디오 메모리 %1은(는) %2 백엔드로 이 모델을 실행하기에 부족합니다. 최소 %3이(가) 필요합니다. 대신 CPU에서 실행됩니다. GPU를 쓰는 프로그램을 닫으면 비디오 메모리가 확보됩니다.</translation>
     </message>

@@ -1125,6 +1125,14 @@
         <translation>%1：quantization_config 不是对象。config.json 已损坏：请重新下载。</translation>
     </message>
     <message>
+        <source>%1: config.json says rotary_dim %2, but partial_rotary_factor %3 of the head size %4 rotates %5 dimensions. The config.json is damaged or was edited: download it again.</source>
+        <translation>%1：config.json 中 rotary_dim 为 %2，但按 partial_rotary_factor %3 和头大小 %4 计算，每个头旋转 %5 维。config.json 已损坏或被修改：请重新下载。</translation>
+    </message>
+    <message>
+        <source>%1: partial_rotary_factor rotates %2 dimensions of each head; it must be an even number above 0. The config.json is damaged or was edited: download it again.</source>
+        <translation>%1：按 partial_rotary_factor 计算，每个头旋转 %2 维；该值必须是大于 0 的偶数。config.json 已损坏或被修改：请重新下载。</translation>
+    </message>
+    <message>
         <source>%1 of video memory is too little for this model with the %2 backend: it needs at least %3. It runs on the CPU instead; close programs that use the GPU to free video memory.</source>
         <translation>%1 显存不足以用 %2 后端运行此模型：至少需要 %3。它将改在 CPU 上运行；关闭占用 GPU 的程序可释放显存。</translation>
     </message>

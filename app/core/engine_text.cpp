@@ -58,6 +58,13 @@ QString EngineText::text(const Message& m, const QString& english) {
         return tr("%1: quantization_config.weight_block_size must be two positive integers, not %2. The config.json is damaged: download it again.").arg(a(0), a(1));
     if (k == "hf_quant_config")
         return tr("%1: quantization_config is not an object. The config.json is damaged: download it again.").arg(a(0));
+    // A config.json whose rotated part of each head is not what transformers rotates (MiniMax-M2's read_hf).
+    if (k == "hf_rotary_dim")
+        return tr("%1: config.json says rotary_dim %2, but partial_rotary_factor %3 of the head size %4 rotates %5 dimensions. The config.json is damaged or was edited: download it again.")
+            .arg(a(0), a(1), a(2), a(3), a(4));
+    if (k == "hf_rotary_odd")
+        return tr("%1: partial_rotary_factor rotates %2 dimensions of each head; it must be an even number above 0. The config.json is damaged or was edited: download it again.")
+            .arg(a(0), a(1));
     if (k == "not_gguf")
         return tr("%1 is not a GGUF model file (it starts with \"%2\"): choose a .gguf file or a Hugging Face folder of safetensors").arg(a(0), a(1));
     // A model file that is not there (moved or deleted since it was added: MappedFile::open).

@@ -316,15 +316,20 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("says");
-        QTest::newRow("rotary_dim against the factor") << "rotary_dim" << "4" << "rotary_dim 4";
+        QTest::addColumn<QString>("msg_key");  // and its arguments, for the app's translation (test_engine_messages)
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("rotary_dim against the factor") << "rotary_dim" << "4" << "says rotary_dim 4" << "hf_rotary_dim"
+                                                       << QStringList{"config.json", "4", "0.5", "16", "8"};
         QTest::newRow("odd rotated width") << "rope_parameters"
                                            << R"({"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.3125})"
-                                           << "must be even";
+                                           << "rotates 5 dimensions" << "hf_rotary_odd" << QStringList{"config.json", "5"};
     }
     void refusesAnotherRotaryWidth() {
         QFETCH(QString, key);
         QFETCH(QString, value);
         QFETCH(QString, says);
+        QFETCH(QString, msg_key);
+        QFETCH(QStringList, args);
         json c = tiny_config();
         c[key.toStdString()] = json::parse(value.toStdString());
         if (key == "rope_parameters") c.erase("rotary_dim");
@@ -335,6 +340,10 @@ private slots:
             const std::string m = std::string(e.what()) + " " + e.hint();
             qInfo("%s", m.c_str());
             QVERIFY2(m.find(says.toStdString()) != std::string::npos, m.c_str());
+            QCOMPARE(QString::fromStdString(e.key().key), msg_key);
+            QStringList got;
+            for (const std::string& a : e.key().args) got << QString::fromStdString(a);
+            QCOMPARE(got, args);
         }
     }
 

@@ -284,6 +284,14 @@ private slots:
         });
     }
 
+    // A config.json whose rotated part of each head is not what transformers rotates (test_minimax_m2 makes both).
+    void rotaryConfigErrorsByTheirKeys() {
+        checkKeyed({
+            {"hf_rotary_dim", {"/m/minimax/config.json", "4", "0.5", "16", "8"}},
+            {"hf_rotary_odd", {"/m/minimax/config.json", "5"}},
+        });
+    }
+
     // A request whose prompt does not fit the context (a conversation grown past it): the reason in Korean, with the
     // numbers; then a model file moved away since it was added: its load error in Chinese.
     void promptTooLongAndFileMissing() {

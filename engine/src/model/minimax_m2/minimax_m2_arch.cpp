@@ -1,6 +1,7 @@
 // MiniMax-M2 / M2.1 / M2.5's registry entry: hyper-parameters beyond the shared ones (the MoE, the partial rotary
 // part of a head) and the `ft synth` presets.
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "ft/error.h"
@@ -31,15 +32,21 @@ void read_hf(const HfConfig& f, ModelDesc& d) {
     const double partial = f.partial_rotary_factor(1.0);
     d.rope.n_rot = static_cast<std::uint32_t>(d.attn.head_dim * partial);  // transformers: int(head_dim * factor)
     // MiniMax's own configs also say rotary_dim; transformers reads only the factor, so the two must agree.
-    if (f.has("rotary_dim") && f.req_u32("rotary_dim") != d.rope.n_rot)
+    std::ostringstream factor;
+    factor << partial;
+    const std::string rot = std::to_string(d.rope.n_rot);
+    if (f.has("rotary_dim") && f.req_u32("rotary_dim") != d.rope.n_rot) {
+        const std::string said = std::to_string(f.req_u32("rotary_dim")), head = std::to_string(d.attn.head_dim);
         throw Error(ErrorCode::invalid_file,
-                    d.source + ": config.json says rotary_dim " + std::to_string(f.req_u32("rotary_dim")) +
-                        " but partial_rotary_factor " + std::to_string(partial) + " of head_dim " +
-                        std::to_string(d.attn.head_dim) + " gives " + std::to_string(d.rope.n_rot),
-                    "set partial_rotary_factor to rotary_dim / head_dim (transformers reads only the factor)");
+                    d.source + ": config.json says rotary_dim " + said + ", but partial_rotary_factor " + factor.str() +
+                        " of the head size " + head + " rotates " + rot + " dimensions",
+                    "set partial_rotary_factor to rotary_dim / head_dim (transformers reads only the factor)")
+            .keyed("hf_rotary_dim", {d.source, said, factor.str(), head, rot});
+    }
     if (d.rope.n_rot % 2 || d.rope.n_rot == 0)
-        throw Error(ErrorCode::invalid_file, d.source + ": the rotated part of a head (" + std::to_string(d.rope.n_rot) +
-                                                 " dims) must be even and not 0 (partial_rotary_factor)");
+        throw Error(ErrorCode::invalid_file, d.source + ": partial_rotary_factor " + factor.str() + " rotates " + rot +
+                                                 " dimensions of each head; it must be an even number above 0")
+            .keyed("hf_rotary_odd", {d.source, rot});
 }
 
 // llama.cpp's minimax-m2 graph hard-codes the renormalised top-k with the selection bias (exp_probs_b); its converter
