@@ -66,7 +66,10 @@ from 4096, padded); no tokenizer ships with the fixture, sequences are token ids
             with per-head q/k RMSNorm, NeoX RoPE (theta 1e6), a dense SwiGLU FFN (256) on every layer, no MoE block,
             untied LM head. Written by transformers' own save_pretrained (BF16, Qwen3's names).
 
-usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next|qwen3} OUT_DIR
+  qwen3_5   Qwen3_5ForCausalLM (the dense Qwen3.5/3.6, Qwen3.6-27B): qwen3_5_moe's shape and weights (seed 4324) with a
+            dense SwiGLU MLP (128) in place of the MoE on every layer. Written by transformers' own save_pretrained.
+
+usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next|qwen3|qwen3_5} OUT_DIR
 """
 import json
 import math
@@ -374,7 +377,7 @@ def dsv3_sequences():
 # ---------------------------------------------------------------- Qwen3.5/3.6-MoE and Qwen3-Next
 
 QWEN35 = dict(hidden=64, layers=4, heads=4, kv_heads=2, head_dim=32, rotary=0.25, lin_k_heads=2, lin_v_heads=4,
-              lin_k_dim=32, lin_v_dim=32, conv=4, experts=8, top_k=4, moe_ff=32, shared_ff=64)
+              lin_k_dim=32, lin_v_dim=32, conv=4, experts=8, top_k=4, moe_ff=32, shared_ff=64, dense_ff=128)
 
 
 def qwen35_config(arch):
@@ -393,6 +396,14 @@ def qwen35_config(arch):
         from transformers import Qwen3NextConfig as Cfg
         kw.update(decoder_sparse_step=1, mlp_only_layers=[], intermediate_size=192)
         rope = {"rope_type": "default", "partial_rotary_factor": c["rotary"]}
+    elif arch == "qwen3_5":  # the dense one: no MoE keys, a dense MLP
+        from transformers import Qwen3_5TextConfig as Cfg
+        for k in ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+                  "norm_topk_prob"):
+            kw.pop(k)
+        kw["intermediate_size"] = c["dense_ff"]
+        rope = {"rope_type": "default", "partial_rotary_factor": c["rotary"], "mrope_section": [2, 3, 3],
+                "mrope_interleaved": True}
     else:
         from transformers import Qwen3_5MoeTextConfig as Cfg
         rope = {"rope_type": "default", "partial_rotary_factor": c["rotary"], "mrope_section": [2, 3, 3],
@@ -453,6 +464,12 @@ def qwen35_weights(cfg, arch, fused_experts=False):
             sd[s + "o_proj.weight"] = normal((H, nh * hd), 1.0 / math.sqrt(nh * hd), g)
             sd[s + "q_norm.weight"] = zc(hd)
             sd[s + "k_norm.weight"] = zc(hd)
+        if arch == "qwen3_5":  # the dense Qwen3.5 / 3.6: Qwen3_5MLP
+            Fd = c["dense_ff"]
+            sd[p + "mlp.gate_proj.weight"] = normal((Fd, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.up_proj.weight"] = normal((Fd, H), 1.0 / math.sqrt(H), g)
+            sd[p + "mlp.down_proj.weight"] = normal((H, Fd), 1.0 / math.sqrt(Fd), g)
+            continue
         F, E, Fs = c["moe_ff"], c["experts"], c["shared_ff"]
         sd[p + "mlp.gate.weight"] = normal((E, H), 1.0 / math.sqrt(H), g)
         gate = [normal((F, H), 1.0 / math.sqrt(H), g) for _ in range(E)]
@@ -858,6 +875,29 @@ Made by `scripts/golden/make_arch_golden.py qwen3 OUT_DIR` (transformers {meta["
 """)
 
 
+def qwen35_dense_readme(out, meta, lengths):
+    c = QWEN35
+    (out / "README.md").write_text(f"""# qwen3-5-dense-tiny — golden fixture for the dense Qwen3.5 / 3.6 (Qwen3_5ForCausalLM)
+
+A small `Qwen3_5ForCausalLM` (the text model of Qwen3.6-27B's family) with random BF16 weights (seed {SEED + 3},
+qwen3-5-moe-tiny's generator: the same attention and linear-attention weights, then a dense MLP in place of each MoE
+block) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, Gated DeltaNet in
+layers 0-2 ({c["lin_k_heads"]} key / {c["lin_v_heads"]} value heads of {c["lin_k_dim"]}, conv {c["conv"]}), gated
+full attention in layer 3 ({c["heads"]}/{c["kv_heads"]} heads of {c["head_dim"]}, q/k norms, partial RoPE
+{c["rotary"]}), a dense SwiGLU MLP of {c["dense_ff"]} on every layer, zero-centred norms; vocabulary {VOCAB} (no
+tokenizer ships: sequences are token ids). Written by transformers' own `save_pretrained` (BF16).
+
+| file | what |
+| --- | --- |
+| config.json, generation_config.json, model.safetensors | the HF checkpoint |
+| golden.json | {len(lengths)} sequences ({", ".join(map(str, lengths))} tokens), transformers' greedy `generate()` ({len(meta["greedy_new_tokens"])} tokens, with its cache) of sequence 0 and the same by full recompute, RoPE tables, what transformers built (`structure`) |
+| logits.bin | float32 logits of every position ([{meta["logits_shape"][0]} × {meta["logits_shape"][1]}], little-endian) |
+
+Made by `scripts/golden/make_arch_golden.py qwen3_5 OUT_DIR` (transformers {meta["transformers"]}, torch
+{meta["torch"]}; CPU is enough). The reference computes in float32 on the BF16-rounded weights.
+""")
+
+
 # ---------------------------------------------------------------- common
 
 def save(sd, path, keep_f32=()):
@@ -964,6 +1004,12 @@ def main():
         sd, mx = qwen35_weights(cfg, arch), None
         seqs = qwen35_sequences()
         keep_f32 = ("A_log", "dt_bias")
+    elif arch == "qwen3_5":
+        from transformers import Qwen3_5ForCausalLM as Model
+        cfg = qwen35_config(arch)
+        sd, mx = qwen35_weights(cfg, arch), None
+        seqs = qwen35_sequences()
+        keep_f32 = ()
     elif arch == "qwen3":
         from transformers import Qwen3ForCausalLM as Model
         cfg = qwen3_dense_config()
@@ -971,14 +1017,15 @@ def main():
         seqs = qwen3_dense_sequences()
         keep_f32 = ()
     else:
-        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, glm_moe_dsa, qwen3_5_moe, qwen3_next or qwen3")
+        raise SystemExit("arch: gpt_oss, glm4_moe, deepseek_v3, deepseek_v4, glm_moe_dsa, qwen3_5_moe, qwen3_next, qwen3 "
+                         "or qwen3_5")
 
     # What this transformers makes of the architecture, for the record.
     probe = Model(cfg).eval()
     print("in-memory parameters:", [(k, tuple(v.shape)) for k, v in probe.state_dict().items() if ".layers.1." in k])
     del probe
 
-    if arch == "qwen3":
+    if arch in ("qwen3", "qwen3_5"):
         # Written by transformers itself: the canonical tensors loaded strictly into its model, saved in BF16.
         m0 = Model(cfg)
         m0.load_state_dict(sd, strict=True)
@@ -1017,7 +1064,7 @@ def main():
         raise SystemExit(f"checkpoint does not load cleanly: {info}")
     n_layers = {"gpt_oss": GPT_OSS, "glm4_moe": GLM, "deepseek_v3": DSV3, "deepseek_v4": DSV4, "glm_moe_dsa": GLM5,
                 "qwen3_5_moe": QWEN35, "minimax_m2": MINIMAX,
-                "qwen3_next": QWEN35, "qwen3": QWEN3D}[arch]["layers"]
+                "qwen3_next": QWEN35, "qwen3": QWEN3D, "qwen3_5": QWEN35}[arch]["layers"]
     unexpected = [k for k in info.get("unexpected_keys", []) if not k.startswith(f"model.layers.{n_layers}.")]
     if unexpected:
         raise SystemExit(f"unexpected keys beyond the MTP layer: {unexpected[:8]}")
@@ -1081,8 +1128,9 @@ def main():
             checks["want"] = {"inv_freq_len": int(c["head_dim"] * c["rotary"]) // 2, "attention_scaling": 1.0,
                               "scaling": c["head_dim"] ** -0.5, "q_norm": [c["heads"] * c["head_dim"]],
                               "k_norm": [c["kv_heads"] * c["head_dim"]]}
-        elif arch in ("qwen3_5_moe", "qwen3_next"):
+        elif arch in ("qwen3_5_moe", "qwen3_next", "qwen3_5"):
             checks["layer_types"] = list(model.config.layer_types)
+            checks["dense_mlp"] = sorted(k for k, _ in model.model.layers[0].mlp.named_parameters())
             checks["want"] = {"inv_freq_len": int(QWEN35["head_dim"] * QWEN35["rotary"]) // 2, "attention_scaling": 1.0}
             la = model.model.layers[0].linear_attn
             checks["linear_attn"] = sorted(k for k, _ in la.named_parameters())
@@ -1209,6 +1257,8 @@ def main():
         glm5_readme(out, meta, [len(s) for s in seqs], any(k.endswith("gate_up_proj") for k in sd))
     if arch == "qwen3":
         qwen3_dense_readme(out, meta, [len(s) for s in seqs])
+    if arch == "qwen3_5":
+        qwen35_dense_readme(out, meta, [len(s) for s in seqs])
     if arch == "minimax_m2":
         minimax_readme(out, meta, [len(s) for s in seqs], saved_names)
     print("sequence lengths", [len(s) for s in seqs], "rope", meta["rope"].get("attention_scaling"))

@@ -8,8 +8,9 @@
 // Qwen3-Next (tests/data/qwen3-next-tiny: the same model with Qwen3-Next's fused in_proj_qkvz / in_proj_ba) and
 // DeepSeek-V4 (tests/data/deepseek-v4-tiny: hyper-connections, sliding-window / compressed sparse / heavily compressed
 // attention with the lightning indexer, sinks, the grouped output, hash routing, the clamped SwiGLU; prefilled in
-// f32 on the GPU, like gpt-oss, for its sinks) and dense Qwen3 (tests/data/qwen3-dense-tiny: no MoE block; skipped
-// until make_arch_golden.py qwen3 has written it), all made by scripts/golden/make_arch_golden.py.
+// f32 on the GPU, like gpt-oss, for its sinks), dense Qwen3 and the dense Qwen3.5 (tests/data/qwen3-dense-tiny,
+// qwen3-5-dense-tiny: no MoE block; skipped until make_arch_golden.py qwen3 / qwen3_5 has written them), all made by
+// scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of the fixture's sequences (one longer than gpt-oss's window, one across
 // the 64-token chunks of the delta rule) and transformers' greedy continuation, from the Hugging Face folder; GLM,
 // DeepSeek and the Qwen3.5 pair also from their GGUF conversions (F32, BF16; Qwen3.5's in llama.cpp's qwen35moe
@@ -167,6 +168,7 @@ private slots:
         QTest::newRow("deepseek-v4") << "deepseek-v4-tiny";
         QTest::newRow("minimax-m2") << "minimax-m2-tiny";  // skipped until make_arch_golden.py minimax_m2 has run
         QTest::newRow("qwen3-dense") << "qwen3-dense-tiny";  // skipped until make_arch_golden.py qwen3 has run
+        QTest::newRow("qwen3.5-dense") << "qwen3-5-dense-tiny";  // skipped until make_arch_golden.py qwen3_5 has run
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);
@@ -181,7 +183,7 @@ private slots:
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("type");
         for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny", "deepseek-v4-tiny",
-                              "minimax-m2-tiny", "qwen3-dense-tiny"})
+                              "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny"})
             for (const char* t : {"f32", "bf16"}) QTest::addRow("%s %s", f, t) << f << t;
     }
     void ggufMatchesTransformers() {
@@ -198,7 +200,7 @@ private slots:
     void chunksAndConcurrentRequests_data() {
         QTest::addColumn<QString>("fixture");
         for (const char* f : {"gpt-oss-tiny", "glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny",
-                              "deepseek-v4-tiny", "minimax-m2-tiny", "qwen3-dense-tiny"})
+                              "deepseek-v4-tiny", "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny"})
             QTest::newRow(f) << f;
     }
     void chunksAndConcurrentRequests() {

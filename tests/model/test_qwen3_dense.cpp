@@ -4,8 +4,9 @@
 // over all positions of the sequence, then the later ones masked to -inf before the softmax; GQA, per-head q/k
 // RMSNorm, NeoX RoPE, SwiGLU — for an untied and a tied LM head, `ft convert` to GGUF giving the same logits,
 // `ft synth --preset qwen3-dense-tiny` with `ft inspect` / `ft run`, and the planner's and fit predictor's answer for
-// a model with no expert (every MoE backend resident; Qwen3-32B on 80 GB and on 16 GB). Built a second time with
-// FT_QWEN3_DENSE_GPU (test_qwen3_dense_gpu, label gpu) for the GPU runner on the same model.
+// a model with no expert (every MoE backend resident; Qwen3-32B on 80 GB and on 16 GB). The dense Qwen3.5 / 3.6
+// (qwen3_5) against the Qwen3.5-MoE path on the same weights as a one-expert MoE, its GGUF and presets. Built a
+// second time with FT_QWEN3_DENSE_GPU (test_qwen3_dense_gpu, label gpu) for the GPU runner on the dense Qwen3.
 #include "memory/planner.h"
 #include "model/arch.h"
 #include "model/convert_hf.h"
@@ -62,6 +63,32 @@ json tiny_config(bool tied) {
                 {"eos_token_id", 1}};
 }
 
+// A dense Qwen3.5 / 3.6 text config (Qwen3_5ForCausalLM), tiny: three Gated DeltaNet layers and one gated
+// attention layer, a dense FFN on each.
+json qwen35_dense_config() {
+    return json{{"architectures", {"Qwen3_5ForCausalLM"}},
+                {"model_type", "qwen3_5_text"},
+                {"vocab_size", kVocab},
+                {"hidden_size", kHidden},
+                {"intermediate_size", kFf},
+                {"num_hidden_layers", 4},
+                {"num_attention_heads", 4},
+                {"num_key_value_heads", 2},
+                {"head_dim", 32},
+                {"linear_num_key_heads", 2},
+                {"linear_num_value_heads", 4},
+                {"linear_key_head_dim", 16},
+                {"linear_value_head_dim", 16},
+                {"linear_conv_kernel_dim", 4},
+                {"layer_types", {"linear_attention", "linear_attention", "linear_attention", "full_attention"}},
+                {"rms_norm_eps", kEps},
+                {"max_position_embeddings", 4096},
+                {"rope_parameters", {{"rope_type", "default"}, {"rope_theta", 1e7}, {"partial_rotary_factor", 0.25},
+                                     {"mrope_section", {2, 1, 1}}}},
+                {"tie_word_embeddings", false},
+                {"eos_token_id", 1}};
+}
+
 using Tensors = std::map<std::string, std::pair<std::vector<std::uint64_t>, std::vector<float>>>;
 
 void write_safetensors(const fs::path& path, const Tensors& t) {
@@ -96,7 +123,10 @@ Tensors make_hf_folder(const fs::path& dir, const json& config) {
     for (const ft::model::TensorSpec& s : ft::model::arch_tensors(d)) {
         std::vector<std::uint64_t> shape = s.dims.size() == 1 ? std::vector<std::uint64_t>{s.dims[0]}
                                                               : std::vector<std::uint64_t>{s.dims[1], s.dims[0]};
-        std::vector<float> v(std::size_t(shape.size() == 1 ? shape[0] : shape[0] * shape[1]));
+        if (s.role == ft::model::TensorRole::ssm_conv1d) shape = {s.dims[1], 1, s.dims[0]};  // [channels, 1, kernel]
+        std::uint64_t count = 1;
+        for (auto n : shape) count *= n;
+        std::vector<float> v(static_cast<std::size_t>(count));
         const bool norm = s.is_norm();
         // Embedding rows of unit scale; matrices 1/sqrt(in); the head 3/sqrt(in) so the logits spread.
         const float std = norm ? 0.2f : s.role == ft::model::TensorRole::token_embd ? 1.f
@@ -397,6 +427,82 @@ private slots:
         const auto small = run_ft({"inspect", "--plan", "--preset", "qwen3-32b", "--vram", "16G", "--ram", "128G"});
         QVERIFY2(small.code == 0 && small.out.contains("CPU only"), qPrintable(small.out + small.err));
         QVERIFY2(!small.out.contains("nan") && !small.out.contains("inf "), qPrintable(small.out));
+    }
+
+    // The dense Qwen3.5 / 3.6 (qwen3_5, in the qwen3_5_moe folder): its config, and its model against the Qwen3.5-MoE
+    // path, already checked against transformers, on the same weights with one expert chosen top-1 (the softmax of
+    // one router logit is 1, so the MoE block is that expert's FFN): the logits agree. Then its GGUF (llama.cpp's
+    // qwen35 names, value heads tiled) gives the folder's logits, and ft synth / the fit predictor know the 27B.
+    void qwen35DenseEqualsOneExpertMoe() {
+        const json dc = qwen35_dense_config();
+        const ft::model::ModelDesc d = ft::model::desc_from_hf_config(dc, "config.json");
+        QCOMPARE(d.arch, ft::model::ArchId::qwen3_5);
+        QCOMPARE(d.moe.n_expert, 0u);
+        QCOMPARE(d.n_ff, std::uint32_t(kFf));
+        QCOMPARE(d.linear.n_linear(), 3u);
+        QCOMPARE(d.rope.n_rot, 8u);
+        const fs::path dense = path("q35-dense");
+        Tensors t = make_hf_folder(dense, dc);
+        // The same weights as a one-expert Qwen3.5-MoE: mlp.gate_proj → mlp.experts.0.gate_proj, …, and a router.
+        json mc = dc;
+        mc["architectures"] = {"Qwen3_5MoeForCausalLM"};
+        mc["model_type"] = "qwen3_5_moe_text";
+        mc["num_experts"] = 1, mc["num_experts_per_tok"] = 1, mc["moe_intermediate_size"] = kFf;
+        const fs::path moe = path("q35-moe");
+        fs::create_directories(moe);
+        std::ofstream(moe / "config.json") << mc.dump(1);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+            if (fs::exists(dense / f)) fs::copy_file(dense / f, moe / f);
+        Tensors m;
+        for (auto& [name, v] : t) {
+            std::string n = name;
+            for (const char* proj : {"gate_proj", "up_proj", "down_proj"}) {
+                const std::string from = std::string("mlp.") + proj, to = std::string("mlp.experts.0.") + proj;
+                if (const auto at = n.find(from); at != std::string::npos) n.replace(at, from.size(), to);
+            }
+            m[n] = v;
+        }
+        for (int il = 0; il < 4; ++il) m["model.layers." + std::to_string(il) + ".mlp.gate.weight"] = {{1, kHidden}, std::vector<float>(kHidden, 0.1f)};
+        write_safetensors(moe / "model.safetensors", m);
+        QCOMPARE(ft::model::desc_from_hf_dir(moe).moe.n_expert, 1u);
+        const auto a_dense = logits_of(dense), a_moe = logits_of(moe);
+        QCOMPARE(a_dense.size(), a_moe.size());
+        const int positions = int(a_dense.size() / kVocab);
+        const auto a = ft::test::compare(a_dense.data(), a_moe.data(), positions, kVocab);
+        qInfo("dense Qwen3.5 vs one-expert Qwen3.5-MoE: min cosine %.9f, max |Δlogit| %.3g", a.min_cos, a.max_abs);
+        QVERIFY(a.min_cos > 0.999999);
+        QCOMPARE(a.top1_same, positions);
+        // Without its FFN the dense model is another model: the comparison sees the FFN.
+        for (int il = 0; il < 4; ++il)
+            for (float& x : t["model.layers." + std::to_string(il) + ".mlp.down_proj.weight"].second) x = 0;
+        const fs::path no_ffn = path("q35-no-ffn");
+        make_hf_folder(no_ffn, dc);
+        write_safetensors(no_ffn / "model.safetensors", t);
+        const auto b = logits_of(no_ffn);
+        QVERIFY(ft::test::compare(b.data(), a_moe.data(), positions, kVocab).min_cos < 0.999);
+        // ft convert: llama.cpp's qwen35 GGUF (value heads tiled), no expert keys.
+        ft::model::ConvertOptions co;
+        co.out = path("q35-dense.gguf");
+        co.type = ft::kernels::DType::F32;
+        ft::model::convert_hf_to_gguf(dense, co);
+        const auto r = ft::gguf::Reader::open(co.out);
+        QCOMPARE(std::string(r.metadata().get_string("general.architecture")), std::string("qwen35"));
+        QVERIFY(!r.metadata().contains("qwen35.expert_count") && r.metadata().contains("qwen35.rope.dimension_sections"));
+        QVERIFY(r.find_tensor("blk.0.ssm_out.weight") && r.find_tensor("blk.3.ffn_down.weight"));
+        const auto g = logits_of(co.out);
+        const auto c = ft::test::compare(g.data(), a_dense.data(), positions, kVocab);
+        qInfo("qwen35 GGUF vs folder: min cosine %.9f, max |Δlogit| %.3g", c.min_cos, c.max_abs);
+        QVERIFY(c.min_cos > 0.999999);
+        QCOMPARE(c.top1_same, positions);
+        // ft synth and the fit predictor: the tiny preset runs; Qwen3.6-27B (Q4_K ≈ 16 GB) fits 80 GB resident.
+        const QString out = QString::fromStdString(path("q35-synth.gguf"));
+        const auto sy = run_ft({"synth", "--preset", "qwen3.5-dense-tiny", "--weights", "q8_0", "--seed", "3", "--quiet", "--out", out});
+        QVERIFY2(sy.code == 0, qPrintable(sy.err));
+        ft::Engine e;
+        e.load_sync(load_options(out.toStdString()));
+        QCOMPARE(int(ft::test::greedy(e, sequences()[1], 4).size()), 4);
+        const auto plan = run_ft({"inspect", "--plan", "--preset", "qwen3.6-27b", "--vram", "80G", "--ram", "128G"});
+        QVERIFY2(plan.code == 0 && plan.out.contains("runs on the GPU"), qPrintable(plan.out + plan.err));
     }
 
 #ifdef FT_QWEN3_DENSE_GPU

@@ -8,6 +8,7 @@
     X(qwen3_moe)            \
     X(qwen3)                \
     X(qwen3_5_moe)          \
+    X(qwen3_5)              \
     X(qwen3_next)           \
     X(deepseek_v3)          \
     X(deepseek_v4)          \

@@ -1,6 +1,7 @@
-// The registry entries of Qwen3.5 / Qwen3.6-MoE and Qwen3-Next (one table and graph): gated attention, Gated
-// DeltaNet linear attention and the gated shared expert beyond the shared hyper-parameters; `ft convert`'s
-// reordering of qwen35moe's value heads; the `ft synth` presets.
+// The registry entries of Qwen3.5 / Qwen3.6-MoE, Qwen3-Next and the dense Qwen3.5 / 3.6 (one table and graph):
+// gated attention, Gated DeltaNet linear attention and the gated shared expert beyond the shared hyper-parameters
+// (the dense one: a dense FFN on every layer, no MoE block); `ft convert`'s reordering of qwen35moe's and qwen35's
+// value heads; the `ft synth` presets.
 #include <algorithm>
 #include <memory>
 
@@ -17,12 +18,9 @@ ModelGraph qwen3_5_moe_graph(const Weights& w);
 
 namespace {
 
-void read_hf(const HfConfig& f, ModelDesc& d) {
-    const nlohmann::json& cfg = f.raw();
+// The MoE FFN's keys (Qwen3.5 / 3.6-MoE, Qwen3-Next).
+void read_moe(const HfConfig& f, ModelDesc& d) {
     auto& m = d.moe;
-    auto& at = d.attn;
-    at.qk_norm = true;
-    at.output_gate = true;
     m.n_expert = f.req_u32("num_experts");
     m.n_expert_used = f.req_u32("num_experts_per_tok");
     m.n_ff_exp = f.req_u32("moe_intermediate_size");
@@ -36,6 +34,17 @@ void read_hf(const HfConfig& f, ModelDesc& d) {
         m.moe_every = std::max<std::uint32_t>(1, f.opt_u32("decoder_sparse_step", 1));
         m.dense_layers = f.u32_list("mlp_only_layers");
     }
+}
+
+void read_hf(const HfConfig& f, ModelDesc& d) {
+    const nlohmann::json& cfg = f.raw();
+    auto& at = d.attn;
+    at.qk_norm = true;
+    at.output_gate = true;
+    if (d.arch == ArchId::qwen3_5)
+        d.n_ff = f.req_u32("intermediate_size");  // the dense Qwen3.5 / 3.6: a dense FFN on every layer
+    else
+        read_moe(f, d);
     d.rope.n_rot = static_cast<std::uint32_t>(at.head_dim * f.partial_rotary_factor(0.25));
     // Text positions are one index for all three M-RoPE sections: Qwen3.5's multimodal RoPE is plain NeoX.
     if (const nlohmann::json* rope = f.rope())
@@ -79,8 +88,8 @@ void read_gguf(const GgufKeys& k, ModelDesc& d) {
         throw Error(ErrorCode::invalid_file, k.source() + ": " + k.key("ssm.inner_size") + " " + std::to_string(inner) +
                                                  " is not a multiple of the value heads (" + k.key("ssm.time_step_rank") + ")");
     la.v_head_dim = inner / la.n_v_heads;
-    // llama.cpp's qwen35moe converter reorders the value heads from grouped to tiled (see LinearAttnDesc).
-    la.v_tiled = d.arch == ArchId::qwen3_5_moe;
+    // llama.cpp's qwen35moe and qwen35 converters reorder the value heads from grouped to tiled (see LinearAttnDesc).
+    la.v_tiled = d.arch != ArchId::qwen3_next;
     if (const gguf::Value* v = k.find("attention.recurrent_layers"); v && v->is_array()) {
         la.layers = k.layer_flags("attention.recurrent_layers", d.n_layer);
     } else {
@@ -116,15 +125,15 @@ void write_linear(const ModelDesc& d, GgufKeyWriter& w) {
 void write_gguf(const ModelDesc& d, GgufKeyWriter& w) {
     const LinearAttnDesc& la = d.linear;
     if (la.any()) write_linear(d, w);
-    if (d.arch == ArchId::qwen3_5_moe) {
-        // llama.cpp's qwen35moe loader requires the M-RoPE sections (4 entries; Qwen's default 11, 11, 10).
+    if (d.arch != ArchId::qwen3_next) {
+        // llama.cpp's qwen35moe and qwen35 loaders require the M-RoPE sections (4 entries; Qwen's default 11, 11, 10).
         std::vector<std::uint32_t> sec = d.rope.sections.empty() ? std::vector<std::uint32_t>{11, 11, 10} : d.rope.sections;
         sec.resize(4, 0);
         w.set("rope.dimension_sections", gguf::Value::u32_array(sec));
     }
 }
 
-// llama.cpp's qwen35moe files order the value heads of a linear-attention layer tiled (value head j = r·K + g for
+// llama.cpp's qwen35moe and qwen35 files order the value heads of a linear-attention layer tiled (value head j = r·K + g for
 // HF's g·R + r, K key heads, R value heads per key head): the tensors indexed by value head, reordered so.
 bool convert_rewrites(const ModelDesc& d, const TensorSpec& s) {
     const TensorRole r = s.role;
@@ -205,6 +214,31 @@ ModelDesc qwen3_5_desc(bool next) {
     return d;
 }
 
+// The dense Qwen3.6-27B (Qwen/Qwen3.6-27B's model card and text_config; Qwen3.5-27B has the same shape): 64 layers,
+// hidden 5120, every fourth gated attention (24/4 heads of 256, RoPE on 64), the others Gated DeltaNet (16 key heads,
+// 48 value heads of 128, conv 4), a dense FFN of 17408 on every layer; vocab 248320, untied head.
+ModelDesc qwen3_6_27b() {
+    ModelDesc d = qwen3_5_desc(false);
+    d.arch = ArchId::qwen3_5;
+    d.moe = MoeDesc{};
+    d.n_layer = 64, d.n_embd = 5120, d.n_ff = 17408;
+    d.attn.n_head = 24, d.attn.n_head_kv = 4;
+    d.linear.n_v_heads = 48;
+    synth_fit(d);
+    return d;
+}
+
+// tiny: 4 layers (three Gated DeltaNet, one gated attention), hidden 256, FFN 768, 4/2 heads of 64, 4 key / 8 value
+// heads of 32.
+ModelDesc qwen3_5_dense_tiny() {
+    ModelDesc d = qwen3_6_27b();
+    d.n_layer = 4, d.n_embd = 256, d.n_ff = 768, d.n_ctx_train = 4096;
+    d.attn.n_head = 4, d.attn.n_head_kv = 2, d.attn.head_dim = 64, d.attn.v_head_dim = 64;
+    d.linear.n_k_heads = 4, d.linear.n_v_heads = 8, d.linear.k_head_dim = 32, d.linear.v_head_dim = 32;
+    synth_fit(d);
+    return d;
+}
+
 }  // namespace
 
 const Arch& qwen3_5_moe_arch() {
@@ -238,6 +272,26 @@ const Arch& qwen3_next_arch() {
         .tensors = &qwen3_5_moe_tensors,
         .graph = &qwen3_5_moe_graph,
         .presets = {{"qwen3-next-80b-a3b", [] { return qwen3_5_desc(true); }}},
+        .synth_fit = &synth_fit,
+    };
+    return a;
+}
+
+const Arch& qwen3_5_arch() {
+    static const Arch a{
+        .id = ArchId::qwen3_5,
+        .name = "qwen3_5",
+        .gguf_name = "qwen35",
+        .hf = {{"Qwen3_5ForConditionalGeneration", "qwen3_5"}, {"Qwen3_5ForCausalLM", "qwen3_5_text"}},
+        .moe = false,
+        .read_hf = &read_hf,
+        .read_gguf = &read_gguf,
+        .write_gguf = &write_gguf,
+        .tensors = &qwen3_5_moe_tensors,
+        .graph = &qwen3_5_moe_graph,
+        .convert_rewrites = &convert_rewrites,
+        .convert_rewrite = &tile_v_heads,
+        .presets = {{"qwen3.6-27b", &qwen3_6_27b}, {"qwen3.5-dense-tiny", &qwen3_5_dense_tiny}},
         .synth_fit = &synth_fit,
     };
     return a;
