@@ -66,8 +66,9 @@ from 4096, padded); no tokenizer ships with the fixture, sequences are token ids
             with per-head q/k RMSNorm, NeoX RoPE (theta 1e6), a dense SwiGLU FFN (256) on every layer, no MoE block,
             untied LM head. Written by transformers' own save_pretrained (BF16, Qwen3's names).
 
-  qwen3_5   Qwen3_5ForCausalLM (the dense Qwen3.5/3.6, Qwen3.6-27B): qwen3_5_moe's shape and weights (seed 4324) with a
-            dense SwiGLU MLP (128) in place of the MoE on every layer. Written by transformers' own save_pretrained.
+  qwen3_5   Qwen3_5ForCausalLM (the dense Qwen3.5/3.6, Qwen3.6-27B): qwen3_5_moe's shapes, its weights drawn the same way
+            (seed 4324) with a dense SwiGLU MLP (128) in place of the MoE on every layer (so from layer 1 on other
+            values than qwen3-5-moe-tiny's). Written by transformers' own save_pretrained.
 
 usage: make_arch_golden.py {gpt_oss|glm4_moe|deepseek_v3|deepseek_v4|glm_moe_dsa|qwen3_5_moe|qwen3_next|qwen3|qwen3_5} OUT_DIR
 """
@@ -880,8 +881,7 @@ def qwen35_dense_readme(out, meta, lengths):
     (out / "README.md").write_text(f"""# qwen3-5-dense-tiny — golden fixture for the dense Qwen3.5 / 3.6 (Qwen3_5ForCausalLM)
 
 A small `Qwen3_5ForCausalLM` (the text model of Qwen3.6-27B's family) with random BF16 weights (seed {SEED + 3},
-qwen3-5-moe-tiny's generator: the same attention and linear-attention weights, then a dense MLP in place of each MoE
-block) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, Gated DeltaNet in
+drawn as qwen3-5-moe-tiny's are, a dense MLP in place of each MoE block) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, Gated DeltaNet in
 layers 0-2 ({c["lin_k_heads"]} key / {c["lin_v_heads"]} value heads of {c["lin_k_dim"]}, conv {c["conv"]}), gated
 full attention in layer 3 ({c["heads"]}/{c["kv_heads"]} heads of {c["head_dim"]}, q/k norms, partial RoPE
 {c["rotary"]}), a dense SwiGLU MLP of {c["dense_ff"]} on every layer, zero-centred norms; vocabulary {VOCAB} (no
