@@ -127,7 +127,7 @@ bool int8_dot_by_default(DType wt) {
         case DType::Q2_K: case DType::Q3_K: case DType::Q4_K: case DType::Q5_K: case DType::Q6_K:
         case DType::IQ4_NL: case DType::IQ4_XS: case DType::MXFP4: case DType::Q4_0: case DType::Q4_1: case DType::Q5_0:
         case DType::Q5_1: case DType::TQ1_0: case DType::TQ2_0: case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S:
-        case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S: case DType::IQ1_M:
+        case DType::IQ3_XXS: case DType::IQ3_S: case DType::IQ1_S: case DType::IQ1_M: case DType::FT_NVFP4:
             return true;
         default:
             return false;
@@ -143,7 +143,8 @@ bool takes(Int8Dot path, DType wt, std::int64_t k) {
     // else 256-element super-blocks
     const bool blocks32 = wt == DType::Q8_0 || wt == DType::MXFP4 || wt == DType::IQ4_NL || wt == DType::Q4_0 ||
                           wt == DType::Q4_1 || wt == DType::Q5_0 || wt == DType::Q5_1;
-    return path != Int8Dot::none && int8_dot_handles(wt) && (blocks32 || k % 256 == 0) && k % 32 == 0 &&
+    const std::int64_t block = blocks32 ? 32 : wt == DType::FT_NVFP4 ? 64 : 256;
+    return path != Int8Dot::none && int8_dot_handles(wt) && k % block == 0 &&
            int8_dot_cpu_supports(path);
 }
 

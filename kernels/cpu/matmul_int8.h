@@ -1,5 +1,6 @@
 // Decode matvec (one activation row) on K-quant, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, IQ4_XS, MXFP4, TQ1_0, TQ2_0,
-// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S and IQ1_M weights (every block type the engine reads) with 8-bit
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M and FT_NVFP4 weights (every block type the engine reads but
+// FT_FP8, whose E4M3 values are no integers at one scale) with 8-bit
 // activations and the CPU's
 // u8 × s8 → s32 dot-product instruction (VPDPBUSD, AVX512-VNNI or AVX-VNNI at 256 bits). Internal to
 // kernels/cpu: matvec_rows (matmul.h) calls it first and falls back to the Highway kernels where it declines.
@@ -28,7 +29,7 @@ enum class Int8Dot { none, avx_vnni, avx512_vnni };
 bool int8_dot_cpu_supports(Int8Dot path);
 Int8Dot int8_dot_selected();  // what matvec_rows uses: the best this CPU supports, unless overridden
 const char* int8_dot_name(Int8Dot path);
-bool int8_dot_handles(DType wt);  // Q4_0 … Q6_K, Q8_0, IQ4_NL, IQ4_XS, MXFP4, TQ1_0, TQ2_0, IQ1/IQ2/IQ3
+bool int8_dot_handles(DType wt);  // Q4_0 … Q6_K, Q8_0, IQ4_NL, IQ4_XS, MXFP4, TQ1_0, TQ2_0, IQ1/IQ2/IQ3, FT_NVFP4
 // The types matvec_rows sends here: all those but Q8_0, which stays on the int16 path by default: its
 // golden test asks the logits to match the dequantized model within 1e-3 (int8 x: max |Δlogit| 0.024 on the tiny model).
 bool int8_dot_by_default(DType wt);

@@ -1,6 +1,6 @@
 // CPU matvec/matmul/dequantize (Highway, in-register dequantization) against the scalar references, for every
 // supported weight type, over a table of shapes, with guard values after every output. The decode matvec of
-// Q4_0/Q4_1/Q5_0/Q5_1/Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4/TQ1_0/TQ2_0 runs on every int8 dot-product
+// Q4_0/Q4_1/Q5_0/Q5_1/Q2_K/Q3_K/Q4_K/Q5_K/Q6_K/Q8_0/IQ4_NL/IQ4_XS/MXFP4/TQ1_0/TQ2_0/FT_NVFP4 runs on every int8 dot-product
 // path (AVX512-VNNI, AVX-VNNI) this CPU has and on the Highway fallback (forced with set_int8_dot_for_test), each
 // against its own tolerance; the IQ1/IQ2/IQ3 types' int8 paths on random blocks and in the accuracy report (their
 // quantizers are too slow for the big shapes).
@@ -56,7 +56,7 @@ double int8_tolerance(int rows) { return rows == 1 ? 12 * kInt8Tolerance : kInt8
 constexpr double kInt8ExactTolerance = 1e-10;
 const DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q8_0, DType::Q4_0,   DType::Q4_1,   DType::Q5_0,
                         DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL,
-                        DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0};
+                        DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0, DType::FT_NVFP4};
 using ft::kernels::cpu::Int8Dot;
 
 // Σ (got − want)² / Σ_r Σ_i (w_ri·x_i)²: the error relative to the size of the products, so a row whose dot
@@ -168,7 +168,7 @@ private slots:
         for (DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                         DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0,
                         DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S,
-                        DType::IQ1_M}) {
+                        DType::IQ1_M, DType::FT_NVFP4}) {
             // The lattice types' quantizers take about 1 µs a weight: a quarter of the rows.
             const bool lattice = t == DType::IQ2_XXS || t == DType::IQ2_XS || t == DType::IQ2_S || t == DType::IQ3_XXS ||
                                  t == DType::IQ3_S || t == DType::IQ1_S || t == DType::IQ1_M;
@@ -270,7 +270,7 @@ private slots:
         for (DType t : {DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                         DType::Q5_K, DType::Q6_K, DType::Q8_0, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0,
                         DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S,
-                        DType::IQ1_M}) {
+                        DType::IQ1_M, DType::FT_NVFP4}) {
             const auto w = make_weights(t, rows, k, 40 + int(t));
             std::vector<float> dflt(static_cast<std::size_t>(rows)), int8(dflt), highway(dflt);
             ft::kernels::cpu::matvec_rows(t, w.bytes.data(), w.row_bytes, k, x.data(), dflt.data(), 0, rows);
@@ -282,7 +282,8 @@ private slots:
             QCOMPARE(dflt, ft::kernels::cpu::int8_dot_by_default(t) ? int8 : highway);
         }
         QVERIFY(!ft::kernels::cpu::int8_dot_by_default(DType::Q8_0));
-        QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::MXFP4));
+        QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::MXFP4) && ft::kernels::cpu::int8_dot_by_default(DType::FT_NVFP4));
+        QVERIFY(!ft::kernels::cpu::int8_dot_handles(DType::FT_FP8));  // E4M3: no integers at one scale
         QVERIFY(ft::kernels::cpu::int8_dot_by_default(DType::Q4_0) && ft::kernels::cpu::int8_dot_by_default(DType::TQ2_0));
         QVERIFY(!ft::kernels::cpu::int8_dot_handles(DType::F16));  // through the f32 kernels
     }

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cpu/matmul.h"
+#include "cpu/matmul_int8.h"
 #include "format/gguf.h"
 #include "format/hf_quant.h"
 #include "format/safetensors.h"
@@ -61,6 +62,17 @@ struct Bound {
 };
 constexpr Bound kFp8{0.90, 130};
 constexpr Bound kNvfp4{0.85, 90};
+// FT_NVFP4's int8 path against its f32 kernels (nvfp4Int8PathNearF32): measured min cosine 0.999999, top-1 156/156,
+// max |diff| 0.017 (AVX512-VNNI, dev machine); a wrong scale or code order in the kernel moves whole rows.
+constexpr double kInt8MinCos = 0.9999;
+constexpr int kInt8MinTop1 = 150;
+
+// The CPU's int8 dot-product path off (FT_NVFP4 takes it by default: x rounded to int8) while a test compares exact
+// logits; restored when the scope ends.
+struct HighwayOnly {
+    HighwayOnly() { ft::kernels::cpu::set_int8_dot_for_test(ft::kernels::cpu::Int8Dot::none); }
+    ~HighwayOnly() { ft::kernels::cpu::reset_int8_dot_for_test(); }
+};
 
 std::vector<std::vector<std::int32_t>> golden_seqs(const QString& dir = kBf16) {
     QFile f(dir + "/golden.json");
@@ -309,8 +321,10 @@ private slots:
     }
 
     // The engine on the quantized folder against the same model with the weights numpy decoded, stored as F32: the
-    // same values multiplied the same way, so the logits agree to f32 rounding (measured: identical).
+    // same values multiplied the same way (f32 kernels: the int8 path of FT_NVFP4 off), so the logits agree to f32
+    // rounding (measured: identical).
     void logitsEqualDequantized() {
+        const HighwayOnly f32_kernels;
         for (const char* name : {"fp8", "nvfp4", "fp8_b48x96", "nvfp4_ct"}) {
             const auto want = cpu_logits(dir(name).string() + "_deq", seqs);
             const auto r = agreement(dir(name), want);
@@ -325,6 +339,7 @@ private slots:
     // DeepSeek-V3's latent attention from quantized kv_b_proj (dequantized to f32, then split into attn_k_b/v_b)
     // and quantized q_a/kv_a/o projections, dense and expert FFNs: the same logits as the F32-decoded twin.
     void deepseekEqualsDequantized() {
+        const HighwayOnly f32_kernels;
         const auto ds_seqs = golden_seqs(kDeepSeek);
         for (const char* name : {"ds_fp8", "ds_nvfp4"}) {
             const auto got = cpu_logits(dir(name), ds_seqs), want = cpu_logits(dir(name).string() + "_deq", ds_seqs);
@@ -334,6 +349,27 @@ private slots:
             for (std::size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
             qInfo("%s: %zu of %zu logits differ from the F32-decoded twin", name, differ, got.size());
             QCOMPARE(differ, std::size_t(0));
+        }
+    }
+
+    // FT_NVFP4's int8 dot-product path (the default where the CPU has VNNI) against its f32 kernels on the same
+    // checkpoints: x rounded to int8 per 32 is the only difference.
+    void nvfp4Int8PathNearF32() {
+        if (ft::kernels::cpu::int8_dot_selected() == ft::kernels::cpu::Int8Dot::none)
+            QSKIP("skipped: this CPU has no int8 dot-product path");
+        QVERIFY(ft::kernels::cpu::int8_dot_by_default(ft::kernels::DType::FT_NVFP4));
+        for (const char* name : {"nvfp4", "nvfp4_ct"}) {
+            std::vector<float> f32;
+            {
+                const HighwayOnly f32_kernels;
+                f32 = cpu_logits(dir(name), seqs);
+            }
+            const auto r = agreement(dir(name), f32);
+            qInfo("%s, int8 path vs f32 kernels: min cosine %.6f, top-1 %d/%d, max |diff| %.4f", name, r.a.min_cos,
+                  r.a.top1_same, r.a.positions, r.a.max_abs);
+            QCOMPARE(r.non_finite, std::size_t(0));
+            QVERIFY(r.a.max_abs > 0);  // the int8 path ran
+            QVERIFY(r.a.min_cos >= kInt8MinCos && r.a.top1_same >= kInt8MinTop1);
         }
     }
 
@@ -387,6 +423,7 @@ private slots:
     // differ by f32 rounding, as the BF16 model's own GGUF does (measured max |diff| 8.6e-6 for BF16, 1.0e-5 for FP8
     // and NVFP4; bound 1e-4): likely YaRN's settings, which GGUF keeps as f32 (Qwen3 without YaRN round-trips exactly).
     void convertDeepSeekSplitsKvB() {
+        const HighwayOnly f32_kernels;  // FT_NVFP4 against the twin's F32: the same kernels' arithmetic
         const auto ds_seqs = golden_seqs(kDeepSeek);
         for (const char* name : {"ds_fp8", "ds_nvfp4"}) {
             // deepseek-v3-tiny ships no tokenizer (its sequences are token ids); convert writes one into the GGUF, so

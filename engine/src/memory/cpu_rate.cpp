@@ -16,7 +16,8 @@ namespace {
 // round (docs/benchmarks.md, "The CPU expert kernel's rate by type" and, for the int8 paths of Q4_0, TQ1_0, TQ2_0
 // and the IQ2/IQ3/IQ1 types, "The CPU expert kernel per type", say how and where they were measured). F16 and F32
 // take BF16's; IQ1_S and IQ1_M, measured in rounds without Q4_K, their GB/s over that table's Q4_K median; FT_FP8
-// and FT_NVFP4 (Hugging Face FP8 / NVFP4 checkpoints, f32 decoders): "The CPU expert kernel on FP8 and NVFP4".
+// (Hugging Face FP8 checkpoints, f32 decoders) and FT_NVFP4 (NVFP4, its int8 path): "The CPU expert kernel on FP8
+// and NVFP4".
 // IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S and IQ1_M: that table's factor times the kernel's speed-up in
 // "The IQ kernels' inner loops" (compute-bound types: the kernel's time per block sets their rate).
 struct RateRow {
@@ -29,7 +30,7 @@ constexpr RateRow kRates[] = {
     {DType::IQ4_XS, 1.04},  {DType::Q4_0, 0.84},    {DType::Q4_1, 0.78},    {DType::Q5_0, 0.81},   {DType::Q5_1, 0.76},
     {DType::IQ4_NL, 0.75},  {DType::TQ1_0, 0.32},   {DType::TQ2_0, 0.70},   {DType::IQ2_XXS, 0.40},
     {DType::IQ2_XS, 0.56},  {DType::IQ2_S, 0.45},   {DType::IQ1_S, 0.26},   {DType::IQ1_M, 0.24},  {DType::IQ3_XXS, 0.46},
-    {DType::IQ3_S, 0.31},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.22},
+    {DType::IQ3_S, 0.31},   {DType::FT_FP8, 0.46},  {DType::FT_NVFP4, 0.82},
 };
 
 void add_bytes(std::vector<std::pair<DType, std::uint64_t>>& v, DType t, std::uint64_t b) {
