@@ -9,6 +9,7 @@
 #include "cpu/cpu_attention.h"
 #include "cpu/worker_pool.h"
 #include "exec/runner.h"
+#include "format/gguf.h"
 #include "kv/kv_cache.h"
 #include "model/arch.h"
 #include "model/convert_hf.h"
@@ -355,10 +356,20 @@ private slots:
         const auto w = ft::model::Weights::open(synth_);
         QCOMPARE(w->desc().arch, ft::model::ArchId::minimax_m2);
         QCOMPARE(w->desc().rope.n_rot, 8u);
+        // llama.cpp's keys: its minimax-m2 sizes the experts by feed_forward_length, and reads the gating from the file.
+        const auto file = ft::gguf::Reader::open(synth_);
+        QCOMPARE(std::string(file.metadata().get_string("general.architecture")), std::string("minimax-m2"));
+        QCOMPARE(file.metadata().get_u64("minimax-m2.feed_forward_length"), std::uint64_t(32));
+        QCOMPARE(file.metadata().get_u64("minimax-m2.expert_feed_forward_length"), std::uint64_t(32));
+        QCOMPARE(file.metadata().get_u64("minimax-m2.expert_gating_func"), std::uint64_t(2));  // sigmoid
+        QCOMPARE(file.metadata().get_u64("minimax-m2.rope.dimension_count"), std::uint64_t(8));
+        QVERIFY(file.find_tensor("blk.0.exp_probs_b.bias") && file.find_tensor("blk.0.attn_q_norm.weight"));
+        QCOMPARE(file.find_tensor("blk.0.attn_q_norm.weight")->dims[0], std::uint64_t(64));
         QCOMPARE(w->desc().moe.gating, ft::model::Gating::sigmoid);
         QVERIFY(w->desc().moe.correction_bias);
         const auto inspect = run_ft({"inspect", QString::fromStdString(synth_.string())});
-        QVERIFY2(inspect.out.contains("minimax-m2"), qPrintable(inspect.out));
+        QVERIFY2(inspect.out.contains("minimax-m2") && !inspect.out.contains("dense FFN"), qPrintable(inspect.out));
+        QCOMPARE(w->desc().n_ff, 0u);
         // The released size plans like any other MoE model.
         const auto plan = run_ft({"inspect", "--plan", "--preset", "minimax-m2.5", "--vram", "24G", "--ram", "256G"});
         QVERIFY2(plan.code == 0, qPrintable(plan.out + plan.err));

@@ -52,11 +52,16 @@ void read_hf(const HfConfig& f, ModelDesc& d) {
 // llama.cpp's minimax-m2 graph hard-codes the renormalised top-k with the selection bias (exp_probs_b); its converter
 // stores the sigmoid gating (expert_gating_func, read after this).
 void read_gguf(const GgufKeys&, ModelDesc& d) {
+    d.n_ff = 0;  // feed_forward_length holds the experts' width in llama.cpp's files (write_gguf): no dense FFN
     d.moe.gating = Gating::sigmoid;
     d.moe.correction_bias = true;
     d.moe.norm_topk_prob = true;
     d.attn.qk_norm = true;
 }
+
+// llama.cpp's minimax-m2 sizes its expert tensors by feed_forward_length (its converter writes the experts' width
+// there as well as in expert_feed_forward_length); the model has no dense FFN of its own.
+void write_gguf(const ModelDesc& d, GgufKeyWriter& keys) { keys.u32("feed_forward_length", d.moe.n_ff_exp); }
 
 // The released models rotate half of each head.
 void synth_fit(ModelDesc& d) { d.rope.n_rot = d.attn.head_dim / 2; }
@@ -107,6 +112,7 @@ const Arch& minimax_m2_arch() {
         .hf = {{"MiniMaxM2ForCausalLM", "minimax_m2"}},
         .read_hf = &read_hf,
         .read_gguf = &read_gguf,
+        .write_gguf = &write_gguf,
         .tensors = &minimax_m2_tensors,
         .graph = &minimax_m2_graph,
         .presets = {{"minimax-m2.5", &minimax_m2_5}, {"minimax-m2-tiny", &minimax_m2_tiny}},
