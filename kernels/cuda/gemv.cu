@@ -557,7 +557,9 @@ struct DevLoad {
     X(Q2_K, Q2_K)            \
     X(Q3_K, Q3_K)            \
     X(IQ2_XXS, Iq2Xxs)       \
-    X(IQ3_XXS, Iq3Xxs)
+    X(IQ3_XXS, Iq3Xxs)       \
+    X(Q4_1, Q4_1)            \
+    X(Q5_1, Q5_1)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||
@@ -577,7 +579,7 @@ struct UnitVec {
 #pragma unroll
         for (int r = 0; r < R; ++r) w[r] = V::load(DevLoad{}, rp[r] + std::size_t(b) * V::kBytes, v);
         const int x0 = b * V::kPerBlock * 8;  // float4 of x at the block's first element
-        float tot[R];
+        float tot[R], pxs = 0.f;
 #pragma unroll
         for (int r = 0; r < R; ++r) tot[r] = 0.f;
 #pragma unroll
@@ -589,6 +591,7 @@ struct UnitVec {
             if constexpr (V::kMin) {
 #pragma unroll
                 for (int t = 0; t < 4; ++t) px += (x[t].x + x[t].y) + (x[t].z + x[t].w);
+                pxs += px;
             }
 #pragma unroll
             for (int r = 0; r < R; ++r) {
@@ -603,7 +606,10 @@ struct UnitVec {
         }
         if constexpr (V::kGroups == 1) {
 #pragma unroll
-            for (int r = 0; r < R; ++r) acc[r] = fmaf(V::scale(w[r], 0), tot[r], acc[r]);
+            for (int r = 0; r < R; ++r) {
+                acc[r] = fmaf(V::scale(w[r], 0), tot[r], acc[r]);
+                if constexpr (V::kMin) acc[r] = fmaf(-V::min(w[r], 0), pxs, acc[r]);
+            }
         }
     }
 };

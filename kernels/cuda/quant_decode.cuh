@@ -706,6 +706,44 @@ struct Iq3Xxs {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// Q4_1: {f16 d, m; u8 qs[16]} and Q5_1: {f16 d, m; u32 qh; u8 qs[16]}: Q4_0's / Q5_0's codes unsigned, d · q + m (the
+// min term: + m · Σx, as min() = −m).
+template <bool kQ5>
+struct Q41 {
+    static constexpr int kBytes = kQ5 ? 24 : 20, kPerBlock = 1, kGroups = 1;
+    static constexpr bool kMin = true;
+    struct W { std::uint32_t q[4]; std::uint32_t qh, dm; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int) {
+        std::uint32_t o[kQ5 ? 6 : 5];
+        ld.template get<kBytes>(blk, o);
+        W w;
+        for (int i = 0; i < 4; ++i) w.q[i] = o[i + (kQ5 ? 2 : 1)];
+        w.qh = kQ5 ? o[1] : 0u;
+        w.dm = o[0];
+        return w;
+    }
+    __host__ __device__ static int xslot(int, int part, int t) { return Q4_0::xslot(0, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int wi = 2 * part + i;
+            std::uint32_t lo = w.q[wi] & 0x0F0F0F0Fu, hi = (w.q[wi] >> 4) & 0x0F0F0F0Fu;
+            if (kQ5) {
+                lo |= spread4((w.qh >> (4 * wi)) & 0xF) << 4;
+                hi |= spread4((w.qh >> (16 + 4 * wi)) & 0xF) << 4;
+            }
+            s = dot4b(lo, 0.f, x[i], s);
+            s = dot4b(hi, 0.f, x[2 + i], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return f16(w.dm); }
+    __host__ __device__ static float min(const W& w, int) { return -f16(w.dm >> 16); }
+};
+using Q4_1 = Q41<false>;
+using Q5_1 = Q41<true>;
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

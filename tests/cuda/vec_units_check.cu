@@ -83,6 +83,8 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Q3_K>(DType::Q3_K, flip),
         check<qv::Iq2Xxs>(DType::IQ2_XXS, flip),
         check<qv::Iq3Xxs>(DType::IQ3_XXS, flip),
+        check<qv::Q4_1>(DType::Q4_1, flip),
+        check<qv::Q5_1>(DType::Q5_1, flip),
     };
 }
 
