@@ -559,7 +559,8 @@ struct DevLoad {
     X(IQ2_XXS, Iq2Xxs)       \
     X(IQ3_XXS, Iq3Xxs)       \
     X(Q4_1, Q4_1)            \
-    X(Q5_1, Q5_1)
+    X(Q5_1, Q5_1)            \
+    X(TQ2_0, Tq2_0)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

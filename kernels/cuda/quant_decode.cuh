@@ -744,6 +744,32 @@ struct Q41 {
 using Q4_1 = Q41<false>;
 using Q5_1 = Q41<true>;
 
+// TQ2_0: {u8 qs[64]; f16 d}: Q2_K's 2-bit code layout without scales, d · (q − 1); Q2_K's placement.
+struct Tq2_0 {
+    static constexpr int kBytes = 66, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t c[4]; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        const int h = v >> 2, q = (v >> 1) & 1, p = v & 1;
+        W w;
+        ld.template get<16>(blk + 32 * h + 16 * q, w.c);
+        for (int t = 0; t < 4; ++t) w.c[t] = (w.c[t] >> (4 * p)) & 0x0F0F0F0Fu;
+        std::uint32_t dd[1];
+        ld.template get<2>(blk + 64, dd);
+        w.d = f16(dd[0]);
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return k23_slot(v, part, t); }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int t = 0; t < 4; ++t) s = dot4b((w.c[t] >> (2 * part)) & 0x03030303u, 1.f, x[t], s);
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

@@ -85,6 +85,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Iq3Xxs>(DType::IQ3_XXS, flip),
         check<qv::Q4_1>(DType::Q4_1, flip),
         check<qv::Q5_1>(DType::Q5_1, flip),
+        check<qv::Tq2_0>(DType::TQ2_0, flip),
     };
 }
 
