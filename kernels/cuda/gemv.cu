@@ -560,7 +560,9 @@ struct DevLoad {
     X(IQ3_XXS, Iq3Xxs)       \
     X(Q4_1, Q4_1)            \
     X(Q5_1, Q5_1)            \
-    X(TQ2_0, Tq2_0)
+    X(TQ2_0, Tq2_0)          \
+    X(IQ2_XS, Iq2Xs)         \
+    X(IQ2_S, Iq2S)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||
@@ -1181,8 +1183,9 @@ cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
 template <DType T, int M, int R, int kMode>
 cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream) {
     constexpr int out_r = kMode == kGateUp ? R / 2 : R;
-    // ≤ 80 registers where nothing spills (Q2_K/Q3_K's vector units spill there at R = 4)
-    constexpr bool roomy = T == DType::Q5_K || (R == 4 && (T == DType::Q2_K || T == DType::Q3_K));
+    // ≤ 80 registers where nothing spills (Q2_K/Q3_K/IQ2_S's vector units spill there at R = 4)
+    constexpr bool roomy =
+        T == DType::Q5_K || (R == 4 && (T == DType::Q2_K || T == DType::Q3_K || T == DType::IQ2_S));
     constexpr int min_blocks = (M * R <= 4 && !roomy) ? 3 : 2;
     auto* kernel = gemv_direct_kernel<T, M, R, kMode, min_blocks>;
     const int dev = current_device();

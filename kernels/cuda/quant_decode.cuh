@@ -770,6 +770,70 @@ struct Tq2_0 {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ2_XS: {f16 d; u16 qs[32]; u8 scales[8]}: sub-block v: four 16-bit words qs[4v ..] (9-bit k_iq2xs_grid index, 7
+// sign bits); groups 0-1 scaled by the low nibble of scales[v], 2-3 by the high one: db = d · (0.5 + nib) · 0.25.
+// IQ2_S: {f16 d; u8 qs[64]; u8 qh[8]; u8 scales[8]}: index qs[4v + l] | 2 bits l of qh[v] << 8 (k_iq2s_grid), the 8
+// signs in qs[32 + 4v + l]; scales as IQ2_XS. Part p: groups 2p, 2p + 1, one scale.
+template <bool kS>
+struct Iq2XsS {
+    static constexpr int kBytes = kS ? 82 : 74, kPerBlock = 8, kGroups = 2;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t q[2]; std::uint32_t hs; float d; };  // IQ2_S: q[0] indices, q[1] signs, hs: qh | sc << 8
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        W w;
+        std::uint32_t dd[1], sc[1];
+        ld.template get<2>(blk, dd);
+        if (kS) {
+            std::uint32_t qh[1];
+            ld.template get<4>(blk + 2 + 4 * v, w.q);
+            ld.template get<4>(blk + 34 + 4 * v, w.q + 1);
+            ld.template get<1>(blk + 66 + v, qh);
+            ld.template get<1>(blk + 74 + v, sc);
+            w.hs = (qh[0] & 0xFF) | ((sc[0] & 0xFF) << 8);
+        } else {
+            ld.template get<8>(blk + 2 + 8 * v, w.q);
+            ld.template get<1>(blk + 66 + v, sc);
+            w.hs = (sc[0] & 0xFF) << 8;
+        }
+        w.d = f16(dd[0]);
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static std::uint64_t grid(std::uint32_t i) {
+#if defined(__CUDA_ARCH__)
+        return kS ? tab(k_iq2s_grid, i) : tab(k_iq2xs_grid, i);
+#else
+        return kS ? ref::k_iq2s_grid[i] : ref::k_iq2xs_grid[i];
+#endif
+    }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int l = 2 * part + i;
+            std::uint32_t idx, sg;
+            if (kS) {
+                idx = ((w.q[0] >> (8 * l)) & 0xFF) | (((w.hs >> (2 * l)) & 3) << 8);
+                sg = (w.q[1] >> (8 * l)) & 0xFF;
+            } else {
+                const std::uint32_t q16 = (w.q[part] >> (16 * i)) & 0xFFFF;
+                idx = q16 & 511;
+                sg = iq_signs(q16 >> 9);
+            }
+            const std::uint64_t g = grid(idx);
+            s = dot4b(signed_bytes(std::uint32_t(g), sg & 0xF), 128.f, x[2 * i], s);
+            s = dot4b(signed_bytes(std::uint32_t(g >> 32), sg >> 4), 128.f, x[2 * i + 1], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int g) {
+        return mul_rn(mul_rn(w.d, add_rn(0.5f, float((w.hs >> (8 + 4 * g)) & 0xF))), 0.25f);
+    }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+using Iq2Xs = Iq2XsS<false>;
+using Iq2S = Iq2XsS<true>;
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

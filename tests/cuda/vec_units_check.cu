@@ -86,6 +86,8 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Q4_1>(DType::Q4_1, flip),
         check<qv::Q5_1>(DType::Q5_1, flip),
         check<qv::Tq2_0>(DType::TQ2_0, flip),
+        check<qv::Iq2Xs>(DType::IQ2_XS, flip),
+        check<qv::Iq2S>(DType::IQ2_S, flip),
     };
 }
 
