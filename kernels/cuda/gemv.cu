@@ -562,7 +562,8 @@ struct DevLoad {
     X(Q5_1, Q5_1)            \
     X(TQ2_0, Tq2_0)          \
     X(IQ2_XS, Iq2Xs)         \
-    X(IQ2_S, Iq2S)
+    X(IQ2_S, Iq2S)           \
+    X(IQ3_S, Iq3S)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

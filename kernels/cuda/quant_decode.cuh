@@ -834,6 +834,52 @@ struct Iq2XsS {
 using Iq2Xs = Iq2XsS<false>;
 using Iq2S = Iq2XsS<true>;
 
+// IQ3_S: {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}: sub-block v: group l's two 9-bit k_iq3s_grid
+// indices qs[8v + 2l + {0, 1}] | bit 2l + {0, 1} of qh[v] << 8, its 8 signs in signs[4v + l]; db = d · (1 + 2 · nibble v
+// of scales).
+struct Iq3S {
+    static constexpr int kBytes = 110, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t idx[2], sg, qh; float d; };
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        W w;
+        std::uint32_t dd[1], sg[1], qh[1], sc[1];
+        ld.template get<2>(blk, dd);
+        ld.template get<8>(blk + 2 + 8 * v, w.idx);
+        ld.template get<1>(blk + 66 + v, qh);
+        ld.template get<4>(blk + 74 + 4 * v, sg);
+        ld.template get<1>(blk + 106 + v / 2, sc);
+        w.sg = sg[0];
+        w.qh = qh[0] & 0xFF;
+        w.d = mul_rn(f16(dd[0]), float(1 + 2 * int((sc[0] >> (4 * (v % 2))) & 0xF)));
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static std::uint32_t grid(std::uint32_t i) {
+#if defined(__CUDA_ARCH__)
+        return tab(k_iq3s_grid, i);
+#else
+        return ref::k_iq3s_grid[i];
+#endif
+    }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int l = 2 * part + i;
+            const std::uint32_t b = w.idx[part] >> (16 * i);
+            const std::uint32_t i0 = (b & 0xFF) | (((w.qh >> (2 * l)) & 1) << 8);
+            const std::uint32_t i1 = ((b >> 8) & 0xFF) | (((w.qh >> (2 * l + 1)) & 1) << 8);
+            const std::uint32_t sg = (w.sg >> (8 * l)) & 0xFF;
+            s = dot4b(signed_bytes(grid(i0), sg & 0xF), 128.f, x[2 * i], s);
+            s = dot4b(signed_bytes(grid(i1), sg >> 4), 128.f, x[2 * i + 1], s);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

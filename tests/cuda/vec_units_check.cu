@@ -88,6 +88,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Tq2_0>(DType::TQ2_0, flip),
         check<qv::Iq2Xs>(DType::IQ2_XS, flip),
         check<qv::Iq2S>(DType::IQ2_S, flip),
+        check<qv::Iq3S>(DType::IQ3_S, flip),
     };
 }
 
