@@ -563,7 +563,9 @@ struct DevLoad {
     X(TQ2_0, Tq2_0)          \
     X(IQ2_XS, Iq2Xs)         \
     X(IQ2_S, Iq2S)           \
-    X(IQ3_S, Iq3S)
+    X(IQ3_S, Iq3S)           \
+    X(IQ1_S, Iq1S)           \
+    X(IQ1_M, Iq1M)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -880,6 +880,75 @@ struct Iq3S {
     __host__ __device__ static float min(const W&, int) { return 0.f; }
 };
 
+// IQ1_S: {f16 d; u8 qs[32]; u16 qh[8]}: sub-block v: word qh[v] (bits 3l..3l+2: index bits 8-10 of group l, 12-14:
+// scale, 15: sign of δ); group l = k_iq1s_grid[qs[4v + l] | …] (values −1, 0, 1); x = d · (2s + 1) · (g + δ), δ = ±1/8.
+// IQ1_M: {u8 qs[32]; u8 qh[16]; u16 scales[4]}: the f16 d in the top nibbles of the four scale words, 3-bit scales per
+// pair of groups (= per part), per group a qh nibble (index bits 8-10, bit 3 the sign of δ). dot adds δ · Σx per group.
+template <bool kM>
+struct Iq1SM {
+    static constexpr int kBytes = kM ? 56 : 50, kPerBlock = 8, kGroups = kM ? 2 : 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t idx, qh; float dl[kM ? 2 : 1]; };  // IQ1_M qh: the sub-block's two qh bytes
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        W w;
+        std::uint32_t q[1], h[1];
+        if (kM) {
+            std::uint32_t sc[2];
+            ld.template get<4>(blk + 4 * v, q);
+            ld.template get<2>(blk + 32 + 2 * v, h);
+            ld.template get<8>(blk + 48, sc);
+            const std::uint32_t d16 = ((sc[0] & 0xFFFF) >> 12) | ((sc[0] >> 24) & 0x00F0) |
+                                      (((sc[1] & 0xFFFF) >> 4) & 0x0F00) | ((sc[1] >> 16) & 0xF000);
+            const std::uint32_t sw = (v < 4 ? sc[0] : sc[1]) >> (16 * ((v / 2) % 2));
+            for (int p = 0; p < (kM ? 2 : 1); ++p)
+                w.dl[p] = mul_rn(f16(d16), float(2 * int((sw >> (6 * (v % 2) + 3 * p)) & 7) + 1));
+            w.qh = h[0] & 0xFFFF;
+        } else {
+            std::uint32_t dd[1];
+            ld.template get<2>(blk, dd);
+            ld.template get<4>(blk + 2 + 4 * v, q);
+            ld.template get<2>(blk + 34 + 2 * v, h);
+            w.qh = h[0] & 0xFFFF;
+            w.dl[0] = mul_rn(f16(dd[0]), float(2 * int((w.qh >> 12) & 7) + 1));
+        }
+        w.idx = q[0];
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int i = 0; i < 2; ++i) {
+            const int l = 2 * part + i;
+            std::uint32_t idx;
+            float delta;
+            if (kM) {
+                const std::uint32_t nib = (w.qh >> (4 * l)) & 0xF;
+                idx = ((w.idx >> (8 * l)) & 0xFF) | ((nib & 7) << 8);
+                delta = (nib & 8) ? -0.125f : 0.125f;
+            } else {
+                idx = ((w.idx >> (8 * l)) & 0xFF) | (((w.qh >> (3 * l)) & 7) << 8);
+                delta = (w.qh & 0x8000) ? -0.125f : 0.125f;
+            }
+#if defined(__CUDA_ARCH__)
+            const std::uint64_t g = tab(k_iq1s_grid, idx);
+#else
+            const std::uint64_t g = ref::k_iq1s_grid[idx];
+#endif
+            const float4 a = x[2 * i], b = x[2 * i + 1];
+            const float sx = ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w));
+            float t = dot4b(std::uint32_t(g) ^ 0x80808080u, 128.f, a, 0.f);
+            t = dot4b(std::uint32_t(g >> 32) ^ 0x80808080u, 128.f, b, t);
+            s += fmaf(delta, sx, t);
+        }
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int g) { return w.dl[kM ? g : 0]; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+using Iq1S = Iq1SM<false>;
+using Iq1M = Iq1SM<true>;
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

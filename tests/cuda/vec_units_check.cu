@@ -89,6 +89,8 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Iq2Xs>(DType::IQ2_XS, flip),
         check<qv::Iq2S>(DType::IQ2_S, flip),
         check<qv::Iq3S>(DType::IQ3_S, flip),
+        check<qv::Iq1S>(DType::IQ1_S, flip),
+        check<qv::Iq1M>(DType::IQ1_M, flip),
     };
 }
 
