@@ -421,7 +421,8 @@ private slots:
     // in F32 (as the loader splits it), the other quantized projections kept in their type. The GGUF's logits equal,
     // bit for bit, those of the GGUF converted (in F32) from the F32-decoded twin. Against the folder itself they
     // differ by f32 rounding, as the BF16 model's own GGUF does (measured max |diff| 8.6e-6 for BF16, 1.0e-5 for FP8
-    // and NVFP4; bound 1e-4): likely YaRN's settings, which GGUF keeps as f32 (Qwen3 without YaRN round-trips exactly).
+    // and NVFP4; bound 1e-4): GGUF keeps YaRN's log multiplier as f32, 0.10000000149 against config.json's 0.1 (ft
+    // inspect --json of the folder and its GGUF; Qwen3 without YaRN round-trips exactly).
     void convertDeepSeekSplitsKvB() {
         const HighwayOnly f32_kernels;  // FT_NVFP4 against the twin's F32: the same kernels' arithmetic
         const auto ds_seqs = golden_seqs(kDeepSeek);
