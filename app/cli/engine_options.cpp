@@ -30,7 +30,8 @@ std::vector<OptionSpec> load_option_specs(bool bundled_default) {
         {"no-prefix-cache", "", "do not keep finished requests' KV pages for later prompts that start the same way", ""},
         {"exact-prefill", "", "GPU prefill in f32 (matrix products and attention) instead of tensor cores: exact, slower", ""},
         {"no-graphs", "", "launch the decode step's kernels one by one instead of replaying a CUDA graph", ""},
-        {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static", "auto"},
+        {"moe-backend", "NAME", "where routed experts live on the GPU path: auto|resident|offload|cpu|hybrid|static (a dense "
+                                  "model has none: resident)", "auto"},
         {"hybrid-fraction", "F", "hybrid: share of expert misses fetched over PCIe (the rest on the CPU)",
          "from `ft bench bw`, else 0.5"},
         {"max-fetch", "N", "hybrid: at most N expert fetches per layer and step", "no cap"},
