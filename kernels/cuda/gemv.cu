@@ -1186,9 +1186,8 @@ cudaError_t launch_fast(KArgs a, unsigned grid_y, cudaStream_t stream) {
 template <DType T, int M, int R, int kMode>
 cudaError_t launch_direct(KArgs a, unsigned grid_y, cudaStream_t stream) {
     constexpr int out_r = kMode == kGateUp ? R / 2 : R;
-    // ≤ 80 registers where nothing spills (Q2_K/Q3_K/IQ2_S's vector units spill there at R = 4)
-    constexpr bool roomy =
-        T == DType::Q5_K || (R == 4 && (T == DType::Q2_K || T == DType::Q3_K || T == DType::IQ2_S));
+    // ≤ 80 registers where nothing spills (Q2_K/IQ2_S's vector units spill there at R = 4, Q3_K's at R = 2 and 4)
+    constexpr bool roomy = T == DType::Q5_K || T == DType::Q3_K || (R == 4 && (T == DType::Q2_K || T == DType::IQ2_S));
     constexpr int min_blocks = (M * R <= 4 && !roomy) ? 3 : 2;
     auto* kernel = gemv_direct_kernel<T, M, R, kMode, min_blocks>;
     const int dev = current_device();

@@ -381,8 +381,14 @@ __host__ __device__ inline std::uint32_t popc(std::uint32_t v) {
 #endif
 }
 constexpr float kMagic = 8388608.f;  // 2^23
-// Byte e (0..3) of w as the float 2^23 + byte.
-__host__ __device__ inline float magic(std::uint32_t w, int e) { return bits_f(0x4B000000u | ((w >> (8 * e)) & 0xFF)); }
+// Byte e (0..3) of w as the float 2^23 + byte (on the device one byte permute).
+__host__ __device__ inline float magic(std::uint32_t w, int e) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u | std::uint32_t(e)));
+#else
+    return bits_f(0x4B000000u | ((w >> (8 * e)) & 0xFF));
+#endif
+}
 // Bytes 0..3 of w (codes offset by `bias`, i.e. stored as value + bias) against x: Σ (byte − bias) · x.
 __host__ __device__ inline float dot4b(std::uint32_t w, float bias, float4 x, float acc) {
     const float m = kMagic + bias;
