@@ -385,6 +385,9 @@ private slots:
         const auto run = run_ft({"run", "--model", out, "--device", "cpu", "--ctx", "128", "--temperature", "0",
                                  "--max-tokens", "6", "--ignore-eos", "--print-ids", "--prompt", "hello"});
         QVERIFY2(run.code == 0, qPrintable(run.err));
+        // The CPU MoE benchmark has nothing to measure: it says so instead of reporting 0 GB/s.
+        const auto bench = run_ft({"bench", "cpu-moe", "--model", out});
+        QVERIFY2(bench.code != 0 && bench.err.contains("no MoE block"), qPrintable(bench.out + bench.err));
         // The same greedy continuation twice in one engine (the cache reused): deterministic.
         ft::Engine e;
         ft::LoadOptions o;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "bench/host_bandwidth.h"
+#include "ft/error.h"
 #include "cpu/isa.h"
 #include "cpu/worker_pool.h"
 #include "model/weights.h"
@@ -42,6 +43,10 @@ CpuMoeBenchResult run_cpu_moe_bench(const CpuMoeBenchOptions& o) {
         for (const model::Block& b : L.blocks)
             if (const auto* m = std::get_if<model::MoeBlock>(&b.body)) layers.push_back(m);
     r.moe_layers = int(layers.size());
+    if (layers.empty())
+        throw Error(ErrorCode::invalid_argument,
+                    path_to_utf8(o.model) + ": the model has no MoE block (a dense model): ft bench cpu-moe measures MoE layers",
+                    "use ft bench decode");
     const std::int64_t E = d.n_embd;
     std::vector<float> x(std::size_t(o.tokens * E)), out(x.size());
     std::mt19937 rng(std::uint32_t(o.seed));
