@@ -27,9 +27,9 @@
 //   loop over row groups, so x is staged once per CTA. x larger than the shared-memory tile is processed in k tiles.
 // Fallback (misaligned pointers/strides, k not a multiple of the unit): one warp per output row, scalar byte loads.
 // The decode-only types (quant_decode.cuh: legacy, IQ, ternary, Q2_K/Q3_K) take it for m > 1, 8 elements per
-// quant::decode8. At m = 1 the types with a vector unit (FT_CUDA_VEC_TYPES below) take the direct-x kernel with
-// UnitVec (32 elements per lane, word loads at any alignment, one scale per 16 or 32 elements); the others, and x not
-// float4-addressable, gemv_decode8_kernel (R rows per warp, 8 elements per quant::decode8 step).
+// quant::decode8. At m = 1 the types with a vector unit (FT_CUDA_VEC_TYPES below: all 17) take the direct-x kernel
+// with UnitVec (32 elements per lane, word loads at any alignment, one scale per 16 or 32 elements); x not
+// float4-addressable (or a type without a unit) gemv_decode8_kernel (R rows per warp, 8 elements per decode8 step).
 #include "cuda/gemv.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/quant_decode.cuh"
@@ -565,7 +565,8 @@ struct DevLoad {
     X(IQ2_S, Iq2S)           \
     X(IQ3_S, Iq3S)           \
     X(IQ1_S, Iq1S)           \
-    X(IQ1_M, Iq1M)
+    X(IQ1_M, Iq1M)           \
+    X(TQ1_0, Tq1_0)
 
 constexpr bool has_vec_unit(DType t) {
 #define FT_X(T, V) t == DType::T ||

@@ -17,9 +17,9 @@
 // while the weights move between host, cache slots and CPU. An entry computed elsewhere (id < 0) stays 0.
 // Supported types: F32, F16, BF16, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (read in place: 17-byte blocks at any byte
 // alignment) and the decode-only types of quant_decode.cuh (Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, IQ4_XS, Q2_K, Q3_K, TQ1_0,
-// TQ2_0, IQ2_XXS/XS/S, IQ3_XXS/S, IQ1_S/M: any alignment; at m = 1 the types with a vector unit (gemv.cu's
-// FT_CUDA_VEC_TYPES) read 32 elements per lane with aligned word loads when x is 16-byte aligned and ldx a multiple
-// of 4, the rest 8 elements per byte-load step). k ≤ kGemvMaxK.
+// TQ2_0, IQ2_XXS/XS/S, IQ3_XXS/S, IQ1_S/M: any alignment; at m = 1, when x is 16-byte aligned and ldx a multiple
+// of 4, 32 elements per lane with aligned word loads (gemv.cu's FT_CUDA_VEC_TYPES: all 17), else 8 elements per
+// byte-load step). k ≤ kGemvMaxK.
 // Fast path: rows (base, row_bytes, slot_stride) 16-byte aligned for F32/F16/BF16/Q4_K/Q5_K, 2-byte aligned for Q8_0
 // and Q6_K (GGUF's own alignment), any alignment for MXFP4, and k a multiple of 4 (F32) / 8 (F16, BF16); anything
 // else takes a slow but correct per-element path. x and y need only float alignment. A slot_map entry < 0 is treated

@@ -955,6 +955,50 @@ struct Iq1SM {
 using Iq1S = Iq1SM<false>;
 using Iq1M = Iq1SM<true>;
 
+// TQ1_0: {u8 qs[48]; u8 qh[4]; f16 d}: element x < 160 is digit x / 32 of qs[x % 32], x < 240 digit (x − 160) / 16 of
+// qs[32 + (x − 160) % 16], the last 16 digit (x − 240) / 4 of qh[(x − 240) % 4]; digit n of byte b = the integer part
+// of 3 · frac(b · 3^n / 256) (ref::tq1_digit), d · (t − 1). Lane v takes elements 32v + [0, 32): v < 5 digit v of
+// qs[0 .. 32); v = 5, 6 digits 2(v − 5) + part of qs[32 .. 48); v = 7 digit 4 of qs[32 .. 48) (part 0) and digits 0-3 of
+// qh (part 1, one per float4). Digits are taken 4 bytes at a time in two 16-bit lanes per word (b · 3^n ≤ 20,655).
+__host__ __device__ inline std::uint32_t tq1_digits(std::uint32_t w, int n) {
+    const std::uint32_t m = std::uint32_t(0x511B090301ull >> (8 * n)) & 0xFF;  // 3^n
+    const std::uint32_t e = (((w & 0x00FF00FFu) * m) & 0x00FF00FFu) * 3u;
+    const std::uint32_t o = ((((w >> 8) & 0x00FF00FFu) * m) & 0x00FF00FFu) * 3u;
+    return ((e >> 8) & 0x00030003u) | (o & 0x03000300u);
+}
+struct Tq1_0 {
+    static constexpr int kBytes = 54, kPerBlock = 8, kGroups = 1;
+    static constexpr bool kMin = false;
+    struct W { std::uint32_t c[8]; float d; };  // digit bytes of part p, float4 t in c[4p + t]
+    template <class L>
+    __host__ __device__ static W load(const L& ld, const std::uint8_t* blk, int v) {
+        const bool lo = v < 5;
+        std::uint32_t a[4], b[4], qh[1], dd[1];
+        ld.template get<16>(blk + (lo ? 0 : 32), a);
+        ld.template get<16>(blk + (lo ? 16 : 32), b);
+        ld.template get<4>(blk + 48, qh);
+        ld.template get<2>(blk + 52, dd);
+        W w;
+        for (int p = 0; p < 2; ++p)
+            for (int t = 0; t < 4; ++t) {
+                const bool last = v == 7 && p == 1;
+                const std::uint32_t src = last ? qh[0] : (p ? b[t] : a[t]);
+                const int n = lo ? v : last ? t : v == 7 ? 4 : 2 * (v - 5) + p;
+                w.c[4 * p + t] = tq1_digits(src, n);
+            }
+        w.d = f16(dd[0]);
+        return w;
+    }
+    __host__ __device__ static int xslot(int v, int part, int t) { return 8 * v + 4 * part + t; }
+    __host__ __device__ static float dot(const W& w, int part, const float4* x) {
+        float s = 0.f;
+        for (int t = 0; t < 4; ++t) s = dot4b(w.c[4 * part + t], 1.f, x[t], s);
+        return s;
+    }
+    __host__ __device__ static float scale(const W& w, int) { return w.d; }
+    __host__ __device__ static float min(const W&, int) { return 0.f; }
+};
+
 }  // namespace vec
 
 }  // namespace ft::kernels::cuda::quant

@@ -91,6 +91,7 @@ std::vector<VecUnitReport> check_vec_units(bool flip) {
         check<qv::Iq3S>(DType::IQ3_S, flip),
         check<qv::Iq1S>(DType::IQ1_S, flip),
         check<qv::Iq1M>(DType::IQ1_M, flip),
+        check<qv::Tq1_0>(DType::TQ1_0, flip),
     };
 }
 
