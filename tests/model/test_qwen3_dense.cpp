@@ -548,6 +548,16 @@ private slots:
         const auto got = ft::test::engine_logits(off, sequences());
         const auto a = ft::test::compare(got.data(), want.data(), positions, kVocab);
         QVERIFY(a.min_cos > 0.99999);
+        // No routing to record: refused with the reason.
+        ft::Engine rec;
+        ft::LoadOptions ro = load_options(hf, ft::Device::cuda);
+        ro.record_routing = path("routing.trace");
+        try {
+            rec.load_sync(ro);
+            QFAIL("--record-routing accepted on a dense model");
+        } catch (const ft::Error& e) {
+            QVERIFY2(std::string(e.what()).find("no MoE block") != std::string::npos, e.what());
+        }
     }
 #endif
 };

@@ -274,6 +274,9 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
                 report(0.62f + 0.33f * float(total ? double(done) / double(total) : 1.0), "weights", file_bytes + done,
                        file_bytes + total);
             };
+            if (!o.record_routing.empty() && m->geometry.n_moe_layers == 0)
+                throw Error(ErrorCode::invalid_argument,
+                            "--record-routing: the model has no MoE block (a dense model): there is no routing to record");
             if (!o.record_routing.empty())
                 go.record_routing = std::make_shared<moe::RoutingRecorder>(o.record_routing, int(m->weights->desc().n_layer),
                                                                            int(m->weights->desc().moe.n_expert_used));
