@@ -439,8 +439,8 @@ __host__ __device__ inline float iq4_dot_word(std::uint32_t q, float4 xl, float4
     acc = fmaf(magic(b, 2) - m, xl.w, acc);
     return fmaf(magic(b, 3) - m, xh.w, acc);
 }
-// Word i of n bytes starting at byte `off` of words w (off even: two-byte fields).
-__host__ __device__ inline std::uint32_t at2(const std::uint32_t* w, int i) {  // bytes 2 + 4i .. 5 + 4i
+// Bytes 2 + 4i .. 5 + 4i of the bytes held by words w[0 ..] (fields after a 2-byte f16).
+__host__ __device__ inline std::uint32_t at2(const std::uint32_t* w, int i) {
 #if defined(__CUDA_ARCH__)
     return __byte_perm(w[i], w[i + 1], 0x5432);
 #else
@@ -448,11 +448,11 @@ __host__ __device__ inline std::uint32_t at2(const std::uint32_t* w, int i) {  /
 #endif
 }
 
-// Each unit type: kBytes, kPerBlock (units per block: 1 or 8), kParts = 2 (16 elements each), kGroups (scales per
-// unit: 1, or 2 = one per part), kMin (a per-group min term, − min · Σx), struct W (one row's decoded state),
+// Each unit type (a unit is two parts of 16 elements): kBytes, kPerBlock (units per block: 1 or 8), kGroups (scales
+// per unit: 1, or 2 = one per part), kMin (a min term per scale, − min · Σx), struct W (one row's decoded state),
 // load(ld, blk, v) (ld.template get<N>(p, out) fills (N + 3) / 4 words with bytes p[0 .. N)), xslot(v, part, t) (the
 // float4 of x, counted from the unit's block start, that t = 0..3 of the part pairs with), dot(w, part, x[4])
-// (Σ code · x over the part, unscaled), scale(w, g), min(w, g).
+// (Σ code · x over the part, unscaled; IQ1's δ · Σx included), scale(w, g), min(w, g).
 
 // Q4_0: {f16 d; u8 qs[16]}: element j < 16 low nibble of qs[j], j ≥ 16 high nibble of qs[j − 16]; d · (q − 8).
 // Part p: qs words 2p, 2p + 1 → elements 8p + [0, 8) and 16 + 8p + [0, 8): x float4 2p, 2p + 1, 4 + 2p, 5 + 2p.
