@@ -1,9 +1,9 @@
-// GLM-5 (glm_moe_dsa: latent attention with DeepSeek's sparse-attention indexer, GLM's MoE) before its transformers
-// fixture exists: config.json reading (and the indexer layouts we refuse), `ft synth --preset glm-5-tiny`, the CPU
+// GLM-5 (glm_moe_dsa: latent attention with DeepSeek's sparse-attention indexer, GLM's MoE) beside its transformers
+// fixture (test_golden_arch): config.json reading (and the indexer layouts we refuse), `ft synth --preset glm-5-tiny`, the CPU
 // attention block against a reference written here the plain way — per-head K and V expanded from the latent, the
 // indexer's scores, every position it does not pick masked to -inf before the softmax — in prefill and in decode
 // after a cached prefill, an indexer keeping at least the context equal to plain latent attention, and `ft convert`
-// (Hugging Face's half-rotated rope rows → llama.cpp's paired ones) giving the logits of the Hugging Face folder.
+// (rows copied: both rotate adjacent pairs) giving the logits of the Hugging Face folder.
 // Engine internals first: exec/runner.h names a parameter `slots`, which Qt's headers define away.
 #include "cpu/cpu_attention.h"
 #include "cpu/worker_pool.h"
@@ -322,7 +322,7 @@ private slots:
         QCOMPARE(d.attn.index_topk, 8u);
         QCOMPARE(d.attn.kv_lora_rank, 32u);
         QCOMPARE(d.attn.head_dim, 24u);
-        QCOMPARE(d.rope.type, ft::model::RopeType::neox);
+        QCOMPARE(d.rope.type, ft::model::RopeType::norm);  // adjacent pairs, as transformers 5.17 runs it
         QCOMPARE(d.moe.first_k_dense, 1u);
         QCOMPARE(d.moe.gating, ft::model::Gating::sigmoid);
         QVERIFY(d.moe.correction_bias);
@@ -431,8 +431,8 @@ private slots:
         QVERIFY(run_block(wide, g, x, T, 7) == run_block(plain, g, x, T, 7));
     }
 
-    // ft convert: the Hugging Face folder (half-rotated rope) and its GGUF (rows reordered for paired rope) give the
-    // same logits; a rewrite of the wrong rows, or none, changes every position past the first.
+    // ft convert: the Hugging Face folder and its GGUF (both rotate adjacent pairs: rows copied) give the same
+    // logits; a reordering of the rope rows would change every position past the first.
     void convertKeepsTheModel() {
         const fs::path hf = path("hf");
         make_hf_folder(hf, tiny_config());

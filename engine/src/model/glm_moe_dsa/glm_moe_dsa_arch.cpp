@@ -1,9 +1,9 @@
 // GLM-5 / 5.1's registry entry (transformers' glm_moe_dsa, llama.cpp's "glm-dsa"): DeepSeek's latent attention with
 // the sparse-attention indexer and GLM's MoE router beyond the shared hyper-parameters, and the `ft synth` presets.
-// RoPE: transformers rotates halves (neox) in both the attention and the indexer; llama.cpp's glm-dsa files rotate
-// adjacent pairs, so `ft convert` reorders the rope rows of those projections (convert_rewrite).
+// RoPE: adjacent pairs (x[2i], x[2i+1]) in the attention and in the indexer, from a Hugging Face folder as from
+// llama.cpp's glm-dsa files (transformers 5.17's forward on tests/data/glm-moe-dsa-tiny: rotating halves instead
+// takes the logits to cosine 0.47, halves in the indexer alone to 0.50), so `ft convert` copies the rows unchanged.
 #include <algorithm>
-#include <optional>
 
 #include "format/gguf.h"
 #include "ft/error.h"
@@ -37,7 +37,7 @@ void read_hf(const HfConfig& f, ModelDesc& d) {
     auto& at = d.attn;
     auto& r = d.rope;
     const nlohmann::json& cfg = f.raw();
-    r.type = RopeType::neox;  // apply_rotary_pos_emb rotates halves, in the attention and the indexer
+    r.type = RopeType::norm;  // adjacent pairs, in the attention and the indexer (see the top)
     d.n_ff = f.req_u32("intermediate_size");
     m.n_expert = f.req_u32("n_routed_experts");
     m.n_expert_used = f.req_u32("num_experts_per_tok");
@@ -122,42 +122,6 @@ void write_gguf(const ModelDesc& d, GgufKeyWriter& w) {
     w.u32("attention.indexer.top_k", d.attn.index_topk);
 }
 
-// ft convert: Hugging Face's rope parts rotate halves, llama.cpp's adjacent pairs. The rotated rows of the query
-// (the end of each head), of the compressed KV (after the latent), of the indexer's query and key (the start of
-// each head; the key's LayerNorm weight and bias with them) are reordered (i, i + n/2) → (2i, 2i + 1): the same
-// dot products under the other rotation.
-struct RopeRows {
-    std::uint64_t head = 0, offset = 0;  // rows per head, first rotated row in a head
-};
-std::optional<RopeRows> rope_rows(const ModelDesc& d, const TensorSpec& s) {
-    const AttentionDesc& at = d.attn;
-    switch (s.role) {
-        case TensorRole::attn_q_b: case TensorRole::attn_q: return RopeRows{at.head_dim, at.qk_nope_head_dim};
-        case TensorRole::attn_kv_a_mqa: return RopeRows{at.kv_lora_rank + at.qk_rope_head_dim, at.kv_lora_rank};
-        case TensorRole::attn_idx_q_b: case TensorRole::attn_idx_kv: return RopeRows{at.index_head_dim, 0};
-        // the key's LayerNorm scales and shifts per element: its weight and bias follow the key's rows
-        case TensorRole::attn_idx_norm: case TensorRole::attn_idx_norm_bias: return RopeRows{at.index_head_dim, 0};
-        default: return std::nullopt;
-    }
-}
-
-bool convert_rewrites(const ModelDesc& d, const TensorSpec& s) { return d.rope.type == RopeType::neox && rope_rows(d, s); }
-
-void convert_rewrite(const ModelDesc& d, const TensorSpec& s, std::vector<float>& x) {
-    const RopeRows rr = *rope_rows(d, s);
-    const std::uint64_t row = s.dims.size() == 1 ? 1 : s.dims[0], n = d.attn.qk_rope_head_dim, half = n / 2,
-                        rows = x.size() / row;
-    std::vector<float> tmp(n * row);
-    for (std::uint64_t h0 = 0; h0 + rr.head <= rows; h0 += rr.head) {
-        float* base = x.data() + (h0 + rr.offset) * row;
-        for (std::uint64_t i = 0; i < half; ++i) {
-            std::copy_n(base + i * row, row, tmp.data() + 2 * i * row);
-            std::copy_n(base + (i + half) * row, row, tmp.data() + (2 * i + 1) * row);
-        }
-        std::copy(tmp.begin(), tmp.end(), base);
-    }
-}
-
 // The head sizes that follow from the parts an override changes.
 void synth_fit(ModelDesc& d) {
     d.attn.head_dim = d.attn.qk_nope_head_dim + d.attn.qk_rope_head_dim;
@@ -231,8 +195,6 @@ const Arch& glm_moe_dsa_arch() {
         .write_gguf = &write_gguf,
         .tensors = &glm_moe_dsa_tensors,
         .graph = &glm_moe_dsa_graph,
-        .convert_rewrites = &convert_rewrites,
-        .convert_rewrite = &convert_rewrite,
         .presets = {{"glm-5", &glm5}, {"glm-5-tiny", &glm5_tiny}},
         .synth_fit = &synth_fit,
     };
