@@ -31,8 +31,8 @@ transformers makes of a real checkpoint), and run in float32.
             Checkpoint layout: per-expert mlp.experts.E.{gate,up,down}_proj.weight (GLM's own checkpoints).
 
   glm_moe_dsa GlmMoeDsaForCausalLM (GLM-5): 3 layers, layer 0 dense, latent attention (4 heads, q rank 48, KV rank
-            64, nope 32 + rope 16, values 32; RoPE on halves, as transformers runs GLM-5) with DeepSeek's sparse
-            attention: an indexer of 32 heads of 32 (rope on the first 16, a LayerNorm on its key) keeping the best
+            64, nope 32 + rope 16, values 32; RoPE on adjacent pairs, as transformers 5.17 runs GLM-5) with DeepSeek's
+            sparse attention: an indexer of 32 heads of 32 (rope on the first 16, a LayerNorm on its key) keeping the best
             16 positions per query, fewer than the sequences' lengths so the pick matters, and enough heads that an
             exactly-0 score (every ReLU off), whose ties make top-k ambiguous, is rare; 16 routed experts top-4 + 1
             shared, sigmoid router with e_score_correction_bias, no groups (as GLM-5), routed scaling 2.5,
@@ -1275,8 +1275,9 @@ def glm5_readme(out, meta, lengths, fused):
 A small `GlmMoeDsaForCausalLM` with random BF16 weights (seed {SEED + 5}; the correction bias F32 as real checkpoints
 store it) and what PyTorch + transformers compute for it: {c["layers"]} layers, hidden {c["hidden"]}, multi-head
 latent attention with {c["heads"]} heads (q rank {c["q_lora"]} with its RMSNorm, KV rank {c["kv_lora"]} with its
-RMSNorm, nope {c["nope"]} + rope {c["rope"]} per head, values {c["v"]}; RoPE on halves, as transformers runs
-GLM-5) and DeepSeek's sparse attention: an indexer of {c["index_heads"]} heads of {c["index_dim"]} (its query from
+RMSNorm, nope {c["nope"]} + rope {c["rope"]} per head, values {c["v"]}; RoPE on adjacent pairs, as transformers 5.17
+runs GLM-5, here and in the indexer) and DeepSeek's sparse attention: an indexer of {c["index_heads"]} heads of
+{c["index_dim"]} (its query from
 the normalized low-rank query, its key through a LayerNorm with bias, RoPE on the first {c["rope"]} dims of each)
 keeping the best {c["index_topk"]} positions per query — fewer than every sequence's length, so the pick matters
 from position {c["index_topk"]} on; layer 0 a dense SwiGLU FFN ({c["ff"]}), layers 1–{c["layers"] - 1} MoE:
