@@ -8,8 +8,9 @@
 // Qwen3-Next (tests/data/qwen3-next-tiny: the same model with Qwen3-Next's fused in_proj_qkvz / in_proj_ba) and
 // DeepSeek-V4 (tests/data/deepseek-v4-tiny: hyper-connections, sliding-window / compressed sparse / heavily compressed
 // attention with the lightning indexer, sinks, the grouped output, hash routing, the clamped SwiGLU; prefilled in
-// f32 on the GPU, like gpt-oss, for its sinks), dense Qwen3 and the dense Qwen3.5 (tests/data/qwen3-dense-tiny,
-// qwen3-5-dense-tiny: no MoE block; skipped until make_arch_golden.py qwen3 / qwen3_5 has written them), all made by
+// f32 on the GPU, like gpt-oss, for its sinks), MiniMax-M2 (minimax-m2-tiny: q/k norms over all heads), dense Qwen3
+// and the dense Qwen3.5 (qwen3-dense-tiny, qwen3-5-dense-tiny: no MoE block) and, on the CPU only, GLM-5
+// (glm-moe-dsa-tiny: latent attention with the sparse-attention indexer), all made by
 // scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of the fixture's sequences (one longer than gpt-oss's window, one across
 // the 64-token chunks of the delta rule) and transformers' greedy continuation, from the Hugging Face folder; GLM,
@@ -177,9 +178,9 @@ private slots:
         QTest::newRow("qwen3.5-moe") << "qwen3-5-moe-tiny";
         QTest::newRow("qwen3-next") << "qwen3-next-tiny";
         QTest::newRow("deepseek-v4") << "deepseek-v4-tiny";
-        QTest::newRow("minimax-m2") << "minimax-m2-tiny";  // skipped until make_arch_golden.py minimax_m2 has run
-        QTest::newRow("qwen3-dense") << "qwen3-dense-tiny";  // skipped until make_arch_golden.py qwen3 has run
-        QTest::newRow("qwen3.5-dense") << "qwen3-5-dense-tiny";  // skipped until make_arch_golden.py qwen3_5 has run
+        QTest::newRow("minimax-m2") << "minimax-m2-tiny";
+        QTest::newRow("qwen3-dense") << "qwen3-dense-tiny";
+        QTest::newRow("qwen3.5-dense") << "qwen3-5-dense-tiny";
 #ifndef FT_GOLDEN_GPU
         QTest::newRow("glm-5") << "glm-moe-dsa-tiny";  // GLM-5 runs on the CPU only (no GPU path yet)
 #endif
