@@ -1154,10 +1154,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>the GPU cannot run this model yet: it runs on the CPU</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The weights need about %1 of RAM; this PC has %2.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1153,10 +1153,6 @@
         <translation>사용할 수 있는 GPU가 없습니다: CPU에서 실행됩니다</translation>
     </message>
     <message>
-        <source>the GPU cannot run this model yet: it runs on the CPU</source>
-        <translation>GPU에서는 아직 이 모델을 실행할 수 없습니다: CPU에서 실행됩니다</translation>
-    </message>
-    <message>
         <source>The weights need about %1 of RAM; this PC has %2.</source>
         <translation>가중치에 RAM이 약 %1 필요합니다. 이 PC의 RAM은 %2입니다.</translation>
     </message>

@@ -1153,10 +1153,6 @@
         <translation>没有可用的 GPU：在 CPU 上运行</translation>
     </message>
     <message>
-        <source>the GPU cannot run this model yet: it runs on the CPU</source>
-        <translation>GPU 尚不能运行此模型：在 CPU 上运行</translation>
-    </message>
-    <message>
         <source>The weights need about %1 of RAM; this PC has %2.</source>
         <translation>权重约需 %1 内存；本机有 %2。</translation>
     </message>

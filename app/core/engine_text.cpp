@@ -96,7 +96,6 @@ QString EngineText::text(const Message& m, const QString& english) {
     if (k == "vram_kv_over") return tr("%1 KV positions need %2; the video memory budget leaves %3 for them.").arg(a(0), a(1), a(2));
     if (k == "vram_slots_over") return tr("%1 expert slots need %2; the video memory budget leaves %3 for them.").arg(a(0), a(1), a(2));
     if (k == "fit_no_gpu") return tr("no usable GPU: it runs on the CPU");
-    if (k == "fit_gpu_unsupported") return tr("the GPU cannot run this model yet: it runs on the CPU");
     if (k == "fit_no_ram") return tr("The weights need about %1 of RAM; this PC has %2.").arg(a(0), a(1));
     // Why there is no GPU (gpu_unavailable_message()).
     if (k == "no_cuda_build") return tr("this build has no CUDA support");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cuda_fp16.h>
+
 namespace ft::kernels::cuda {
 
 namespace {
@@ -83,19 +85,39 @@ __global__ void interleaved_rope_kernel(InterleavedRope a, float* __restrict__ x
 
 // ---- the cache rows ----
 
-__device__ float* row_at(const CompressedCache& c, int r, std::int64_t p) {
-    if (r < 0 || p < 0) return nullptr;
+// The element offset of position p's row in page-table row r, or -1 (no row, no position, an unmapped page).
+__device__ std::int64_t row_offset(const CompressedCache& c, int r, std::int64_t p) {
+    if (r < 0 || p < 0) return -1;
     const int page = c.page_tables[std::int64_t(r) * c.pages_stride + p / c.page_size];
-    if (page < 0) return nullptr;
-    return c.rows + (std::int64_t(page) * c.page_size + p % c.page_size) * c.row_width;
+    if (page < 0) return -1;
+    return (std::int64_t(page) * c.page_size + p % c.page_size) * c.row_width;
 }
 
+__device__ float* row_at(const CompressedCache& c, int r, std::int64_t p) {
+    const std::int64_t o = row_offset(c, r, p);
+    return o < 0 ? nullptr : static_cast<float*>(c.rows) + o;
+}
+
+template <typename T>
+__device__ const T* typed_row_at(const CompressedCache& c, int r, std::int64_t p) {
+    const std::int64_t o = row_offset(c, r, p);
+    return o < 0 ? nullptr : static_cast<const T*>(c.rows) + o;
+}
+
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ float widen(__half v) { return __half2float(v); }
+
+template <typename T>
 __global__ void compressed_kv_write_kernel(const float* __restrict__ kv, std::int64_t ldkv, int dim,
                                    const std::int32_t* __restrict__ pos, const std::int32_t* __restrict__ row, CompressedCache c) {
     const std::int64_t t = blockIdx.x;
-    float* dst = row_at(c, row[t], pos[t]);
-    if (!dst) return;
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) dst[i] = kv[t * ldkv + i];
+    const std::int64_t o = row_offset(c, row[t], pos[t]);
+    if (o < 0) return;
+    T* dst = static_cast<T*>(c.rows) + o;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+        if constexpr (sizeof(T) == 2) dst[i] = __float2half_rn(kv[t * ldkv + i]);
+        else dst[i] = kv[t * ldkv + i];
+    }
 }
 
 // One compressor's entry of window w from the ring into out (shared memory, dim values), normalized and rotated.
@@ -188,6 +210,7 @@ __device__ unsigned order_key(float f) {  // monotonic: a > b ⇔ key(a) > key(b
 }
 
 // Scores: a block of 256 entries of one token (grid: tokens × entry blocks), the token's q in shared memory.
+template <typename K>
 __global__ void compressed_index_scores_kernel(const float* __restrict__ q, const float* __restrict__ w, int n_heads, int dim,
                                        float scale, int m, int key_offset, const std::int32_t* __restrict__ pos,
                                        const std::int32_t* __restrict__ row, std::int64_t max_entries, CompressedCache c,
@@ -201,13 +224,13 @@ __global__ void compressed_index_scores_kernel(const float* __restrict__ q, cons
     for (int i = threadIdx.x; i < n_heads * dim; i += blockDim.x) qs[i] = qt[i];
     __syncthreads();
     if (e >= n) return;
-    const float* key = row_at(c, row[t], (e + 1) * m - 1);
+    const K* key = typed_row_at<K>(c, row[t], (e + 1) * m - 1);
     float s = 0.f;
     if (key) {
         key += key_offset;
         for (int h = 0; h < n_heads; ++h) {
             float dot = 0.f;
-            for (int i = 0; i < dim; ++i) dot = fmaf(qs[h * dim + i], key[i], dot);
+            for (int i = 0; i < dim; ++i) dot = fmaf(qs[h * dim + i], widen(key[i]), dot);
             s = fmaf(w[t * n_heads + h], fmaxf(dot, 0.f) * scale, s);
         }
     }
@@ -353,9 +376,13 @@ cudaError_t interleaved_rope(const RopeParams& p, float* x, std::int64_t ld, std
 cudaError_t compressed_kv_write(const float* kv, std::int64_t ldkv, int dim, const std::int32_t* pos,
                                 const std::int32_t* row, std::int64_t n_tokens, const CompressedCache& cache,
                                 cudaStream_t stream) {
-    if (n_tokens < 0 || dim < 1 || dim > cache.row_width) return cudaErrorInvalidValue;
+    if (n_tokens < 0 || dim < 1 || dim > cache.row_width || (cache.type != DType::F32 && cache.type != DType::F16))
+        return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
-    compressed_kv_write_kernel<<<unsigned(n_tokens), 128, 0, stream>>>(kv, ldkv, dim, pos, row, cache);
+    if (cache.type == DType::F16)
+        compressed_kv_write_kernel<__half><<<unsigned(n_tokens), 128, 0, stream>>>(kv, ldkv, dim, pos, row, cache);
+    else
+        compressed_kv_write_kernel<float><<<unsigned(n_tokens), 128, 0, stream>>>(kv, ldkv, dim, pos, row, cache);
     return cudaGetLastError();
 }
 
@@ -363,7 +390,7 @@ cudaError_t compressor_update(const CompressorArgs& a, const std::int32_t* pos, 
                               const std::int32_t* row, std::int64_t seg_begin, std::int64_t seg_len,
                               std::int64_t n_segs, const CompressedCache& cache, cudaStream_t stream) {
     if (a.ratio < 1 || a.dim < 2 || a.dim > kMaxDim || a.rope_dim > a.dim || (a.csa && (a.idx_dim < 2 || a.idx_dim > kMaxDim ||
-        a.rope_dim > a.idx_dim)) || seg_len < 0 || n_segs < 0 || n_segs > 0x7fffffff || !a.state)
+        a.rope_dim > a.idx_dim)) || seg_len < 0 || n_segs < 0 || n_segs > 0x7fffffff || !a.state || cache.type != DType::F32)
         return cudaErrorInvalidValue;
     if (seg_len == 0 || n_segs == 0) return cudaSuccess;
     compressor_update_kernel<<<unsigned(n_segs), 256, 0, stream>>>(a, interleaved_rope_args(a.rope), pos, slot, row, seg_begin, seg_len,
@@ -380,15 +407,19 @@ cudaError_t compressed_index_topk(const float* q, const float* w, int n_heads, i
                                   std::int64_t n_tokens, std::int64_t max_entries, const CompressedCache& cache,
                                   std::int32_t* ids, std::int32_t* count, void* workspace, cudaStream_t stream) {
     if (n_tokens < 0 || n_heads < 1 || dim < 1 || ratio < 1 || topk < 1 || max_entries < 0 || !workspace ||
-        key_offset + dim > cache.row_width)
+        key_offset + dim > cache.row_width || (cache.type != DType::F32 && cache.type != DType::F16))
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     const std::size_t smem = std::size_t(n_heads) * dim * sizeof(float);  // the token's q (V4-Flash: 32 KiB)
     if (smem > 48 * 1024) return cudaErrorInvalidValue;
     float* ws = static_cast<float*>(workspace);
     const unsigned entry_blocks = unsigned(std::max<std::int64_t>(1, (max_entries + 255) / 256));
-    compressed_index_scores_kernel<<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
-        q, w, n_heads, dim, scale, ratio, key_offset, pos, row, max_entries, cache, ws);
+    if (cache.type == DType::F16)
+        compressed_index_scores_kernel<__half><<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
+            q, w, n_heads, dim, scale, ratio, key_offset, pos, row, max_entries, cache, ws);
+    else
+        compressed_index_scores_kernel<float><<<dim3(unsigned(n_tokens), entry_blocks), 256, smem, stream>>>(
+            q, w, n_heads, dim, scale, ratio, key_offset, pos, row, max_entries, cache, ws);
     compressed_index_select_kernel<<<unsigned(n_tokens), 256, 0, stream>>>(ratio, topk, pos, max_entries, ids, count, ws);
     return cudaGetLastError();
 }
@@ -397,7 +428,8 @@ cudaError_t compressed_attention(const CompressedAttentionArgs& a, const float* 
                                  const std::int32_t* row, std::int64_t n_tokens, const CompressedCache& cache,
                                  float* out, cudaStream_t stream) {
     if (n_tokens < 0 || a.n_head < 1 || a.n_head > 65535 || a.dim < 1 || a.dim > kMaxDim || a.window < 1 ||
-        ((a.csa || a.hca) && a.ratio < 1) || (a.csa && (!a.ids || !a.count || a.topk < 1)) || 2 * a.dim > cache.row_width)
+        ((a.csa || a.hca) && a.ratio < 1) || (a.csa && (!a.ids || !a.count || a.topk < 1)) || 2 * a.dim > cache.row_width ||
+        cache.type != DType::F32)
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     compressed_attention_kernel<<<dim3(unsigned(n_tokens), unsigned(a.n_head)), 32 * kAttWarps, 0, stream>>>(a, q, pos, row, cache,

@@ -27,14 +27,18 @@
 
 #include <cuda_runtime.h>
 
+#include "ref/dtype.h"
 #include "ref/rope.h"
 
 namespace ft::kernels::cuda {
 
 struct CompressedCache {
-    float* rows = nullptr;                      // f32, row_width per position
+    void* rows = nullptr;                       // elements of `type`, row_width per position
     const std::int32_t* page_tables = nullptr;  // [rows, pages_stride]
     int pages_stride = 0, page_size = 16, row_width = 0;
+    // F32, or F16 for compressed_kv_write and compressed_index_topk alone (GLM-5's index keys in an f16 cache:
+    // written rounded to nearest even, widened as read); the compressor and the attention take F32 rows only.
+    DType type = DType::F32;
 };
 
 cudaError_t interleaved_rope(const RopeParams& p, float* x, std::int64_t ld, std::int64_t n_tokens, int n_heads,

@@ -11,7 +11,7 @@ namespace {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 8;       // query heads per block
 constexpr int kTile = 16;       // cache rows per shared-memory tile
-constexpr int kMaxQ = 20;       // kv_dim / 32 per lane (kv_dim ≤ 640)
+constexpr int kMaxQ = 20;       // ceil(kv_dim / 32) per lane (kv_dim ≤ 640)
 constexpr int kMaxL = 16;       // kv_lora / 32 per lane (kv_lora ≤ 512)
 constexpr int kMaxSplits = 32;
 constexpr int kSplitMin = 256;  // positions per split before another split pays
@@ -32,13 +32,16 @@ template <typename T>
 __global__ void __launch_bounds__(kWarps * 32)
 mla_kernel(MlaParams p, const float* __restrict__ q, const std::int32_t* __restrict__ pos,
            const std::int32_t* __restrict__ seq, const T* __restrict__ cache, const std::int32_t* __restrict__ pages,
-           int pages_stride, int splits, float* __restrict__ out, float* __restrict__ ml, float* __restrict__ acc_ws) {
+           int pages_stride, MlaPicks picks, int splits, float* __restrict__ out, float* __restrict__ ml,
+           float* __restrict__ acc_ws) {
     extern __shared__ float tile[];  // [kTile, kv_dim]
-    const int D = (p.kv_lora + p.rope_dim), L = p.kv_lora, nq = D / 32, nl = L / 32;
+    const int D = (p.kv_lora + p.rope_dim), L = p.kv_lora, nl = L / 32;
     const int t = blockIdx.z, split = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int h = blockIdx.y * kWarps + warp;
     const bool active = h < p.n_head;
-    const int len = pos[t] + 1;
+    // Positions read: 0 .. pos, or the token's picks (the j-th read row is position ids[j]).
+    const std::int32_t* ids = picks.ids ? picks.ids + std::int64_t(t) * picks.topk : nullptr;
+    const int len = ids ? (pos[t] < 0 ? 0 : picks.count[t]) : pos[t] + 1;
     const std::int32_t* pt = pages + std::int64_t(seq[t]) * pages_stride;
     // This split's positions: whole tiles.
     const int per = ((len + splits - 1) / splits + kTile - 1) / kTile * kTile;
@@ -46,7 +49,7 @@ mla_kernel(MlaParams p, const float* __restrict__ q, const std::int32_t* __restr
     float qr[kMaxQ], acc[kMaxL];
     const float* qv = q + (std::int64_t(t) * p.n_head + (active ? h : 0)) * D;
 #pragma unroll
-    for (int i = 0; i < kMaxQ; ++i) qr[i] = i < nq ? qv[lane + 32 * i] * p.scale : 0.f;
+    for (int i = 0; i < kMaxQ; ++i) qr[i] = lane + 32 * i < D ? qv[lane + 32 * i] * p.scale : 0.f;
 #pragma unroll
     for (int i = 0; i < kMaxL; ++i) acc[i] = 0.f;
     float m = -INFINITY, sum = 0.f;
@@ -55,7 +58,7 @@ mla_kernel(MlaParams p, const float* __restrict__ q, const std::int32_t* __restr
         __syncthreads();
         // One row per warp at a time: the page lookup once per row, the row's elements coalesced over the lanes.
         for (int r = warp; r < n; r += kWarps) {
-            const int j = base + r;
+            const int j = ids ? ids[base + r] : base + r;
             const T* src = cache + (std::int64_t(pt[j / p.page_size]) * p.page_size + j % p.page_size) * D;
             for (int c = lane; c < D; c += 32) tile[r * D + c] = load_elem(src, c);
         }
@@ -69,7 +72,7 @@ mla_kernel(MlaParams p, const float* __restrict__ q, const std::int32_t* __restr
             if (r < n) {
 #pragma unroll
                 for (int i = 0; i < kMaxQ; ++i)
-                    if (i < nq) d = fmaf(qr[i], tile[r * D + lane + 32 * i], d);
+                    if (lane + 32 * i < D) d = fmaf(qr[i], tile[r * D + lane + 32 * i], d);
                 d = warp_sum(d);
                 tmax = fmaxf(tmax, d);
             }
@@ -169,7 +172,7 @@ __global__ void mla_kv_write_kernel(MlaParams p, const float* __restrict__ kva, 
 }
 
 bool shape_ok(const MlaParams& p, DType type) {
-    return p.n_head >= 1 && p.kv_lora > 0 && p.rope_dim > 0 && p.kv_lora % 32 == 0 && p.rope_dim % 32 == 0 &&
+    return p.n_head >= 1 && p.kv_lora > 0 && p.rope_dim > 0 && p.kv_lora % 32 == 0 && p.rope_dim % 2 == 0 &&
            p.kv_lora <= 32 * kMaxL && (p.kv_lora + p.rope_dim) <= 32 * kMaxQ && p.page_size > 0 &&
            (type == DType::F32 || type == DType::F16);
 }
@@ -190,9 +193,9 @@ std::size_t mla_attention_workspace(const MlaParams& p, std::int64_t n_tokens, s
 
 cudaError_t mla_attention(const MlaParams& p, const float* q, std::int64_t n_tokens, const std::int32_t* pos,
                           const std::int32_t* seq, std::int64_t max_ctx, const DeviceMlaCache& cache, float* out,
-                          void* workspace, cudaStream_t stream) {
+                          void* workspace, cudaStream_t stream, const MlaPicks& picks) {
     if (!shape_ok(p, cache.type) || n_tokens < 0 || n_tokens > 65535 || !cache.rows || !cache.page_tables ||
-        cache.pages_stride <= 0)
+        cache.pages_stride <= 0 || (picks.ids && (!picks.count || picks.topk < 1)))
         return cudaErrorInvalidValue;
     if (n_tokens == 0) return cudaSuccess;
     const int splits = max_ctx > 0 ? mla_decode_splits(max_ctx) : 1;
@@ -207,10 +210,10 @@ cudaError_t mla_attention(const MlaParams& p, const float* q, std::int64_t n_tok
     const std::size_t smem = std::size_t(kTile) * std::size_t((p.kv_lora + p.rope_dim)) * sizeof(float);
     if (cache.type == DType::F16)
         mla_kernel<__half><<<grid, kWarps * 32, smem, stream>>>(p, q, pos, seq, static_cast<const __half*>(cache.rows),
-                                                                cache.page_tables, cache.pages_stride, splits, out, ml, acc);
+                                                                cache.page_tables, cache.pages_stride, picks, splits, out, ml, acc);
     else
         mla_kernel<float><<<grid, kWarps * 32, smem, stream>>>(p, q, pos, seq, static_cast<const float*>(cache.rows),
-                                                               cache.page_tables, cache.pages_stride, splits, out, ml, acc);
+                                                               cache.page_tables, cache.pages_stride, picks, splits, out, ml, acc);
     if (splits > 1) mla_merge_kernel<<<dim3(unsigned(p.n_head), unsigned(n_tokens)), 128, 0, stream>>>(p, splits, ml, acc, out);
     return cudaGetLastError();
 }

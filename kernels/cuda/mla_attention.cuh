@@ -10,9 +10,11 @@
 //   the positions of each token are cut on the device into mla_decode_splits(max_ctx) runs of whole tiles, fixed
 //   at capture; each writes a partial (max, sum, unnormalized output) to the workspace and a second kernel merges
 //   them. workspace: mla_attention_workspace() bytes, 16-byte aligned (none when max_ctx = 0).
+//   picks (sparse attention, GLM-5's indexer): token t reads only the count[t] positions ids[t·topk ..] (ascending),
+//   as the reference reads those rows gathered in that order; a token with pos < 0 reads none.
 // mla_kv_write: for token t, the row ref::mla_kv_row(kva[t]) (row stride ldkva) at position pos[t] of page-table row
 //   seq[t]; tokens with pos < 0, seq < 0 or an unmapped page are skipped.
-// Errors: cudaErrorInvalidValue for kv_lora or rope_dim not a multiple of 32, kv_lora > 512, kv_dim > 640,
+// Errors: cudaErrorInvalidValue for kv_lora not a multiple of 32 or an odd rope_dim, kv_lora > 512, kv_dim > 640,
 // n_head < 1, a cache type other than F32/F16, a missing workspace; otherwise the launch error, if any.
 #pragma once
 
@@ -33,11 +35,17 @@ struct DeviceMlaCache {
     DType type = DType::F32;
 };
 
+struct MlaPicks {
+    const std::int32_t* ids = nullptr;    // [n_tokens, topk]; null: every position 0 .. pos[t]
+    const std::int32_t* count = nullptr;  // [n_tokens]
+    int topk = 0;
+};
+
 int mla_decode_splits(std::int64_t max_ctx);
 std::size_t mla_attention_workspace(const MlaParams& p, std::int64_t n_tokens, std::int64_t max_ctx);
 cudaError_t mla_attention(const MlaParams& p, const float* q, std::int64_t n_tokens, const std::int32_t* pos,
                           const std::int32_t* seq, std::int64_t max_ctx, const DeviceMlaCache& cache, float* out,
-                          void* workspace, cudaStream_t stream);
+                          void* workspace, cudaStream_t stream, const MlaPicks& picks = {});
 cudaError_t mla_kv_write(const MlaParams& p, const float* kva, std::int64_t ldkva, const float* norm_w, float eps,
                          const std::int32_t* pos, const std::int32_t* seq, std::int64_t n_tokens,
                          const DeviceMlaCache& cache, cudaStream_t stream);

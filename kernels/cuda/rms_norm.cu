@@ -191,6 +191,22 @@ __global__ void rms_norm_f32_kernel(const float* x, std::int64_t ldx, const floa
     for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) yr[c] = xr[c] * scale * w[c];
 }
 
+// LayerNorm: the mean, then the variance about it (two sums), then (x - mean) · inv · w + b (in place allowed).
+__global__ void layer_norm_f32_kernel(const float* x, const float* __restrict__ w, const float* __restrict__ b, float* y,
+                                      std::int64_t n_cols, float eps) {
+    const std::int64_t row = blockIdx.x;
+    const float* xr = x + row * n_cols;
+    float* yr = y + row * n_cols;
+    float s = 0.f;
+    for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) s += xr[c];
+    const float mean = block_sum(s) / float(n_cols);
+    __syncthreads();  // block_sum's shared total is read by every thread before the next sum overwrites it
+    float ss = 0.f;
+    for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) ss += (xr[c] - mean) * (xr[c] - mean);
+    const float inv = rsqrtf(block_sum(ss) / float(n_cols) + eps);
+    for (std::int64_t c = threadIdx.x; c < n_cols; c += blockDim.x) yr[c] = (xr[c] - mean) * inv * w[c] + b[c];
+}
+
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 bool vec_rows(std::int64_t n_cols) { return n_cols % 4 == 0 && n_cols / 4 <= std::int64_t(kMaxThreads) * kPer; }
@@ -220,6 +236,14 @@ cudaError_t rms_norm_rows_f32(const float* x, std::int64_t ldx, const float* w, 
     if (n_rows > 0x7fffffff || ldx < n_cols || ldy < n_cols) return cudaErrorInvalidValue;
     return launch_pdl(rms_norm_f32_kernel, dim3(static_cast<unsigned>(n_rows)), dim3(kBlock), 0, stream, x, ldx, w, y,
                       ldy, n_cols, eps);
+}
+
+cudaError_t layer_norm_f32(const float* x, const float* w, const float* b, float* y, std::int64_t n_rows,
+                           std::int64_t n_cols, float eps, cudaStream_t stream) {
+    if (n_rows <= 0 || n_cols <= 0) return cudaSuccess;
+    if (n_rows > 0x7fffffff || !w || !b) return cudaErrorInvalidValue;
+    layer_norm_f32_kernel<<<static_cast<unsigned>(n_rows), kBlock, 0, stream>>>(x, w, b, y, n_cols, eps);
+    return cudaGetLastError();
 }
 
 cudaError_t moe_combine_rms_norm(const float* y, const std::int32_t* where, const float* weights, std::int64_t n_tokens,

@@ -14,6 +14,11 @@ cudaError_t rms_norm_f32(const float* x, const float* w, float* y, std::int64_t 
 cudaError_t rms_norm_rows_f32(const float* x, std::int64_t ldx, const float* w, float* y, std::int64_t ldy,
                               std::int64_t n_rows, std::int64_t n_cols, float eps, cudaStream_t stream);
 
+// LayerNorm with weight and bias, f32, one block per row (GLM-5's indexer keys): y = (x − mean) / sqrt(var + eps) ·
+// w + b, the variance about the mean, as torch.nn.LayerNorm (x == y in place).
+cudaError_t layer_norm_f32(const float* x, const float* w, const float* b, float* y, std::int64_t n_rows,
+                           std::int64_t n_cols, float eps, cudaStream_t stream);
+
 // A MoE block's weighted sum into the residual and the next block's input norm in one launch (a block per token):
 // out = moe_combine(y, where, weights, n_tokens, k, cols, out, accumulate = true), then xn = rms_norm_f32(out, w) —
 // the same arithmetic and results as the two calls, which it makes instead where a row does not fit its form (cols a

@@ -13,6 +13,7 @@
 #include "ft_test.h"
 #include "ref/compressed_attention.h"
 #include "ref/hyper_connection.h"
+#include "ref/quant.h"
 #include "ref/rms_norm.h"
 #include "ref/rope.h"
 
@@ -78,6 +79,53 @@ private slots:
             for (std::int64_t i = 0; i < N * E; ++i) worst = std::max(worst, double(std::fabs(xs[t * N * E + i] - xr[i])));
         }
         QVERIFY2(worst < 1e-5, qPrintable(QString("max |Δ| %1").arg(worst)));
+    }
+
+    // GLM-5's use of the same indexer: every position an entry (ratio 1), the keys alone in rows of their own width in
+    // an f16 or f32 cache, written by compressed_kv_write from f32 (f16: rounded to nearest even); the picks equal the
+    // reference's over the keys as the cache holds them.
+    void indexerOwnKeyRows() {
+        for (bool f16 : {false, true}) {
+            const int Di = 32, IH = 8, topk = 40, page = 16, positions = 300, n_pages = (positions + page - 1) / page;
+            std::vector<std::int32_t> table(static_cast<std::size_t>(n_pages));
+            std::iota(table.begin(), table.end(), 0);
+            std::shuffle(table.begin(), table.end(), std::mt19937(3));
+            const auto keys = rnd(std::size_t(positions) * Di, 12);
+            std::vector<std::int32_t> all(static_cast<std::size_t>(positions)), zero(static_cast<std::size_t>(positions), 0);
+            std::iota(all.begin(), all.end(), 0);
+            const std::size_t cells = std::size_t(n_pages) * page * Di;
+            Dev dkeys(bytes_of(keys)), dtable(bytes_of(table)), dall(bytes_of(all)), dzero(bytes_of(zero)), drows(cells * 4);
+            up(dkeys, keys), up(dtable, table), up(dall, all), up(dzero, zero);
+            const kc::CompressedCache cache{drows.p, dtable.as<std::int32_t>(), n_pages, page, Di,
+                                            f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32};
+            CHECK_CUDA(kc::compressed_kv_write(dkeys.as<float>(), Di, Di, dall.as<std::int32_t>(), dzero.as<std::int32_t>(),
+                                               positions, cache, nullptr));
+            const int T = 3;
+            const std::vector<std::int32_t> pos{positions - 1, 150, 20}, row{0, 0, 0};
+            const auto q = rnd(std::size_t(T) * IH * Di, 13), w = rnd(std::size_t(T) * IH, 14, -1, 1);
+            Dev dpos(bytes_of(pos)), drow(bytes_of(row)), dq(bytes_of(q)), dw(bytes_of(w));
+            Dev dids(std::size_t(T) * topk * 4), dcount(std::size_t(T) * 4), dws(kc::compressed_index_workspace(T, positions));
+            up(dpos, pos), up(drow, row), up(dq, q), up(dw, w);
+            const float scale = 1.f / std::sqrt(float(IH * Di));
+            CHECK_CUDA(kc::compressed_index_topk(dq.as<float>(), dw.as<float>(), IH, Di, scale, 1, topk, 0, dpos.as<std::int32_t>(),
+                                                 drow.as<std::int32_t>(), T, positions, cache, dids.as<std::int32_t>(),
+                                                 dcount.as<std::int32_t>(), dws.p, nullptr));
+            CHECK_CUDA(cudaDeviceSynchronize());
+            const auto ids = down<std::int32_t>(dids, std::size_t(T) * topk), count = down<std::int32_t>(dcount, T);
+            std::vector<float> held(keys);  // what the cache holds
+            if (f16)
+                for (float& v : held) v = ref::f16_to_f32(ref::f32_to_f16(v));
+            for (int t = 0; t < T; ++t) {
+                const int n = pos[std::size_t(t)] + 1;
+                std::vector<const float*> kp;
+                for (int e = 0; e < n; ++e) kp.push_back(held.data() + std::size_t(e) * Di);
+                std::vector<std::int32_t> want(static_cast<std::size_t>(std::min(n, topk)));
+                const int k = ref::index_topk_f32(q.data() + t * IH * Di, w.data() + t * IH, IH, Di, scale, kp.data(), n, topk,
+                                                  want.data());
+                QCOMPARE(count[std::size_t(t)], k);
+                QCOMPARE(std::vector<std::int32_t>(ids.begin() + t * topk, ids.begin() + t * topk + k), want);
+            }
+        }
     }
 
     // Rows of one sequence in a paged cache (pages shuffled); the indexer keys at offset 2·D of rows (w + 1)·m - 1.

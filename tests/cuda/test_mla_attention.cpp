@@ -1,10 +1,13 @@
 // CUDA multi-head latent attention (DeepSeek MLA, absorbed form; cuda/mla_attention.cuh) against the scalar
 // reference (ref/mla_attention.h): the split decode path (partials + merge) and the one-run prefill path, on f32
 // and f16 caches with shuffled page tables, several sequences of different lengths in one launch, a head count that
-// is not a multiple of the block's 8, and guard values after every output; mla_kv_write against ref::mla_kv_row.
+// is not a multiple of the block's 8, a rope part of 16 (a row of 80: GLM-5's fixture), guard values after every
+// output; sparse picks (GLM-5's indexer) against the reference over the gathered rows; mla_kv_write against
+// ref::mla_kv_row.
 // The reference of an f16 case reads the rows rounded to f16 (what the cache holds): the same tolerance applies.
 // FT_TEST_PERF=1: perfDecode prints the time of one decode call (attention + merge) and one prefill call, graph-free,
 // at DeepSeek-V2-Lite's and V3's head counts, for a few context lengths, with the latent rows read per second.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -46,6 +49,8 @@ private slots:
             QTest::addRow("12 heads 128+32 decode %s", c) << 12 << 128 << 32 << f16 << 600;
             QTest::addRow("3 heads 64+32 prefill %s", c) << 3 << 64 << 32 << f16 << 0;
             QTest::addRow("V3 128 heads decode %s", c) << 128 << 512 << 64 << f16 << 8192;
+            QTest::addRow("4 heads 64+16 prefill %s", c) << 4 << 64 << 16 << f16 << 0;  // GLM-5's fixture: a row of 80
+            QTest::addRow("4 heads 64+16 decode %s", c) << 4 << 64 << 16 << f16 << 600;
         }
     }
     void matchesReference() {
@@ -120,6 +125,95 @@ private slots:
         const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
         qInfo("MLA %s: %s (splits %d)", QTest::currentDataTag(), err.str().c_str(), maxCtx ? kc::mla_decode_splits(maxCtx) : 1);
         QVERIFY2(err.max_abs < 1e-5 && err.nmse < 1e-10, err.str().c_str());
+    }
+
+    // Sparse attention (GLM-5's indexer picks): each token reads only its picked positions, ascending; the reference
+    // reads the same rows gathered in that order as positions 0 .. count - 1 (what the CPU engine does). Tokens whose
+    // context is at most topk read all of it (their picks are 0 .. pos). Decode (splits) and prefill, f32 and f16.
+    void sparsePicksMatchReference() {
+        for (int maxCtx : {0, 2048})
+            for (bool f16 : {false, true}) {
+                MlaParams p;
+                p.n_head = 12;
+                p.kv_lora = 128;
+                p.rope_dim = 32;
+                p.page_size = 16;
+                p.scale = 0.1f;
+                const int D = p.kv_dim(), topk = 300, stride = 128, n_pages = 130;
+                const std::vector<int> lens = {1500, 200, 301};
+                std::vector<std::int32_t> perm(n_pages);
+                std::iota(perm.begin(), perm.end(), 0);
+                std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
+                std::vector<std::int32_t> table(size_t(lens.size() * stride), -1);
+                int next = 0;
+                for (size_t r = 0; r < lens.size(); ++r)
+                    for (int pg = 0; pg < (lens[r] + 15) / 16; ++pg) table[r * stride + size_t(pg)] = perm[size_t(next++)];
+                auto rows = ft::test::random_floats(size_t(n_pages * 16 * D), 23, -1, 1);
+                std::vector<std::uint16_t> rows16(rows.size());
+                for (size_t i = 0; i < rows.size(); ++i) {
+                    rows16[i] = ref::f32_to_f16(rows[i]);
+                    if (f16) rows[i] = ref::f16_to_f32(rows16[i]);
+                }
+                std::vector<std::int32_t> pos, seq;
+                for (size_t r = 0; r < lens.size(); ++r)
+                    for (int j : {lens[r] - 1, lens[r] / 3})
+                        if (maxCtx == 0 || j == lens[r] - 1) pos.push_back(j), seq.push_back(std::int32_t(r));
+                const int T = int(pos.size());
+                std::vector<std::int32_t> ids(size_t(T * topk), -7), count(static_cast<size_t>(T));
+                std::mt19937 rng(9);
+                for (int t = 0; t < T; ++t) {
+                    std::vector<std::int32_t> all(size_t(pos[size_t(t)] + 1));
+                    std::iota(all.begin(), all.end(), 0);
+                    if (int(all.size()) > topk) {
+                        std::shuffle(all.begin(), all.end(), rng);
+                        all.resize(size_t(topk));
+                        std::sort(all.begin(), all.end());
+                    }
+                    count[size_t(t)] = std::int32_t(all.size());
+                    std::copy(all.begin(), all.end(), ids.begin() + std::ptrdiff_t(t * topk));
+                }
+                const auto q = ft::test::random_floats(size_t(T * p.n_head * D), 24, -0.3f, 0.3f);
+                std::vector<float> want(size_t(T * p.n_head * p.kv_lora));
+                for (int t = 0; t < T; ++t) {
+                    const int n = count[size_t(t)];
+                    std::vector<float> gathered(size_t((n + 15) / 16 * 16 * D));
+                    for (int k = 0; k < n; ++k) {
+                        const int j = ids[size_t(t * topk + k)];
+                        const int page = table[size_t(seq[size_t(t)] * stride + j / 16)];
+                        std::copy_n(rows.data() + size_t((page * 16 + j % 16) * D), D, gathered.data() + size_t(k * D));
+                    }
+                    std::vector<std::int32_t> linear(size_t((n + 15) / 16));
+                    std::iota(linear.begin(), linear.end(), 0);
+                    const std::int32_t last = n - 1;
+                    ref::mla_attention_f32(p, q.data() + size_t(t * p.n_head * D), &last, gathered.data(), linear.data(),
+                                           want.data() + size_t(t * p.n_head * p.kv_lora), 0, p.n_head);
+                }
+                Dev d_rows(f16 ? bytes_of(rows16) : bytes_of(rows)), d_table(bytes_of(table)), d_q(bytes_of(q)),
+                    d_pos(bytes_of(pos)), d_seq(bytes_of(seq)), d_ids(bytes_of(ids)), d_count(bytes_of(count));
+                ft::test::GuardedOutput got(want.size());
+                Dev d_out(got.data.size() * 4), d_ws(kc::mla_attention_workspace(p, T, maxCtx));
+                CHECK_CUDA(cudaMemcpy(d_rows.p, f16 ? static_cast<const void*>(rows16.data()) : rows.data(),
+                                      f16 ? bytes_of(rows16) : bytes_of(rows), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_table.p, table.data(), bytes_of(table), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_q.p, q.data(), bytes_of(q), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_pos.p, pos.data(), bytes_of(pos), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_seq.p, seq.data(), bytes_of(seq), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_ids.p, ids.data(), bytes_of(ids), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_count.p, count.data(), bytes_of(count), cudaMemcpyHostToDevice));
+                CHECK_CUDA(cudaMemcpy(d_out.p, got.data.data(), got.data.size() * 4, cudaMemcpyHostToDevice));
+                const kc::DeviceMlaCache cache{d_rows.p, d_table.as<std::int32_t>(), stride,
+                                               f16 ? ft::kernels::DType::F16 : ft::kernels::DType::F32};
+                const kc::MlaPicks picks{d_ids.as<std::int32_t>(), d_count.as<std::int32_t>(), topk};
+                CHECK_CUDA(kc::mla_attention(p, d_q.as<float>(), T, d_pos.as<std::int32_t>(), d_seq.as<std::int32_t>(), maxCtx,
+                                             cache, d_out.as<float>(), d_ws.p, nullptr, picks));
+                CHECK_CUDA(cudaDeviceSynchronize());
+                CHECK_CUDA(cudaMemcpy(got.data.data(), d_out.p, got.data.size() * 4, cudaMemcpyDeviceToHost));
+                QVERIFY(got.guards_intact());
+                QVERIFY(got.all_written());
+                const auto err = ft::test::compare(got.ptr(), want.data(), want.size());
+                qInfo("MLA picks %s %s: %s", maxCtx ? "decode" : "prefill", f16 ? "f16" : "f32", err.str().c_str());
+                QVERIFY2(err.max_abs < 1e-5 && err.nmse < 1e-10, err.str().c_str());
+            }
     }
 
     void kvWriteMatchesReference() {

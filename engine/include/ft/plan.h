@@ -96,8 +96,7 @@ struct FitPrediction {
     std::string verdict;
     std::string summary;                // one line for people: "runs on the GPU with experts from RAM, ≈ 40–60 tok/s"
     std::string reason;                 // for no_fit / cpu: what is missing and how much
-    // The reason as a key for translating front ends: "fit_no_ram" {needed, RAM}, "fit_no_gpu", "fit_gpu_unsupported"
-    // (the GPU runner cannot run the model yet), "vram_too_small"
+    // The reason as a key for translating front ends: "fit_no_ram" {needed, RAM}, "fit_no_gpu", "vram_too_small"
     // {budget, backend, needed} (plan_memory's errors' keys); empty where the reason has none.
     Message reason_key;
     std::string backend;                // the MoE backend it would use

@@ -126,15 +126,24 @@ void GpuAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
 }
 
 GpuMlaAttention::GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeights& dw) : b_(b) {
-    if (b.idx.heads)
-        throw Error(ErrorCode::unsupported, "the GPU runner has no sparse-attention indexer yet (GLM-5)",
-                    "run this model on the CPU (--device cpu)");
-    if (b.kv_lora % 32 || b.rope_dim % 32 || b.kv_lora > 512 || b.kv_dim() > 640)
+    if (b.kv_lora % 32 || b.rope_dim % 2 || b.kv_lora > 512 || b.kv_dim() > 640)
         throw Error(ErrorCode::unsupported,
-                    fmt::format("GPU latent attention needs a KV rank and rope size that are multiples of 32, rank up to "
-                                "512 (this model: {} + {})",
+                    fmt::format("GPU latent attention needs a KV rank that is a multiple of 32 up to 512 and a row of at "
+                                "most 640 values (this model: {} + {})",
                                 b.kv_lora, b.rope_dim),
                     "use --device cpu");
+    if (b.idx.heads) {
+        if (!b.q_a || std::int64_t(b.idx.heads) * b.idx.dim > 12288)
+            throw Error(ErrorCode::unsupported,
+                        fmt::format("GPU sparse-attention indexer: {} heads of {} (at most 12288 query values, with a "
+                                    "low-rank query)", b.idx.heads, b.idx.dim),
+                        "use --device cpu");
+        idx_q_b_ = dw.matrix(*b.idx.q_b.w);
+        idx_k_ = dw.matrix(*b.idx.k.w);
+        idx_w_ = dw.matrix(*b.idx.weights.w);
+        idx_norm_ = dw.vector(b.idx.k_norm);
+        idx_bias_ = dw.vector(b.idx.k_norm_bias);
+    }
     if (b.nope > b.n_head * b.v_head_dim)  // per_head packs a head's q_nope rows into the values' scratch
         throw Error(ErrorCode::unsupported, "GPU latent attention: per-head query width over the heads' value width",
                     "use --device cpu");
@@ -165,7 +174,8 @@ kernels::MlaParams GpuMlaAttention::params(int page_size) const {
 
 std::uint64_t GpuMlaAttention::decode_bytes() const {
     auto bytes = [](const DeviceMatrix& m) { return m.row_bytes * std::size_t(m.rows); };
-    return bytes(q_) + bytes(q_a_) + bytes(q_b_) + bytes(kv_a_) + bytes(k_b_) + bytes(v_b_) + bytes(o_);
+    return bytes(q_) + bytes(q_a_) + bytes(q_b_) + bytes(kv_a_) + bytes(k_b_) + bytes(v_b_) + bytes(o_) + bytes(idx_q_b_) +
+           bytes(idx_k_) + bytes(idx_w_);
 }
 
 std::int64_t GpuMlaAttention::qkv_width() const { return model::qkv_width(b_); }
@@ -201,6 +211,33 @@ void GpuMlaAttention::per_head(GpuContext& c, const DeviceMatrix& w, std::int64_
     }
 }
 
+// The indexer's pick of every token (ref: cpu::CpuMlaAttention::index): its keys into the V rows of the cache, then
+// scores over positions 0 .. pos and the best topk into s.picks ([max_t, topk] ids, then max_t counts).
+void GpuMlaAttention::index(GpuContext& c, std::int64_t T, const float* qa, float* iq, float* ik, float* iw) const {
+    const model::MlaAttentionBlock::Indexer& x = b_.idx;
+    const int IH = x.heads, ID = x.dim;
+    const float* xn = c.s.xn.get();
+    c.matmul(idx_q_b_, qa, T, iq);
+    c.matmul(idx_k_, xn, T, ik);
+    c.matmul(idx_w_, xn, T, iw);
+    c.launched(kc::layer_norm_f32(ik, idx_norm_, idx_bias_, ik, T, ID, x.k_norm_eps, c.stream), "indexer key norm");
+    c.launched(kc::rope_f32(x.rope, iq, T, IH, std::int64_t(IH) * ID, c.d_pos, c.stream), "indexer q rope");
+    c.launched(kc::rope_f32(x.rope, ik, T, 1, ID, c.d_pos, c.stream), "indexer key rope");
+    const kc::CompressedCache keys{c.kv->v_data(b_.kv_layer), c.d_pages, c.pages_stride, c.page_size, ID,
+                                   c.opt.kv_f16 ? kernels::DType::F16 : kernels::DType::F32};
+    c.launched(kc::compressed_kv_write(ik, ID, ID, c.d_pos, c.d_row, T, keys, c.stream), "indexer key write");
+    std::int32_t* ids = c.s.picks.get();
+    std::int32_t* count = ids + c.max_t * std::int64_t(x.topk);
+    const float scale = 1.f / std::sqrt(float(IH) * float(ID));
+    for (std::int64_t t0 = 0; t0 < T; t0 += model::kIndexChunk) {
+        const std::int64_t n = std::min(model::kIndexChunk, T - t0);
+        c.launched(kc::compressed_index_topk(iq + t0 * IH * ID, iw + t0 * IH, IH, ID, scale, 1, x.topk, 0, c.d_pos + t0,
+                                             c.d_row + t0, n, c.opt.n_ctx, keys, ids + t0 * x.topk, count + t0,
+                                             c.s.pick_scores.get(), c.stream),
+                   "indexer top-k");
+    }
+}
+
 void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const {
     const std::int64_t H = b_.n_head, QD = b_.q_dim(), D = b_.kv_dim(), L = b_.kv_lora,
                        V = b_.v_head_dim, M = c.max_t;
@@ -208,6 +245,9 @@ void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const 
     float* qabs = q + M * H * QD;  // [T, H, D]
     float* kva = qabs + M * H * D; // [T, D]
     float* qa = kva + M * D;       // [T, q_lora]
+    float* iq = qa + M * q_lora_;  // the indexer's [T, IH·ID], [T, ID], [T, IH]
+    float* ik = iq + M * b_.idx.heads * b_.idx.dim;
+    float* iw = ik + M * b_.idx.dim;
     float* lat = c.s.att.get();    // [T, H, L]
     float* vout = lat + M * H * L; // [T, H·V]
     const float* xn = c.s.xn.get();
@@ -233,8 +273,14 @@ void GpuMlaAttention::forward(GpuContext& c, std::int64_t T, bool decode) const 
     c.launched(cudaMemcpy2DAsync(qabs + L, std::size_t(D) * 4, q + b_.nope, std::size_t(QD) * 4, std::size_t(b_.rope_dim) * 4,
                                  std::size_t(T * H), cudaMemcpyDeviceToDevice, c.stream),
                "q_pe copy");
-    if (decode) c.mark("q + compressed KV + rope + latent write");
-    c.launched(kc::mla_attention(mp, qabs, T, c.d_pos, c.d_row, decode ? c.opt.n_ctx : 0, cache, lat, c.s.attn_ws.get(), c.stream),
+    kc::MlaPicks picks;
+    if (b_.idx.heads) {
+        index(c, T, qa, iq, ik, iw);
+        picks = {c.s.picks.get(), c.s.picks.get() + M * std::int64_t(b_.idx.topk), b_.idx.topk};
+    }
+    if (decode) c.mark(b_.idx.heads ? "q + compressed KV + rope + latent write + indexer" : "q + compressed KV + rope + latent write");
+    c.launched(kc::mla_attention(mp, qabs, T, c.d_pos, c.d_row, decode ? c.opt.n_ctx : 0, cache, lat, c.s.attn_ws.get(), c.stream,
+                                 picks),
                "latent attention");
     c.mark("attention");
     per_head(c, v_b_, V, lat, H * L, L, T, vout, H * V, V, qabs);  // qabs is free after the attention

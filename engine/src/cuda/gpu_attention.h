@@ -65,8 +65,12 @@ private:
 // absorbed query (k_b per head), latent attention (cuda/mla_attention.cuh: split over positions in decode), the
 // values (v_b per head) and the output projection added into the residual. The per-head products are one grouped
 // GEMV launch over (token, head) pairs for up to kGemvMaxM tokens (the captured decode step), else a cuBLAS GEMM per
-// head. Scratch: s.qkv holds [q | absorbed q | compressed KV | low-rank q] and s.att [latent outputs | values],
-// each region max_t rows.
+// head. With the sparse-attention indexer (GLM-5): the index queries from the normalized low-rank q, the index key
+// (LayerNorm with bias) and the head weights from x, RoPE on both, the key into the layer's V row (f16 or f32 as the
+// cache), each token's best index_topk positions picked (cuda/compressed_attention.cuh's indexer at ratio 1, in
+// chunks of kIndexChunk tokens), and the latent attention over the picks alone. Scratch: s.qkv holds [q | absorbed
+// q | compressed KV | low-rank q | index q | index key | head weights] and s.att [latent outputs | values], each
+// region max_t rows; s.picks [max_t, topk + 1], s.pick_scores the scores of kIndexChunk tokens.
 class GpuMlaAttention {
 public:
     GpuMlaAttention(const model::MlaAttentionBlock& b, DeviceWeights& dw);
@@ -76,8 +80,10 @@ public:
     std::int64_t qkv_width() const;  // floats per token of s.qkv
     std::int64_t att_width() const;  // floats per token of s.att
     int n_head() const { return b_.n_head; }
+    bool has_indexer() const { return b_.idx.heads > 0; }
 
 private:
+    void index(GpuContext& c, std::int64_t T, const float* qa, float* iq, float* ik, float* iw) const;
     // y + t·ldy + h·y_head = W_h · (x + t·ldx + h·x_head) for T tokens and every head h (W_h: rows [h·rows, …)).
     // tmp: T · w.cols floats of free scratch (the GEMM path packs each head's inputs there).
     void per_head(GpuContext& c, const DeviceMatrix& w, std::int64_t rows, const float* x, std::int64_t ldx,
@@ -85,8 +91,11 @@ private:
 
     model::MlaAttentionBlock b_;
     DeviceMatrix q_, q_a_, q_b_, kv_a_, k_b_, v_b_, o_;
+    DeviceMatrix idx_q_b_, idx_k_, idx_w_;
     const float* q_a_norm_ = nullptr;
     const float* kv_a_norm_ = nullptr;
+    const float* idx_norm_ = nullptr;
+    const float* idx_bias_ = nullptr;
     std::int64_t q_lora_ = 0;
 };
 

@@ -456,6 +456,8 @@ void GpuRunner::allocate_scratch() {
             for (const GpuBlock& b : layer)
                 if (const auto* ca = b.as<gpu::GpuCompressedAttention>(); ca && ca->csa())
                     entries = std::max<std::int64_t>(entries, std::max<std::int64_t>(1, opt_.n_ctx / ca->ratio()));
+                else if (const auto* mla = b.as<gpu::GpuMlaAttention>(); mla && mla->has_indexer())
+                    entries = std::max<std::int64_t>(entries, opt_.n_ctx);
         if (kc::compressed_index_workspace(std::min(T, model::kIndexChunk), entries) > n[Scratch::pick_scores])
             throw Error(ErrorCode::internal, "the indexer's workspace is larger than its blocks declare (model/block_needs.cpp)");
     }

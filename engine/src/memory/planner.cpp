@@ -86,7 +86,6 @@ ModelGeometry make_geometry(const model::ModelDesc& d, std::uint64_t non_expert_
         g.n_head_kv = 1;
         g.head_dim = L + R;
         g.v_head_dim = std::int64_t(d.attn.index_head_dim);  // the V rows hold the sparse indexer's keys (if any)
-        g.gpu_runs = !d.attn.has_indexer();                   // model::graph_gpu_unsupported
         const double E = double(d.n_embd), QL = double(d.attn.q_lora_rank), nope = double(d.attn.qk_nope_head_dim),
                      V = double(d.attn.v_head_dim);
         g.attn_params_per_layer = (QL > 0 ? E * QL + QL * double(H * QD) : E * double(H * QD)) + E * double(L + R) +
@@ -500,7 +499,6 @@ FitPrediction predict_fit(const ModelGeometry& g, const MachineProfile& pc, cons
         return f;
     };
     if (pc.vram_bytes == 0) return cpu_only("no usable GPU", Message{"fit_no_gpu", {}});
-    if (!g.gpu_runs) return cpu_only("the GPU runner cannot run this model yet", Message{"fit_gpu_unsupported", {}});
     PlanRequest q = r;
     q.device_free = q.device_total = pc.vram_bytes;
     q.vram_budget = pc.vram_bytes;

@@ -29,7 +29,6 @@ struct ModelGeometry {
     int n_layer = 0, n_moe_layers = 0, n_expert = 0, n_expert_used = 0;
     std::int64_t n_embd = 0, n_head = 0, n_head_kv = 0, head_dim = 0, v_head_dim = 0, n_vocab = 0;
     std::int64_t n_ff_exp = 0;
-    bool gpu_runs = true;   // false: the GPU runner cannot run a block of the model yet (GLM-5's sparse indexer)
     std::int64_t n_ff = 0;  // the widest dense FFN a block runs (dense layers or shared experts; 0: none)
     std::uint64_t non_expert_bytes = 0;   // in VRAM always (norms are widened to f32 there: counted)
     bool declared_weights = false;        // the two byte counts and slot_bytes are the blocks' declaration

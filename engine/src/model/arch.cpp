@@ -322,14 +322,6 @@ void finish_graph(ModelGraph& g, const Weights& w) {
     }
 }
 
-std::optional<std::string> graph_gpu_unsupported(const ModelGraph& g) {
-    for (const Layer& L : g.layers)
-        for (const Block& b : L.blocks)
-            if (const auto* m = std::get_if<MlaAttentionBlock>(&b.body); m && m->idx.heads)
-                return "the sparse-attention indexer (GLM-5)";
-    return std::nullopt;
-}
-
 bool graph_has_sinks(const ModelGraph& g) {
     for (const Layer& L : g.layers)
         for (const Block& b : L.blocks)

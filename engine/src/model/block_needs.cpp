@@ -77,7 +77,8 @@ std::int64_t qkv_width(const AttentionBlock& b) {
 
 std::int64_t qkv_width(const MlaAttentionBlock& b) {
     const std::int64_t H = b.n_head, q_lora = b.q_a ? b.q_a.w->rows : 0;
-    return H * b.q_dim() + H * b.kv_dim() + b.kv_dim() + q_lora;
+    const std::int64_t index = std::int64_t(b.idx.heads) * b.idx.dim + b.idx.dim + b.idx.heads;  // q, key, head weights
+    return H * b.q_dim() + H * b.kv_dim() + b.kv_dim() + q_lora + index;
 }
 
 std::int64_t att_width(const MlaAttentionBlock& b) { return std::int64_t(b.n_head) * (b.kv_lora + b.v_head_dim); }
@@ -112,6 +113,10 @@ void block_needs(const MlaAttentionBlock& b, const ModelGraph&, const StepShape&
     n.need_i32(Scratch::heads, T * b.n_head);
     n.need(Scratch::attn_ws, std::max<std::uint64_t>(1, mla_decode_workspace_bytes(b.n_head, b.kv_lora, s.max_sequences, s.n_ctx)));
     n.gemm(std::max(std::int64_t(b.n_head) * b.kv_dim(), att_width(b)));
+    if (b.idx.heads) {  // the sparse indexer: the picks, and the scores of every position for kIndexChunk tokens
+        n.need_i32(Scratch::picks, T * (std::int64_t(b.idx.topk) + 1));
+        n.need_f32(Scratch::pick_scores, std::min(T, kIndexChunk) * std::max<std::int64_t>(1, s.n_ctx));
+    }
 }
 
 void block_needs(const GatedDeltaNetBlock& b, const ModelGraph&, const StepShape& s, ScratchNeeds& n) {
@@ -305,7 +310,7 @@ void block_weights(const MlaAttentionBlock& b, WeightCount& c) {
     c.matrix(b.k_b);
     c.matrix(b.v_b);
     c.matrix(b.o.w);
-    if (b.idx.heads > 0) {  // the sparse indexer: not run on the GPU yet (graph_gpu_unsupported); what it would hold
+    if (b.idx.heads > 0) {  // the sparse indexer
         c.matrix(b.idx.q_b.w);
         c.matrix(b.idx.k.w);
         c.matrix(b.idx.weights.w);

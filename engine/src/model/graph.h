@@ -265,8 +265,4 @@ ModelGraph build_graph(const Weights& w);
 // Whether any attention block has sinks (gpt-oss, DeepSeek-V4).
 bool graph_has_sinks(const ModelGraph& g);
 
-// What of the graph the GPU runner does not run yet (a block feature, in a few words: "the sparse-attention indexer
-// (GLM-5)"), or nullopt when it runs all of it. `--device auto` then runs the model on the CPU.
-std::optional<std::string> graph_gpu_unsupported(const ModelGraph& g);
-
 }  // namespace ft::model

@@ -180,10 +180,6 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     if (o.device == Device::automatic) {
         use_gpu = !gpu_devices().empty();
         if (!use_gpu) spdlog::info("no usable GPU ({}): running on the CPU", gpu_unavailable_reason());
-        if (const auto why = model::graph_gpu_unsupported(m->graph); use_gpu && why) {
-            use_gpu = false;
-            spdlog::info("the GPU runner has no {} yet: running on the CPU", *why);
-        }
     }
     std::string gpu_failure;
     if (use_gpu) {
