@@ -9,8 +9,8 @@
 // DeepSeek-V4 (tests/data/deepseek-v4-tiny: hyper-connections, sliding-window / compressed sparse / heavily compressed
 // attention with the lightning indexer, sinks, the grouped output, hash routing, the clamped SwiGLU; prefilled in
 // f32 on the GPU, like gpt-oss, for its sinks), MiniMax-M2 (minimax-m2-tiny: q/k norms over all heads), dense Qwen3
-// and the dense Qwen3.5 (qwen3-dense-tiny, qwen3-5-dense-tiny: no MoE block) and, on the CPU only, GLM-5
-// (glm-moe-dsa-tiny: latent attention with the sparse-attention indexer), all made by
+// and the dense Qwen3.5 (qwen3-dense-tiny, qwen3-5-dense-tiny: no MoE block) and GLM-5 (glm-moe-dsa-tiny: latent
+// attention with the sparse-attention indexer, top-16 positions), all made by
 // scripts/golden/make_arch_golden.py.
 // Teacher-forced logits of every position of the fixture's sequences (one longer than gpt-oss's window, one across
 // the 64-token chunks of the delta rule) and transformers' greedy continuation, from the Hugging Face folder; GLM,
@@ -53,6 +53,11 @@ struct Fixture {
     // 224, 11 of 672; DeepSeek-V3 0.93, 16 of 223, 9 of 446), so the minimum cosine says little there. 0: the engine prefills this model in f32 on the GPU
     // whatever the options (gpt-oss: attention sinks, sched/model_loader.cpp), so the exact bounds apply.
     int bf16_reference_under_0999 = 0;
+    // Where measured, transformers' own BF16 forward (against the same f32 logits) on the fixture: its top-1 matches and
+    // how many tokens of the greedy continuation it keeps (-1: not measured; then 90 % top-1 and the whole greedy are
+    // asked). The fast path must do at least as well; a greedy transformers in BF16 keeps for fewer than 8 tokens is not
+    // compared (it is as arbitrary there as in transformers; test_golden_arch_gpu_f32 compares it exactly).
+    int bf16_reference_top1 = -1, bf16_reference_greedy = -1;
     std::vector<std::vector<std::int32_t>> seqs;
     std::vector<std::int32_t> greedy;
     int greedy_index = 0, vocab = 0, positions = 0;
@@ -114,6 +119,14 @@ Fixture read_fixture(const QString& name) {
     if (name == "deepseek-v3-tiny") f.bf16_reference_under_0999 = 16;  // transformers in BF16: min cosine 0.93, 9 of 446 routings
     // transformers in BF16: min cosine 0.9933, 14 of 476 routings (the same model for both)
     if (name == "qwen3-5-moe-tiny" || name == "qwen3-next-tiny") f.bf16_reference_under_0999 = 19;
+    // transformers 5.17 in BF16 on an H100, 2026-12-07 (scripts/golden/bf16_reference.py: from_pretrained in BF16 under
+    // autocast, every sequence's logits against logits.bin, greedy by full recompute as greedy_step_by_step):
+    //   glm-moe-dsa-tiny: min cosine 0.777, 94 of 224 positions under 0.999, top-1 191/224, greedy 1 of 48 (the
+    //   indexer's top-16 picks flip with BF16 rounding);
+    //   minimax-m2-tiny: 0.963, 8 of 152, 147/152, 32 of 48; qwen3-5-dense-tiny: 0.987, 10 of 119, 113/119, 7 of 48.
+    if (name == "glm-moe-dsa-tiny") f.bf16_reference_under_0999 = 94, f.bf16_reference_top1 = 191, f.bf16_reference_greedy = 1;
+    if (name == "minimax-m2-tiny") f.bf16_reference_under_0999 = 8, f.bf16_reference_top1 = 147, f.bf16_reference_greedy = 32;
+    if (name == "qwen3-5-dense-tiny") f.bf16_reference_under_0999 = 10, f.bf16_reference_top1 = 113, f.bf16_reference_greedy = 7;
     return f;
 }
 
@@ -158,8 +171,9 @@ class TestGoldenArch : public QObject {
         if (golden_fast_gpu() && f.bf16_reference_under_0999 > 0) {
             QVERIFY2(a.under_0999 <= 2 * f.bf16_reference_under_0999,
                      qPrintable(QString("%1 positions under cosine 0.999").arg(a.under_0999)));
-            QVERIFY(a.top1_same >= a.positions * 90 / 100);
-            QCOMPARE(gen, f.greedy);
+            QVERIFY(a.top1_same >= (f.bf16_reference_top1 >= 0 ? f.bf16_reference_top1 : a.positions * 90 / 100));
+            if (f.bf16_reference_greedy < 0) QCOMPARE(gen, f.greedy);
+            else if (f.bf16_reference_greedy >= 8) QVERIFY(int(same) >= f.bf16_reference_greedy);
             return;
         }
         QVERIFY2(a.min_cos >= 0.9999, qPrintable(QString("min cosine %1").arg(a.min_cos, 0, 'g', 10)));
@@ -181,9 +195,7 @@ private slots:
         QTest::newRow("minimax-m2") << "minimax-m2-tiny";
         QTest::newRow("qwen3-dense") << "qwen3-dense-tiny";
         QTest::newRow("qwen3.5-dense") << "qwen3-5-dense-tiny";
-#ifndef FT_GOLDEN_GPU
-        QTest::newRow("glm-5") << "glm-moe-dsa-tiny";  // GLM-5 runs on the CPU only (no GPU path yet)
-#endif
+        QTest::newRow("glm-5") << "glm-moe-dsa-tiny";
     }
     void huggingFaceFolderMatchesTransformers() {
         QFETCH(QString, fixture);
@@ -198,11 +210,8 @@ private slots:
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("type");
         for (const char* f : {"glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny", "deepseek-v4-tiny",
-                              "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny"})
+                              "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny", "glm-moe-dsa-tiny"})
             for (const char* t : {"f32", "bf16"}) QTest::addRow("%s %s", f, t) << f << t;
-#ifndef FT_GOLDEN_GPU
-        for (const char* t : {"f32", "bf16"}) QTest::addRow("glm-moe-dsa-tiny %s", t) << "glm-moe-dsa-tiny" << t;
-#endif
     }
     void ggufMatchesTransformers() {
         QFETCH(QString, fixture);
@@ -218,11 +227,8 @@ private slots:
     void chunksAndConcurrentRequests_data() {
         QTest::addColumn<QString>("fixture");
         for (const char* f : {"gpt-oss-tiny", "glm4-moe-tiny", "deepseek-v3-tiny", "qwen3-5-moe-tiny", "qwen3-next-tiny",
-                              "deepseek-v4-tiny", "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny"})
+                              "deepseek-v4-tiny", "minimax-m2-tiny", "qwen3-dense-tiny", "qwen3-5-dense-tiny", "glm-moe-dsa-tiny"})
             QTest::newRow(f) << f;
-#ifndef FT_GOLDEN_GPU
-        QTest::newRow("glm-moe-dsa-tiny") << "glm-moe-dsa-tiny";
-#endif
     }
     void chunksAndConcurrentRequests() {
         QFETCH(QString, fixture);
@@ -239,6 +245,13 @@ private slots:
         da.get_future().wait();
         db.get_future().wait();
         const bool exact = !golden_fast_gpu() || f.bf16_reference_under_0999 == 0;
+        if (!exact && f.bf16_reference_greedy >= 0 && f.bf16_reference_greedy < 8) {
+            // GLM-5's picks flip with the BF16 prefill's rounding, which depends on the batch: its greedy is as
+            // arbitrary here as transformers' own in BF16 (Fixture). test_golden_arch_gpu_f32 compares both exactly.
+            QCOMPARE(a.size(), std::size_t(32));
+            QCOMPARE(b.size(), std::size_t(32));
+            return;
+        }
         if (exact) QCOMPARE(a, std::vector<std::int32_t>(f.greedy.begin(), f.greedy.begin() + 32));
         else QCOMPARE(a, ft::test::greedy(e, shortp, 32));  // the same engine alone (its fast prefill is not exact)
         QCOMPARE(b, ft::test::greedy(e, longp, 32));
