@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <thread>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "api_server.h"
 #include "commands.h"
 #include "engine_options.h"
@@ -84,6 +86,14 @@ int run_serve(const Args& args) {
         if (note.rfind(ctx + " (", 0) == 0) ctx = note;  // the automatic choice and why
     std::fprintf(stderr, "%s (%s) on %s, %s, %d requests at once\n", info.name.c_str(), info.architecture.c_str(),
                  info.device.c_str(), ctx.c_str(), info.max_sequences);
+    const SamplingDefaults& sd = info.sampling_defaults;
+    if (sd.temperature || sd.top_p || sd.top_k) {  // what a request that leaves them out gets
+        std::string s;
+        if (sd.temperature) s += " temperature " + fmt::format("{:g}", *sd.temperature);
+        if (sd.top_p) s += " top_p " + fmt::format("{:g}", *sd.top_p);
+        if (sd.top_k) s += " top_k " + std::to_string(*sd.top_k);
+        std::fprintf(stderr, "the model's recommended sampling, for requests that leave it out:%s\n", s.c_str());
+    }
     std::printf("listening on %s (model '%s')\n", srv.url().c_str(), so.served_name.empty() ? info.name.c_str() : so.served_name.c_str());
     std::fflush(stdout);
     while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -664,6 +664,7 @@ int ApiServer::start() {
     m.model.aliases = m.opt.aliases;
     m.model.architecture = info->architecture;
     m.model.n_ctx = info->n_ctx;
+    m.model.sampling_defaults = info->sampling_defaults;
     m.model.chat_template = m.tpl ? &*m.tpl : nullptr;
     m.model.system_turns_in_place = !m.tpl || serve::template_keeps_system_turns(*m.tpl);
     if (!m.model.system_turns_in_place)

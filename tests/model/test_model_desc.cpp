@@ -1,6 +1,8 @@
 // The normalized model description: from config.json and from GGUF keys (equal for equivalent inputs, for every
 // architecture), the qwen3_moe tensor table and HF name mapping, parameter counts, tokenizer metadata from the real
 // Qwen3 files, and clear errors for bad inputs.
+#include <QTemporaryDir>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -774,6 +776,35 @@ private slots:
         const auto e = expect_error([&] { hf_tokenizer_to_gguf(hf_tokenizer_source(resources_qwen3()), 1000, nullptr, md2); });
         QCOMPARE(e.code(), ft::ErrorCode::invalid_file);
         QVERIFY2(e.message().find("vocab_size") != std::string::npos, e.what());
+    }
+
+    // generation_config.json's recommended sampling as llama.cpp's general.sampling.* keys (what ft convert writes
+    // and the server reads back); do_sample false is greedy; a field of the wrong type names the file.
+    void samplingFromGenerationConfig() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::filesystem::path d = dir.path().toStdString();
+        auto write = [&](const char* text) { std::ofstream(d / "generation_config.json") << text; };
+        ft::gguf::Metadata none("t.gguf");
+        hf_sampling_to_gguf(d, none);  // no file: no keys
+        QCOMPARE(none.size(), std::size_t(0));
+        QVERIFY(!ft::model::sampling_defaults(none).temperature);
+        write(R"({"do_sample": true, "temperature": 0.6, "top_p": 0.95, "top_k": 20})");
+        ft::gguf::Metadata md("t.gguf");
+        hf_sampling_to_gguf(d, md);
+        const ft::SamplingDefaults sd = ft::model::sampling_defaults(md);
+        QCOMPARE(*sd.temperature, 0.6f);
+        QCOMPARE(*sd.top_p, 0.95f);
+        QCOMPARE(*sd.top_k, 20);
+        write(R"({"do_sample": false, "temperature": 0.7})");
+        ft::gguf::Metadata greedy("t.gguf");
+        hf_sampling_to_gguf(d, greedy);
+        QCOMPARE(*ft::model::sampling_defaults(greedy).temperature, 0.f);
+        write(R"({"temperature": "warm"})");
+        ft::gguf::Metadata bad("t.gguf");
+        const auto e = expect_error([&] { hf_sampling_to_gguf(d, bad); });
+        QCOMPARE(e.code(), ft::ErrorCode::invalid_file);
+        QVERIFY2(e.message().find("generation_config.json: temperature") != std::string::npos, e.what());
     }
 };
 

@@ -995,6 +995,38 @@ private slots:
         }
     }
 
+    // The model's recommended sampling (ServedModel::sampling_defaults, from the file) fills what a request leaves
+    // out, in each API; what a request sets (null: left out) stays.
+    void samplingDefaultsFillOmittedFields() {
+        ft::ChatTemplate tpl(ft::load_chat_template(kModel));
+        const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
+        ServedModel m;
+        m.id = "m";
+        m.architecture = "qwen3_moe";
+        m.n_ctx = 4096;
+        m.chat_template = &tpl;
+        m.tokenizer = &tk;
+        m.sampling_defaults.temperature = 0.f;
+        m.sampling_defaults.top_p = 0.8f;
+        m.sampling_defaults.top_k = 20;
+        const std::string msgs = R"("messages":[{"role":"user","content":"hi"}])";
+        for (const ApiRequest& r : {parse_anthropic_messages(R"({"model":"m","max_tokens":5,)" + msgs + "}"),
+                                    parse_openai_chat(R"({"model":"m","temperature":null,)" + msgs + "}"),
+                                    parse_openai_responses(R"({"model":"m","input":"hi"})")}) {
+            const auto p = prepare(r, m, "id", 0);
+            QCOMPARE(p.generation.sampling.temperature, 0.f);
+            QCOMPARE(p.generation.sampling.top_p, 0.8f);
+            QCOMPARE(p.generation.sampling.top_k, 20);
+        }
+        const auto set = prepare(parse_openai_chat(R"({"model":"m","temperature":0.5,"top_p":1,"top_k":0,)" + msgs + "}"), m, "id", 0);
+        QCOMPARE(set.generation.sampling.temperature, 0.5f);
+        QCOMPARE(set.generation.sampling.top_p, 1.f);
+        QCOMPARE(set.generation.sampling.top_k, 0);
+        m.sampling_defaults = {};  // a file that recommends nothing: the APIs' own defaults
+        QCOMPARE(prepare(parse_anthropic_messages(R"({"model":"m","max_tokens":5,)" + msgs + "}"), m, "id", 0).generation.sampling.temperature,
+                 1.f);
+    }
+
     // Anthropic blocks agents send beyond text: documents (text sources) read as text, images and PDFs a 400 naming
     // the block, server-tool history skipped, system turns anywhere.
     void anthropicBlocks() {

@@ -97,6 +97,7 @@ struct ModelInfo {
     std::uint64_t expert_bytes = 0, other_bytes = 0;
     int n_ctx = 0, max_sequences = 0;
     bool has_chat_template = false;
+    SamplingDefaults sampling_defaults;  // what the file recommends (ft/sampling.h)
     double load_seconds = 0;
 };
 

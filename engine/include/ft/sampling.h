@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,14 @@ struct SamplingParams {
     int penalty_last_n = 64;         // how many recent tokens the penalties look at (-1: all, 0: none)
     std::uint64_t seed = 0;          // 0: a random seed per request
     int top_logprobs = 0;            // also report this many most likely alternatives per step (0..20)
+};
+
+// The sampling the model's authors recommend, where the file says (GGUF general.sampling.temp / .top_k / .top_p, as
+// llama.cpp's converter writes them; a Hugging Face folder's generation_config.json, do_sample false meaning
+// greedy). The API server uses them for a request that leaves the field out, as llama.cpp's server and vLLM do.
+struct SamplingDefaults {
+    std::optional<float> temperature, top_p;
+    std::optional<int> top_k;
 };
 
 }  // namespace ft

@@ -225,6 +225,7 @@ ConvertResult convert_hf_to_gguf(const std::filesystem::path& dir, const Convert
     md.set("general.quantization_version", gguf::Value::u32(2));
     desc_to_gguf(desc, md);
     hf_tokenizer_to_gguf(hf_tokenizer_source(dir), desc.n_vocab, config.is_object() ? &config : nullptr, md);
+    hf_sampling_to_gguf(dir, md);
 
     std::uint64_t total = 0;
     for (const auto& p : plan) {

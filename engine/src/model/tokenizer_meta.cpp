@@ -175,6 +175,32 @@ void hf_tokenizer_to_gguf(const HfTokenizerSource& src, std::uint32_t vocab_size
     }
 }
 
+void hf_sampling_to_gguf(const std::filesystem::path& dir, gguf::Metadata& md) {
+    using gguf::Value;
+    const std::filesystem::path p = dir / "generation_config.json";
+    if (!std::filesystem::exists(p)) return;
+    const json g = read_json(p, "generation config");
+    if (!g.is_object()) throw Error(ErrorCode::invalid_file, path_to_utf8(p) + ": not a JSON object");
+    auto number = [&](const char* key) -> std::optional<double> {
+        if (!g.contains(key) || g[key].is_null()) return std::nullopt;
+        if (!g[key].is_number()) throw Error(ErrorCode::invalid_file, path_to_utf8(p) + ": " + key + " is not a number");
+        return g[key].get<double>();
+    };
+    const bool sample = !g.contains("do_sample") || !g["do_sample"].is_boolean() || g["do_sample"].get<bool>();
+    if (!sample) md.set("general.sampling.temp", Value::f32(0.f));
+    else if (auto t = number("temperature")) md.set("general.sampling.temp", Value::f32(float(*t)));
+    if (auto k = number("top_k")) md.set("general.sampling.top_k", Value::i32(std::int32_t(*k)));
+    if (auto v = number("top_p")) md.set("general.sampling.top_p", Value::f32(float(*v)));
+}
+
+SamplingDefaults sampling_defaults(const gguf::Metadata& md) {
+    SamplingDefaults d;
+    if (auto t = md.opt_f64("general.sampling.temp"); t && *t >= 0) d.temperature = float(*t);
+    if (auto v = md.opt_f64("general.sampling.top_p"); v && *v > 0 && *v <= 1) d.top_p = float(*v);
+    if (auto k = md.opt_i64("general.sampling.top_k"); k && *k >= 0 && *k <= (1 << 20)) d.top_k = int(*k);
+    return d;
+}
+
 TokenizerSummary tokenizer_summary(const gguf::Metadata& md) {
     TokenizerSummary s;
     if (auto m = md.opt_string("tokenizer.ggml.model")) s.present = true, s.model = std::string(*m);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ft/sampling.h"
+
 namespace ft::gguf {
 class Metadata;
 }
@@ -34,6 +36,14 @@ HfTokenizerSource hf_tokenizer_source(const std::filesystem::path& dir);
 // past vocab_size), unsupported (a non-BPE tokenizer model).
 void hf_tokenizer_to_gguf(const HfTokenizerSource& src, std::uint32_t vocab_size, const nlohmann::json* model_config,
                           gguf::Metadata& md);
+
+// The sampling a Hugging Face folder recommends (generation_config.json: temperature, top_k, top_p; do_sample false
+// is greedy, temperature 0) as llama.cpp's GGUF keys general.sampling.temp / .top_k / .top_p. No file, no keys; a
+// file that is not JSON or a field of the wrong type: ft::Error (invalid_file) naming the file and field.
+void hf_sampling_to_gguf(const std::filesystem::path& dir, gguf::Metadata& md);
+// Those keys read back (absent: nullopt); a value out of range (temperature < 0, top_p outside (0, 1], top_k < 0)
+// is ignored.
+SamplingDefaults sampling_defaults(const gguf::Metadata& md);
 
 struct TokenizerSummary {
     bool present = false;

@@ -11,6 +11,8 @@
 #include "ft/gpu.h"
 #include "platform/platform.h"
 #include "ft/utf8.h"
+#include "format/gguf.h"
+#include "model/tokenizer_meta.h"
 
 namespace ft::sched {
 
@@ -361,6 +363,13 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
     info.n_ctx = o.n_ctx;
     info.max_sequences = o.max_sequences;
     info.has_chat_template = m->tokenizer && !m->tokenizer->chat_template().empty();
+    if (const gguf::Reader* r = m->weights->gguf()) {
+        info.sampling_defaults = model::sampling_defaults(r->metadata());
+    } else {
+        gguf::Metadata md(path_to_utf8(m->weights->path()));
+        model::hf_sampling_to_gguf(m->weights->path(), md);
+        info.sampling_defaults = model::sampling_defaults(md);
+    }
     info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return m;
 }

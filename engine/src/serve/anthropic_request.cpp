@@ -235,6 +235,10 @@ ApiRequest parse_anthropic_messages(const std::string& text, bool count_tokens) 
     r.stream = get_bool(body, "stream", false);
     if (!body.contains("max_tokens")) throw bad_request("max_tokens: Field required");
     r.max_tokens = int(get_int(body, "max_tokens", 1, 1, 1 << 24));
+    auto given = [&](const char* k) { return body.contains(k) && !body[k].is_null(); };
+    r.temperature_set = given("temperature");
+    r.top_p_set = given("top_p");
+    r.top_k_set = given("top_k");
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 1.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
     if (r.sampling.top_p <= 0.f) throw bad_request("top_p: must be in (0, 1]").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});

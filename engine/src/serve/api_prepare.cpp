@@ -157,6 +157,10 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
     p.generation.max_tokens = r.max_tokens < 0 ? room : std::min(r.max_tokens, room);
     p.generation.ignore_eos = r.ignore_eos;
     p.generation.sampling = r.sampling;
+    const SamplingDefaults& d = m.sampling_defaults;
+    if (!r.temperature_set && d.temperature) p.generation.sampling.temperature = *d.temperature;
+    if (!r.top_p_set && d.top_p) p.generation.sampling.top_p = *d.top_p;
+    if (!r.top_k_set && d.top_k) p.generation.sampling.top_k = *d.top_k;
     p.generation.sampling.top_logprobs = r.logprobs ? r.top_logprobs : 0;
     p.generation.stop = r.stop;
 

@@ -64,6 +64,9 @@ struct ApiRequest {
     std::vector<std::int32_t> prompt_ids;
     // Generation.
     SamplingParams sampling;
+    // Which sampling fields the request set; the others take the model's recommended value where it has one
+    // (ServedModel::sampling_defaults), else sampling's.
+    bool temperature_set = false, top_p_set = false, top_k_set = false;
     int max_tokens = -1;                 // -1: until the context is full
     bool ignore_eos = false;             // OpenAI extension: keep generating through end-of-turn tokens
     std::vector<std::string> stop;

@@ -82,6 +82,7 @@ struct ServedModel {
     // where it does not (it drops or rejects them), later system messages are merged into the first. Set by
     // template_keeps_system_turns() when the server starts.
     bool system_turns_in_place = true;
+    SamplingDefaults sampling_defaults;  // ModelInfo's: for a request that leaves a field out
     bool accepts(const std::string& name) const;
 };
 

@@ -116,6 +116,10 @@ void parse_common(const json& body, ApiRequest& r) {
     r.ignore_eos = get_bool(body, "ignore_eos", false);  // extension (as vLLM and llama.cpp): generate to max_tokens
     if (body.contains("stream_options") && body["stream_options"].is_object())
         r.include_usage = get_bool(body["stream_options"], "include_usage", false);
+    auto given = [&](const char* k) { return body.contains(k) && !body[k].is_null(); };
+    r.temperature_set = given("temperature");
+    r.top_p_set = given("top_p");
+    r.top_k_set = given("top_k");
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
     if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});

@@ -356,6 +356,9 @@ ApiRequest parse_openai_responses(const std::string& text, const ResponseLookup&
     if (messages.empty()) messages.push_back(json{{"role", "user"}, {"content", ""}});
     if (r.store) r.input_items_json = items.dump(-1, ' ', false, json::error_handler_t::replace);
 
+    auto given = [&](const char* k) { return body.contains(k) && !body[k].is_null(); };
+    r.temperature_set = given("temperature");
+    r.top_p_set = given("top_p");
     r.sampling.temperature = float(get_number(body, "temperature", 1.0, 0.0, 2.0));
     r.sampling.top_p = float(get_number(body, "top_p", 1.0, 0.0, 1.0));
     if (r.sampling.top_p <= 0.f) throw bad_request("'top_p' must be in (0, 1]", "top_p").keyed("field_range", {"top_p", "(0, 1]", body["top_p"].dump()});
