@@ -416,8 +416,11 @@ def export_hf(model, cfg, tok_dir: Path, dst: Path, probe_ids):
         raise SystemExit("export: no expert layout reloads to the same logits")
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(tok_dir / f, dst / f)
+    # Greedy is what this model is good at: sampled (temperature 1, what an agent CLI gets when it sends none) it
+    # names other files in its tool calls. ft convert writes it as general.sampling.temp = 0, which the server uses
+    # for requests that set no temperature.
     gen = {"bos_token_id": cfg.bos_token_id, "eos_token_id": [cfg.eos_token_id, cfg.pad_token_id],
-           "pad_token_id": cfg.pad_token_id, "do_sample": True, "temperature": 0.7, "top_p": 0.9}
+           "pad_token_id": cfg.pad_token_id, "do_sample": False}
     (dst / "generation_config.json").write_text(json.dumps(gen, indent=1))
     return {k: v.to(torch.float32) for k, v in sd.items()}
 

@@ -232,7 +232,8 @@ private slots:
         const auto c = run_ft({"chat", "--device", "cpu", "--temperature", "0", "--max-tokens", "64"}, "Hello!\n/quit\n");
         QVERIFY2(c.code == 0, qPrintable(c.err));
         QVERIFY2(c.err.contains("freetoken-demo"), qPrintable(c.err));
-        QVERIFY2(c.out.contains("</think>") && c.out.contains("demo model"), qPrintable(c.out));
+        // Its greedy reply to the greeting (resources/models/README.md, sample replies) starts by repeating it.
+        QVERIFY2(c.out.contains("</think>\n\nHello"), qPrintable(c.out));
         QVERIFY2(c.err.contains("[") && !c.err.contains("[64 tokens"), qPrintable(c.err));  // stopped at <|im_end|>
 
         for (const char* cmd : {"run", "chat"}) {
