@@ -800,6 +800,12 @@ private slots:
         ft::gguf::Metadata greedy("t.gguf");
         hf_sampling_to_gguf(d, greedy);
         QCOMPARE(*ft::model::sampling_defaults(greedy).temperature, 0.f);
+        // A GGUF written by another converter: top_k as a float is read, a temperature that is a string skipped.
+        ft::gguf::Metadata other("t.gguf");
+        other.set("general.sampling.top_k", ft::gguf::Value::f32(40.f));
+        other.set("general.sampling.temp", ft::gguf::Value::string("warm"));
+        QCOMPARE(*ft::model::sampling_defaults(other).top_k, 40);
+        QVERIFY(!ft::model::sampling_defaults(other).temperature);
         write(R"({"temperature": "warm"})");
         ft::gguf::Metadata bad("t.gguf");
         const auto e = expect_error([&] { hf_sampling_to_gguf(d, bad); });

@@ -194,10 +194,17 @@ void hf_sampling_to_gguf(const std::filesystem::path& dir, gguf::Metadata& md) {
 }
 
 SamplingDefaults sampling_defaults(const gguf::Metadata& md) {
+    // Advice, not structure: any number type is read (some converters write top_k as a float), anything else is
+    // skipped rather than refusing the model.
+    auto number = [&](const char* key) -> std::optional<double> {
+        const gguf::Value* v = md.find(key);
+        if (!v || (!v->is_integer() && !v->is_float())) return std::nullopt;
+        return v->as_f64();
+    };
     SamplingDefaults d;
-    if (auto t = md.opt_f64("general.sampling.temp"); t && *t >= 0) d.temperature = float(*t);
-    if (auto v = md.opt_f64("general.sampling.top_p"); v && *v > 0 && *v <= 1) d.top_p = float(*v);
-    if (auto k = md.opt_i64("general.sampling.top_k"); k && *k >= 0 && *k <= (1 << 20)) d.top_k = int(*k);
+    if (auto t = number("general.sampling.temp"); t && *t >= 0) d.temperature = float(*t);
+    if (auto v = number("general.sampling.top_p"); v && *v > 0 && *v <= 1) d.top_p = float(*v);
+    if (auto k = number("general.sampling.top_k"); k && *k >= 0 && *k <= (1 << 20)) d.top_k = int(*k);
     return d;
 }
 

@@ -41,8 +41,8 @@ void hf_tokenizer_to_gguf(const HfTokenizerSource& src, std::uint32_t vocab_size
 // is greedy, temperature 0) as llama.cpp's GGUF keys general.sampling.temp / .top_k / .top_p. No file, no keys; a
 // file that is not JSON or a field of the wrong type: ft::Error (invalid_file) naming the file and field.
 void hf_sampling_to_gguf(const std::filesystem::path& dir, gguf::Metadata& md);
-// Those keys read back (absent: nullopt); a value out of range (temperature < 0, top_p outside (0, 1], top_k < 0)
-// is ignored.
+// Those keys read back (absent: nullopt); a value that is not a number or is out of range (temperature < 0, top_p
+// outside (0, 1], top_k < 0) is ignored.
 SamplingDefaults sampling_defaults(const gguf::Metadata& md);
 
 struct TokenizerSummary {

@@ -367,8 +367,12 @@ std::unique_ptr<LoadedModel> load_model(const LoadOptions& options, const LoadHo
         info.sampling_defaults = model::sampling_defaults(r->metadata());
     } else {
         gguf::Metadata md(path_to_utf8(m->weights->path()));
-        model::hf_sampling_to_gguf(m->weights->path(), md);
-        info.sampling_defaults = model::sampling_defaults(md);
+        try {
+            model::hf_sampling_to_gguf(m->weights->path(), md);
+            info.sampling_defaults = model::sampling_defaults(md);
+        } catch (const Error& e) {  // a broken generation_config.json costs its advice, not the model
+            spdlog::warn("{}: the recommended sampling is not used", e.what());
+        }
     }
     info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return m;
