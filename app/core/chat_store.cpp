@@ -94,7 +94,7 @@ QDateTime parse_time(const QVariant& v) {
 
 }  // namespace
 
-ChatStore::ChatStore(const QString& database_file) {
+ChatStore::ChatStore(const QString& database_file, Recovery recovery) {
     m_path = database_file.isEmpty() ? QString::fromStdString(path_to_utf8(data_dir() / "chats.db")) : database_file;
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     m_connection = QStringLiteral("ft_chats_%1").arg(g_connection_counter.fetch_add(1));
@@ -117,9 +117,11 @@ ChatStore::ChatStore(const QString& database_file) {
             !q.exec("PRAGMA foreign_keys = ON") || !q.exec("PRAGMA busy_timeout = 2000"))
             throw_sql("cannot configure the chat history", q.lastError(), m_path);
         migrate();
-        if (!q.exec("UPDATE messages SET state = 'partial' WHERE state = 'streaming'"))
-            throw_sql("cannot recover interrupted replies", q.lastError(), m_path);
-        m_recovered = q.numRowsAffected();
+        if (recovery == Recovery::run) {
+            if (!q.exec("UPDATE messages SET state = 'partial' WHERE state = 'streaming'"))
+                throw_sql("cannot recover interrupted replies", q.lastError(), m_path);
+            m_recovered = q.numRowsAffected();
+        }
     } catch (const Error& e) {
         fail(e);
     }

@@ -45,7 +45,10 @@ class ChatStore {
 public:
     static constexpr int kSchemaVersion = 3;
 
-    explicit ChatStore(const QString& database_file = {});
+    // On open, replies left "streaming" by an earlier process are marked "partial" (Recovery::run). A second
+    // connection of this process (ChatStoreWriter's) skips that: the reply it writes is still streaming.
+    enum class Recovery { run, skip };
+    explicit ChatStore(const QString& database_file = {}, Recovery recovery = Recovery::run);
     ~ChatStore();
     ChatStore(const ChatStore&) = delete;
     ChatStore& operator=(const ChatStore&) = delete;

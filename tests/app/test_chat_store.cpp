@@ -11,7 +11,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <mutex>
+
 #include "chat_store.h"
+#include "chat_store_writer.h"
 #include "reply_blocks.h"
 #include "ft/error.h"
 #include "ft_test.h"
@@ -240,6 +243,65 @@ private slots:
         const auto msgs = again.messages(id);
         QCOMPARE(msgs.first().state, QStringLiteral("partial"));
         QCOMPARE(msgs.first().content, QStringLiteral("half a reply"));
+    }
+
+    // The streaming reply's saves on the writer's thread: the latest state wins, each write is reported with what it
+    // wrote, drop() keeps a late streaming save from overwriting the final state, a failing write is reported.
+    void writerSavesTheLatestStateOffThread() {
+        const QString path = file("writer.db");
+        ft::ChatStore store(path);
+        const auto c = store.createConversation("w");
+        ft::MessageRecord m;
+        m.conversationId = c.id;
+        m.role = "assistant";
+        m.state = "streaming";
+        m = store.addMessage(m);
+        std::mutex mutex;
+        QStringList saved;
+        QList<bool> flags;
+        {
+            ft::ChatStoreWriter writer(path, [&](const ft::MessageRecord& r, bool flag) {
+                std::lock_guard lock(mutex);
+                saved << r.content;
+                flags << flag;
+            });
+            for (int i = 1; i <= 50; ++i) {
+                m.content = QString("word ").repeated(i);
+                writer.post(m, i == 50);
+            }
+            writer.flush();
+            QCOMPARE(store.messages(c.id).first().content, QString("word ").repeated(50));
+            QCOMPARE(store.messages(c.id).first().state, QStringLiteral("streaming"));  // no recovery by the writer
+            {
+                std::lock_guard lock(mutex);
+                QVERIFY2(saved.size() < 50, qPrintable(QString::number(saved.size())));  // coalesced
+                QCOMPARE(saved.last(), QString("word ").repeated(50));
+                QCOMPARE(flags.last(), true);
+            }
+            // The final state, written by the caller after drop(), is never written over.
+            m.content = "streaming state";
+            writer.post(m);
+            writer.drop(m.id);
+            m.content = "final state";
+            m.state = "complete";
+            store.updateMessage(m);
+            QTest::qWait(300);
+            writer.flush();
+            QCOMPARE(store.messages(c.id).first().content, QStringLiteral("final state"));
+            QVERIFY(writer.takeError().isEmpty());
+        }
+        // A database it cannot open: the write fails and says why, once.
+        const QString blocker = file("writer-blocker");
+        {
+            QFile f(blocker);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        ft::ChatStoreWriter broken(blocker + "/sub/chats.db", {});
+        broken.post(m);
+        broken.flush();
+        const QString error = broken.takeError();
+        QVERIFY2(error.contains("chats.db"), qPrintable(error));
+        QVERIFY(broken.takeError().isEmpty());
     }
 
     void killedMidReplyLosesNothingShown() {

@@ -40,6 +40,15 @@ double rss_mib() {
     return 0;
 }
 
+// The bytes this process handed to write() so far (the chat history's saves among them).
+qint64 written_bytes() {
+    QFile f(QStringLiteral("/proc/self/io"));
+    if (!f.open(QIODevice::ReadOnly)) return 0;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith("wchar:")) return line.mid(6).trimmed().toLongLong();
+    return 0;
+}
+
 // The script: the whole reply, handed to the chat `chunk` characters at a time every `intervalMs`.
 class ScriptedEngine : public QObject {
     Q_OBJECT
@@ -179,13 +188,14 @@ private slots:
         QVERIFY(session()->saveSettings({}, 0.8, 0.9, 1500, 1));
         m_ui->settle(500);  // the previous reply's items are gone before the measuring starts
         const double rssBefore = rss_mib();
+        const qint64 writtenBefore = written_bytes();
 
         ScriptedEngine script(m_ui->host(), reply, 1000, 20);  // 50,000 characters a second
         QVERIFY(session()->send(QStringLiteral("Say something long")));
         // The event loop's lateness: a 10 ms timer, and the longest gap between its ticks.
         QElapsedTimer clock;
         clock.start();
-        qint64 last = 0, worst = 0, ticks = 0, lateTicks = 0;
+        qint64 last = 0, worst = 0, ticks = 0, lateTicks = 0, worstAt = 0;
         double rssPeak = rssBefore;
         QTimer probe;
         probe.setTimerType(Qt::PreciseTimer);
@@ -194,7 +204,10 @@ private slots:
             const qint64 now = clock.elapsed();
             const qint64 gap = now - last;
             last = now;
-            worst = std::max(worst, gap - 10);
+            if (gap - 10 > worst) {
+                worst = gap - 10;
+                worstAt = script.sent();
+            }
             ++ticks;
             if (gap > 60) ++lateTicks;
             if (ticks % 20 == 0) rssPeak = std::max(rssPeak, rss_mib());
@@ -206,9 +219,13 @@ private slots:
         m_ui->settle();
         rssPeak = std::max(rssPeak, rss_mib());
         const qint64 elapsed = clock.elapsed();
+        const double writtenMiB = (written_bytes() - writtenBefore) / 1048576.0;
+        const double replyMiB = reply.toUtf8().size() / 1048576.0;
         qInfo("%s: %lld characters in %lld ms; worst event-loop lateness %lld ms, %lld of %lld ticks over 60 ms; "
-              "RSS %.0f → peak %.0f MiB (+%.0f)", QTest::currentDataTag(), qint64(reply.size()), elapsed, worst,
-              lateTicks, ticks, rssBefore, rssPeak, rssPeak - rssBefore);
+              "RSS %.0f → peak %.0f MiB (+%.0f); the worst gap came after %lld characters%s; %.1f MiB written for a reply of %.2f MiB",
+              QTest::currentDataTag(),
+              qint64(reply.size()), elapsed, worst, lateTicks, ticks, rssBefore, rssPeak, rssPeak - rssBefore, worstAt,
+              worstAt >= reply.size() ? " (all sent)" : "", writtenMiB, replyMiB);
         QVERIFY2(script.done(), qPrintable(QStringLiteral("only %1 of %2 characters streamed in %3 s")
                                                .arg(script.sent()).arg(reply.size()).arg(budgetMs / 1000)));
         QVERIFY(!session()->busy());

@@ -61,6 +61,10 @@ bool ChatSession::ensureStore() {
     if (m_store) return true;
     try {
         m_store = std::make_unique<ChatStore>();
+        // Its saves are shown once written, on this thread (a save that lands after the reply ended is not).
+        m_writer = std::make_unique<ChatStoreWriter>(m_store->databasePath(), [this](const MessageRecord& m, bool thinking) {
+            QMetaObject::invokeMethod(this, [this, m, thinking] { showSaved(m, thinking); }, Qt::QueuedConnection);
+        });
         if (m_store->recoveredPartials() > 0)
             spdlog::info("chat: {} reply(ies) cut off by the last exit marked partial", m_store->recoveredPartials());
     } catch (const ft::Error& e) {
@@ -179,10 +183,10 @@ bool ChatSession::select(qint64 id) {
         }
         m_current = *c;
         QList<MessageRecord> msgs = m_store->messages(id);
-        // The reply streaming right now may be ahead of what was saved: show the live text.
+        // The reply streaming right now: what was shown of it (the store may hold a save not shown yet).
         if (m_reply.conversationId == id)
             for (MessageRecord& m : msgs)
-                if (m.id == m_reply.messageId) m = m_reply.record;
+                if (m.id == m_reply.messageId) m = m_reply.shown;
         m_messages.setMessages(msgs);
         loadSettings(*c);
         int used = 0;
@@ -222,6 +226,7 @@ bool ChatSession::remove(qint64 id) {
     if (!m_store) return false;
     if (m_reply.conversationId == id) {
         stopRequest(m_reply.requestId);
+        if (m_writer) m_writer->drop(m_reply.messageId);
         m_reply = Reply{};
         m_flush.stop();
         emit busyChanged();
@@ -318,6 +323,7 @@ bool ChatSession::saveNewReply(Reply r) {
         return false;
     }
     r.messageId = r.record.id;
+    r.shown = r.record;
     m_messages.append(r.record);
     m_reply = r;
     return true;
@@ -420,15 +426,18 @@ void ChatSession::applyPending(bool final) {
     const ReplyParts parts = split_reasoning(m_reply.raw, m_reply.openedByPrompt);
     m_reply.record.content = parts.answer;
     m_reply.record.reasoning = parts.reasoning;
-    // Saved first, shown second: what the user has seen is on disk.
-    if (m_store && !final) {
-        try {
-            m_store->updateMessage(m_reply.record);
-        } catch (const ft::Error& e) {
-            setError(tr("The reply cannot be saved as it streams: %1").arg(describe(e)));
-        }
-    }
-    if (m_reply.conversationId == m_current.id) m_messages.update(m_reply.record, parts.thinking && !final);
+    if (final) return;  // finishReply saves it, then shows it
+    // Saved first, shown second, and the GUI thread never waits on the disk: the writer's thread saves the reply as
+    // it streams and showSaved() shows each state once it is written (what the user saw is on disk).
+    m_writer->post(m_reply.record, parts.thinking);  // a reply exists only with a store, and so a writer
+    if (const QString e = m_writer->takeError(); !e.isEmpty())
+        setError(tr("The reply cannot be saved as it streams: %1").arg(e));
+}
+
+void ChatSession::showSaved(const MessageRecord& m, bool thinking) {
+    if (!m_reply.messageId || m.id != m_reply.messageId) return;  // the reply ended meanwhile: it showed its final state
+    m_reply.shown = m;
+    if (m_reply.conversationId == m_current.id) m_messages.update(m, thinking);
 }
 
 void ChatSession::finishReply(const QString& state, const QString& error, const GenerationSummary* summary) {
@@ -443,6 +452,7 @@ void ChatSession::finishReply(const QString& state, const QString& error, const 
         m_reply.record.ttftMs = summary->ttftMs;
     }
     applyPending(true);
+    if (m_writer) m_writer->drop(m_reply.messageId);  // its last streaming save is not written over the final one
     if (m_store) {
         try {
             m_store->updateMessage(m_reply.record);

@@ -23,6 +23,7 @@
 #include <memory>
 
 #include "chat_store.h"
+#include "chat_store_writer.h"
 #include "remote_client.h"
 #include "conversation_list_model.h"
 #include "engine_host.h"
@@ -141,11 +142,13 @@ private:
         QString raw;                  // everything streamed so far
         QString pending;              // streamed but not yet saved and shown
         MessageRecord record;
+        MessageRecord shown;          // the last state saved and shown
     };
     void setError(const QString& e);
     bool startReply();
     bool saveNewReply(Reply r);
     void applyPending(bool final);
+    void showSaved(const MessageRecord& m, bool thinking);
     void finishReply(const QString& state, const QString& error, const GenerationSummary* summary);
     void onToken(quint64 id, const QString& text);
     void onFinished(quint64 id, const ft::GenerationSummary& s);
@@ -161,6 +164,7 @@ private:
 
     QPointer<ft::EngineHost> m_host;
     std::unique_ptr<ChatStore> m_store;
+    std::unique_ptr<ChatStoreWriter> m_writer;  // the streaming reply's saves, off the GUI thread
     ConversationListModel m_conversations;
     MessageListModel m_messages;
     ConversationRecord m_current;
