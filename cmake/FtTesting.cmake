@@ -3,7 +3,7 @@
 # USES_FT: the test runs the `ft` binary (tests/support/ft_process.h): FT_EXE is defined and ft is built first.
 # One Qt Test executable = one CTest test. Tests labelled `gpu` report "skipped" (exit 77) without a GPU.
 function(ft_add_qtest)
-  cmake_parse_arguments(T "USES_FT" "NAME;TIMEOUT" "SOURCES;LABELS;LIBS;ARGS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(T "USES_FT;WINDOW" "NAME;TIMEOUT" "SOURCES;LABELS;LIBS;ARGS;ENVIRONMENT" ${ARGN})
   if(NOT T_NAME OR NOT T_SOURCES OR NOT T_LABELS)
     message(FATAL_ERROR "ft_add_qtest needs NAME, SOURCES and LABELS")
   endif()
@@ -18,15 +18,24 @@ function(ft_add_qtest)
     add_dependencies(${T_NAME} ft)
   endif()
   ft_set_warnings(${T_NAME})
-  add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
   # FT_KEYCHAIN=off: no test reads or writes the OS keychain of the person running it (test_keychain turns it on
   # for a Secret Service of its own).
-  set(env "FT_DATA_DIR=${CMAKE_BINARY_DIR}/test-data-dir;QT_QPA_PLATFORM=offscreen;FT_KEYCHAIN=off" ${T_ENVIRONMENT})
-  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}")
+  if(T_WINDOW AND FT_XVFB_RUN)
+    # A window test runs once, in a real X window where there is one (Xvfb, the xcb platform: keyboard focus, window
+    # activation and the platform's dialogs behave as on a desktop), else offscreen.
+    set(T_TEST ${T_NAME}_xvfb)
+    add_test(NAME ${T_TEST} COMMAND ${FT_XVFB_RUN} -a $<TARGET_FILE:${T_NAME}> ${T_ARGS})
+    set(env "FT_DATA_DIR=${CMAKE_BINARY_DIR}/test-data-dir-xvfb;QT_QPA_PLATFORM=xcb;FT_KEYCHAIN=off" ${T_ENVIRONMENT})
+  else()
+    set(T_TEST ${T_NAME})
+    add_test(NAME ${T_TEST} COMMAND ${T_NAME} ${T_ARGS})
+    set(env "FT_DATA_DIR=${CMAKE_BINARY_DIR}/test-data-dir;QT_QPA_PLATFORM=offscreen;FT_KEYCHAIN=off" ${T_ENVIRONMENT})
+  endif()
+  set_tests_properties(${T_TEST} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}")
   if("gpu" IN_LIST T_LABELS)
-    set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)
+    set_tests_properties(${T_TEST} PROPERTIES SKIP_RETURN_CODE 77)
   endif()
 endfunction()
