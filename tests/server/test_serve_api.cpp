@@ -1018,6 +1018,20 @@ private slots:
             QCOMPARE(p.generation.sampling.top_p, 0.8f);
             QCOMPARE(p.generation.sampling.top_k, 20);
         }
+        // The Responses object says what was used (it said the request's 1.0 before).
+        {
+            auto p = prepare(parse_openai_responses(R"({"model":"m","input":"hi"})"), m, "resp_1", 0);
+            p.writer->token(tok("Hi"));
+            p.writer->finish(fin(ft::FinishReason::stop, 3, 1));
+            const json b = json::parse(p.writer->body());
+            QCOMPARE(b["temperature"].get<double>(), 0.0);
+            QCOMPARE(float(b["top_p"].get<double>()), 0.8f);
+            auto set = prepare(parse_openai_responses(R"({"model":"m","input":"hi","temperature":0.5,"top_p":1})"), m, "resp_2", 0);
+            set.writer->finish(fin(ft::FinishReason::stop, 3, 0));
+            const json b2 = json::parse(set.writer->body());
+            QCOMPARE(b2["temperature"].get<double>(), 0.5);
+            QCOMPARE(b2["top_p"].get<double>(), 1.0);
+        }
         const auto set = prepare(parse_openai_chat(R"({"model":"m","temperature":0.5,"top_p":1,"top_k":0,)" + msgs + "}"), m, "id", 0);
         QCOMPARE(set.generation.sampling.temperature, 0.5f);
         QCOMPARE(set.generation.sampling.top_p, 1.f);

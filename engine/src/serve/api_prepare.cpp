@@ -176,6 +176,16 @@ PreparedRequest prepare(const ApiRequest& r, const ServedModel& m, const std::st
     s.parallel_tool_calls = r.parallel_tool_calls;
     s.stop = r.stop;
     s.echo_json = r.echo_json;
+    // The Responses object repeats the sampling used: a model's recommendation where the request set none.
+    const bool recommended = (!r.temperature_set && d.temperature) || (!r.top_p_set && d.top_p);
+    if (r.endpoint == Endpoint::responses && recommended && !s.echo_json.empty()) {
+        auto echo = json::parse(s.echo_json, nullptr, false);
+        if (echo.is_object()) {
+            echo["temperature"] = p.generation.sampling.temperature;
+            echo["top_p"] = p.generation.sampling.top_p;
+            s.echo_json = echo.dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+    }
     const Tokenizer* tok = m.tokenizer;
     s.token_bytes = [tok](std::int32_t t) { return tok->token_to_bytes(t); };
     if (r.endpoint == Endpoint::completion) {
