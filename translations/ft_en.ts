@@ -482,6 +482,10 @@
         <source>Seed (0: random)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This chat samples from the %1 likeliest tokens (top-k), as the model recommends.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ConsoleCharts</name>
@@ -1940,6 +1944,10 @@
         <source>Load the last model when FreeToken starts (if it is still in the library)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Use the sampling the loaded model recommends (temperature, top-p, top-k) where its file names one</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2319,6 +2327,26 @@
     <message>
         <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
         <translation>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The loaded model recommends %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

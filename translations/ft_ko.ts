@@ -482,6 +482,10 @@
         <source>Seed (0: random)</source>
         <translation>시드 (0: 무작위)</translation>
     </message>
+    <message>
+        <source>This chat samples from the %1 likeliest tokens (top-k), as the model recommends.</source>
+        <translation>이 채팅은 모델의 권장에 따라 가장 가능성이 높은 토큰 %1개 중에서 샘플링합니다 (top-k).</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleCharts</name>
@@ -1937,6 +1941,10 @@
         <source>Load the last model when FreeToken starts (if it is still in the library)</source>
         <translation>FreeToken을 시작할 때 마지막 모델 불러오기 (라이브러리에 아직 있는 경우)</translation>
     </message>
+    <message>
+        <source>Use the sampling the loaded model recommends (temperature, top-p, top-k) where its file names one</source>
+        <translation>불러온 모델의 파일에 권장 샘플링(온도, top-p, top-k)이 있으면 그 값을 사용</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2316,6 +2324,26 @@
     <message>
         <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
         <translation>%1의 API 키는 시스템 키체인(%2)에 있지만 키체인이 키를 내주지 않았습니다: %3. 키체인 잠금을 해제하고 다시 생성을 누르거나, 키와 함께 서버를 다시 추가하세요.</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>온도 %1</translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
+    </message>
+    <message>
+        <source>The loaded model recommends %1.</source>
+        <translation>불러온 모델의 권장 설정: %1.</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>, </translation>
     </message>
 </context>
 <context>

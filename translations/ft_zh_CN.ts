@@ -482,6 +482,10 @@
         <source>Seed (0: random)</source>
         <translation>种子（0：随机）</translation>
     </message>
+    <message>
+        <source>This chat samples from the %1 likeliest tokens (top-k), as the model recommends.</source>
+        <translation>按照模型的推荐，此聊天从可能性最高的 %1 个词元中采样（top-k）。</translation>
+    </message>
 </context>
 <context>
     <name>ConsoleCharts</name>
@@ -1937,6 +1941,10 @@
         <source>Load the last model when FreeToken starts (if it is still in the library)</source>
         <translation>FreeToken 启动时加载上次的模型（如果它仍在模型库中）</translation>
     </message>
+    <message>
+        <source>Use the sampling the loaded model recommends (temperature, top-p, top-k) where its file names one</source>
+        <translation>如果已加载模型的文件给出了推荐的采样参数（温度、top-p、top-k），就使用它们</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2316,6 +2324,26 @@
     <message>
         <source>The API key of %1 is in the system keychain (%2), which did not give it: %3. Unlock the keychain and press Regenerate, or add the server again with its key.</source>
         <translation>%1 的 API 密钥在系统钥匙串（%2）中，但钥匙串没有提供：%3。请解锁钥匙串并点击重新生成，或带上密钥重新添加该服务器。</translation>
+    </message>
+    <message>
+        <source>temperature %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <source>top-p %1</source>
+        <translation>top-p %1</translation>
+    </message>
+    <message>
+        <source>top-k %1</source>
+        <translation>top-k %1</translation>
+    </message>
+    <message>
+        <source>The loaded model recommends %1.</source>
+        <translation>已加载的模型推荐：%1。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
     </message>
 </context>
 <context>

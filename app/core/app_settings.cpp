@@ -122,6 +122,14 @@ void AppSettings::setLastModel(const QString& path) {
     m_settings->sync();
 }
 
+bool AppSettings::modelSampling() const { return m_settings->value("chat/modelSampling", true).toBool(); }
+
+void AppSettings::setModelSampling(bool on) {
+    if (on == modelSampling()) return;
+    m_settings->setValue("chat/modelSampling", on);
+    emit modelSamplingChanged();
+}
+
 bool AppSettings::reloadLastModel() const { return m_settings->value("library/reloadLastModel", true).toBool(); }
 
 void AppSettings::setReloadLastModel(bool on) {

@@ -64,6 +64,11 @@ public:
     bool reloadLastModel() const;
     void setReloadLastModel(bool on);
 
+    // Whether a new chat takes the sampling the loaded model recommends (its temperature, top-p and top-k, where
+    // its file names them) over the defaults above (default: yes).
+    bool modelSampling() const;
+    void setModelSampling(bool on);
+
     // Whether the bundled demo model was offered on a first start (added to an empty library and loaded, with the
     // welcome screen). Offered once: a user who removes it does not get it back at the next start.
     bool demoOffered() const;
@@ -78,6 +83,7 @@ signals:
     void hubChanged();
     void chatDefaultsChanged();
     void reloadLastModelChanged();
+    void modelSamplingChanged();
 
 private:
     std::unique_ptr<QSettings> m_settings;

@@ -108,6 +108,7 @@ void EngineHost::resetModel() {
     m_modelPath.clear();
     m_modelName.clear();
     m_contextLength = 0;
+    m_recommendedSampling.clear();
     m_tokenizer.reset();
     m_template.reset();
     if (had) emit modelChanged();
@@ -250,6 +251,13 @@ void EngineHost::onModelReady(quint64 epoch, std::optional<Tokenizer> tok, std::
     m_template = std::move(tmpl);
     if (const auto info = m_engine->model_info()) {
         m_contextLength = info->n_ctx;
+        m_recommendedSampling.clear();
+        const SamplingDefaults& d = info->sampling_defaults;
+        // The file's float as the decimal it was written as (0.8, not 0.800000011920929).
+        const auto decimal = [](float v) { return QString::number(double(v), 'g', 6).toDouble(); };
+        if (d.temperature) m_recommendedSampling.insert(QStringLiteral("temperature"), decimal(*d.temperature));
+        if (d.top_p) m_recommendedSampling.insert(QStringLiteral("topP"), decimal(*d.top_p));
+        if (d.top_k) m_recommendedSampling.insert(QStringLiteral("topK"), *d.top_k);
         // A Hugging Face folder is listed under its config's name; a GGUF file keeps its file name (the name written
         // inside it, general.name, is often another: the library, the Chat header and the Console must agree).
         if (!info->name.empty() && QFileInfo(m_modelPath).isDir()) m_modelName = qs(info->name);

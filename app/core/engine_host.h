@@ -64,6 +64,9 @@ class EngineHost : public QObject {
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)  // as the library names it (file or folder)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
     Q_PROPERTY(bool hasChatTemplate READ hasChatTemplate NOTIFY modelChanged)
+    // The sampling the model's file recommends (GGUF general.sampling.*, generation_config.json): "temperature",
+    // "topP", "topK", each present only when the file names it.
+    Q_PROPERTY(QVariantMap recommendedSampling READ recommendedSampling NOTIFY modelChanged)
     Q_PROPERTY(double loadFraction READ loadFraction NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadStage READ loadStage NOTIFY loadProgressChanged)            // the engine's stage key
     Q_PROPERTY(QString loadStageLabel READ loadStageLabel NOTIFY loadProgressChanged)  // the same, for people
@@ -80,6 +83,7 @@ public:
     QString modelName() const { return m_modelName; }
     int contextLength() const { return m_contextLength; }
     bool hasChatTemplate() const { return m_template != nullptr; }
+    QVariantMap recommendedSampling() const { return m_recommendedSampling; }
     double loadFraction() const { return m_loadFraction; }
     QString loadStage() const { return m_loadStage; }
     // The stage translated: "Reading the file", "Measuring PCIe and CPU bandwidth (once for this GPU)", …
@@ -166,6 +170,7 @@ private:
     QString m_modelPath, m_modelName, m_lastError, m_loadStage;
     QString m_lastLoadedPath;
     int m_contextLength = 0;
+    QVariantMap m_recommendedSampling;
     double m_loadFraction = 0;
     qint64 m_loadBytesDone = 0, m_loadBytesTotal = 0;
     std::vector<quint64> m_active;

@@ -4,6 +4,7 @@
 #include <QTest>
 #include <QtQml/qqmlextensionplugin.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "qml_setup.h"
@@ -85,6 +86,19 @@ bool UiHarness::click(const QString& objectName) {
     const QPointF center = target->mapToScene(QPointF(target->width() / 2, target->height() / 2));
     QTest::mouseClick(m_window, Qt::LeftButton, Qt::NoModifier, center.toPoint());
     settle(50);
+    return true;
+}
+
+bool UiHarness::scrollToTop(const QString& objectName) {
+    QQuickItem* target = item(objectName);
+    if (!target) return false;
+    QQuickItem* flick = target->parentItem();
+    while (flick && !flick->property("contentY").isValid()) flick = flick->parentItem();
+    if (!flick) return false;
+    const double top = target->mapToItem(flick->property("contentItem").value<QQuickItem*>(), QPointF(0, 0)).y() - 16;
+    const double most = flick->property("contentHeight").toDouble() - flick->height();
+    flick->setProperty("contentY", std::max(0.0, std::min(top, most)));
+    settle();
     return true;
 }
 

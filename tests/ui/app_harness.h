@@ -40,6 +40,8 @@ public:
     QList<QQuickItem*> items(const QString& objectName) const;
     QQuickItem* item(const QString& objectName) const;   // the first *visible* item of that name, else any
     bool click(const QString& objectName);         // a left click in the middle of the item
+    // Scrolls the view holding the item so that the item's top is near the view's top (as far as the view goes).
+    bool scrollToTop(const QString& objectName);
     bool showPage(const QString& page);             // clicks the sidebar entry "nav_<page>"
     void settle(int ms = 150);                     // lets bindings, layouts, animations and painting finish
     void resize(int w, int h);

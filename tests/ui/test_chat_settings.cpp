@@ -1,18 +1,21 @@
-// A chat's system prompt and sampling in the real window (offscreen and under Xvfb), no model needed: a new chat
+// A chat's system prompt and sampling in the real window: a new chat
 // starts from the defaults, not from the chat on screen (which it used to copy, and store, silently); the defaults
 // are the user's own once set on the Settings page; a chat with a system prompt shows it above its messages.
 #include <QApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QQuickItem>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
 
 #include "app_harness.h"
+#include "app_settings.h"
 #include "chat_session.h"
 #include "chat_store.h"
+#include "engine_host.h"
 #include "ft/log.h"
 #include "log_hub.h"
 
@@ -138,6 +141,55 @@ private slots:
         for (const QString& x : ft::test::take_warnings())
             if (x.contains(QLatin1String(".qml")) || x.contains(QLatin1String("ChatSession"))) w << x;
         QVERIFY2(w.isEmpty(), qPrintable(w.join('\n')));
+    }
+
+    // The loaded model's recommendation (the bundled demo's file names temperature 0: greedy) is what a new chat
+    // starts from, over the defaults it names; off in Settings → New chats, the defaults alone.
+    void aNewChatTakesTheLoadedModelsRecommendation() {
+        QVERIFY(m_ui->showPage("chat"));
+        newChatByKeyboard();
+        QCOMPARE(session()->temperature(), 0.7);
+        QVERIFY(session()->recommendedSampling().isEmpty());
+        ft::LoadOptions o;
+        o.device = ft::Device::cpu;
+        o.threads = 1;
+        o.n_ctx = 2048;
+        m_ui->host()->setLoadOptions(o);
+        QSignalSpy done(m_ui->host(), &ft::EngineHost::loadFinished);
+        m_ui->host()->load(QStringLiteral(FT_SOURCE_DIR "/resources/models/freetoken-demo.gguf"));
+        QVERIFY(done.wait(60000));
+        QVERIFY2(done.first().at(0).toBool(), qPrintable(done.first().at(1).toString()));
+        m_ui->settle();
+        // The new chat on screen, not started yet, takes it; what the file does not name stays the user's.
+        QCOMPARE(session()->temperature(), 0.0);
+        QCOMPARE(session()->topP(), 0.9);
+        QCOMPARE(session()->maxTokens(), 300);
+        QCOMPARE(session()->topK(), 0);
+        QVERIFY(m_ui->click("chatSettingsButton"));
+        QTRY_VERIFY(m_ui->object("chatSettingsDialog")->property("opened").toBool());
+        QCOMPARE(field("temperatureField"), QStringLiteral("0"));
+        QVERIFY(visible("recommendedSamplingText"));
+        QCOMPARE(field("recommendedSamplingText"), QStringLiteral("The loaded model recommends temperature 0."));
+        QVERIFY(!visible("chatTopKText"));
+        m_ui->saveScreenshot("chat-settings-model-recommends");
+        QTest::keyClick(m_ui->window(), Qt::Key_Escape);
+        QTRY_VERIFY(!m_ui->object("chatSettingsDialog")->property("opened").toBool());
+        // Turned off: a new chat starts from the defaults alone.
+        QVERIFY(m_ui->showPage("settings"));
+        QVERIFY(m_ui->scrollToTop("modelSamplingSwitch"));
+        QVERIFY(m_ui->click("modelSamplingSwitch"));
+        QVERIFY(!ft::AppSettings().modelSampling());
+        QVERIFY(m_ui->showPage("chat"));
+        newChatByKeyboard();
+        QCOMPARE(session()->temperature(), 0.7);
+        // And on again.
+        QVERIFY(m_ui->showPage("settings"));
+        QVERIFY(m_ui->scrollToTop("modelSamplingSwitch"));
+        QVERIFY(m_ui->click("modelSamplingSwitch"));
+        QVERIFY(ft::AppSettings().modelSampling());
+        QVERIFY(m_ui->showPage("chat"));
+        newChatByKeyboard();
+        QCOMPARE(session()->temperature(), 0.0);
     }
 
     void cleanupTestCase() {

@@ -546,13 +546,7 @@ private slots:
         QCOMPARE(cm->property("kvNow").toDouble(), kvAfter);  // the verdict came with the plan in force
         m_ui->settle();
         // The server's cache config and charts at the top of the view (for the screenshot; they are below the fold).
-        QQuickItem* card = m_ui->item("remoteCacheConfigCard");
-        QQuickItem* flick = card->parentItem();
-        while (flick && !flick->property("contentY").isValid()) flick = flick->parentItem();
-        QVERIFY(flick);
-        const double top = card->mapToItem(flick->property("contentItem").value<QQuickItem*>(), QPointF(0, 0)).y() - 16;
-        flick->setProperty("contentY", std::max(0.0, std::min(top, flick->property("contentHeight").toDouble() - flick->height())));
-        m_ui->settle();
+        QVERIFY(m_ui->scrollToTop("remoteCacheConfigCard"));
         QVERIFY(m_ui->item("rebuildVerdictText")->property("text").toString().contains(QStringLiteral("Applied")));
         QTRY_COMPARE(cm->property("latest").toMap().value("kvTotalTokens").toDouble(), kvAfter);  // charted too
         m_ui->saveScreenshot("console-remote-live");

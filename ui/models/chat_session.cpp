@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <QStringList>
 
 #include <spdlog/spdlog.h>
 
@@ -37,6 +39,10 @@ QString title_from(const QString& text) {
 }  // namespace
 
 ChatSession::ChatSession(QObject* parent) : QObject(parent) {
+    // A new chat not yet started takes the sampling of the model it will talk to (unless set by hand).
+    connect(this, &ChatSession::sourceChanged, this, [this] {
+        if (!m_current.id && m_messages.rowCount() == 0 && !m_settingsEdited && !busy()) loadDefaults();
+    });
     m_flush.setSingleShot(true);
     m_flush.setInterval(100);
     connect(&m_flush, &QTimer::timeout, this, [this] { applyPending(false); });
@@ -138,6 +144,7 @@ void ChatSession::setContextUsed(int used) {
 
 QString ChatSession::samplingJson() const {
     QJsonObject o{{"temperature", m_temperature}, {"topP", m_topP}, {"maxTokens", m_maxTokens}, {"seed", m_seed}};
+    if (m_topK > 0) o.insert("topK", m_topK);
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
@@ -151,17 +158,40 @@ void ChatSession::loadSettings(const ConversationRecord& c) {
     m_topP = o.value("topP").toDouble(d.topP);
     m_maxTokens = o.value("maxTokens").toInt(d.maxTokens);
     m_seed = qint64(o.value("seed").toDouble(double(d.seed)));
+    m_topK = o.value("topK").toInt(0);
     emit settingsChanged();
 }
 
 void ChatSession::loadDefaults() {
-    const ChatDefaults d = AppSettings().chatDefaults();
+    const AppSettings settings;
+    const ChatDefaults d = settings.chatDefaults();
     m_systemPrompt = d.systemPrompt;
     m_temperature = d.temperature;
     m_topP = d.topP;
     m_maxTokens = d.maxTokens;
     m_seed = d.seed;
+    m_topK = 0;
+    // The loaded model's recommendation, where its file names one, unless turned off in Settings → New chats.
+    if (settings.modelSampling() && m_host && !isRemote()) {
+        const QVariantMap r = m_host->recommendedSampling();
+        m_temperature = r.value("temperature", m_temperature).toDouble();
+        m_topP = r.value("topP", m_topP).toDouble();
+        m_topK = r.value("topK", 0).toInt();
+    }
+    m_settingsEdited = false;
     emit settingsChanged();
+}
+
+QString ChatSession::recommendedSampling() const {
+    if (!m_host || isRemote()) return {};
+    const QVariantMap r = m_host->recommendedSampling();
+    QStringList parts;
+    const QLocale locale;
+    if (r.contains("temperature")) parts << tr("temperature %1").arg(locale.toString(r.value("temperature").toDouble()));
+    if (r.contains("topP")) parts << tr("top-p %1").arg(locale.toString(r.value("topP").toDouble()));
+    if (r.contains("topK")) parts << tr("top-k %1").arg(locale.toString(r.value("topK").toInt()));
+    if (parts.isEmpty()) return {};
+    return tr("The loaded model recommends %1.").arg(parts.join(tr(", ")));
 }
 
 void ChatSession::newChat() {
@@ -264,6 +294,7 @@ bool ChatSession::saveSettings(const QString& systemPrompt, double temperature, 
     m_topP = topP;
     m_maxTokens = maxTokens;
     m_seed = seed;
+    if (!m_current.id) m_settingsEdited = true;
     emit settingsChanged();
     if (m_store && m_current.id) {
         m_current.systemPrompt = m_systemPrompt;
@@ -396,6 +427,7 @@ bool ChatSession::startReply() {
     req.prompt = std::move(ids);
     req.sampling.temperature = float(m_temperature);
     req.sampling.top_p = float(m_topP);
+    req.sampling.top_k = m_topK;
     req.sampling.seed = std::uint64_t(m_seed);
     req.max_tokens = nCtx > 0 ? std::min(m_maxTokens, nCtx - int(req.prompt.size())) : m_maxTokens;
     for (const QString& s : stops) req.stop.push_back(s.toStdString());

@@ -53,6 +53,11 @@ class ChatSession : public QObject {
     Q_PROPERTY(double topP READ topP NOTIFY settingsChanged)
     Q_PROPERTY(int maxTokens READ maxTokens NOTIFY settingsChanged)
     Q_PROPERTY(qint64 seed READ seed NOTIFY settingsChanged)
+    // Top-k: the loaded model's recommendation a new chat took (Settings → New chats), 0 (off) otherwise.
+    Q_PROPERTY(int topK READ topK NOTIFY settingsChanged)
+    // What the loaded model recommends, in words ("The loaded model recommends temperature 0, top-p 0.8."), "" if
+    // nothing or a remote model.
+    Q_PROPERTY(QString recommendedSampling READ recommendedSampling NOTIFY sourceChanged)
     // Context use of the open conversation: tokens of the last prompt + reply, and the model's context length.
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
@@ -91,6 +96,8 @@ public:
     double topP() const { return m_topP; }
     int maxTokens() const { return m_maxTokens; }
     qint64 seed() const { return m_seed; }
+    int topK() const { return m_topK; }
+    QString recommendedSampling() const;
     int contextUsed() const { return m_contextUsed; }
     int contextLength() const { return isRemote() ? m_remoteContext : m_host ? m_host->contextLength() : 0; }
     bool contextWarning() const;
@@ -175,6 +182,8 @@ private:
     double m_topP = 0.9;
     int m_maxTokens = 1024;
     qint64 m_seed = 0;
+    int m_topK = 0;
+    bool m_settingsEdited = false;  // the new chat's settings were set by hand before its first message
     int m_contextUsed = 0;
     Reply m_reply;
     QTimer m_flush;

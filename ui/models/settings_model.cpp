@@ -28,6 +28,7 @@ SettingsModel::SettingsModel(QObject* parent) : QObject(parent) {
     connect(&m_settings, &AppSettings::hubChanged, this, &SettingsModel::hubChanged);
     connect(&m_settings, &AppSettings::chatDefaultsChanged, this, &SettingsModel::chatDefaultsChanged);
     connect(&m_settings, &AppSettings::reloadLastModelChanged, this, &SettingsModel::reloadLastModelChanged);
+    connect(&m_settings, &AppSettings::modelSamplingChanged, this, &SettingsModel::modelSamplingChanged);
 }
 
 bool SettingsModel::setChatDefaults(const QString& systemPrompt, double temperature, double topP, int maxTokens,

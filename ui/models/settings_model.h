@@ -33,6 +33,7 @@ class SettingsModel : public QObject {
     Q_PROPERTY(qint64 defaultSeed READ defaultSeed NOTIFY chatDefaultsChanged)
     // Whether a start loads the model that was loaded last (if it is still in the library).
     Q_PROPERTY(bool reloadLastModel READ reloadLastModel WRITE setReloadLastModel NOTIFY reloadLastModelChanged)
+    Q_PROPERTY(bool modelSampling READ modelSampling WRITE setModelSampling NOTIFY modelSamplingChanged)
 public:
     explicit SettingsModel(QObject* parent = nullptr);
 
@@ -60,6 +61,8 @@ public:
 
     bool reloadLastModel() const { return m_settings.reloadLastModel(); }
     void setReloadLastModel(bool on) { m_settings.setReloadLastModel(on); }
+    bool modelSampling() const { return m_settings.modelSampling(); }
+    void setModelSampling(bool on) { m_settings.setModelSampling(on); }
     QString defaultSystemPrompt() const { return m_settings.chatDefaults().systemPrompt; }
     double defaultTemperature() const { return m_settings.chatDefaults().temperature; }
     double defaultTopP() const { return m_settings.chatDefaults().topP; }
@@ -75,6 +78,7 @@ signals:
     void hubChanged();
     void chatDefaultsChanged();
     void reloadLastModelChanged();
+    void modelSamplingChanged();
 
 private:
     AppSettings m_settings;

@@ -75,4 +75,24 @@ ChatDialog {
             validator: IntValidator { bottom: 0; top: 2147483647 }
         }
     }
+    // What the loaded model's file recommends (a new chat starts from it: Settings → New chats), and the top-k this
+    // chat took from it (there is no field for it).
+    Text {
+        objectName: "recommendedSamplingText"
+        Layout.fillWidth: true
+        visible: text.length > 0
+        text: dialog.session.recommendedSampling
+        color: Theme.textMuted
+        font.pixelSize: Theme.fontCaption
+        wrapMode: Text.Wrap
+    }
+    Text {
+        objectName: "chatTopKText"
+        Layout.fillWidth: true
+        visible: dialog.session.topK > 0
+        text: qsTr("This chat samples from the %1 likeliest tokens (top-k), as the model recommends.").arg(dialog.session.topK)
+        color: Theme.textMuted
+        font.pixelSize: Theme.fontCaption
+        wrapMode: Text.Wrap
+    }
 }

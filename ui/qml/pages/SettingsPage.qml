@@ -239,6 +239,13 @@ Page {
                 onEditingFinished: chatDefaults.save()
             }
         }
+        AppCheckBox {
+            objectName: "modelSamplingSwitch"
+            Layout.fillWidth: true
+            checked: page.settings ? page.settings.modelSampling : true
+            text: qsTr("Use the sampling the loaded model recommends (temperature, top-p, top-k) where its file names one")
+            onToggled: page.settings.modelSampling = checked
+        }
     }
 
     Card {
