@@ -30,6 +30,23 @@ namespace ref = ft::kernels::ref;
 namespace kc = ft::kernels::cuda;
 using ft::test::bytes_of;
 using ft::test::Dev;
+
+namespace {
+
+// The page table of sequences of `lens` positions (16 a page) over a pool of `n_pages` pages handed out in a
+// shuffled order: a row of `stride` entries per sequence, -1 past its pages.
+std::vector<std::int32_t> shuffled_page_table(const std::vector<int>& lens, int stride, int n_pages, unsigned seed) {
+    std::vector<std::int32_t> perm(static_cast<size_t>(n_pages));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(seed));
+    std::vector<std::int32_t> table(lens.size() * size_t(stride), -1);
+    int next = 0;
+    for (size_t r = 0; r < lens.size(); ++r)
+        for (int pg = 0; pg < (lens[r] + 15) / 16; ++pg) table[r * size_t(stride) + size_t(pg)] = perm[size_t(next++)];
+    return table;
+}
+
+}  // namespace
 #endif
 
 class TestMlaAttention : public QObject {
@@ -69,13 +86,7 @@ private slots:
         // Three sequences (page-table rows) of 700, 37 and 1 positions; pages shuffled over a pool.
         const std::vector<int> lens = {700, 37, 1};
         const int stride = 64, n_pages = 70;
-        std::vector<std::int32_t> perm(n_pages);
-        std::iota(perm.begin(), perm.end(), 0);
-        std::shuffle(perm.begin(), perm.end(), std::mt19937(5));
-        std::vector<std::int32_t> table(size_t(lens.size() * stride), -1);
-        int next = 0;
-        for (size_t r = 0; r < lens.size(); ++r)
-            for (int pg = 0; pg < (lens[r] + 15) / 16; ++pg) table[r * stride + size_t(pg)] = perm[size_t(next++)];
+        const std::vector<std::int32_t> table = shuffled_page_table(lens, stride, n_pages, 5);
         auto rows = ft::test::random_floats(size_t(n_pages * 16 * D), 21, -1, 1);
         std::vector<std::uint16_t> rows16;
         if (f16) {
@@ -141,13 +152,7 @@ private slots:
                 p.scale = 0.1f;
                 const int D = p.kv_dim(), topk = 300, stride = 128, n_pages = 130;
                 const std::vector<int> lens = {1500, 200, 301};
-                std::vector<std::int32_t> perm(n_pages);
-                std::iota(perm.begin(), perm.end(), 0);
-                std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
-                std::vector<std::int32_t> table(size_t(lens.size() * stride), -1);
-                int next = 0;
-                for (size_t r = 0; r < lens.size(); ++r)
-                    for (int pg = 0; pg < (lens[r] + 15) / 16; ++pg) table[r * stride + size_t(pg)] = perm[size_t(next++)];
+                const std::vector<std::int32_t> table = shuffled_page_table(lens, stride, n_pages, 7);
                 auto rows = ft::test::random_floats(size_t(n_pages * 16 * D), 23, -1, 1);
                 std::vector<std::uint16_t> rows16(rows.size());
                 for (size_t i = 0; i < rows.size(); ++i) {

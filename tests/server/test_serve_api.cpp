@@ -58,6 +58,17 @@ ft::TokenEvent tok(const std::string& text, std::int32_t id = 1) {
     return e;
 }
 
+// A served qwen3_moe model over a loaded template and tokenizer.
+ServedModel served(std::string id, int n_ctx, const ft::ChatTemplate& tpl, const ft::Tokenizer& tk) {
+    ServedModel m;
+    m.id = std::move(id);
+    m.architecture = "qwen3_moe";
+    m.n_ctx = n_ctx;
+    m.chat_template = &tpl;
+    m.tokenizer = &tk;
+    return m;
+}
+
 ft::FinishEvent fin(ft::FinishReason r, int prompt, int completion, std::string stop_text = {}) {
     ft::FinishEvent f;
     f.reason = r;
@@ -940,12 +951,7 @@ private slots:
         ft::ChatTemplate tpl(ft::load_chat_template(kModel));
         const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
         QVERIFY(template_keeps_system_turns(tpl));
-        ServedModel m;
-        m.id = "freetoken-demo";
-        m.architecture = "qwen3_moe";
-        m.n_ctx = 65536;
-        m.chat_template = &tpl;
-        m.tokenizer = &tk;
+        ServedModel m = served("freetoken-demo", 65536, tpl, tk);
         const auto p1 = prepare(r1, m, "id", 0);
         const auto p2 = prepare(parse_anthropic_messages(t2.dump()), m, "id", 0);
         QVERIFY(p2.prompt_tokens > p1.prompt_tokens);
@@ -973,12 +979,7 @@ private slots:
         ft::ChatTemplate first_only(src);
         QVERIFY(!template_keeps_system_turns(first_only));
         const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
-        ServedModel m;
-        m.id = "m";
-        m.architecture = "qwen3_moe";
-        m.n_ctx = 4096;
-        m.chat_template = &first_only;
-        m.tokenizer = &tk;
+        ServedModel m = served("m", 4096, first_only, tk);
         m.system_turns_in_place = false;
         const auto r = parse_anthropic_messages(R"({"model":"m","max_tokens":5,"system":"Be brief.",
             "messages":[{"role":"user","content":"hi"},{"role":"system","content":"Working folder: /tmp/x"},
@@ -1000,12 +1001,7 @@ private slots:
     void samplingDefaultsFillOmittedFields() {
         ft::ChatTemplate tpl(ft::load_chat_template(kModel));
         const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
-        ServedModel m;
-        m.id = "m";
-        m.architecture = "qwen3_moe";
-        m.n_ctx = 4096;
-        m.chat_template = &tpl;
-        m.tokenizer = &tk;
+        ServedModel m = served("m", 4096, tpl, tk);
         m.sampling_defaults.temperature = 0.f;
         m.sampling_defaults.top_p = 0.8f;
         m.sampling_defaults.top_k = 20;
@@ -1073,13 +1069,8 @@ private slots:
     void prepareWithTinyModel() {
         ft::ChatTemplate tpl(ft::load_chat_template(kModel));
         const ft::Tokenizer tk = ft::Tokenizer::load(kModel);
-        ServedModel m;
-        m.id = "tiny";
+        ServedModel m = served("tiny", 256, tpl, tk);
         m.aliases = {"claude-test"};
-        m.architecture = "qwen3_moe";
-        m.n_ctx = 256;
-        m.chat_template = &tpl;
-        m.tokenizer = &tk;
         auto r = parse_openai_chat(R"({"model":"tiny","messages":[{"role":"user","content":"Hello"}],"max_tokens":1000})");
         auto p = prepare(r, m, "id", 0);
         ft::ChatRenderRequest rr;
