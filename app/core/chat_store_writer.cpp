@@ -82,7 +82,8 @@ void ChatStoreWriter::run() {
         } catch (const Error& e) {
             error = describe(e);
         }
-        if (error.isEmpty() && m_saved) m_saved(m, flag);
+        // Reported even when the write failed: the reply must still be seen (takeError() tells that it is not saved).
+        if (m_saved) m_saved(m, flag);
         const qint64 bytes = 2 * (m.content.size() + m.reasoning.size());
 
         lock.lock();

@@ -13,7 +13,8 @@
 // would mark the reply being written as cut off.
 //
 // `saved` is called on the worker's thread after each write with what was written, so that the chat shows a
-// reply's text once it is on disk (a process killed mid-reply loses nothing the user saw). The final state of a
+// reply's text once it is on disk (a process killed mid-reply loses nothing the user saw); after a write that failed
+// too, so that the reply is still seen while takeError() says it is not saved. The final state of a
 // reply is written by the GUI thread after drop(): the worker never writes over it.
 #pragma once
 

@@ -296,12 +296,20 @@ private slots:
             QFile f(blocker);
             QVERIFY(f.open(QIODevice::WriteOnly));
         }
-        ft::ChatStoreWriter broken(blocker + "/sub/chats.db", {});
+        int reported = 0;
+        ft::ChatStoreWriter broken(blocker + "/sub/chats.db", [&](const ft::MessageRecord&, bool) {
+            std::lock_guard lock(mutex);
+            ++reported;
+        });
         broken.post(m);
         broken.flush();
         const QString error = broken.takeError();
         QVERIFY2(error.contains("chats.db"), qPrintable(error));
         QVERIFY(broken.takeError().isEmpty());
+        {
+            std::lock_guard lock(mutex);
+            QCOMPARE(reported, 1);  // still handed back: the chat shows the reply and says it is not saved
+        }
     }
 
     void killedMidReplyLosesNothingShown() {
