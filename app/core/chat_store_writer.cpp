@@ -4,8 +4,6 @@
 #include <chrono>
 #include <memory>
 
-#include "ft/error.h"
-
 namespace ft {
 
 namespace {
@@ -13,12 +11,6 @@ namespace {
 constexpr double kBytesPerSecond = 4.0 * 1024 * 1024;
 constexpr auto kMinSpacing = std::chrono::milliseconds(100);
 constexpr auto kMaxSpacing = std::chrono::milliseconds(1000);
-
-QString describe(const Error& e) {
-    QString text = QString::fromStdString(e.message());
-    if (!e.hint().empty()) text += QStringLiteral(" — ") + QString::fromStdString(e.hint());
-    return text;
-}
 
 }  // namespace
 
@@ -57,9 +49,9 @@ void ChatStoreWriter::flush() {
     m_flushing = false;
 }
 
-QString ChatStoreWriter::takeError() {
+std::optional<Error> ChatStoreWriter::takeError() {
     std::lock_guard lock(m_mutex);
-    return std::exchange(m_error, {});
+    return std::exchange(m_error, std::nullopt);
 }
 
 void ChatStoreWriter::run() {
@@ -75,12 +67,12 @@ void ChatStoreWriter::run() {
         m_writing = m.id;
         lock.unlock();
 
-        QString error;
+        std::optional<Error> error;
         try {
             if (!store) store = std::make_unique<ChatStore>(m_path, ChatStore::Recovery::skip);
             store->updateMessage(m);
         } catch (const Error& e) {
-            error = describe(e);
+            error = e;
         }
         // Reported even when the write failed: the reply must still be seen (takeError() tells that it is not saved).
         if (m_saved) m_saved(m, flag);
@@ -88,7 +80,7 @@ void ChatStoreWriter::run() {
 
         lock.lock();
         m_writing = 0;
-        if (!error.isEmpty() && m_error.isEmpty()) m_error = error;
+        if (error && !m_error) m_error = std::move(error);
         m_cv.notify_all();
         // Spaced by its size: the next write waits unless someone waits for it (flush, stop).
         const auto spacing = std::clamp(std::chrono::milliseconds(qint64(1000.0 * bytes / kBytesPerSecond)),

@@ -1,9 +1,8 @@
 // ChatStoreWriter: saves a streaming reply on a thread of its own, so that the GUI thread never waits on the disk
 // while a reply streams.
 //
-// Why: the chat saved the whole reply every 100 ms on the GUI thread. A long reply rewrote itself dozens of times a
-// second (24.5 MB written for a 346 KB reply), and a commit that met a WAL checkpoint on a busy disk held the event
-// loop for hundreds of milliseconds.
+// Why: the chat saved the whole reply every 100 ms on the GUI thread, so a long reply's every save (and a commit that
+// met a WAL checkpoint, which waits on fsync) held the event loop for as long as the disk took.
 //
 // Here only the latest state of the message is kept: a state posted before the previous one was written replaces
 // it. Writes are spaced by the size of what they write (4 MiB of the message's text in memory a second: at least
@@ -14,7 +13,7 @@
 //
 // `saved` is called on the worker's thread after each write with what was written, so that the chat shows a
 // reply's text once it is on disk (a process killed mid-reply loses nothing the user saw); after a write that failed
-// too, so that the reply is still seen while takeError() says it is not saved. The final state of a
+// too, so that the reply is still seen while takeError() says why it is not saved. The final state of a
 // reply is written by the GUI thread after drop(): the worker never writes over it.
 #pragma once
 
@@ -27,6 +26,7 @@
 #include <thread>
 
 #include "chat_store.h"
+#include "ft/error.h"
 
 namespace ft {
 
@@ -45,8 +45,8 @@ public:
     void drop(qint64 id);
     // Returns once everything queued is written.
     void flush();
-    // The first write that failed since the last call ("" if none): the error's message and what to do.
-    QString takeError();
+    // The error of the first write that failed since the last call (none: every write succeeded).
+    std::optional<Error> takeError();
 
 private:
     void run();
@@ -60,7 +60,7 @@ private:
     qint64 m_writing = 0;  // the id of the message being written (0: none)
     bool m_flushing = false;
     bool m_stop = false;
-    QString m_error;
+    std::optional<Error> m_error;
     std::thread m_thread;  // last: started once the members above exist
 };
 

@@ -288,7 +288,7 @@ private slots:
             QTest::qWait(300);
             writer.flush();
             QCOMPARE(store.messages(c.id).first().content, QStringLiteral("final state"));
-            QVERIFY(writer.takeError().isEmpty());
+            QVERIFY(!writer.takeError());
         }
         // A database it cannot open: the write fails and says why, once.
         const QString blocker = file("writer-blocker");
@@ -303,9 +303,11 @@ private slots:
         });
         broken.post(m);
         broken.flush();
-        const QString error = broken.takeError();
-        QVERIFY2(error.contains("chats.db"), qPrintable(error));
-        QVERIFY(broken.takeError().isEmpty());
+        const auto error = broken.takeError();
+        QVERIFY(error);
+        QCOMPARE(error->code(), ft::ErrorCode::io);
+        QVERIFY2(QString::fromStdString(error->message()).contains("chats.db"), error->what());
+        QVERIFY(!broken.takeError());
         {
             std::lock_guard lock(mutex);
             QCOMPARE(reported, 1);  // still handed back: the chat shows the reply and says it is not saved

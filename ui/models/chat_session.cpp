@@ -462,8 +462,7 @@ void ChatSession::applyPending(bool final) {
     // Saved first, shown second, and the GUI thread never waits on the disk: the writer's thread saves the reply as
     // it streams and showSaved() shows each state once it is written (what the user saw is on disk).
     m_writer->post(m_reply.record, parts.thinking);  // a reply exists only with a store, and so a writer
-    if (const QString e = m_writer->takeError(); !e.isEmpty())
-        setError(tr("The reply cannot be saved as it streams: %1").arg(e));
+    if (const auto e = m_writer->takeError()) setError(tr("The reply cannot be saved as it streams: %1").arg(describe(*e)));
 }
 
 void ChatSession::showSaved(const MessageRecord& m, bool thinking) {
